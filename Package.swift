@@ -1,0 +1,66 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Settings every Swift target shares, each with the reason it is on.
+let strictSettings: [SwiftSetting] = [
+    // A warning left alone today is a bug tomorrow: the build refuses them.
+    .treatAllWarnings(as: .error),
+    // `any P` spells out the cost of an existential wherever one is used.
+    .enableUpcomingFeature("ExistentialAny"),
+    // A file uses only the modules it imports itself, so moving code never breaks far away.
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // Imports are internal unless marked `public`, so no dependency leaks into the API by accident.
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Mappings",
+    products: [
+        .library(name: "Mappings", targets: ["Mappings"]),
+        .library(name: "MappingsLua", targets: ["MappingsLua"]),
+        .executable(name: "mappings", targets: ["MappingsCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLua",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]
+        ),
+        .target(
+            name: "Mappings",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MappingsLua",
+            dependencies: ["Mappings", "CLua"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "MappingsCLI",
+            dependencies: [
+                "Mappings",
+                "MappingsLua",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsTests",
+            dependencies: ["Mappings"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsLuaTests",
+            dependencies: ["MappingsLua"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsCLITests",
+            dependencies: ["MappingsCLI"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

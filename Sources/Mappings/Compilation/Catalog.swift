@@ -1,0 +1,102 @@
+/// Every context and model of a set of `.mappings` files, loaded, resolved and compiled.
+///
+/// A catalog is immutable and `Sendable`: load it once, share it between threads, and
+/// swap in a new one to change the mappings. Loading reports every problem it finds at once:
+/// ```swift
+/// do {
+///     let catalog = try Catalog.load(["contexts"], traits: ["apiVersion": "2"])
+///     print(catalog.identifiers)        // ["$TweetModel", "$TimelineModel", …]
+/// } catch {
+///     print(error)                      // error: unknown class "TweetModl" … with source lines
+/// }
+/// ```
+public struct Catalog: Sendable {
+    /// All compiled contexts: the named ones first, in load order, then inline `@mappings` blocks.
+    public let contexts: [CompiledContext]
+    /// The declared models, by name.
+    public let models: [String: Model]
+    /// The identifiers of the named contexts, in load order.
+    public let identifiers: [String]
+    /// The files loaded, in the order they were reached.
+    public let files: [String]
+    private let index: [String: Int]
+
+    /// The context with this identifier, or `nil`.
+    public func context(_ identifier: String) -> CompiledContext? {
+        index[identifier].map { contexts[$0] }
+    }
+
+    /// Loads `.mappings` files and directories (each directory's `*.mappings`, in name order),
+    /// following their `@import`s, and compiles them.
+    ///
+    /// - Parameters:
+    ///   - paths: files or directories; relative paths are relative to the current directory
+    ///     (or to the root of `source` when it is in memory).
+    ///   - source: where the files are read from.
+    ///   - traits: what `@when` selectors test.
+    /// - Throws: `MappingsError` of kind `.invalidMappings` with every diagnostic of the load.
+    public static func load(
+        _ paths: [String], from source: FileSource = .disk, traits: Traits = Traits()
+    ) throws(MappingsError) -> Catalog {
+        var loader = FileLoader(source: source, traits: traits)
+        _ = loader.load(roots: paths)
+        var diagnostics = loader.diagnostics
+        let reach = loader.reachability()
+        let files = loader.order.compactMap { loader.files[$0] }
+
+        let modelTable = DeclarationTable(files.flatMap(\.models), what: "model", reach: reach)
+        let contextTable = DeclarationTable(files.flatMap(\.definitions), what: "context", reach: reach)
+        diagnostics += modelTable.diagnostics + contextTable.diagnostics
+
+        let modelCompiler = ModelCompiler(declarations: modelTable.names.compactMap { modelTable.winners[$0] },
+                                          order: modelTable.names)
+        diagnostics += modelCompiler.diagnostics
+
+        var importChains: [String: [SourceLocation]] = [:]
+        for file in files {
+            var chain: [SourceLocation] = []
+            var site = file.importedAt
+            while let current = site, chain.count < files.count {
+                chain.append(current)
+                site = files.first(where: { $0.path == current.file })?.importedAt
+            }
+            importChains[file.path] = chain
+        }
+
+        let names = contextTable.names.filter { contextTable.winners[$0] != nil }
+        var compiler = ContextCompiler(
+            models: modelCompiler.models, inheritance: InheritanceResolver(definitions: contextTable.winners),
+            named: names, importChains: importChains)
+        for (index, name) in names.enumerated() {
+            compiler.compileNamed(name, index: index)
+        }
+        diagnostics += compiler.inheritance.diagnostics + compiler.diagnostics
+
+        guard diagnostics.isEmpty else {
+            throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: loader.texts)
+        }
+        return Catalog(
+            contexts: compiler.contexts.compactMap { $0 }, models: modelCompiler.models, identifiers: names,
+            files: files.map(\.path),
+            index: Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Diagnostics without location first, then by file, line and column; duplicates dropped.
+    private static func ordered(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        var seen = Set<Diagnostic>()
+        let unique = diagnostics.filter { seen.insert($0).inserted }
+        return unique.enumerated().sorted { a, b in
+            let l = a.element.location, r = b.element.location
+            switch (l, r) {
+            case (nil, nil): return a.offset < b.offset
+            case (nil, _): return true
+            case (_, nil): return false
+            case let (l?, r?):
+                if l.file != r.file { return a.offset < b.offset }
+                if l.line != r.line { return l.line < r.line }
+                if l.column != r.column { return l.column < r.column }
+                return a.offset < b.offset
+            }
+        }.map(\.element)
+    }
+}

@@ -1,0 +1,11 @@
+/// A context, compiled: the model it builds and its rules in declaration order.
+public struct CompiledContext: Sendable {
+    /// The identifier (`$TweetModel`); `nil` for an inline `@mappings` block.
+    public let identifier: String?
+    /// Its index in `Catalog.contexts`.
+    public let index: Int
+    /// The model it builds (`@class`); `nil` for a context that maps into a plain JSON object.
+    public let model: String?
+    public let rules: [Rule]
+    public let provenance: Provenance
+}

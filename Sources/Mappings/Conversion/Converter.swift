@@ -1,0 +1,208 @@
+import Foundation
+
+/// Converts JSON values to declared types, exactly or not at all.
+///
+/// Strings and numbers convert both ways without loss (a 64-bit integer stays exact);
+/// booleans accept `true false yes no 1 0` in any case and the numbers 0 and 1; URLs must
+/// parse as written; dates accept ISO 8601, RFC 3339, RFC 2822 and Unix seconds (or a
+/// `dateFormat`); objects become models by property name; arrays and dictionaries convert
+/// element by element. What cannot convert is a `ConversionFailure`, never a zero.
+public struct Converter: Sendable {
+    /// The models a conversion may build, by name.
+    public let models: [String: Model]
+
+    public init(models: [String: Model]) {
+        self.models = models
+    }
+
+    /// Converts `value` to `type`; failures (there may be several, inside collections and
+    /// models) are appended to `failures`, and the value converts as far as it can.
+    public func convert(
+        _ value: JSONValue, to type: TypeReference, dateFormat: String? = nil, failures: inout [ConversionFailure]
+    ) -> Value {
+        convert(value, to: type, dateFormat: dateFormat, path: "", failures: &failures)
+    }
+
+    private func convert(
+        _ value: JSONValue, to type: TypeReference, dateFormat: String?, path: String, failures: inout [ConversionFailure]
+    ) -> Value {
+        func fail(_ message: String) -> Value {
+            failures.append(ConversionFailure(relativePath: path, message: message))
+            return .null
+        }
+        func mismatch() -> Value {
+            fail("expected \(type), found \(Self.describe(value))")
+        }
+        if case .optional(let wrapped) = type {
+            if case .null = value { return .null }
+            return convert(value, to: wrapped, dateFormat: dateFormat, path: path, failures: &failures)
+        }
+        switch type {
+        case .json:
+            return .json(value)
+        case .string:
+            switch value {
+            case .string(let string): return .string(string)
+            case .integer(let integer): return .string(String(integer))
+            case .double(let double): return .string(Self.format(double))
+            case .bool(let bool): return .string(bool ? "true" : "false")
+            default: return mismatch()
+            }
+        case .int:
+            switch value {
+            case .integer(let integer): return .int(Int(integer))
+            case .double(let double):
+                guard double.rounded() == double, let exact = Int(exactly: double) else {
+                    return fail("expected Int, found \(Self.describe(value)), which is not a whole number in range")
+                }
+                return .int(exact)
+            case .string(let string):
+                guard let integer = Int(string.trimmingCharacters(in: .whitespaces)) else {
+                    return fail("expected Int, found \(Self.describe(value)), which is not a whole number in range")
+                }
+                return .int(integer)
+            default: return mismatch()
+            }
+        case .double:
+            switch value {
+            case .integer(let integer): return .double(Double(integer))
+            case .double(let double): return .double(double)
+            case .string(let string):
+                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                guard Self.isNumberLiteral(trimmed), let double = Double(trimmed), double.isFinite else {
+                    return fail("expected Double, found \(Self.describe(value)), which is not a number")
+                }
+                return .double(double)
+            default: return mismatch()
+            }
+        case .bool:
+            switch value {
+            case .bool(let bool): return .bool(bool)
+            case .integer(0): return .bool(false)
+            case .integer(1): return .bool(true)
+            case .string(let string):
+                switch string.trimmingCharacters(in: .whitespaces).lowercased() {
+                case "true", "yes", "1": return .bool(true)
+                case "false", "no", "0": return .bool(false)
+                default: return fail("expected Bool, found \(Self.describe(value)); write true, false, yes, no, 1 or 0")
+                }
+            default: return mismatch()
+            }
+        case .decimal:
+            switch value {
+            case .integer(let integer): return .decimal(Decimal(integer))
+            case .double(let double):
+                return Decimal(string: Self.format(double), locale: Locale(identifier: "en_US_POSIX")).map(Value.decimal)
+                    ?? mismatch()
+            case .string(let string):
+                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                guard Self.isNumberLiteral(trimmed),
+                      let decimal = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+                else {
+                    return fail("expected Decimal, found \(Self.describe(value)), which is not a number")
+                }
+                return .decimal(decimal)
+            default: return mismatch()
+            }
+        case .url:
+            guard case .string(let string) = value else { return mismatch() }
+            guard !string.isEmpty, !string.contains(where: { $0 == " " || $0.isNewline }),
+                  let url = URL(string: string, encodingInvalidCharacters: false)
+            else {
+                return fail("expected URL, found \(Self.describe(value)), which is not a valid URL")
+            }
+            return .url(url)
+        case .uuid:
+            guard case .string(let string) = value else { return mismatch() }
+            guard let uuid = UUID(uuidString: string) else {
+                return fail("expected UUID, found \(Self.describe(value)), which is not a UUID")
+            }
+            return .uuid(uuid)
+        case .date:
+            switch value {
+            case .integer(let seconds): return .date(Date(timeIntervalSince1970: TimeInterval(seconds)))
+            case .double(let seconds): return .date(Date(timeIntervalSince1970: seconds))
+            case .string(let string):
+                if let dateFormat {
+                    guard let date = DateParser.parse(string, format: dateFormat) else {
+                        return fail("expected a date in the format \"\(dateFormat)\", found \(Self.describe(value))")
+                    }
+                    return .date(date)
+                }
+                guard let date = DateParser.parse(string) else {
+                    return fail("expected Date, found \(Self.describe(value)); dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\"")
+                }
+                return .date(date)
+            default: return mismatch()
+            }
+        case .model(let name):
+            guard let model = models[name] else { return fail("the model \"\(name)\" is not declared") }
+            guard case .object(let object) = value else { return mismatch() }
+            var instance = ModelObject(model: model)
+            for (slot, property) in model.properties.enumerated() {
+                guard let member = object[property.name] else { continue }
+                if case .null = member { continue }
+                instance.slots[slot] = convert(member, to: property.type, dateFormat: nil,
+                                               path: path + "." + property.name, failures: &failures)
+            }
+            return .object(instance)
+        case .array(let element):
+            guard case .array(let elements) = value else { return mismatch() }
+            return .array(elements.enumerated().map { index, item in
+                convert(item, to: element, dateFormat: dateFormat, path: path + "[\(index)]", failures: &failures)
+            })
+        case .dictionary(let element):
+            guard case .object(let object) = value else { return mismatch() }
+            return .dictionary(ValueDictionary(object.members.map { member in
+                (member.key, convert(member.value, to: element, dateFormat: dateFormat,
+                                     path: path + "." + member.key, failures: &failures))
+            }))
+        case .optional:
+            preconditionFailure("optional types are unwrapped above")
+        }
+    }
+
+    /// The shortest text that reads back as the same double (`0.1`, `1e+21`).
+    static func format(_ double: Double) -> String {
+        if double.rounded() == double, abs(double) < 1e15 { return String(Int64(double)) }
+        return "\(double)"
+    }
+
+    /// Whether `text` is a decimal number as JSON writes one (an optional '-' or '+' first).
+    static func isNumberLiteral(_ text: String) -> Bool {
+        var scalars = Substring(text).unicodeScalars[...]
+        if scalars.first == "-" || scalars.first == "+" { scalars = scalars.dropFirst() }
+        let digits = scalars.prefix(while: { ("0"..."9").contains($0) })
+        scalars = scalars.dropFirst(digits.count)
+        var fraction = 0
+        if scalars.first == "." {
+            scalars = scalars.dropFirst()
+            fraction = scalars.prefix(while: { ("0"..."9").contains($0) }).count
+            scalars = scalars.dropFirst(fraction)
+        }
+        guard digits.count + fraction > 0 else { return false }
+        if scalars.first == "e" || scalars.first == "E" {
+            scalars = scalars.dropFirst()
+            if scalars.first == "-" || scalars.first == "+" { scalars = scalars.dropFirst() }
+            let exponent = scalars.prefix(while: { ("0"..."9").contains($0) }).count
+            guard exponent > 0 else { return false }
+            scalars = scalars.dropFirst(exponent)
+        }
+        return scalars.isEmpty
+    }
+
+    /// A short rendering of a value for messages: `string "abc"`, `number 3.5`, `object`.
+    public static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let bool): return "boolean \(bool)"
+        case .integer(let integer): return "number \(integer)"
+        case .double(let double): return "number \(format(double))"
+        case .string(let string):
+            let shown = string.count > 40 ? String(string.prefix(37)) + "..." : string
+            return "string \"\(shown)\""
+        case .array(let array): return "array of \(array.count)"
+        case .object(let object): return "object of \(object.count) key\(object.count == 1 ? "" : "s")"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Mappings
+import MappingsLua
+
+/// The `mappings` tool: checks `.mappings` files and (in later versions) maps JSON with them.
+@main
+struct MappingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mappings",
+        abstract: "Map JSON payloads to typed objects with declarative .mappings files.",
+        discussion: """
+            Contexts are read from .mappings files (default: the contexts/ directory). \
+            Run 'mappings help <subcommand>' for a subcommand's options.
+
+            Exit status: 0 on success, 2 when the mappings, arguments or input could not be loaded.
+            """,
+        version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
+        subcommands: [Check.self]
+    )
+
+    /// Parses, runs, and maps every failure to the tool's exit status in one place.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as ToolFailure {
+            Self.exit(withError: ExitCode(failure.status.rawValue))
+        } catch {
+            if exitCode(for: error) == .success {
+                Self.exit(withError: error)
+            }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
+        }
+    }
+}
+
+/// The tool's exit statuses.
+enum ExitStatus: Int32 {
+    /// Everything went through.
+    case success = 0
+    /// Mapped, with issues.
+    case issues = 1
+    /// Contexts, scripts, arguments or input could not be loaded.
+    case loadFailure = 2
+}
+
+/// A failure already reported on stderr, carrying the exit status it ends with.
+struct ToolFailure: Error {
+    var status: ExitStatus
+}
