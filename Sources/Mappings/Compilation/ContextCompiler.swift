@@ -327,9 +327,9 @@ struct ContextCompiler {
             if let index = named[reference] {
                 let declared = inheritance.definition(reference).flatMap(declaredClass)
                 let model = explicitClass?.name ?? declared ?? expected
-                if let declared, let model, declared != model {
+                if let declared, let required = explicitClass?.name ?? expected, declared != required {
                     diagnostics.append(Diagnostic(
-                        message: "\"\(reference)\" builds \(declared), but \"\(property)\" needs \(model)",
+                        message: "\"\(reference)\" builds \(declared), but \"\(property)\" needs \(required)",
                         location: mappings.value.location))
                     return nil
                 }
@@ -358,9 +358,9 @@ struct ContextCompiler {
     ) -> ObjectRule? {
         let declared = declaredClass(node)
         let model = explicitClass ?? declared ?? expected
-        if let declared, let model, declared != model {
+        if let declared, let required = explicitClass ?? expected, declared != required {
             diagnostics.append(Diagnostic(
-                message: "these mappings build \(declared), but \"\(property)\" needs \(model)", location: location))
+                message: "these mappings build \(declared), but \"\(property)\" needs \(required)", location: location))
             return nil
         }
         let index = contexts.count

@@ -25,6 +25,11 @@ public struct TargetPath: Sendable, Hashable, CustomStringConvertible {
         public let name: String
         /// The property's slot in its model; `nil` in a context without a model.
         public let slot: Int?
+
+        public init(name: String, slot: Int?) {
+            self.name = name
+            self.slot = slot
+        }
     }
 
     public let steps: [Step]
@@ -41,6 +46,12 @@ public struct TransformerReference: Sendable, Hashable {
     /// `@transformUserData`, handed to the transformer with each value.
     public let userData: JSONValue?
     /// The function name: the selector up to its first ':'.
+    public init(className: String, selector: String, userData: JSONValue?) {
+        self.className = className
+        self.selector = selector
+        self.userData = userData
+    }
+
     public var functionName: String {
         String(selector.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
     }
@@ -52,4 +63,9 @@ public struct ObjectRule: Sendable, Hashable {
     public let model: String?
     /// Index of the context in `Catalog.contexts` that maps it; `nil` copies same-named keys.
     public let context: Int?
+
+    public init(model: String?, context: Int?) {
+        self.model = model
+        self.context = context
+    }
 }

@@ -84,6 +84,8 @@ struct InheritanceResolver {
             var result = node
             result.kind = .object(own)
             guard let inherits else { return result }
+            var parents: SyntaxNode?
+            var steps: [InheritanceStep] = []
             for (reference, location) in references(inherits.value) {
                 guard let parent = lookup(reference, at: location, purpose: "the parent") else { continue }
                 guard case .object = parent.kind else {
@@ -93,9 +95,13 @@ struct InheritanceResolver {
                     continue
                 }
                 let step = InheritanceStep(parent: reference, location: location)
-                result = SyntaxMerge.overlay(result, onto: parent.inherited(via: step))
+                steps.append(step)
+                let marked = parent.inherited(via: step)
+                parents = parents.map { SyntaxMerge.overlay($0, onto: marked, winnerFirst: true) } ?? marked
             }
+            if let parents { result = SyntaxMerge.overlay(result, onto: parents) }
             result.location = node.location
+            result.inheritedVia = node.inheritedVia + steps
             return result
         default:
             return node

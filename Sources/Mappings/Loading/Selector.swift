@@ -52,15 +52,14 @@ struct Selector: Sendable, Equatable {
             condition = try Self.parseCondition(rest, key: key)
         } else if trimmed.hasPrefix("@ios") {
             let rest = trimmed.dropFirst(4).trimmingCharacters(in: .whitespaces)
+            let iosHelp = "write \"@ios <op> <version>\", such as \"@ios >= 7.0\""
             if rest.isEmpty {
                 condition = .isSet("ios")
             } else {
-                condition = try Self.parseCondition("ios " + rest, key: key)
-                if case .isSet = condition {
-                    throw SelectorSyntaxError(
-                        message: "malformed selector \"\(key)\"",
-                        help: "write \"@ios <op> <version>\", such as \"@ios >= 7.0\"")
+                guard let parsed = try? Self.parseCondition("ios " + rest, key: key), parsed != .isSet("ios") else {
+                    throw SelectorSyntaxError(message: "malformed selector \"\(key)\"", help: iosHelp)
                 }
+                condition = parsed
             }
         } else {
             throw SelectorSyntaxError(message: "malformed selector \"\(key)\"", help: Self.syntaxHelp)
@@ -97,6 +96,10 @@ struct Selector: Sendable, Equatable {
         var value = operand.trimmingCharacters(in: .whitespaces)
         if value.count >= 2, value.first == "\"" && value.last == "\"" || value.first == "'" && value.last == "'" {
             value = String(value.dropFirst().dropLast())
+        }
+        if let first = value.first, "<>=!".contains(first) {
+            throw SelectorSyntaxError(
+                message: "malformed selector \"\(key)\": \"\(rest)\" is not a comparison", help: syntaxHelp)
         }
         guard !value.isEmpty else {
             throw SelectorSyntaxError(

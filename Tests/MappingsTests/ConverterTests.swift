@@ -1,0 +1,78 @@
+import Foundation
+import Mappings
+import Testing
+
+@Suite("conversion of default values")
+struct ConverterTests {
+    private let converter = Converter(models: [
+        "User": Model(name: "User", properties: [Property(name: "name", type: .string), Property(name: "age", type: .int)]),
+    ])
+
+    private func convert(_ value: JSONValue, _ type: TypeReference) -> (Value, [ConversionFailure]) {
+        var failures: [ConversionFailure] = []
+        let result = converter.convert(value, to: type, failures: &failures)
+        return (result, failures)
+    }
+
+    @Test(
+        "conversions that succeed, exactly",
+        arguments: [
+            (JSONValue.integer(9_007_199_254_740_993), TypeReference.string, Value.string("9007199254740993")),
+            (.double(0.1), .string, .string("0.1")),
+            (.string("9223372036854775807"), .int, .int(9_223_372_036_854_775_807)),
+            (.double(3), .int, .int(3)),
+            (.string(" 2.5 "), .double, .double(2.5)),
+            (.string("YES"), .bool, .bool(true)),
+            (.string("0"), .bool, .bool(false)),
+            (.integer(1), .bool, .bool(true)),
+            (.string("12.340"), .decimal, .decimal(Decimal(string: "12.34")!)),
+            (.string("https://example.com/a?b=c"), .url, .url(URL(string: "https://example.com/a?b=c")!)),
+            (.string("2012-08-29T14:40:05Z"), .date, .date(Date(timeIntervalSince1970: 1_346_251_205))),
+            (.string("2012-08-29T16:40:05.5+02:00"), .date, .date(Date(timeIntervalSince1970: 1_346_251_205.5))),
+            (.string("Wed, 29 Aug 2012 14:40:05 +0000"), .date, .date(Date(timeIntervalSince1970: 1_346_251_205))),
+            (.string("2012-08-29"), .date, .date(Date(timeIntervalSince1970: 1_346_198_400))),
+            (.integer(1_346_251_205), .date, .date(Date(timeIntervalSince1970: 1_346_251_205))),
+            (.null, .optional(.int), .null),
+            (.array([.integer(1), .string("2")]), .array(.int), .array([.int(1), .int(2)])),
+        ])
+    func successes(value: JSONValue, type: TypeReference, expected: Value) {
+        let (result, failures) = convert(value, type)
+        #expect(failures == [])
+        #expect(result == expected)
+    }
+
+    @Test(
+        "impossible conversions fail with the expected and the found type, never a zero",
+        arguments: [
+            (JSONValue.string("12abc"), TypeReference.int,
+             "expected Int, found string \"12abc\", which is not a whole number in range"),
+            (.double(2.5), .int, "expected Int, found number 2.5, which is not a whole number in range"),
+            (.string("maybe"), .bool, "expected Bool, found string \"maybe\"; write true, false, yes, no, 1 or 0"),
+            (.integer(2), .bool, "expected Bool, found number 2"),
+            (.string("not a url"), .url, "expected URL, found string \"not a url\", which is not a valid URL"),
+            (.string("2012-02-30"), .date,
+             "expected Date, found string \"2012-02-30\"; dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\""),
+            (.string("nan"), .double, "expected Double, found string \"nan\", which is not a number"),
+            (.object(JSONObject()), .string, "expected String, found object of 0 keys"),
+            (.null, .int, "expected Int, found null"),
+        ])
+    func failures(value: JSONValue, type: TypeReference, message: String) {
+        let (_, failures) = convert(value, type)
+        #expect(failures == [ConversionFailure(message: message)])
+    }
+
+    @Test("objects become models by property name; nested failures carry their path")
+    func models() {
+        let (value, failures) = convert(
+            .object(JSONObject([("name", .string("Ann")), ("age", .string("old")), ("other", .bool(true))])),
+            .model("User"))
+        guard case .object(let user) = value else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(user["name"] == .string("Ann"))
+        #expect(user["age"] == .null)
+        #expect(failures == [ConversionFailure(relativePath: ".age",
+                                               message: "expected Int, found string \"old\", which is not a whole number in range")])
+    }
+}

@@ -1,0 +1,143 @@
+import Mappings
+import Testing
+
+/// A small, seeded generator, so that a failing case can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("fuzzing the loader")
+struct FuzzTests {
+    static let seeds = [
+        """
+        // models
+        { "@models": { "User": { "name": "String", "tags": "[String]?" }, "Tweet": { "user": "User", "n": "Int" } },
+          "@import": ["b", "c.mappings"],
+          "$User": { "@class": "User", "name": "user.name", "tags": { "@keyPath": "t.@first", "@optional": true } },
+          "$Tweet": { "@class": "Tweet", "user": { "@keyPath": "user", "@object": { "@mappings": "$User" } },
+                      "n": { "@keyPath": "count", "@defaultValue": 3 }, },
+          "@when v >= 2": { "$V2": { "@inherits": ["$User", "$B.x"] } },
+          /* block */ "$Json": { "when": { "@keyPath": "d", "@type": "Date" } }
+        }
+        """,
+        """
+        { "@import": "a", "$B": { "x": { "y": "z" }, "@inherits": "$C" }, "@debug": { "$D": {} } }
+        """,
+        """
+        { "$C": { "@inherits": "$B", "q": { "@transformClass": "T", "@transformSelector": "f:", "@transformUserData": [1, {}] } },
+          "@ios >= 7": { "$C": { "w": "@self" } } }
+        """,
+    ]
+
+    static let fragments = [
+        "{", "}", "[", "]", ",", ":", "\"", "\"@inherits\": \"$User\"", "\"@import\": \"a\"", "\"$A\"", "//", "/*", "*/",
+        "\"@when v > 1\": {", "\"@class\": \"User\"", "\"@object\": {", "null", "true", "1e9", "-", "\\u", "\"@models\"",
+        "\"x\": \"a.b.@count\"", "\u{00E9}", "\n", "\"@defaultValue\": [", "\"$Tweet\"", "@", ".", "?", "\"[String:\"",
+    ]
+
+    private func mutate(_ text: String, _ random: inout SeededGenerator) -> String {
+        var bytes = Array(text.utf8)
+        for _ in 0..<Int.random(in: 1...6, using: &random) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0 where !bytes.isEmpty:
+                bytes[position] = UInt8.random(in: 0...255, using: &random)
+            case 1 where !bytes.isEmpty:
+                let end = min(bytes.count, position + Int.random(in: 1...20, using: &random))
+                bytes.removeSubrange(position..<end)
+            case 2:
+                bytes.insert(contentsOf: Array(Self.fragments.randomElement(using: &random)!.utf8), at: position)
+            case 3 where bytes.count > 10:
+                let start = Int.random(in: 0..<bytes.count - 5, using: &random)
+                let slice = bytes[start..<min(bytes.count, start + Int.random(in: 1...40, using: &random))]
+                bytes.insert(contentsOf: slice, at: position)
+            default:
+                bytes.insert(UInt8.random(in: 0...127, using: &random), at: position)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test("thousands of mutated .mappings texts: no crash, no hang, every failure a located diagnostic")
+    func mutations() {
+        var random = SeededGenerator(seed: 0x5EED_2026)
+        var failures = 0
+        for iteration in 0..<3000 {
+            let files = [
+                "a.mappings": mutate(Self.seeds[0], &random),
+                "b.mappings": iteration % 3 == 0 ? mutate(Self.seeds[1], &random) : Self.seeds[1],
+                "c.mappings": iteration % 5 == 0 ? mutate(Self.seeds[2], &random) : Self.seeds[2],
+            ]
+            let traits = Traits(["v": String(iteration % 4), "build": iteration % 2 == 0 ? "debug" : "release"])
+            do {
+                _ = try Catalog.load(["a.mappings"], from: .memory(files), traits: traits)
+            } catch {
+                failures += 1
+                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
+                for diagnostic in error.diagnostics {
+                    guard let location = diagnostic.location else {
+                        Issue.record("iteration \(iteration): \"\(diagnostic.message)\" has no location")
+                        continue
+                    }
+                    #expect(location.line >= 1 && location.column >= 1, "iteration \(iteration)")
+                    #expect(files[location.file] != nil, "iteration \(iteration): \(location.file)")
+                }
+                #expect(error.description.hasPrefix("error: "), "iteration \(iteration)")
+            }
+        }
+        #expect(failures > 1000, "the mutations should break most files")
+    }
+
+    @Test("thousands of random byte strings: every one is a located syntax diagnostic")
+    func randomBytes() {
+        var random = SeededGenerator(seed: 42)
+        let alphabet = Array("{}[]\",:/*\\ \n\tabc@$01-.eE".utf8)
+        for iteration in 0..<3000 {
+            let length = Int.random(in: 0..<64, using: &random)
+            let bytes = (0..<length).map { _ in
+                Bool.random(using: &random) ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            do {
+                _ = try Catalog.load(["r.mappings"], from: .memory(["r.mappings": text]))
+            } catch {
+                #expect(!error.diagnostics.isEmpty && error.diagnostics.allSatisfy { $0.location != nil },
+                        "iteration \(iteration)")
+            }
+        }
+    }
+
+    @Test("random inheritance graphs terminate, and cycles are reported")
+    func inheritanceGraphs() {
+        var random = SeededGenerator(seed: 7)
+        for iteration in 0..<500 {
+            let count = Int.random(in: 2...8, using: &random)
+            var body: [String] = []
+            for index in 0..<count {
+                let parents = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    "\"$N\(Int.random(in: 0..<(count + 1), using: &random))\""
+                }
+                body.append("\"$N\(index)\": { \"@inherits\": [\(parents.joined(separator: ", "))], \"p\(index)\": \"s\" }")
+            }
+            let text = "{ " + body.joined(separator: ",\n") + " }"
+            do {
+                let catalog = try Catalog.load(["g.mappings"], from: .memory(["g.mappings": text]))
+                #expect(catalog.identifiers.count == count)
+            } catch {
+                #expect(error.diagnostics.allSatisfy {
+                    $0.message.hasPrefix("inheritance cycle") || $0.message.hasSuffix("names no context")
+                }, "iteration \(iteration): \(error)")
+            }
+        }
+    }
+}

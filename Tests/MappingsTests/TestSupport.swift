@@ -1,0 +1,42 @@
+import Mappings
+import Testing
+
+/// Loads in-memory `.mappings` files; the roots default to `main.mappings`.
+func load(
+    _ files: [String: String], roots: [String] = ["main.mappings"], traits: Traits = Traits()
+) throws(MappingsError) -> Catalog {
+    try Catalog.load(roots, from: .memory(files), traits: traits)
+}
+
+/// Loads a single file named `main.mappings`.
+func load(_ text: String, traits: Traits = Traits()) throws(MappingsError) -> Catalog {
+    try load(["main.mappings": text], traits: traits)
+}
+
+/// The rendered diagnostics of a load that must fail; records an issue when it succeeds.
+func failure(
+    _ files: [String: String], roots: [String] = ["main.mappings"], traits: Traits = Traits(),
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) -> String {
+    do {
+        _ = try load(files, roots: roots, traits: traits)
+        Issue.record("the load succeeded, but it was expected to fail", sourceLocation: sourceLocation)
+        return ""
+    } catch {
+        return error.description
+    }
+}
+
+/// The rendered diagnostics of loading `main.mappings` with this text.
+func failure(_ text: String, traits: Traits = Traits(), sourceLocation: Testing.SourceLocation = #_sourceLocation) -> String {
+    failure(["main.mappings": text], traits: traits, sourceLocation: sourceLocation)
+}
+
+/// Models shared by many tests.
+let twitterModels = """
+    "@models": {
+        "UserModel": { "name": "String", "imageUrl": "URL?" },
+        "TweetModel": { "user": "UserModel", "message": "String", "retweets": "Int", "tags": "[String]",
+                        "createdAt": "Date?", "extra": "JSON" }
+    }
+    """
