@@ -80,11 +80,13 @@ struct FileLoader {
             return identity
         }
 
-        var importRequests: [(path: String, location: SourceLocation)] = []
+        var importRequests: [(value: String, location: SourceLocation)] = []
         for member in members {
             switch member.key {
             case "@import":
-                importRequests += importPaths(member.value)
+                importRequests += member.value.stringList(
+                    whole: "\"@import\" takes a path or an array of paths",
+                    element: "an import is a non-empty path string", diagnostics: &diagnostics)
             case "@models":
                 file.models += modelDeclarations(member.value, file: identity)
             default:
@@ -101,35 +103,13 @@ struct FileLoader {
         }
         files[identity] = file
         for request in importRequests {
-            var target = Path.join(Path.directory(of: path), request.path)
+            var target = Path.join(Path.directory(of: path), request.value)
             if !Path.hasExtension(target) { target += ".mappings" }
             if let imported = loadFile(target, importedAt: request.location) {
                 files[identity]?.imports.append(imported)
             }
         }
         return identity
-    }
-
-    private mutating func importPaths(_ node: SyntaxNode) -> [(path: String, location: SourceLocation)] {
-        let elements: [SyntaxNode]
-        switch node.kind {
-        case .string: elements = [node]
-        case .array(let array): elements = array
-        default:
-            diagnostics.append(Diagnostic(
-                message: "\"@import\" takes a path or an array of paths, not \(node.typeName)", location: node.location))
-            return []
-        }
-        var paths: [(String, SourceLocation)] = []
-        for element in elements {
-            guard let path = element.stringValue, !path.isEmpty else {
-                diagnostics.append(Diagnostic(
-                    message: "an import is a non-empty path string, not \(element.typeName)", location: element.location))
-                continue
-            }
-            paths.append((path, element.location))
-        }
-        return paths
     }
 
     private mutating func modelDeclarations(_ node: SyntaxNode, file: String) -> [Declaration] {

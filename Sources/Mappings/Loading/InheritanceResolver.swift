@@ -86,7 +86,10 @@ struct InheritanceResolver {
             guard let inherits else { return result }
             var parents: SyntaxNode?
             var steps: [InheritanceStep] = []
-            for (reference, location) in references(inherits.value) {
+            let references = inherits.value.stringList(
+                whole: "\"@inherits\" takes a context identifier or an array of them",
+                element: "a parent is named by a non-empty string", diagnostics: &diagnostics)
+            for (reference, location) in references {
                 guard let parent = lookup(reference, at: location, purpose: "the parent") else { continue }
                 guard case .object = parent.kind else {
                     diagnostics.append(Diagnostic(
@@ -106,28 +109,5 @@ struct InheritanceResolver {
         default:
             return node
         }
-    }
-
-    private mutating func references(_ node: SyntaxNode) -> [(String, SourceLocation)] {
-        let elements: [SyntaxNode]
-        switch node.kind {
-        case .string: elements = [node]
-        case .array(let array): elements = array
-        default:
-            diagnostics.append(Diagnostic(
-                message: "\"@inherits\" takes a context identifier or an array of them, not \(node.typeName)",
-                location: node.location))
-            return []
-        }
-        var result: [(String, SourceLocation)] = []
-        for element in elements {
-            guard let name = element.stringValue, !name.isEmpty else {
-                diagnostics.append(Diagnostic(
-                    message: "a parent is named by a non-empty string, not \(element.typeName)", location: element.location))
-                continue
-            }
-            result.append((name, element.location))
-        }
-        return result
     }
 }

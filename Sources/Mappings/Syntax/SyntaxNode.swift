@@ -35,6 +35,33 @@ struct SyntaxNode: Sendable {
         members?.first(where: { $0.key == key })
     }
 
+    /// The strings of a value written as one string or an array of them (`@import`, `@inherits`).
+    ///
+    /// - Parameters:
+    ///   - whole: the message for a value of the wrong kind, ending before "not an array".
+    ///   - element: the message for an element that is not a non-empty string, likewise.
+    func stringList(
+        whole: String, element: String, diagnostics: inout [Diagnostic]
+    ) -> [(value: String, location: SourceLocation)] {
+        let elements: [SyntaxNode]
+        switch kind {
+        case .string: elements = [self]
+        case .array(let array): elements = array
+        default:
+            diagnostics.append(Diagnostic(message: "\(whole), not \(typeName)", location: location))
+            return []
+        }
+        var strings: [(String, SourceLocation)] = []
+        for item in elements {
+            guard let string = item.stringValue, !string.isEmpty else {
+                diagnostics.append(Diagnostic(message: "\(element), not \(item.typeName)", location: item.location))
+                continue
+            }
+            strings.append((string, item.location))
+        }
+        return strings
+    }
+
     /// What kind of JSON value this is, as messages say it.
     var typeName: String {
         switch kind {
