@@ -13,8 +13,9 @@ struct LoadOptions: ParsableArguments {
 
     @Option(
         name: .customLong("trait"),
-        help: ArgumentHelp("A trait that @when selectors test, as KEY=VALUE (KEY alone means true). Repeatable.",
-                           valueName: "key=value"))
+        help: ArgumentHelp(
+            "A trait that @when selectors test, as KEY=VALUE (KEY alone means true). Repeatable.",
+            valueName: "key=value"))
     var traitAssignments: [String] = []
 
     func validate() throws {

@@ -29,62 +29,64 @@ struct CheckCommandTests {
     func brokenFiles() throws {
         let directory = try ToolRunner.directory(with: [
             "contexts/models.mappings": """
-                { "@models": { "User": { "name": "String", "age": "Int" } } }
-                """,
+            { "@models": { "User": { "name": "String", "age": "Int" } } }
+            """,
             "contexts/users.mappings": """
-                {
-                    "@import": "models",
-                    "$User": {
-                        "@class": "User",
-                        "nmae": "name",
-                        "age": { "@keyPath": "age", "@defaultValue": "old" },
-                    },
-                    "$Admin": { "@inherits": "$Usr" }
-                }
-                """,
+            {
+                "@import": "models",
+                "$User": {
+                    "@class": "User",
+                    "nmae": "name",
+                    "age": { "@keyPath": "age", "@defaultValue": "old" },
+                },
+                "$Admin": { "@inherits": "$Usr" }
+            }
+            """,
         ])
         let result = try ToolRunner.run(["check"], in: directory)
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            error: User has no property "nmae"
-             --> contexts/users.mappings:5:9
-              |
-            5 |         "nmae": "name",
-              |         ^^^^^^
-              = note: User is declared here
-             --> contexts/models.mappings:1:16
-              |
-            1 | { "@models": { "User": { "name": "String", "age": "Int" } } }
-              |                ^^^^^^
-              = help: did you mean "name"?
+        #expect(
+            result.stderr == """
+                error: User has no property "nmae"
+                 --> contexts/users.mappings:5:9
+                  |
+                5 |         "nmae": "name",
+                  |         ^^^^^^
+                  = note: User is declared here
+                 --> contexts/models.mappings:1:16
+                  |
+                1 | { "@models": { "User": { "name": "String", "age": "Int" } } }
+                  |                ^^^^^^
+                  = help: did you mean "name"?
 
-            error: the default value of "age" cannot become Int: expected Int, found string "old", which is not a whole number in range
-             --> contexts/users.mappings:6:54
-              |
-            6 |         "age": { "@keyPath": "age", "@defaultValue": "old" },
-              |                                                      ^^^^^
+                error: the default value of "age" cannot become Int: expected Int, found string "old", which is not a whole number in range
+                 --> contexts/users.mappings:6:54
+                  |
+                6 |         "age": { "@keyPath": "age", "@defaultValue": "old" },
+                  |                                                      ^^^^^
 
-            error: the parent "$Usr" names no context
-             --> contexts/users.mappings:8:30
-              |
-            8 |     "$Admin": { "@inherits": "$Usr" }
-              |                              ^^^^^^
-              = help: did you mean "$User"?
+                error: the parent "$Usr" names no context
+                 --> contexts/users.mappings:8:30
+                  |
+                8 |     "$Admin": { "@inherits": "$Usr" }
+                  |                              ^^^^^^
+                  = help: did you mean "$User"?
 
-            mappings: 3 errors found
+                mappings: 3 errors found
 
-            """)
+                """)
     }
 
     @Test("--trait feeds selectors, and a malformed --trait exits 2")
     func traits() throws {
         let directory = try ToolRunner.directory(with: [
-            "t.mappings": #"{ "@when apiVersion >= 2.10": { "$V2": {} }, "$Always": {} }"#,
+            "t.mappings": #"{ "@when apiVersion >= 2.10": { "$V2": {} }, "$Always": {} }"#
         ])
         let old = try ToolRunner.run(["check", "--mappings", "t.mappings", "--trait", "apiVersion=2.9"], in: directory)
         #expect(old.stdout == "ok: 1 context, 0 models in 1 file\n")
-        let new = try ToolRunner.run(["check", "--mappings", "t.mappings", "--trait", "apiVersion=2.10"], in: directory)
+        let new = try ToolRunner.run(
+            ["check", "--mappings", "t.mappings", "--trait", "apiVersion=2.10"], in: directory)
         #expect(new.stdout == "ok: 2 contexts, 0 models in 1 file\n")
         let bad = try ToolRunner.run(["check", "--mappings", "t.mappings", "--trait", "=3"], in: directory)
         #expect(bad.status == 2)
@@ -95,13 +97,14 @@ struct CheckCommandTests {
     func missingPath() throws {
         let result = try ToolRunner.run(["check", "--mappings", "does/not/exist"])
         #expect(result.status == 2)
-        #expect(result.stderr == """
-            error: no such file or directory: "does/not/exist"
-              = help: --mappings takes a .mappings file or a directory of them
+        #expect(
+            result.stderr == """
+                error: no such file or directory: "does/not/exist"
+                  = help: --mappings takes a .mappings file or a directory of them
 
-            mappings: 1 error found
+                mappings: 1 error found
 
-            """)
+                """)
     }
 
     @Test("--help describes the subcommands; an unknown option exits 2")

@@ -16,7 +16,9 @@ struct ToolRunner {
     /// The built tool: beside the test bundle, where SwiftPM puts every product of the build.
     static let executable: URL = {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for directory in [beside, beside.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug")] {
+        for directory in [
+            beside, beside.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug"),
+        ] {
             let candidate = directory.appendingPathComponent("mappings")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
@@ -39,8 +41,9 @@ struct ToolRunner {
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         let err = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                      stderr: String(decoding: err, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
     }
 
     /// A fresh temporary directory holding `files` (paths relative to it).
@@ -48,7 +51,8 @@ struct ToolRunner {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-tests-\(UUID().uuidString)")
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
         return root

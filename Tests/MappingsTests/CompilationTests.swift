@@ -37,7 +37,8 @@ struct CompilationTests {
 
     @Test("a long-form entry records every keyword")
     func longForm() throws {
-        let rules = try context("""
+        let rules = try context(
+            """
             "$T": {
                 "@class": "TweetModel",
                 "user": { "@keyPath": "user", "@object": { "@class": "UserModel", "@mappings": { "name": "name" } } },
@@ -47,7 +48,8 @@ struct CompilationTests {
                 "extra": { "@keyPath": "@self", "@transformClass": "Geo", "@transformSelector": "coordinate:userData:error:",
                            "@transformUserData": { "lat": "latitude" } }
             }
-            """).rules
+            """
+        ).rules
         #expect(rules.map(\.target.description) == ["user", "retweets", "tags", "createdAt", "extra"])
         let user = rules[0]
         #expect(user.object?.model == "UserModel")
@@ -56,16 +58,19 @@ struct CompilationTests {
         #expect(rules[1].defaultValue == .int(12), "the default is converted to the property's type at load time")
         #expect(rules[2].clearContent && rules[2].insertContentAtBegin && rules[2].isOptional)
         #expect(rules[3].dateFormat == "EEE MMM dd HH:mm:ss Z yyyy" && !rules[3].isOptional)
-        #expect(rules[4].transformer == TransformerReference(
-            className: "Geo", selector: "coordinate:userData:error:",
-            userData: .object(JSONObject([("lat", .string("latitude"))]))))
+        #expect(
+            rules[4].transformer
+                == TransformerReference(
+                    className: "Geo", selector: "coordinate:userData:error:",
+                    userData: .object(JSONObject([("lat", .string("latitude"))]))))
         #expect(rules[4].transformer?.functionName == "coordinate")
         #expect(rules[4].source.isSelf)
     }
 
     @Test("@object may reference a context, inline one, or reach into one with a dotted path")
     func objectMappings() throws {
-        let catalog = try load("""
+        let catalog = try load(
+            """
             { \(twitterModels),
               "$User": { "@class": "UserModel", "name": "name" },
               "$Parts": { "user": { "@object": { "@mappings": { "name": "screen_name" } } } },
@@ -88,7 +93,8 @@ struct CompilationTests {
 
     @Test("the @object form of a context")
     func objectForm() throws {
-        let catalog = try load("""
+        let catalog = try load(
+            """
             { \(twitterModels),
               "$User": { "@object": { "@class": "UserModel", "@mappings": { "name": "login" } } } }
             """)
@@ -106,10 +112,12 @@ struct CompilationTests {
 
     @Test("a context without @class maps into JSON, and @type converts an entry")
     func untyped() throws {
-        let rules = try context("""
+        let rules = try context(
+            """
             "$T": { "when": { "@keyPath": "created_at", "@type": "Date" }, "id": "id_str",
                     "count": { "@keyPath": "n", "@type": "Int", "@defaultValue": 0 } }
-            """).rules
+            """
+        ).rules
         #expect(rules.map(\.type) == [.date, nil, .int])
         #expect(rules[2].defaultValue == .int(0))
     }
@@ -118,61 +126,112 @@ struct CompilationTests {
         "each compile-time check is an error with a place and, where close, a suggestion",
         arguments: [
             (#""$T": { "@class": "TweetModl" }"#, #"unknown class "TweetModl""#, #"did you mean "TweetModel"?"#),
-            (#""$T": { "@class": "TweetModel", "mesage": "text" }"#, #"TweetModel has no property "mesage""#,
-             #"did you mean "message"?"#),
-            (#""$T": { "@class": "TweetModel", "user.nme": "n" }"#, #"UserModel has no property "nme""#,
-             #"did you mean "name"?"#),
-            (#""$T": { "@class": "TweetModel", "message.x": "n" }"#,
-             #""message" of TweetModel is String, which has no property "x""#, nil),
+            (
+                #""$T": { "@class": "TweetModel", "mesage": "text" }"#, #"TweetModel has no property "mesage""#,
+                #"did you mean "message"?"#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "user.nme": "n" }"#, #"UserModel has no property "nme""#,
+                #"did you mean "name"?"#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "message.x": "n" }"#,
+                #""message" of TweetModel is String, which has no property "x""#, nil
+            ),
             (#""$T": { "@clas": "TweetModel" }"#, #"unknown keyword "@clas" in a context"#, #"did you mean "@class"?"#),
-            (#""$T": { "x": { "@keyPth": "a" } }"#, #"unknown keyword "@keyPth" in an entry"#, #"did you mean "@keyPath"?"#),
+            (
+                #""$T": { "x": { "@keyPth": "a" } }"#, #"unknown keyword "@keyPth" in an entry"#,
+                #"did you mean "@keyPath"?"#
+            ),
             (#""$T": { "x": { "@mappings": "a" } }"#, #""@mappings" has no meaning in an entry"#, nil),
-            (#""$T": { "x": { "@keyPath": "a", "name": "b" } }"#,
-             #""name" is not an option: a long-form entry holds only @ keywords"#,
-             #"to map properties of a nested object, put them under "@object": { "@mappings": { … } }"#),
-            (#""$T": { "x": 3 }"#,
-             #"the entry "x" maps from a source key path (a string) or options (an object), not a number"#,
-             #"write "x": "source.key.path""#),
+            (
+                #""$T": { "x": { "@keyPath": "a", "name": "b" } }"#,
+                #""name" is not an option: a long-form entry holds only @ keywords"#,
+                #"to map properties of a nested object, put them under "@object": { "@mappings": { … } }"#
+            ),
+            (
+                #""$T": { "x": 3 }"#,
+                #"the entry "x" maps from a source key path (a string) or options (an object), not a number"#,
+                #"write "x": "source.key.path""#
+            ),
             (#""$T": { "x": "a..b" }"#, #"the key path "a..b" has an empty component"#, "remove the extra '.'"),
-            (#""$T": { "x": "tags.@frist" }"#, #"unknown key path operator "@frist" in "tags.@frist""#,
-             #"did you mean "@first"?"#),
-            (#""$User": {}, "$T": { "@class": "TweetModel", "user": { "@object": { "@mappings": "$Usr" } } }"#,
-             #""@mappings" "$Usr" names no context"#, #"did you mean "$User"?"#),
-            (#""$T": { "@class": "TweetModel", "retweets": { "@keyPath": "n", "@defaultValue": "many" } }"#,
-             #"the default value of "retweets" cannot become Int: expected Int, found string "many", which is not a whole number in range"#,
-             nil),
-            (#""$T": { "@class": "TweetModel", "tags": { "@keyPath": "n", "@defaultValue": ["a", 2, {}] } }"#,
-             #"the default value of "tags" cannot become [String] (at [2]): expected String, found object of 0 keys"#,
-             nil),
-            (#""$T": { "@class": "TweetModel", "message": { "@keyPath": "n", "@defaultValue": "x", "@optional": false } }"#,
-             #""@defaultValue" makes an entry optional, but "@optional" is false"#, #"remove "@optional": false"#),
-            (#""$T": { "x": { "@keyPath": "n", "@optional": "yes" } }"#, #""@optional" takes true or false, not a string"#, nil),
-            (#""$T": { "x": { "@transformClass": "T" } }"#, #""@transformClass" needs "@transformSelector" beside it"#,
-             "a transformer is named by both its class and its selector"),
-            (#""$T": { "x": { "@transformUserData": 1 } }"#,
-             #""@transformUserData" is handed to a transformer, but this entry names none"#,
-             #"add "@transformClass" and "@transformSelector""#),
-            (#""$T": { "@class": "TweetModel", "message": { "@clearContent": true } }"#,
-             #""@clearContent" applies to collections, but "message" is String"#, nil),
-            (#""$T": { "@class": "TweetModel", "message": { "@dateFormat": "yyyy" } }"#,
-             #""@dateFormat" applies to dates, but "message" is String"#, #"remove "@dateFormat" (yyyy), or map into a Date"#),
-            (#""$T": { "@class": "TweetModel", "message": { "@type": "Int" } }"#,
-             #""@type" is for contexts without "@class"; "message" is declared as String"#,
-             #"remove "@type": the model declares the type"#),
+            (
+                #""$T": { "x": "tags.@frist" }"#, #"unknown key path operator "@frist" in "tags.@frist""#,
+                #"did you mean "@first"?"#
+            ),
+            (
+                #""$User": {}, "$T": { "@class": "TweetModel", "user": { "@object": { "@mappings": "$Usr" } } }"#,
+                #""@mappings" "$Usr" names no context"#, #"did you mean "$User"?"#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "retweets": { "@keyPath": "n", "@defaultValue": "many" } }"#,
+                #"the default value of "retweets" cannot become Int: expected Int, found string "many", which is not a whole number in range"#,
+                nil
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "tags": { "@keyPath": "n", "@defaultValue": ["a", 2, {}] } }"#,
+                #"the default value of "tags" cannot become [String] (at [2]): expected String, found object of 0 keys"#,
+                nil
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "message": { "@keyPath": "n", "@defaultValue": "x", "@optional": false } }"#,
+                #""@defaultValue" makes an entry optional, but "@optional" is false"#, #"remove "@optional": false"#
+            ),
+            (
+                #""$T": { "x": { "@keyPath": "n", "@optional": "yes" } }"#,
+                #""@optional" takes true or false, not a string"#, nil
+            ),
+            (
+                #""$T": { "x": { "@transformClass": "T" } }"#,
+                #""@transformClass" needs "@transformSelector" beside it"#,
+                "a transformer is named by both its class and its selector"
+            ),
+            (
+                #""$T": { "x": { "@transformUserData": 1 } }"#,
+                #""@transformUserData" is handed to a transformer, but this entry names none"#,
+                #"add "@transformClass" and "@transformSelector""#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "message": { "@clearContent": true } }"#,
+                #""@clearContent" applies to collections, but "message" is String"#, nil
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "message": { "@dateFormat": "yyyy" } }"#,
+                #""@dateFormat" applies to dates, but "message" is String"#,
+                #"remove "@dateFormat" (yyyy), or map into a Date"#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "message": { "@type": "Int" } }"#,
+                #""@type" is for contexts without "@class"; "message" is declared as String"#,
+                #"remove "@type": the model declares the type"#
+            ),
             (#""$T": { "x": { "@type": "Dat" } }"#, #"unknown type "Dat""#, #"did you mean "Date"?"#),
-            (#""$T": { "@class": "TweetModel", "message": { "@object": {} } }"#,
-             #""@object" builds objects, but "message" is String"#, #"declare "message" with a model type, or remove "@object""#),
-            (#""$T": { "@class": "TweetModel", "user": { "@object": { "@class": "TweetModel" } } }"#,
-             #""user" holds UserModel, but "@object" builds TweetModel"#, nil),
-            (#""$T": { "@class": "TweetModel", "user": { "@object": { "@mappings": { "@class": "TweetModel" } } } }"#,
-             #"these mappings build TweetModel, but "user" needs UserModel"#, nil),
-            (#""$T": { "@class": "TweetModel", "user": { "@object": { "@mapings": {} } } }"#,
-             #"unknown keyword "@mapings" in "@object""#, #"did you mean "@mappings"?"#),
-            (#""$T": { "@object": { "@class": "UserModel" }, "name": "n" }"#,
-             #"a context written with "@object" holds nothing else, but it also has "name""#,
-             #"move the entries into "@object": { "@mappings": { … } }"#),
-            (#""$T": []"#, "a context is an object of entries, not an array",
-             #"write { "@class": "MyModel", "property": "source.key.path" }"#),
+            (
+                #""$T": { "@class": "TweetModel", "message": { "@object": {} } }"#,
+                #""@object" builds objects, but "message" is String"#,
+                #"declare "message" with a model type, or remove "@object""#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "user": { "@object": { "@class": "TweetModel" } } }"#,
+                #""user" holds UserModel, but "@object" builds TweetModel"#, nil
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "user": { "@object": { "@mappings": { "@class": "TweetModel" } } } }"#,
+                #"these mappings build TweetModel, but "user" needs UserModel"#, nil
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "user": { "@object": { "@mapings": {} } } }"#,
+                #"unknown keyword "@mapings" in "@object""#, #"did you mean "@mappings"?"#
+            ),
+            (
+                #""$T": { "@object": { "@class": "UserModel" }, "name": "n" }"#,
+                #"a context written with "@object" holds nothing else, but it also has "name""#,
+                #"move the entries into "@object": { "@mappings": { … } }"#
+            ),
+            (
+                #""$T": []"#, "a context is an object of entries, not an array",
+                #"write { "@class": "MyModel", "property": "source.key.path" }"#
+            ),
         ] as [(String, String, String?)])
     func checks(body: String, message: String, help: String?) {
         let text = failure("{ \(twitterModels), \(body) }")
@@ -184,23 +243,25 @@ struct CompilationTests {
 
     @Test("an unknown property renders with the model's declaration as a note")
     func unknownPropertyRendered() {
-        #expect(failure("""
-            {
-                "@models": { "User": { "name": "String" } },
-                "$User": { "@class": "User", "nmae": "name" }
-            }
-            """) == """
-            error: User has no property "nmae"
-             --> main.mappings:3:34
-              |
-            3 |     "$User": { "@class": "User", "nmae": "name" }
-              |                                  ^^^^^^
-              = note: User is declared here
-             --> main.mappings:2:18
-              |
-            2 |     "@models": { "User": { "name": "String" } },
-              |                  ^^^^^^
-              = help: did you mean "name"?
-            """)
+        #expect(
+            failure(
+                """
+                {
+                    "@models": { "User": { "name": "String" } },
+                    "$User": { "@class": "User", "nmae": "name" }
+                }
+                """) == """
+                    error: User has no property "nmae"
+                     --> main.mappings:3:34
+                      |
+                    3 |     "$User": { "@class": "User", "nmae": "name" }
+                      |                                  ^^^^^^
+                      = note: User is declared here
+                     --> main.mappings:2:18
+                      |
+                    2 |     "@models": { "User": { "name": "String" } },
+                      |                  ^^^^^^
+                      = help: did you mean "name"?
+                    """)
     }
 }

@@ -5,7 +5,8 @@ import Testing
 @Suite("conversion of default values")
 struct ConverterTests {
     private let converter = Converter(models: [
-        "User": Model(name: "User", properties: [Property(name: "name", type: .string), Property(name: "age", type: .int)]),
+        "User": Model(
+            name: "User", properties: [Property(name: "name", type: .string), Property(name: "age", type: .int)])
     ])
 
     private func convert(_ value: JSONValue, _ type: TypeReference) -> (Value, [ConversionFailure]) {
@@ -44,14 +45,18 @@ struct ConverterTests {
     @Test(
         "impossible conversions fail with the expected and the found type, never a zero",
         arguments: [
-            (JSONValue.string("12abc"), TypeReference.int,
-             "expected Int, found string \"12abc\", which is not a whole number in range"),
+            (
+                JSONValue.string("12abc"), TypeReference.int,
+                "expected Int, found string \"12abc\", which is not a whole number in range"
+            ),
             (.double(2.5), .int, "expected Int, found number 2.5, which is not a whole number in range"),
             (.string("maybe"), .bool, "expected Bool, found string \"maybe\"; write true, false, yes, no, 1 or 0"),
             (.integer(2), .bool, "expected Bool, found number 2"),
             (.string("not a url"), .url, "expected URL, found string \"not a url\", which is not a valid URL"),
-            (.string("2012-02-30"), .date,
-             "expected Date, found string \"2012-02-30\"; dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\""),
+            (
+                .string("2012-02-30"), .date,
+                "expected Date, found string \"2012-02-30\"; dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\""
+            ),
             (.string("nan"), .double, "expected Double, found string \"nan\", which is not a number"),
             (.object(JSONObject()), .string, "expected String, found object of 0 keys"),
             (.null, .int, "expected Int, found null"),
@@ -72,7 +77,11 @@ struct ConverterTests {
         }
         #expect(user["name"] == .string("Ann"))
         #expect(user["age"] == .null)
-        #expect(failures == [ConversionFailure(relativePath: ".age",
-                                               message: "expected Int, found string \"old\", which is not a whole number in range")])
+        #expect(
+            failures == [
+                ConversionFailure(
+                    relativePath: ".age",
+                    message: "expected Int, found string \"old\", which is not a whole number in range")
+            ])
     }
 }

@@ -40,8 +40,10 @@ struct FuzzTests {
     ]
 
     static let fragments = [
-        "{", "}", "[", "]", ",", ":", "\"", "\"@inherits\": \"$User\"", "\"@import\": \"a\"", "\"$A\"", "//", "/*", "*/",
-        "\"@when v > 1\": {", "\"@class\": \"User\"", "\"@object\": {", "null", "true", "1e9", "-", "\\u", "\"@models\"",
+        "{", "}", "[", "]", ",", ":", "\"", "\"@inherits\": \"$User\"", "\"@import\": \"a\"", "\"$A\"", "//", "/*",
+        "*/",
+        "\"@when v > 1\": {", "\"@class\": \"User\"", "\"@object\": {", "null", "true", "1e9", "-", "\\u",
+        "\"@models\"",
         "\"x\": \"a.b.@count\"", "\u{00E9}", "\n", "\"@defaultValue\": [", "\"$Tweet\"", "@", ".", "?", "\"[String:\"",
     ]
 
@@ -105,14 +107,16 @@ struct FuzzTests {
         for iteration in 0..<3000 {
             let length = Int.random(in: 0..<64, using: &random)
             let bytes = (0..<length).map { _ in
-                Bool.random(using: &random) ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+                Bool.random(using: &random)
+                    ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
             }
             let text = String(decoding: bytes, as: UTF8.self)
             do {
                 _ = try Catalog.load(["r.mappings"], from: .memory(["r.mappings": text]))
             } catch {
-                #expect(!error.diagnostics.isEmpty && error.diagnostics.allSatisfy { $0.location != nil },
-                        "iteration \(iteration)")
+                #expect(
+                    !error.diagnostics.isEmpty && error.diagnostics.allSatisfy { $0.location != nil },
+                    "iteration \(iteration)")
             }
         }
     }
@@ -127,16 +131,18 @@ struct FuzzTests {
                 let parents = (0..<Int.random(in: 0...3, using: &random)).map { _ in
                     "\"$N\(Int.random(in: 0..<(count + 1), using: &random))\""
                 }
-                body.append("\"$N\(index)\": { \"@inherits\": [\(parents.joined(separator: ", "))], \"p\(index)\": \"s\" }")
+                body.append(
+                    "\"$N\(index)\": { \"@inherits\": [\(parents.joined(separator: ", "))], \"p\(index)\": \"s\" }")
             }
             let text = "{ " + body.joined(separator: ",\n") + " }"
             do {
                 let catalog = try Catalog.load(["g.mappings"], from: .memory(["g.mappings": text]))
                 #expect(catalog.identifiers.count == count)
             } catch {
-                #expect(error.diagnostics.allSatisfy {
-                    $0.message.hasPrefix("inheritance cycle") || $0.message.hasSuffix("names no context")
-                }, "iteration \(iteration): \(error)")
+                #expect(
+                    error.diagnostics.allSatisfy {
+                        $0.message.hasPrefix("inheritance cycle") || $0.message.hasSuffix("names no context")
+                    }, "iteration \(iteration): \(error)")
             }
         }
     }

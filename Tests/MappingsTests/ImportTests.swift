@@ -8,7 +8,8 @@ struct ImportTests {
     func relativeImport() throws {
         let catalog = try load([
             "main.mappings": #"{ "@import": "lib/users", "$Main": { "@class": "User", "name": "n" } }"#,
-            "lib/users.mappings": #"{ "@import": ["../shared/models.mappings"], "$User": { "@class": "User", "name": "n" } }"#,
+            "lib/users.mappings":
+                #"{ "@import": ["../shared/models.mappings"], "$User": { "@class": "User", "name": "n" } }"#,
             "shared/models.mappings": #"{ "@models": { "User": { "name": "String" } } }"#,
         ])
         #expect(catalog.identifiers == ["$Main", "$User"])
@@ -29,33 +30,36 @@ struct ImportTests {
 
     @Test("a missing import names the importing place")
     func missingImport() {
-        #expect(failure(["main.mappings": "{\n  \"@import\": [\"nope\"]\n}"]) == """
-            error: cannot read "nope.mappings"
-             --> main.mappings:2:15
-              |
-            2 |   "@import": ["nope"]
-              |               ^^^^^^
-              = help: check the path: it is relative to the importing file
-            """)
+        #expect(
+            failure(["main.mappings": "{\n  \"@import\": [\"nope\"]\n}"]) == """
+                error: cannot read "nope.mappings"
+                 --> main.mappings:2:15
+                  |
+                2 |   "@import": ["nope"]
+                  |               ^^^^^^
+                  = help: check the path: it is relative to the importing file
+                """)
     }
 
     @Test("a directory root loads its .mappings files in name order")
     func directoryRoot() throws {
-        let catalog = try load([
-            "contexts/b.mappings": #"{ "$B": {} }"#,
-            "contexts/a.mappings": #"{ "$A": {} }"#,
-            "contexts/notes.txt": "not loaded",
-            "contexts/sub/c.mappings": #"{ "$C": {} }"#,
-        ], roots: ["contexts"])
+        let catalog = try load(
+            [
+                "contexts/b.mappings": #"{ "$B": {} }"#,
+                "contexts/a.mappings": #"{ "$A": {} }"#,
+                "contexts/notes.txt": "not loaded",
+                "contexts/sub/c.mappings": #"{ "$C": {} }"#,
+            ], roots: ["contexts"])
         #expect(catalog.identifiers == ["$A", "$B"])
     }
 
     @Test("a missing root is reported without a location")
     func missingRoot() {
-        #expect(failure([:], roots: ["nowhere"]) == """
-            error: no such file or directory: "nowhere"
-              = help: --mappings takes a .mappings file or a directory of them
-            """)
+        #expect(
+            failure([:], roots: ["nowhere"]) == """
+                error: no such file or directory: "nowhere"
+                  = help: --mappings takes a .mappings file or a directory of them
+                """)
     }
 
     @Test("the importing file's definition overrides the imported one, transitively")
@@ -71,22 +75,24 @@ struct ImportTests {
 
     @Test("the same identifier in two files that do not import each other is an error")
     func conflictingDefinitions() {
-        #expect(failure([
-            "a.mappings": "{\n  \"$X\": {}\n}",
-            "b.mappings": "{ \"$X\": {} }",
-        ], roots: ["a.mappings", "b.mappings"]) == """
-            error: the context "$X" is declared in 2 files that do not import each other
-             --> b.mappings:1:3
-              |
-            1 | { "$X": {} }
-              |   ^^^^
-              = note: also declared here
-             --> a.mappings:2:3
-              |
-            2 |   "$X": {}
-              |   ^^^^
-              = help: rename one, or @import one file from the other so that the importing file overrides
-            """)
+        #expect(
+            failure(
+                [
+                    "a.mappings": "{\n  \"$X\": {}\n}",
+                    "b.mappings": "{ \"$X\": {} }",
+                ], roots: ["a.mappings", "b.mappings"]) == """
+                    error: the context "$X" is declared in 2 files that do not import each other
+                     --> b.mappings:1:3
+                      |
+                    1 | { "$X": {} }
+                      |   ^^^^
+                      = note: also declared here
+                     --> a.mappings:2:3
+                      |
+                    2 |   "$X": {}
+                      |   ^^^^
+                      = help: rename one, or @import one file from the other so that the importing file overrides
+                    """)
     }
 
     @Test("two sibling imports defining the same model conflict even when a third file imports both")
@@ -96,7 +102,9 @@ struct ImportTests {
             "a.mappings": #"{ "@models": { "M": { "x": "Int" } } }"#,
             "b.mappings": #"{ "@models": { "M": { "x": "String" } } }"#,
         ])
-        #expect(text.hasPrefix("error: the model \"M\" is declared in 2 files that do not import each other\n --> b.mappings:1:16"))
+        #expect(
+            text.hasPrefix(
+                "error: the model \"M\" is declared in 2 files that do not import each other\n --> b.mappings:1:16"))
     }
 
     @Test(
@@ -112,19 +120,22 @@ struct ImportTests {
 
     @Test("an unknown top-level keyword suggests the closest one")
     func unknownTopLevel() {
-        #expect(failure(#"{ "@imprt": "x" }"#) == """
-            error: unknown top-level keyword "@imprt"
-             --> main.mappings:1:3
-              |
-            1 | { "@imprt": "x" }
-              |   ^^^^^^^^
-              = help: did you mean "@import"?
-            """)
+        #expect(
+            failure(#"{ "@imprt": "x" }"#) == """
+                error: unknown top-level keyword "@imprt"
+                 --> main.mappings:1:3
+                  |
+                1 | { "@imprt": "x" }
+                  |   ^^^^^^^^
+                  = help: did you mean "@import"?
+                """)
     }
 
     @Test("a file whose root is not an object is an error")
     func rootNotObject() {
-        #expect(failure("[1, 2]").hasPrefix("error: a .mappings file holds a JSON object, not an array\n --> main.mappings:1:1"))
+        #expect(
+            failure("[1, 2]").hasPrefix(
+                "error: a .mappings file holds a JSON object, not an array\n --> main.mappings:1:1"))
     }
 
     @Test("every problem of a load is reported, across files")

@@ -4,12 +4,14 @@ import Testing
 @Suite("@inherits")
 struct InheritanceTests {
     private func sources(_ catalog: Catalog, _ identifier: String) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: catalog.context(identifier)!.rules.map { ($0.target.description, $0.source.text) })
+        Dictionary(
+            uniqueKeysWithValues: catalog.context(identifier)!.rules.map { ($0.target.description, $0.source.text) })
     }
 
     @Test("the inheriting object wins, then the first-listed parent; parents' entries come first")
     func precedence() throws {
-        let catalog = try load("""
+        let catalog = try load(
+            """
             {
                 "$A": { "x": "a.x", "y": "a.y", "only_a": "a" },
                 "$B": { "x": "b.x", "y": "b.y", "z": "b.z" },
@@ -23,7 +25,8 @@ struct InheritanceTests {
 
     @Test("merging is deep: a long-form entry keeps the options it does not override")
     func deepMerge() throws {
-        let catalog = try load("""
+        let catalog = try load(
+            """
             {
                 \(twitterModels),
                 "$Base": { "@class": "UserModel", "name": { "@keyPath": "name", "@optional": true, "@defaultValue": "anon" } },
@@ -39,7 +42,8 @@ struct InheritanceTests {
 
     @Test("arrays and type conflicts: the inheriting side is kept whole")
     func arraysAndConflicts() throws {
-        let catalog = try load("""
+        let catalog = try load(
+            """
             {
                 "$Base": { "a": { "@keyPath": "x", "@transformClass": "T", "@transformSelector": "f",
                                   "@transformUserData": [1, 2, 3] }, "b": { "@keyPath": "long" } },
@@ -53,7 +57,8 @@ struct InheritanceTests {
 
     @Test("a dotted path inherits part of a definition, at any depth")
     func dottedPath() throws {
-        let catalog = try load("""
+        let catalog = try load(
+            """
             {
                 \(twitterModels),
                 "$Templates": { "optionalName": { "@keyPath": "name", "@optional": true } },
@@ -73,52 +78,63 @@ struct InheritanceTests {
             "base.mappings": "{\n  \"$Base\": {\n    \"x\": \"y\"\n  }\n}",
         ])
         let rule = catalog.context("$Child")!.rules[0]
-        #expect(rule.provenance.description
-            == "base.mappings:3, inherited via \"$Base\" at main.mappings:3, imported at main.mappings:2")
+        #expect(
+            rule.provenance.description
+                == "base.mappings:3, inherited via \"$Base\" at main.mappings:3, imported at main.mappings:2")
     }
 
     @Test("a cycle is an error, never a hang")
     func cycle() {
-        #expect(failure("""
-            {
-              "$A": { "@inherits": "$B" },
-              "$B": { "@inherits": "$C" },
-              "$C": { "@inherits": "$A" }
-            }
-            """) == """
-            error: inheritance cycle: "$A" → "$B" → "$C" → "$A"
-             --> main.mappings:4:24
-              |
-            4 |   "$C": { "@inherits": "$A" }
-              |                        ^^^^
-              = help: break the cycle: one of these must not inherit from the other
-            """)
+        #expect(
+            failure(
+                """
+                {
+                  "$A": { "@inherits": "$B" },
+                  "$B": { "@inherits": "$C" },
+                  "$C": { "@inherits": "$A" }
+                }
+                """) == """
+                    error: inheritance cycle: "$A" → "$B" → "$C" → "$A"
+                     --> main.mappings:4:24
+                      |
+                    4 |   "$C": { "@inherits": "$A" }
+                      |                        ^^^^
+                      = help: break the cycle: one of these must not inherit from the other
+                    """)
     }
 
     @Test("inheriting from itself is a cycle")
     func selfInheritance() {
-        #expect(failure(#"{ "$A": { "x": { "@inherits": "$A" } } }"#).contains(
-            "error: inheritance cycle: \"$A\" → \"$A\""))
+        #expect(
+            failure(#"{ "$A": { "x": { "@inherits": "$A" } } }"#).contains(
+                "error: inheritance cycle: \"$A\" → \"$A\""))
     }
 
     @Test("a missing parent is an error with a suggestion")
     func missingParent() {
-        #expect(failure("{\n  \"$Base\": {},\n  \"$Child\": { \"@inherits\": [\"$Bse\"] }\n}") == """
-            error: the parent "$Bse" names no context
-             --> main.mappings:3:29
-              |
-            3 |   "$Child": { "@inherits": ["$Bse"] }
-              |                             ^^^^^^
-              = help: did you mean "$Base"?
-            """)
+        #expect(
+            failure("{\n  \"$Base\": {},\n  \"$Child\": { \"@inherits\": [\"$Bse\"] }\n}") == """
+                error: the parent "$Bse" names no context
+                 --> main.mappings:3:29
+                  |
+                3 |   "$Child": { "@inherits": ["$Bse"] }
+                  |                             ^^^^^^
+                  = help: did you mean "$Base"?
+                """)
     }
 
     @Test(
         "malformed references are errors",
         arguments: [
-            (#"{ "$A": { "@inherits": 1 } }"#, "\"@inherits\" takes a context identifier or an array of them, not a number"),
+            (
+                #"{ "$A": { "@inherits": 1 } }"#,
+                "\"@inherits\" takes a context identifier or an array of them, not a number"
+            ),
             (#"{ "$A": { "@inherits": [""] } }"#, "a parent is named by a non-empty string, not a string"),
-            (#"{ "$B": { "k": "v" }, "$A": { "@inherits": "$B.k" } }"#, "\"$B.k\" is a string; only an object can be inherited from"),
+            (
+                #"{ "$B": { "k": "v" }, "$A": { "@inherits": "$B.k" } }"#,
+                "\"$B.k\" is a string; only an object can be inherited from"
+            ),
             (#"{ "$B": { "k": {} }, "$A": { "@inherits": "$B.q" } }"#, "\"$B\" has no member \"q\""),
         ])
     func malformed(text: String, message: String) {

@@ -1,5 +1,6 @@
-@testable import Mappings
 import Testing
+
+@testable import Mappings
 
 @Suite("selectors and traits")
 struct SelectorTests {
@@ -107,13 +108,14 @@ struct SelectorTests {
 
     @Test("the rendered error for a malformed selector")
     func malformedRendered() {
-        #expect(failure(#"{ "$A": { "@when apiVersion >> 2": {} } }"#) == """
-            error: malformed selector "@when apiVersion >> 2": ">> 2" is not a comparison
-             --> main.mappings:1:11
-              |
-            1 | { "$A": { "@when apiVersion >> 2": {} } }
-              |           ^^^^^^^^^^^^^^^^^^^^^^^
-              = help: write "@when <trait>" or "@when <trait> <op> <value>" with <op> one of < <= > >= == !=
-            """)
+        #expect(
+            failure(#"{ "$A": { "@when apiVersion >> 2": {} } }"#) == """
+                error: malformed selector "@when apiVersion >> 2": ">> 2" is not a comparison
+                 --> main.mappings:1:11
+                  |
+                1 | { "$A": { "@when apiVersion >> 2": {} } }
+                  |           ^^^^^^^^^^^^^^^^^^^^^^^
+                  = help: write "@when <trait>" or "@when <trait> <op> <value>" with <op> one of < <= > >= == !=
+                """)
     }
 }

@@ -1,5 +1,6 @@
-@testable import Mappings
 import Testing
+
+@testable import Mappings
 
 @Suite("the .mappings syntax")
 struct SyntaxTests {
@@ -11,7 +12,8 @@ struct SyntaxTests {
 
     @Test("line and block comments are whitespace, and block comments may span lines")
     func comments() throws {
-        let (node, errors) = parse("""
+        let (node, errors) = parse(
+            """
             // a line comment
             { /* a block
                comment */ "a": 1, // after a member
@@ -25,19 +27,25 @@ struct SyntaxTests {
     func trailingCommas() {
         let (node, errors) = parse(#"{ "a": [1, 2,], "b": {"c": true,}, }"#)
         #expect(errors == "")
-        #expect(node?.jsonValue == .object(JSONObject([
-            ("a", .array([.integer(1), .integer(2)])), ("b", .object(JSONObject([("c", .bool(true))]))),
-        ])))
+        #expect(
+            node?.jsonValue
+                == .object(
+                    JSONObject([
+                        ("a", .array([.integer(1), .integer(2)])), ("b", .object(JSONObject([("c", .bool(true))]))),
+                    ])))
     }
 
     @Test("numbers keep integer identity; other literals parse exactly")
     func scalars() {
         let (node, errors) = parse(#"[9223372036854775807, -0, 1.5, 1e3, "\u00e9\ud83d\ude00\n", null, false]"#)
         #expect(errors == "")
-        #expect(node?.jsonValue == .array([
-            .integer(9_223_372_036_854_775_807), .integer(0), .double(1.5), .double(1000), .string("é😀\n"), .null,
-            .bool(false),
-        ]))
+        #expect(
+            node?.jsonValue
+                == .array([
+                    .integer(9_223_372_036_854_775_807), .integer(0), .double(1.5), .double(1000), .string("é😀\n"),
+                    .null,
+                    .bool(false),
+                ]))
     }
 
     @Test(
@@ -170,19 +178,21 @@ struct SyntaxTests {
     @Test("an unclosed object points at where it opened")
     func unclosed() {
         let (_, errors) = parse("{\n  \"a\": {\n    \"b\": 1\n")
-        #expect(errors == """
-            error: unexpected end of file: this object is not closed
-             --> t.mappings:2:8
-              |
-            2 |   "a": {
-              |        ^
-              = help: add the closing '}'
-            """)
+        #expect(
+            errors == """
+                error: unexpected end of file: this object is not closed
+                 --> t.mappings:2:8
+                  |
+                2 |   "a": {
+                  |        ^
+                  = help: add the closing '}'
+                """)
     }
 
     @Test("a duplicate key is reported with both places, and parsing goes on")
     func duplicateKeys() {
-        let (node, errors) = parse("""
+        let (node, errors) = parse(
+            """
             {
                 "name": "user.name",
                 "name": "user.screen_name",
@@ -190,31 +200,32 @@ struct SyntaxTests {
             }
             """)
         #expect(node != nil)
-        #expect(errors == """
-            error: duplicate key "name"
-             --> t.mappings:3:5
-              |
-            3 |     "name": "user.screen_name",
-              |     ^^^^^^
-              = note: first defined here
-             --> t.mappings:2:5
-              |
-            2 |     "name": "user.name",
-              |     ^^^^^^
-              = help: remove one of the two, or merge them into one
+        #expect(
+            errors == """
+                error: duplicate key "name"
+                 --> t.mappings:3:5
+                  |
+                3 |     "name": "user.screen_name",
+                  |     ^^^^^^
+                  = note: first defined here
+                 --> t.mappings:2:5
+                  |
+                2 |     "name": "user.name",
+                  |     ^^^^^^
+                  = help: remove one of the two, or merge them into one
 
-            error: duplicate key "id"
-             --> t.mappings:4:17
-              |
-            4 |     "id": "id", "id": "x"
-              |                 ^^^^
-              = note: first defined here
-             --> t.mappings:4:5
-              |
-            4 |     "id": "id", "id": "x"
-              |     ^^^^
-              = help: remove one of the two, or merge them into one
-            """)
+                error: duplicate key "id"
+                 --> t.mappings:4:17
+                  |
+                4 |     "id": "id", "id": "x"
+                  |                 ^^^^
+                  = note: first defined here
+                 --> t.mappings:4:5
+                  |
+                4 |     "id": "id", "id": "x"
+                  |     ^^^^
+                  = help: remove one of the two, or merge them into one
+                """)
     }
 
     @Test("columns count characters, not bytes")
@@ -225,7 +236,8 @@ struct SyntaxTests {
 
     @Test("invalid UTF-8 is an error at the offending byte")
     func invalidUTF8() {
-        var parser = SyntaxParser(bytes: Array("{ \"a\": \"".utf8) + [0xC3, 0x28] + Array("\" }".utf8), file: "t.mappings")
+        var parser = SyntaxParser(
+            bytes: Array("{ \"a\": \"".utf8) + [0xC3, 0x28] + Array("\" }".utf8), file: "t.mappings")
         #expect(parser.parse() == nil)
         #expect(parser.diagnostics.map(\.message) == ["the file is not valid UTF-8"])
         #expect(parser.diagnostics.first?.location?.column == 9)

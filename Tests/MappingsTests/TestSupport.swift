@@ -28,7 +28,9 @@ func failure(
 }
 
 /// The rendered diagnostics of loading `main.mappings` with this text.
-func failure(_ text: String, traits: Traits = Traits(), sourceLocation: Testing.SourceLocation = #_sourceLocation) -> String {
+func failure(_ text: String, traits: Traits = Traits(), sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    -> String
+{
     failure(["main.mappings": text], traits: traits, sourceLocation: sourceLocation)
 }
 

@@ -48,8 +48,9 @@ public struct Catalog: Sendable {
         let contextTable = DeclarationTable(files.flatMap(\.definitions), what: "context", reach: reach)
         diagnostics += modelTable.diagnostics + contextTable.diagnostics
 
-        let modelCompiler = ModelCompiler(declarations: modelTable.names.compactMap { modelTable.winners[$0] },
-                                          order: modelTable.names)
+        let modelCompiler = ModelCompiler(
+            declarations: modelTable.names.compactMap { modelTable.winners[$0] },
+            order: modelTable.names)
         diagnostics += modelCompiler.diagnostics
 
         var importChains: [String: [SourceLocation]] = [:]

@@ -39,23 +39,27 @@ struct ContextCompiler {
     ) -> CompiledContext {
         let provenance = self.provenance(node.location, node)
         guard let members = node.members else {
-            diagnostics.append(Diagnostic(
-                message: "a context is an object of entries, not \(node.typeName)", location: node.location,
-                help: "write { \"@class\": \"MyModel\", \"property\": \"source.key.path\" }"))
-            return CompiledContext(identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
+            diagnostics.append(
+                Diagnostic(
+                    message: "a context is an object of entries, not \(node.typeName)", location: node.location,
+                    help: "write { \"@class\": \"MyModel\", \"property\": \"source.key.path\" }"))
+            return CompiledContext(
+                identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
         }
         if let object = members.first(where: { $0.key == "@object" }) {
-            return compileObjectForm(object, members: members, identifier: identifier, index: index,
-                                     forcedModel: forcedModel, provenance: provenance)
+            return compileObjectForm(
+                object, members: members, identifier: identifier, index: index,
+                forcedModel: forcedModel, provenance: provenance)
         }
         var model = forcedModel
         if let classMember = members.first(where: { $0.key == "@class" }) {
             if let declared = className(classMember.value), forcedModel == nil || declared == forcedModel {
                 model = declared
             } else if let declared = classMember.value.stringValue, let forcedModel, declared != forcedModel {
-                diagnostics.append(Diagnostic(
-                    message: "this context builds \"\(declared)\", but it is used to build \"\(forcedModel)\"",
-                    location: classMember.value.location))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "this context builds \"\(declared)\", but it is used to build \"\(forcedModel)\"",
+                        location: classMember.value.location))
             }
         }
         var rules: [Rule] = []
@@ -75,15 +79,19 @@ struct ContextCompiler {
         provenance: Provenance
     ) -> CompiledContext {
         for member in members where member.key != "@object" {
-            diagnostics.append(Diagnostic(
-                message: "a context written with \"@object\" holds nothing else, but it also has \"\(member.key)\"",
-                location: member.keyLocation, help: "move the entries into \"@object\": { \"@mappings\": { … } }"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "a context written with \"@object\" holds nothing else, but it also has \"\(member.key)\"",
+                    location: member.keyLocation, help: "move the entries into \"@object\": { \"@mappings\": { … } }"))
         }
         guard let options = object.value.members else {
-            diagnostics.append(Diagnostic(
-                message: "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(object.value.typeName)",
-                location: object.value.location))
-            return CompiledContext(identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(object.value.typeName)",
+                    location: object.value.location))
+            return CompiledContext(
+                identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
         }
         var model = forcedModel
         var body: SyntaxNode?
@@ -96,20 +104,24 @@ struct ContextCompiler {
                 } else if case .object = member.value.kind {
                     body = member.value
                 } else {
-                    diagnostics.append(Diagnostic(
-                        message: "\"@mappings\" takes a context identifier or an inline context, not \(member.value.typeName)",
-                        location: member.value.location))
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "\"@mappings\" takes a context identifier or an inline context, not \(member.value.typeName)",
+                            location: member.value.location))
                 }
             default:
                 diagnostics.append(unknownKeyword(member, in: "\"@object\"", allowed: Keywords.object))
             }
         }
         guard let body else {
-            return CompiledContext(identifier: identifier, index: index, model: model, rules: [], provenance: provenance)
+            return CompiledContext(
+                identifier: identifier, index: index, model: model, rules: [], provenance: provenance)
         }
         let compiled = compileBody(body, identifier: identifier, index: index, model: model ?? declaredClass(body))
-        return CompiledContext(identifier: identifier, index: index, model: compiled.model, rules: compiled.rules,
-                               provenance: provenance)
+        return CompiledContext(
+            identifier: identifier, index: index, model: compiled.model, rules: compiled.rules,
+            provenance: provenance)
     }
 
     // MARK: Entries
@@ -139,9 +151,10 @@ struct ContextCompiler {
                 switch option.key {
                 case "@keyPath":
                     guard let path = option.value.stringValue else {
-                        diagnostics.append(Diagnostic(
-                            message: "\"@keyPath\" takes a string, not \(option.value.typeName)",
-                            location: option.value.location))
+                        diagnostics.append(
+                            Diagnostic(
+                                message: "\"@keyPath\" takes a string, not \(option.value.typeName)",
+                                location: option.value.location))
                         valid = false
                         continue
                     }
@@ -159,18 +172,22 @@ struct ContextCompiler {
                 case "@insertContentAtBegin": insertAtBegin = option
                 case "@dateFormat":
                     guard let format = option.value.stringValue, !format.isEmpty else {
-                        diagnostics.append(Diagnostic(
-                            message: "\"@dateFormat\" takes a non-empty pattern string, not \(option.value.typeName)",
-                            location: option.value.location, help: "for example \"EEE MMM dd HH:mm:ss Z yyyy\""))
+                        diagnostics.append(
+                            Diagnostic(
+                                message:
+                                    "\"@dateFormat\" takes a non-empty pattern string, not \(option.value.typeName)",
+                                location: option.value.location, help: "for example \"EEE MMM dd HH:mm:ss Z yyyy\""))
                         valid = false
                         continue
                     }
                     dateFormat = format
                 case "@type":
                     if model != nil {
-                        diagnostics.append(Diagnostic(
-                            message: "\"@type\" is for contexts without \"@class\"; \"\(member.key)\" is declared as \(propertyType.map(String.init(describing:)) ?? "a property")",
-                            location: option.keyLocation, help: "remove \"@type\": the model declares the type"))
+                        diagnostics.append(
+                            Diagnostic(
+                                message:
+                                    "\"@type\" is for contexts without \"@class\"; \"\(member.key)\" is declared as \(propertyType.map(String.init(describing:)) ?? "a property")",
+                                location: option.keyLocation, help: "remove \"@type\": the model declares the type"))
                         valid = false
                         continue
                     }
@@ -179,18 +196,23 @@ struct ContextCompiler {
                     if option.key.hasPrefix("@") {
                         diagnostics.append(unknownKeyword(option, in: "an entry", allowed: Keywords.entry))
                     } else {
-                        diagnostics.append(Diagnostic(
-                            message: "\"\(option.key)\" is not an option: a long-form entry holds only @ keywords",
-                            location: option.keyLocation,
-                            help: "to map properties of a nested object, put them under \"@object\": { \"@mappings\": { … } }"))
+                        diagnostics.append(
+                            Diagnostic(
+                                message: "\"\(option.key)\" is not an option: a long-form entry holds only @ keywords",
+                                location: option.keyLocation,
+                                help:
+                                    "to map properties of a nested object, put them under \"@object\": { \"@mappings\": { … } }"
+                            ))
                     }
                     valid = false
                 }
             }
         default:
-            diagnostics.append(Diagnostic(
-                message: "the entry \"\(member.key)\" maps from a source key path (a string) or options (an object), not \(member.value.typeName)",
-                location: member.value.location, help: "write \"\(member.key)\": \"source.key.path\""))
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "the entry \"\(member.key)\" maps from a source key path (a string) or options (an object), not \(member.value.typeName)",
+                    location: member.value.location, help: "write \"\(member.key)\": \"source.key.path\""))
             return nil
         }
 
@@ -200,22 +222,25 @@ struct ContextCompiler {
             let className = nonEmptyString(classMember)
             let selector = nonEmptyString(selectorMember)
             if let className, let selector {
-                transformer = TransformerReference(className: className, selector: selector,
-                                                   userData: userData?.value.jsonValue)
+                transformer = TransformerReference(
+                    className: className, selector: selector,
+                    userData: userData?.value.jsonValue)
             } else {
                 valid = false
             }
         case (let only?, nil), (nil, let only?):
             let missing = only.key == "@transformClass" ? "@transformSelector" : "@transformClass"
-            diagnostics.append(Diagnostic(
-                message: "\"\(only.key)\" needs \"\(missing)\" beside it", location: only.keyLocation,
-                help: "a transformer is named by both its class and its selector"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(only.key)\" needs \"\(missing)\" beside it", location: only.keyLocation,
+                    help: "a transformer is named by both its class and its selector"))
             valid = false
         case (nil, nil):
             if let userData {
-                diagnostics.append(Diagnostic(
-                    message: "\"@transformUserData\" is handed to a transformer, but this entry names none",
-                    location: userData.keyLocation, help: "add \"@transformClass\" and \"@transformSelector\""))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@transformUserData\" is handed to a transformer, but this entry names none",
+                        location: userData.keyLocation, help: "add \"@transformClass\" and \"@transformSelector\""))
                 valid = false
             }
         }
@@ -223,16 +248,18 @@ struct ContextCompiler {
         for flag in [clearContent, insertAtBegin].compactMap({ $0 }) {
             guard let value = boolean(flag) else { valid = false; continue }
             if value, let type = propertyType, !type.isCollection, type.unwrapped != .json {
-                diagnostics.append(Diagnostic(
-                    message: "\"\(flag.key)\" applies to collections, but \"\(member.key)\" is \(type)",
-                    location: flag.keyLocation))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(flag.key)\" applies to collections, but \"\(member.key)\" is \(type)",
+                        location: flag.keyLocation))
                 valid = false
             }
         }
         if let dateFormat, let type = propertyType, type.elementType != .date {
-            diagnostics.append(Diagnostic(
-                message: "\"@dateFormat\" applies to dates, but \"\(member.key)\" is \(type)",
-                location: member.keyLocation, help: "remove \"@dateFormat\" (\(dateFormat)), or map into a Date"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@dateFormat\" applies to dates, but \"\(member.key)\" is \(type)",
+                    location: member.keyLocation, help: "remove \"@dateFormat\" (\(dateFormat)), or map into a Date"))
             valid = false
         }
 
@@ -245,9 +272,10 @@ struct ContextCompiler {
         var defaultValue: Value?
         if let defaultNode {
             if let explicitRequired {
-                diagnostics.append(Diagnostic(
-                    message: "\"@defaultValue\" makes an entry optional, but \"@optional\" is false",
-                    location: explicitRequired, help: "remove \"@optional\": false"))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@defaultValue\" makes an entry optional, but \"@optional\" is false",
+                        location: explicitRequired, help: "remove \"@optional\": false"))
                 valid = false
             }
             isOptional = true
@@ -255,13 +283,16 @@ struct ContextCompiler {
                 defaultValue = .null
             } else {
                 var failures: [ConversionFailure] = []
-                let converted = converter.convert(defaultNode.jsonValue, to: propertyType ?? .json,
-                                                  dateFormat: dateFormat, failures: &failures)
+                let converted = converter.convert(
+                    defaultNode.jsonValue, to: propertyType ?? .json,
+                    dateFormat: dateFormat, failures: &failures)
                 if let failure = failures.first {
                     let place = failure.relativePath.isEmpty ? "" : " (at \(failure.relativePath))"
-                    diagnostics.append(Diagnostic(
-                        message: "the default value of \"\(member.key)\" cannot become \(propertyType ?? .json)\(place): \(failure.message)",
-                        location: defaultNode.location))
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "the default value of \"\(member.key)\" cannot become \(propertyType ?? .json)\(place): \(failure.message)",
+                            location: defaultNode.location))
                     valid = false
                 } else {
                     defaultValue = converted
@@ -279,11 +310,15 @@ struct ContextCompiler {
     }
 
     /// Compiles an entry's `@object`; `nil` (reported) when it is wrong.
-    private mutating func compileObject(_ member: SyntaxMember, propertyType: TypeReference?, property: String) -> ObjectRule? {
+    private mutating func compileObject(_ member: SyntaxMember, propertyType: TypeReference?, property: String)
+        -> ObjectRule?
+    {
         guard let options = member.value.members else {
-            diagnostics.append(Diagnostic(
-                message: "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(member.value.typeName)",
-                location: member.value.location))
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(member.value.typeName)",
+                    location: member.value.location))
             return nil
         }
         var expected: String?
@@ -292,10 +327,11 @@ struct ContextCompiler {
             case .model(let name): expected = name
             case .json: expected = nil
             default:
-                diagnostics.append(Diagnostic(
-                    message: "\"@object\" builds objects, but \"\(property)\" is \(propertyType)",
-                    location: member.keyLocation,
-                    help: "declare \"\(property)\" with a model type, or remove \"@object\""))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@object\" builds objects, but \"\(property)\" is \(propertyType)",
+                        location: member.keyLocation,
+                        help: "declare \"\(property)\" with a model type, or remove \"@object\""))
                 return nil
             }
         }
@@ -305,7 +341,11 @@ struct ContextCompiler {
         for option in options {
             switch option.key {
             case "@class":
-                if let name = className(option.value) { explicitClass = (name, option.value.location) } else { valid = false }
+                if let name = className(option.value) {
+                    explicitClass = (name, option.value.location)
+                } else {
+                    valid = false
+                }
             case "@mappings": mappings = option
             default:
                 diagnostics.append(unknownKeyword(option, in: "\"@object\"", allowed: Keywords.object))
@@ -314,9 +354,10 @@ struct ContextCompiler {
         }
         guard valid else { return nil }
         if let explicitClass, let expected, explicitClass.name != expected {
-            diagnostics.append(Diagnostic(
-                message: "\"\(property)\" holds \(expected), but \"@object\" builds \(explicitClass.name)",
-                location: explicitClass.location))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(property)\" holds \(expected), but \"@object\" builds \(explicitClass.name)",
+                    location: explicitClass.location))
             return nil
         }
         guard let mappings else {
@@ -328,9 +369,10 @@ struct ContextCompiler {
                 let declared = inheritance.definition(reference).flatMap(declaredClass)
                 let model = explicitClass?.name ?? declared ?? expected
                 if let declared, let required = explicitClass?.name ?? expected, declared != required {
-                    diagnostics.append(Diagnostic(
-                        message: "\"\(reference)\" builds \(declared), but \"\(property)\" needs \(required)",
-                        location: mappings.value.location))
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "\"\(reference)\" builds \(declared), but \"\(property)\" needs \(required)",
+                            location: mappings.value.location))
                     return nil
                 }
                 if declared == model { return ObjectRule(model: model, context: index) }
@@ -339,15 +381,19 @@ struct ContextCompiler {
             guard let node = inheritance.lookup(reference, at: mappings.value.location, purpose: "\"@mappings\"") else {
                 return nil
             }
-            return inline(node, explicitClass: explicitClass?.name, expected: expected, property: property,
-                          at: mappings.value.location)
+            return inline(
+                node, explicitClass: explicitClass?.name, expected: expected, property: property,
+                at: mappings.value.location)
         case .object:
-            return inline(mappings.value, explicitClass: explicitClass?.name, expected: expected, property: property,
-                          at: mappings.value.location)
+            return inline(
+                mappings.value, explicitClass: explicitClass?.name, expected: expected, property: property,
+                at: mappings.value.location)
         default:
-            diagnostics.append(Diagnostic(
-                message: "\"@mappings\" takes a context identifier or an inline context, not \(mappings.value.typeName)",
-                location: mappings.value.location))
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@mappings\" takes a context identifier or an inline context, not \(mappings.value.typeName)",
+                    location: mappings.value.location))
             return nil
         }
     }
@@ -359,8 +405,10 @@ struct ContextCompiler {
         let declared = declaredClass(node)
         let model = explicitClass ?? declared ?? expected
         if let declared, let required = explicitClass ?? expected, declared != required {
-            diagnostics.append(Diagnostic(
-                message: "these mappings build \(declared), but \"\(property)\" needs \(required)", location: location))
+            diagnostics.append(
+                Diagnostic(
+                    message: "these mappings build \(declared), but \"\(property)\" needs \(required)",
+                    location: location))
             return nil
         }
         let index = contexts.count
@@ -391,21 +439,27 @@ struct ContextCompiler {
     private mutating func targetPath(_ text: String, at location: SourceLocation, model: String?) -> ResolvedTarget? {
         let names = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !names.contains(where: \.isEmpty) else {
-            diagnostics.append(Diagnostic(
-                message: "the target \"\(text)\" has an empty component", location: location, help: "remove the extra '.'"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "the target \"\(text)\" has an empty component", location: location,
+                    help: "remove the extra '.'"))
             return nil
         }
         guard let modelName = model, var current = models[modelName] else {
-            return ResolvedTarget(path: TargetPath(steps: names.map { TargetPath.Step(name: $0, slot: nil) }), type: nil)
+            return ResolvedTarget(
+                path: TargetPath(steps: names.map { TargetPath.Step(name: $0, slot: nil) }), type: nil)
         }
         var steps: [TargetPath.Step] = []
         var type: TypeReference?
         for (offset, name) in names.enumerated() {
             guard let slot = current.slot(of: name) else {
-                diagnostics.append(Diagnostic(
-                    message: "\(current.name) has no property \"\(name)\"", location: location,
-                    notes: current.location.map { [Diagnostic.Note(message: "\(current.name) is declared here", location: $0)] } ?? [],
-                    help: Suggestion.help(for: name, among: current.properties.map(\.name))))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\(current.name) has no property \"\(name)\"", location: location,
+                        notes: current.location.map {
+                            [Diagnostic.Note(message: "\(current.name) is declared here", location: $0)]
+                        } ?? [],
+                        help: Suggestion.help(for: name, among: current.properties.map(\.name))))
                 return nil
             }
             let property = current.properties[slot]
@@ -413,9 +467,11 @@ struct ContextCompiler {
             type = property.type
             if offset < names.count - 1 {
                 guard case .model(let next) = property.type.unwrapped, let nextModel = models[next] else {
-                    diagnostics.append(Diagnostic(
-                        message: "\"\(name)\" of \(current.name) is \(property.type), which has no property \"\(names[offset + 1])\"",
-                        location: location))
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "\"\(name)\" of \(current.name) is \(property.type), which has no property \"\(names[offset + 1])\"",
+                            location: location))
                     return nil
                 }
                 current = nextModel
@@ -435,17 +491,20 @@ struct ContextCompiler {
 
     private mutating func typeReference(_ node: SyntaxNode) -> TypeReference? {
         guard let text = node.stringValue else {
-            diagnostics.append(Diagnostic(
-                message: "\"@type\" takes a type name, not \(node.typeName)", location: node.location,
-                help: "write \"@type\": \"Date\""))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@type\" takes a type name, not \(node.typeName)", location: node.location,
+                    help: "write \"@type\": \"Date\""))
             return nil
         }
         do {
             let type = try TypeParser.parse(text)
             for name in type.modelNames where models[name] == nil {
-                diagnostics.append(Diagnostic(
-                    message: "unknown type \"\(name)\"", location: node.location,
-                    help: Suggestion.help(for: name, among: Array(TypeReference.scalars.keys) + Array(models.keys))))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "unknown type \"\(name)\"", location: node.location,
+                        help: Suggestion.help(for: name, among: Array(TypeReference.scalars.keys) + Array(models.keys)))
+                )
                 return nil
             }
             return type
@@ -461,15 +520,17 @@ struct ContextCompiler {
     /// The model a `@class` value names; reports and returns `nil` when it names none.
     private mutating func className(_ node: SyntaxNode) -> String? {
         guard let name = node.stringValue else {
-            diagnostics.append(Diagnostic(
-                message: "\"@class\" takes a model name, not \(node.typeName)", location: node.location))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@class\" takes a model name, not \(node.typeName)", location: node.location))
             return nil
         }
         guard models[name] != nil else {
-            diagnostics.append(Diagnostic(
-                message: "unknown class \"\(name)\"", location: node.location,
-                help: Suggestion.help(for: name, among: models.keys)
-                    ?? "declare it under \"@models\", such as \"\(name)\": { \"name\": \"String\" }"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "unknown class \"\(name)\"", location: node.location,
+                    help: Suggestion.help(for: name, among: models.keys)
+                        ?? "declare it under \"@models\", such as \"\(name)\": { \"name\": \"String\" }"))
             return nil
         }
         return name
@@ -490,18 +551,20 @@ struct ContextCompiler {
         case .number("0"): return false
         case .number("1"): return true
         default:
-            diagnostics.append(Diagnostic(
-                message: "\"\(member.key)\" takes true or false, not \(member.value.typeName)",
-                location: member.value.location))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(member.key)\" takes true or false, not \(member.value.typeName)",
+                    location: member.value.location))
             return nil
         }
     }
 
     private mutating func nonEmptyString(_ member: SyntaxMember) -> String? {
         guard let value = member.value.stringValue, !value.isEmpty else {
-            diagnostics.append(Diagnostic(
-                message: "\"\(member.key)\" takes a non-empty string, not \(member.value.typeName)",
-                location: member.value.location))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(member.key)\" takes a non-empty string, not \(member.value.typeName)",
+                    location: member.value.location))
             return nil
         }
         return value
@@ -509,7 +572,8 @@ struct ContextCompiler {
 
     private func unknownKeyword(_ member: SyntaxMember, in place: String, allowed: [String]) -> Diagnostic {
         if let help = Suggestion.help(for: member.key, among: allowed) {
-            return Diagnostic(message: "unknown keyword \"\(member.key)\" in \(place)", location: member.keyLocation, help: help)
+            return Diagnostic(
+                message: "unknown keyword \"\(member.key)\" in \(place)", location: member.keyLocation, help: help)
         }
         if Keywords.all.contains(member.key) {
             return Diagnostic(

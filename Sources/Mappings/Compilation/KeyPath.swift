@@ -41,8 +41,10 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         for (offset, part) in parts.enumerated() {
             switch part {
-            case "": throw Failure(message: "the key path \"\(text)\" has an empty component",
-                                   help: "remove the extra '.'")
+            case "":
+                throw Failure(
+                    message: "the key path \"\(text)\" has an empty component",
+                    help: "remove the extra '.'")
             case "@self":
                 guard offset == 0 else {
                     throw Failure(message: "\"@self\" can only start a key path", help: "remove \".@self\"")

@@ -24,7 +24,8 @@ public struct Converter: Sendable {
     }
 
     private func convert(
-        _ value: JSONValue, to type: TypeReference, dateFormat: String?, path: String, failures: inout [ConversionFailure]
+        _ value: JSONValue, to type: TypeReference, dateFormat: String?, path: String,
+        failures: inout [ConversionFailure]
     ) -> Value {
         func fail(_ message: String) -> Value {
             failures.append(ConversionFailure(relativePath: path, message: message))
@@ -92,12 +93,13 @@ public struct Converter: Sendable {
             switch value {
             case .integer(let integer): return .decimal(Decimal(integer))
             case .double(let double):
-                return Decimal(string: Self.format(double), locale: Locale(identifier: "en_US_POSIX")).map(Value.decimal)
+                return Decimal(string: Self.format(double), locale: Locale(identifier: "en_US_POSIX")).map(
+                    Value.decimal)
                     ?? mismatch()
             case .string(let string):
                 let trimmed = string.trimmingCharacters(in: .whitespaces)
                 guard Self.isNumberLiteral(trimmed),
-                      let decimal = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+                    let decimal = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
                 else {
                     return fail("expected Decimal, found \(Self.describe(value)), which is not a number")
                 }
@@ -107,7 +109,7 @@ public struct Converter: Sendable {
         case .url:
             guard case .string(let string) = value else { return mismatch() }
             guard !string.isEmpty, !string.contains(where: { $0 == " " || $0.isNewline }),
-                  let url = URL(string: string, encodingInvalidCharacters: false)
+                let url = URL(string: string, encodingInvalidCharacters: false)
             else {
                 return fail("expected URL, found \(Self.describe(value)), which is not a valid URL")
             }
@@ -130,7 +132,9 @@ public struct Converter: Sendable {
                     return .date(date)
                 }
                 guard let date = DateParser.parse(string) else {
-                    return fail("expected Date, found \(Self.describe(value)); dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\"")
+                    return fail(
+                        "expected Date, found \(Self.describe(value)); dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\""
+                    )
                 }
                 return .date(date)
             default: return mismatch()
@@ -142,21 +146,29 @@ public struct Converter: Sendable {
             for (slot, property) in model.properties.enumerated() {
                 guard let member = object[property.name] else { continue }
                 if case .null = member { continue }
-                instance.slots[slot] = convert(member, to: property.type, dateFormat: nil,
-                                               path: path + "." + property.name, failures: &failures)
+                instance.slots[slot] = convert(
+                    member, to: property.type, dateFormat: nil,
+                    path: path + "." + property.name, failures: &failures)
             }
             return .object(instance)
         case .array(let element):
             guard case .array(let elements) = value else { return mismatch() }
-            return .array(elements.enumerated().map { index, item in
-                convert(item, to: element, dateFormat: dateFormat, path: path + "[\(index)]", failures: &failures)
-            })
+            return .array(
+                elements.enumerated().map { index, item in
+                    convert(item, to: element, dateFormat: dateFormat, path: path + "[\(index)]", failures: &failures)
+                })
         case .dictionary(let element):
             guard case .object(let object) = value else { return mismatch() }
-            return .dictionary(ValueDictionary(object.members.map { member in
-                (member.key, convert(member.value, to: element, dateFormat: dateFormat,
-                                     path: path + "." + member.key, failures: &failures))
-            }))
+            return .dictionary(
+                ValueDictionary(
+                    object.members.map { member in
+                        (
+                            member.key,
+                            convert(
+                                member.value, to: element, dateFormat: dateFormat,
+                                path: path + "." + member.key, failures: &failures)
+                        )
+                    }))
         case .optional:
             preconditionFailure("optional types are unwrapped above")
         }

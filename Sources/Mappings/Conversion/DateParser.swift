@@ -28,7 +28,7 @@ enum DateParser {
     private static func iso8601(_ text: String) -> Date? {
         var scanner = Scanner(text)
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
-              let day = scanner.digits(2)
+            let day = scanner.digits(2)
         else { return nil }
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
@@ -57,8 +57,9 @@ enum DateParser {
             }
         }
         guard scanner.atEnd else { return nil }
-        return make(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-                    fraction: fraction, offset: offset)
+        return make(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            fraction: fraction, offset: offset)
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -74,12 +75,12 @@ enum DateParser {
             words.removeFirst()
         }
         guard words.count == 5, let day = Int(words[0]), (1...2).contains(words[0].count),
-              let monthIndex = months.firstIndex(of: words[1].lowercased()), let year = Int(words[2]),
-              words[2].count == 4
+            let monthIndex = months.firstIndex(of: words[1].lowercased()), let year = Int(words[2]),
+            words[2].count == 4
         else { return nil }
         let time = words[3].split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(time.count), time.allSatisfy({ $0.count == 2 }),
-              let hour = Int(time[0]), let minute = Int(time[1])
+            let hour = Int(time[0]), let minute = Int(time[1])
         else { return nil }
         let second = time.count == 3 ? Int(time[2]) : 0
         guard let second else { return nil }
@@ -90,19 +91,20 @@ enum DateParser {
         } else {
             var scanner = Scanner(zone)
             guard let sign = scanner.sign(), let hh = scanner.digits(2), let mm = scanner.digits(2), scanner.atEnd,
-                  hh <= 23, mm <= 59
+                hh <= 23, mm <= 59
             else { return nil }
             offset = sign * (hh * 3600 + mm * 60)
         }
-        return make(year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second,
-                    fraction: 0, offset: offset)
+        return make(
+            year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second,
+            fraction: 0, offset: offset)
     }
 
     private static func make(
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fraction: Double, offset: Int
     ) -> Date? {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), (0...23).contains(hour),
-              (0...59).contains(minute), (0...59).contains(second)
+            (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset

@@ -30,13 +30,15 @@ struct DeclarationTable {
                 winners[name] = overriding
                 continue
             }
-            diagnostics.append(Diagnostic(
-                message: "the \(what) \"\(name)\" is declared in \(group.count) files that do not import each other",
-                location: group[1].nameLocation,
-                notes: group.enumerated().filter { $0.offset != 1 }.map {
-                    Diagnostic.Note(message: "also declared here", location: $0.element.nameLocation)
-                },
-                help: "rename one, or @import one file from the other so that the importing file overrides"))
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "the \(what) \"\(name)\" is declared in \(group.count) files that do not import each other",
+                    location: group[1].nameLocation,
+                    notes: group.enumerated().filter { $0.offset != 1 }.map {
+                        Diagnostic.Note(message: "also declared here", location: $0.element.nameLocation)
+                    },
+                    help: "rename one, or @import one file from the other so that the importing file overrides"))
         }
     }
 }

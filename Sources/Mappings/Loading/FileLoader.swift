@@ -37,12 +37,14 @@ struct FileLoader {
                     }
                     rootFiles += found
                 } catch {
-                    diagnostics.append(Diagnostic(message: "cannot list the directory \"\(root)\": \(error.localizedDescription)"))
+                    diagnostics.append(
+                        Diagnostic(message: "cannot list the directory \"\(root)\": \(error.localizedDescription)"))
                 }
             case .missing:
-                diagnostics.append(Diagnostic(
-                    message: "no such file or directory: \"\(root)\"",
-                    help: "--mappings takes a .mappings file or a directory of them"))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "no such file or directory: \"\(root)\"",
+                        help: "--mappings takes a .mappings file or a directory of them"))
             }
         }
         return rootFiles.compactMap { loadFile($0, importedAt: nil) }
@@ -56,9 +58,10 @@ struct FileLoader {
         do {
             bytes = try source.read(path)
         } catch {
-            diagnostics.append(Diagnostic(
-                message: "cannot read \"\(path)\"", location: importedAt,
-                help: importedAt == nil ? nil : "check the path: it is relative to the importing file"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "cannot read \"\(path)\"", location: importedAt,
+                    help: importedAt == nil ? nil : "check the path: it is relative to the importing file"))
             return nil
         }
         var file = LoadedFile(path: path, identity: identity, importedAt: importedAt)
@@ -74,9 +77,10 @@ struct FileLoader {
         let root = selectors.resolve(parsed)
         diagnostics += selectors.diagnostics
         guard let members = root.members else {
-            diagnostics.append(Diagnostic(
-                message: "a .mappings file holds a JSON object, not \(root.typeName)", location: root.location,
-                help: "wrap the content in { } with context identifiers as keys"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "a .mappings file holds a JSON object, not \(root.typeName)", location: root.location,
+                    help: "wrap the content in { } with context identifiers as keys"))
             return identity
         }
 
@@ -91,13 +95,15 @@ struct FileLoader {
                 file.models += modelDeclarations(member.value, file: identity)
             default:
                 if member.key.hasPrefix("@") {
-                    diagnostics.append(Diagnostic(
-                        message: "unknown top-level keyword \"\(member.key)\"", location: member.keyLocation,
-                        help: Suggestion.help(for: member.key, among: Keywords.topLevel + Selector.keywords)
-                            ?? "the top level holds context identifiers, \"@import\" and \"@models\""))
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "unknown top-level keyword \"\(member.key)\"", location: member.keyLocation,
+                            help: Suggestion.help(for: member.key, among: Keywords.topLevel + Selector.keywords)
+                                ?? "the top level holds context identifiers, \"@import\" and \"@models\""))
                 } else {
-                    file.definitions.append(Declaration(
-                        name: member.key, nameLocation: member.keyLocation, node: member.value, file: identity))
+                    file.definitions.append(
+                        Declaration(
+                            name: member.key, nameLocation: member.keyLocation, node: member.value, file: identity))
                 }
             }
         }
@@ -114,10 +120,11 @@ struct FileLoader {
 
     private mutating func modelDeclarations(_ node: SyntaxNode, file: String) -> [Declaration] {
         guard let members = node.members else {
-            diagnostics.append(Diagnostic(
-                message: "\"@models\" takes an object of model declarations, not \(node.typeName)",
-                location: node.location,
-                help: "write \"@models\": { \"UserModel\": { \"name\": \"String\" } }"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@models\" takes an object of model declarations, not \(node.typeName)",
+                    location: node.location,
+                    help: "write \"@models\": { \"UserModel\": { \"name\": \"String\" } }"))
             return []
         }
         return members.map { Declaration(name: $0.key, nameLocation: $0.keyLocation, node: $0.value, file: file) }

@@ -34,27 +34,30 @@ struct InheritanceResolver {
             if definitions[name] != nil { head = (name, count); break }
         }
         guard let head else {
-            diagnostics.append(Diagnostic(
-                message: "\(purpose) \"\(reference)\" names no context", location: location,
-                help: Suggestion.help(for: parts[0], among: definitions.keys)))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\(purpose) \"\(reference)\" names no context", location: location,
+                    help: Suggestion.help(for: parts[0], among: definitions.keys)))
             return nil
         }
         if let cycleStart = inProgress.firstIndex(of: head.name) {
             let chain = (inProgress[cycleStart...] + [head.name]).map { "\"\($0)\"" }.joined(separator: " → ")
-            diagnostics.append(Diagnostic(
-                message: "inheritance cycle: \(chain)", location: location,
-                help: inProgress.count - cycleStart == 1
-                    ? "a definition cannot inherit from itself or a part of itself"
-                    : "break the cycle: one of these must not inherit from the other"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "inheritance cycle: \(chain)", location: location,
+                    help: inProgress.count - cycleStart == 1
+                        ? "a definition cannot inherit from itself or a part of itself"
+                        : "break the cycle: one of these must not inherit from the other"))
             return nil
         }
         guard var node = definition(head.name) else { return nil }
         var walked = head.name
         for part in parts[head.consumed...] {
             guard let member = node.member(part) else {
-                diagnostics.append(Diagnostic(
-                    message: "\"\(walked)\" has no member \"\(part)\"", location: location,
-                    help: Suggestion.help(for: part, among: node.members?.map(\.key) ?? [])))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(walked)\" has no member \"\(part)\"", location: location,
+                        help: Suggestion.help(for: part, among: node.members?.map(\.key) ?? [])))
                 return nil
             }
             node = member.value
@@ -92,9 +95,11 @@ struct InheritanceResolver {
             for (reference, location) in references {
                 guard let parent = lookup(reference, at: location, purpose: "the parent") else { continue }
                 guard case .object = parent.kind else {
-                    diagnostics.append(Diagnostic(
-                        message: "\"\(reference)\" is \(parent.typeName); only an object can be inherited from",
-                        location: location, notes: [Diagnostic.Note(message: "it is defined here", location: parent.location)]))
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "\"\(reference)\" is \(parent.typeName); only an object can be inherited from",
+                            location: location,
+                            notes: [Diagnostic.Note(message: "it is defined here", location: parent.location)]))
                     continue
                 }
                 let step = InheritanceStep(parent: reference, location: location)

@@ -109,7 +109,8 @@ struct Selector: Sendable, Equatable {
     }
 
     private static func isTraitCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "." || scalar == "-"
+        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "."
+            || scalar == "-"
     }
 
     /// Whether the selector holds for `traits`.
@@ -153,7 +154,9 @@ struct Selector: Sendable, Equatable {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         var numbers: [Int] = []
         for part in parts {
-            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(part) else { return nil }
+            guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(part) else {
+                return nil
+            }
             numbers.append(number)
         }
         return numbers

@@ -30,14 +30,16 @@ struct SelectorResolver {
                 do {
                     selector = try Selector(key: member.key)
                 } catch {
-                    diagnostics.append(Diagnostic(message: error.message, location: member.keyLocation, help: error.help))
+                    diagnostics.append(
+                        Diagnostic(message: error.message, location: member.keyLocation, help: error.help))
                     continue
                 }
                 guard case .object = member.value.kind else {
-                    diagnostics.append(Diagnostic(
-                        message: "the selector \"\(member.key)\" must hold an object, not \(member.value.typeName)",
-                        location: member.value.location,
-                        help: "write the members it adds inside { }"))
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "the selector \"\(member.key)\" must hold an object, not \(member.value.typeName)",
+                            location: member.value.location,
+                            help: "write the members it adds inside { }"))
                     continue
                 }
                 if selector.holds(in: traits) {

@@ -10,12 +10,13 @@ enum SyntaxMerge {
         guard case .object(let winning) = winner.kind, case .object(let based) = base.kind else { return winner }
         if winnerFirst {
             var flipped = overlay(base, onto: winner)
-            flipped.kind = .object(winning.map { member in
-                guard let other = based.first(where: { $0.key == member.key }) else { return member }
-                var merged = member
-                merged.value = overlay(member.value, onto: other.value)
-                return merged
-            } + based.filter { member in !winning.contains(where: { $0.key == member.key }) })
+            flipped.kind = .object(
+                winning.map { member in
+                    guard let other = based.first(where: { $0.key == member.key }) else { return member }
+                    var merged = member
+                    merged.value = overlay(member.value, onto: other.value)
+                    return merged
+                } + based.filter { member in !winning.contains(where: { $0.key == member.key }) })
             flipped.location = winner.location
             flipped.inheritedVia = winner.inheritedVia
             return flipped

@@ -21,10 +21,12 @@ struct ModelCompiler {
                         at.column += 1 + text.distance(from: text.startIndex, to: range.lowerBound)
                         at.length = name.count
                     }
-                    diagnostics.append(Diagnostic(
-                        message: "unknown type \"\(name)\"", location: at,
-                        help: Suggestion.help(for: name, among: known)
-                            ?? "types are String, Int, Double, Bool, Decimal, URL, Date, UUID, JSON, a declared model, [T], [String: T] and T?"))
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "unknown type \"\(name)\"", location: at,
+                            help: Suggestion.help(for: name, among: known)
+                                ?? "types are String, Int, Double, Bool, Decimal, URL, Date, UUID, JSON, a declared model, [T], [String: T] and T?"
+                        ))
                 }
             }
         }
@@ -32,53 +34,64 @@ struct ModelCompiler {
 
     private mutating func compile(_ declaration: Declaration) -> (Model, [(Property, SourceLocation, String)])? {
         guard Self.isIdentifier(declaration.name) else {
-            diagnostics.append(Diagnostic(
-                message: "\"\(declaration.name)\" is not a valid model name", location: declaration.nameLocation,
-                help: "a model name is a letter or '_' followed by letters, digits or '_'"))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(declaration.name)\" is not a valid model name", location: declaration.nameLocation,
+                    help: "a model name is a letter or '_' followed by letters, digits or '_'"))
             return nil
         }
         if TypeReference.scalars[declaration.name] != nil {
-            diagnostics.append(Diagnostic(
-                message: "\"\(declaration.name)\" is a built-in type and cannot be declared as a model",
-                location: declaration.nameLocation))
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(declaration.name)\" is a built-in type and cannot be declared as a model",
+                    location: declaration.nameLocation))
             return nil
         }
         guard let members = declaration.node.members else {
-            diagnostics.append(Diagnostic(
-                message: "the model \"\(declaration.name)\" is declared by an object of properties, not \(declaration.node.typeName)",
-                location: declaration.node.location,
-                help: "write \"\(declaration.name)\": { \"name\": \"String\" }"))
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "the model \"\(declaration.name)\" is declared by an object of properties, not \(declaration.node.typeName)",
+                    location: declaration.node.location,
+                    help: "write \"\(declaration.name)\": { \"name\": \"String\" }"))
             return nil
         }
         var properties: [(Property, SourceLocation, String)] = []
         for member in members {
             if member.key.hasPrefix("@") {
-                diagnostics.append(Diagnostic(
-                    message: "\"\(member.key)\" has no meaning in a model declaration", location: member.keyLocation,
-                    help: "a model lists properties and their types, such as \"name\": \"String\""))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(member.key)\" has no meaning in a model declaration",
+                        location: member.keyLocation,
+                        help: "a model lists properties and their types, such as \"name\": \"String\""))
                 continue
             }
             guard Self.isIdentifier(member.key) else {
-                diagnostics.append(Diagnostic(
-                    message: "\"\(member.key)\" is not a valid property name", location: member.keyLocation,
-                    help: "a property name is a letter or '_' followed by letters, digits or '_'"))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(member.key)\" is not a valid property name", location: member.keyLocation,
+                        help: "a property name is a letter or '_' followed by letters, digits or '_'"))
                 continue
             }
             guard let text = member.value.stringValue else {
-                diagnostics.append(Diagnostic(
-                    message: "the type of \"\(member.key)\" is written as a string, not \(member.value.typeName)",
-                    location: member.value.location, help: "write \"\(member.key)\": \"String\""))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "the type of \"\(member.key)\" is written as a string, not \(member.value.typeName)",
+                        location: member.value.location, help: "write \"\(member.key)\": \"String\""))
                 continue
             }
             do {
                 let type = try TypeParser.parse(text)
-                properties.append((Property(name: member.key, type: type, location: member.keyLocation), member.value.location, text))
+                properties.append(
+                    (Property(name: member.key, type: type, location: member.keyLocation), member.value.location, text))
             } catch {
                 var at = member.value.location
                 at.column += 1 + error.offset
                 at.length = error.length
-                diagnostics.append(Diagnostic(message: "in the type of \"\(member.key)\": \(error.message)", location: at,
-                                              help: error.help))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "in the type of \"\(member.key)\": \(error.message)", location: at,
+                        help: error.help))
             }
         }
         let model = Model(name: declaration.name, properties: properties.map(\.0), location: declaration.nameLocation)

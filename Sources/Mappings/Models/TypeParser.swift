@@ -24,8 +24,9 @@ struct TypeParser {
         let type = try parser.parseType()
         parser.skipSpaces()
         guard parser.index == parser.characters.count else {
-            throw Failure(message: "unexpected \"\(String(parser.characters[parser.index...]))\" after the type",
-                          offset: parser.index, length: parser.characters.count - parser.index, help: nil)
+            throw Failure(
+                message: "unexpected \"\(String(parser.characters[parser.index...]))\" after the type",
+                offset: parser.index, length: parser.characters.count - parser.index, help: nil)
         }
         return type
     }
@@ -33,8 +34,9 @@ struct TypeParser {
     private mutating func parseType() throws(Failure) -> TypeReference {
         var type: TypeReference
         guard index < characters.count else {
-            throw Failure(message: "a type is missing", offset: index, length: 1,
-                          help: "write a type such as String, Int, [String] or UserModel")
+            throw Failure(
+                message: "a type is missing", offset: index, length: 1,
+                help: "write a type such as String, Int, [String] or UserModel")
         }
         if characters[index] == "[" {
             let open = index
@@ -44,8 +46,9 @@ struct TypeParser {
             skipSpaces()
             if index < characters.count, characters[index] == ":" {
                 guard first == .string else {
-                    throw Failure(message: "dictionary keys are String, not \(first)", offset: open + 1,
-                                  length: 1, help: "write [String: T]")
+                    throw Failure(
+                        message: "dictionary keys are String, not \(first)", offset: open + 1,
+                        length: 1, help: "write [String: T]")
                 }
                 index += 1
                 skipSpaces()
@@ -56,18 +59,22 @@ struct TypeParser {
                 type = .array(first)
             }
             guard index < characters.count, characters[index] == "]" else {
-                throw Failure(message: "this \"[\" is not closed", offset: open, length: 1, help: "add the closing \"]\"")
+                throw Failure(
+                    message: "this \"[\" is not closed", offset: open, length: 1, help: "add the closing \"]\"")
             }
             index += 1
         } else {
             let start = index
-            while index < characters.count, characters[index].isLetter || characters[index].isNumber
-                || characters[index] == "_" {
+            while index < characters.count,
+                characters[index].isLetter || characters[index].isNumber
+                    || characters[index] == "_"
+            {
                 index += 1
             }
             guard index > start else {
-                throw Failure(message: "unexpected \"\(characters[index])\" where a type was expected",
-                              offset: index, length: 1, help: "write a type such as String, Int, [String] or UserModel")
+                throw Failure(
+                    message: "unexpected \"\(characters[index])\" where a type was expected",
+                    offset: index, length: 1, help: "write a type such as String, Int, [String] or UserModel")
             }
             let name = String(characters[start..<index])
             type = TypeReference.scalars[name] ?? .model(name)
@@ -77,8 +84,9 @@ struct TypeParser {
             index += 1
             skipSpaces()
             if index < characters.count, characters[index] == "?" {
-                throw Failure(message: "a type is optional once: \"??\" is one \"?\" too many", offset: index,
-                              length: 1, help: nil)
+                throw Failure(
+                    message: "a type is optional once: \"??\" is one \"?\" too many", offset: index,
+                    length: 1, help: nil)
             }
             type = .optional(type)
         }

@@ -80,11 +80,12 @@ struct SyntaxNode: Sendable {
         copy.inheritedVia.append(step)
         switch kind {
         case .object(let members):
-            copy.kind = .object(members.map { member in
-                var member = member
-                member.value = member.value.inherited(via: step)
-                return member
-            })
+            copy.kind = .object(
+                members.map { member in
+                    var member = member
+                    member.value = member.value.inherited(via: step)
+                    return member
+                })
         case .array(let elements):
             copy.kind = .array(elements.map { $0.inherited(via: step) })
         default:

@@ -38,14 +38,17 @@ struct SyntaxParser {
         do {
             try skipTrivia()
             if index == bytes.count {
-                diagnostics.append(error("the file is empty", at: location(), help: "a .mappings file holds one JSON object: `{ … }`"))
+                diagnostics.append(
+                    error("the file is empty", at: location(), help: "a .mappings file holds one JSON object: `{ … }`"))
                 return nil
             }
             let root = try parseValue()
             try skipTrivia()
             if index < bytes.count {
-                diagnostics.append(error("unexpected text after the end of the top-level value", at: location(),
-                                         help: "a .mappings file holds exactly one JSON object"))
+                diagnostics.append(
+                    error(
+                        "unexpected text after the end of the top-level value", at: location(),
+                        help: "a .mappings file holds exactly one JSON object"))
                 return nil
             }
             return root
@@ -97,7 +100,9 @@ struct SyntaxParser {
                     throw fail("object keys are written in double quotes", help: "write \"\(word)\"")
                 }
                 if bytes[index] == UInt8(ascii: "'") {
-                    throw fail("object keys are written in double quotes", help: "replace the single quotes with double quotes")
+                    throw fail(
+                        "object keys are written in double quotes", help: "replace the single quotes with double quotes"
+                    )
                 }
                 throw unexpected(expecting: "a key in double quotes or '}'")
             }
@@ -112,10 +117,11 @@ struct SyntaxParser {
             try skipTrivia()
             let value = try parseValue()
             if let first = seen[key] {
-                diagnostics.append(Diagnostic(
-                    message: "duplicate key \"\(key)\"", location: keyLocation,
-                    notes: [Diagnostic.Note(message: "first defined here", location: first)],
-                    help: "remove one of the two, or merge them into one"))
+                diagnostics.append(
+                    Diagnostic(
+                        message: "duplicate key \"\(key)\"", location: keyLocation,
+                        notes: [Diagnostic.Note(message: "first defined here", location: first)],
+                        help: "remove one of the two, or merge them into one"))
             } else {
                 seen[key] = keyLocation
                 members.append(SyntaxMember(key: key, keyLocation: keyLocation, value: value))
@@ -197,11 +203,13 @@ struct SyntaxParser {
                 break
             }
             if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                throw fail("this string is not closed before the end of the line", at: start,
-                           help: "add the closing '\"', or write a line break as \\n")
+                throw fail(
+                    "this string is not closed before the end of the line", at: start,
+                    help: "add the closing '\"', or write a line break as \\n")
             }
             if byte < 0x20 {
-                throw fail("a control character must be escaped inside a string", help: "write it as \\u\(hex4(UInt32(byte)))")
+                throw fail(
+                    "a control character must be escaped inside a string", help: "write it as \\u\(hex4(UInt32(byte)))")
             }
             if byte == UInt8(ascii: "\\") {
                 flush(index)
@@ -221,8 +229,9 @@ struct SyntaxParser {
                 case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
                 default:
                     index -= 2
-                    throw fail("unknown escape sequence '\\\(Character(Unicode.Scalar(escape)))'",
-                               help: "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX")
+                    throw fail(
+                        "unknown escape sequence '\\\(Character(Unicode.Scalar(escape)))'",
+                        help: "valid escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX")
                 }
                 runStart = index
                 continue
@@ -237,7 +246,8 @@ struct SyntaxParser {
         let escapeStart = index - 2
         let high = try hexQuad(escapeStart)
         if (0xD800...0xDBFF).contains(high) {
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 jump(to: escapeStart)
                 throw fail("a high surrogate \\u\(hex4(high)) must be followed by a low surrogate")
             }
@@ -289,8 +299,12 @@ struct SyntaxParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a number needs digits in its exponent") }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail("a number needs digits in its exponent")
+            }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         at.length = index - start
@@ -301,7 +315,7 @@ struct SyntaxParser {
         var at = location()
         let utf8 = Array(word.utf8)
         guard bytes.count - index >= utf8.count, Array(bytes[index..<index + utf8.count]) == utf8,
-              index + utf8.count == bytes.count || !isIdentifierPart(bytes[index + utf8.count])
+            index + utf8.count == bytes.count || !isIdentifierPart(bytes[index + utf8.count])
         else {
             throw unexpected(expecting: "a value")
         }
@@ -379,8 +393,10 @@ struct SyntaxParser {
 
     private mutating func unexpected(expecting expected: String) -> Failure {
         guard index < bytes.count else { return fail("unexpected end of file: expected \(expected)") }
-        let scalar = String(decoding: bytes[index..<min(bytes.count, index + 4)], as: UTF8.self).unicodeScalars.first ?? "?"
-        let shown = scalar.properties.isWhitespace || scalar.value < 0x20
+        let scalar =
+            String(decoding: bytes[index..<min(bytes.count, index + 4)], as: UTF8.self).unicodeScalars.first ?? "?"
+        let shown =
+            scalar.properties.isWhitespace || scalar.value < 0x20
             ? "U+\(hex4(scalar.value))" : "'\(Character(scalar))'"
         if scalar == "]" || scalar == "}" || scalar == "," {
             return fail("unexpected \(shown): expected \(expected)")
