@@ -265,3 +265,52 @@ struct CompilationTests {
                     """)
     }
 }
+
+@Suite("compile checks found in review")
+struct CompileCheckReviewTests {
+    @Test(
+        "more checks, each an error at its place",
+        arguments: [
+            (
+                #""$T": { "x": { "@keyPath": "d", "@dateFormat": "yyyy" } }"#,
+                #""@dateFormat" needs a Date, but "x" has no type"#
+            ),
+            (
+                #""$T": { "@class": "TweetModel", "retweets": { "@keyPath": "n", "@defaultValue": null } }"#,
+                #"the default value of "retweets" cannot become Int: expected Int, found null"#
+            ),
+            (#""$T": { "x": { "@wen beta": {} } }"#, #"unknown keyword "@wen beta" in an entry"#),
+            (#""$T": { "x": { "@whenn beta": {} } }"#, #"unknown keyword "@whenn beta" in an entry"#),
+        ])
+    func checks(body: String, message: String) {
+        #expect(failure("{ \(twitterModels), \(body) }").hasPrefix("error: \(message)"))
+    }
+
+    @Test("a misspelled selector inside a context suggests the selector keyword")
+    func selectorSuggestion() {
+        #expect(failure(#"{ "$T": { "@whenn beta": {} } }"#).hasSuffix(#"= help: did you mean "@when"?"#))
+        #expect(failure(#"{ "$T": { "x": { "@wen beta": {} } } }"#).hasSuffix(#"= help: did you mean "@when"?"#))
+    }
+
+    @Test("a null default is allowed where the type is optional")
+    func nullDefault() throws {
+        let catalog = try load(
+            #"{ \#(twitterModels), "$T": { "@class": "TweetModel", "createdAt": { "@defaultValue": null } } }"#)
+        #expect(catalog.context("$T")?.rules[0].defaultValue == .null)
+    }
+
+    @Test("nested members of several parents keep the first parent's order")
+    func nestedParentOrder() throws {
+        let catalog = try load(
+            """
+            {
+                "$A": { "x": { "@object": { "@mappings": { "a": "a", "b": "b" } } } },
+                "$B": { "x": { "@object": { "@mappings": { "c": "c", "a": "z" } } } },
+                "$C": { "@inherits": ["$A", "$B"] }
+            }
+            """)
+        let nested = try #require(catalog.context("$C")?.rules[0].object?.context)
+        #expect(catalog.contexts[nested].rules.map(\.target.description) == ["a", "b", "c"])
+        #expect(catalog.contexts[nested].rules.map(\.source.text) == ["a", "b", "c"])
+    }
+}

@@ -111,7 +111,7 @@ struct ImportTests {
         "@import takes strings only",
         arguments: [
             (#"{ "@import": 3 }"#, "\"@import\" takes a path or an array of paths, not a number"),
-            (#"{ "@import": [""] }"#, "an import is a non-empty path string, not a string"),
+            (#"{ "@import": [""] }"#, "an import is a non-empty path string, not an empty string"),
             (#"{ "@import": [true] }"#, "an import is a non-empty path string, not a boolean"),
         ])
     func importShape(text: String, message: String) {

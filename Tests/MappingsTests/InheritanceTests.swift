@@ -130,7 +130,7 @@ struct InheritanceTests {
                 #"{ "$A": { "@inherits": 1 } }"#,
                 "\"@inherits\" takes a context identifier or an array of them, not a number"
             ),
-            (#"{ "$A": { "@inherits": [""] } }"#, "a parent is named by a non-empty string, not a string"),
+            (#"{ "$A": { "@inherits": [""] } }"#, "a parent is named by a non-empty string, not an empty string"),
             (
                 #"{ "$B": { "k": "v" }, "$A": { "@inherits": "$B.k" } }"#,
                 "\"$B.k\" is a string; only an object can be inherited from"

@@ -142,7 +142,7 @@ extension ContextCompiler {
     }
 
     func unknownKeyword(_ member: SyntaxMember, in place: String, allowed: [String]) -> Diagnostic {
-        if let help = Suggestion.help(for: member.key, among: allowed) {
+        if let help = Suggestion.help(for: member.key, among: allowed + Selector.keywords) {
             return Diagnostic(
                 message: "unknown keyword \"\(member.key)\" in \(place)", location: member.keyLocation, help: help)
         }
@@ -153,7 +153,7 @@ extension ContextCompiler {
         }
         return Diagnostic(
             message: "unknown keyword \"\(member.key)\" in \(place)", location: member.keyLocation,
-            help: Suggestion.help(for: member.key, among: Keywords.all)
+            help: Suggestion.help(for: member.key, among: Array(Keywords.all) + Selector.keywords)
                 ?? "here the keywords are " + allowed.map { "\"\($0)\"" }.joined(separator: ", "))
     }
 

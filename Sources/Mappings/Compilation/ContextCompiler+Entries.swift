@@ -129,6 +129,14 @@ extension ContextCompiler {
                 valid = false
             }
         }
+        if let dateFormat, propertyType == nil {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@dateFormat\" needs a Date, but \"\(member.key)\" has no type",
+                    location: member.keyLocation,
+                    help: "add \"@type\": \"Date\" beside \"@dateFormat\": \"\(dateFormat)\""))
+            valid = false
+        }
         if let dateFormat, let type = propertyType, type.elementType != .date {
             diagnostics.append(
                 Diagnostic(
@@ -153,24 +161,20 @@ extension ContextCompiler {
                 valid = false
             }
             isOptional = true
-            if case .null = defaultNode.kind {
-                defaultValue = .null
+            var failures: [ConversionFailure] = []
+            let converted = converter.convert(
+                defaultNode.jsonValue, to: propertyType ?? .json,
+                dateFormat: dateFormat, failures: &failures)
+            if let failure = failures.first {
+                let place = failure.relativePath.isEmpty ? "" : " (at \(failure.relativePath))"
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "the default value of \"\(member.key)\" cannot become \(propertyType ?? .json)\(place): \(failure.message)",
+                        location: defaultNode.location))
+                valid = false
             } else {
-                var failures: [ConversionFailure] = []
-                let converted = converter.convert(
-                    defaultNode.jsonValue, to: propertyType ?? .json,
-                    dateFormat: dateFormat, failures: &failures)
-                if let failure = failures.first {
-                    let place = failure.relativePath.isEmpty ? "" : " (at \(failure.relativePath))"
-                    diagnostics.append(
-                        Diagnostic(
-                            message:
-                                "the default value of \"\(member.key)\" cannot become \(propertyType ?? .json)\(place): \(failure.message)",
-                            location: defaultNode.location))
-                    valid = false
-                } else {
-                    defaultValue = converted
-                }
+                defaultValue = converted
             }
         }
         guard valid else { return nil }

@@ -4,39 +4,27 @@ enum SyntaxMerge {
     /// anywhere else (scalars, arrays, or a type conflict) `winner` is kept whole.
     ///
     /// Members keep `base`'s order, followed by the members only `winner` has, so an
-    /// inheriting context lists its parent's entries first, like a subclass its superclass's;
-    /// with `winnerFirst`, `winner`'s order comes first (for combining parents in listed order).
+    /// inheriting context lists its parent's entries first, like a subclass its superclass's.
+    /// With `winnerFirst`, `winner`'s order comes first, at every depth (for combining
+    /// parents in the order they are listed).
     static func overlay(_ winner: SyntaxNode, onto base: SyntaxNode, winnerFirst: Bool = false) -> SyntaxNode {
         guard case .object(let winning) = winner.kind, case .object(let based) = base.kind else { return winner }
-        if winnerFirst {
-            var flipped = overlay(base, onto: winner)
-            flipped.kind = .object(
-                winning.map { member in
-                    guard let other = based.first(where: { $0.key == member.key }) else { return member }
-                    var merged = member
-                    merged.value = overlay(member.value, onto: other.value)
-                    return merged
-                } + based.filter { member in !winning.contains(where: { $0.key == member.key }) })
-            flipped.location = winner.location
-            flipped.inheritedVia = winner.inheritedVia
-            return flipped
-        }
+        let (first, second) = winnerFirst ? (winning, based) : (based, winning)
         var result: [SyntaxMember] = []
-        result.reserveCapacity(based.count + winning.count)
+        result.reserveCapacity(first.count + second.count)
         var taken = Set<String>()
-        for member in based {
-            if let override = winning.first(where: { $0.key == member.key }) {
-                var merged = override
-                merged.value = overlay(override.value, onto: member.value)
-                result.append(merged)
-                taken.insert(member.key)
-            } else {
+        for member in first {
+            guard let other = second.first(where: { $0.key == member.key }) else {
                 result.append(member)
+                continue
             }
+            let (top, bottom) = winnerFirst ? (member, other) : (other, member)
+            var merged = top
+            merged.value = overlay(top.value, onto: bottom.value, winnerFirst: winnerFirst)
+            result.append(merged)
+            taken.insert(member.key)
         }
-        for member in winning where !taken.contains(member.key) {
-            result.append(member)
-        }
+        result += second.filter { !taken.contains($0.key) }
         var node = winner
         node.kind = .object(result)
         return node

@@ -54,7 +54,8 @@ struct SyntaxNode: Sendable {
         var strings: [(String, SourceLocation)] = []
         for item in elements {
             guard let string = item.stringValue, !string.isEmpty else {
-                diagnostics.append(Diagnostic(message: "\(element), not \(item.typeName)", location: item.location))
+                let found = item.stringValue == nil ? item.typeName : "an empty string"
+                diagnostics.append(Diagnostic(message: "\(element), not \(found)", location: item.location))
                 continue
             }
             strings.append((string, item.location))
