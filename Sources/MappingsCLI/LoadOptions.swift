@@ -35,7 +35,8 @@ struct LoadOptions: ParsableArguments {
     /// Loads the catalog, or prints every diagnostic to stderr and fails with exit status 2.
     func loadCatalog() throws -> Catalog {
         do {
-            return try Catalog.load(paths.isEmpty ? ["contexts"] : paths, traits: traits)
+            return try Catalog.load(
+                paths.isEmpty ? ["contexts"] : paths, traits: traits, transformers: WalkthroughTransformers.registry)
         } catch {
             let count = error.diagnostics.count
             Terminal.error(error.description + "\n\n" + "mappings: \(count) error\(count == 1 ? "" : "s") found")

@@ -13,10 +13,11 @@ struct MappingsCommand: ParsableCommand {
             Contexts are read from .mappings files (default: the contexts/ directory). \
             Run 'mappings help <subcommand>' for a subcommand's options.
 
-            Exit status: 0 on success, 2 when the mappings, arguments or input could not be loaded.
+            Exit status: 0 on success, 1 when a payload mapped with issues, 2 when the mappings, \
+            arguments or input could not be loaded.
             """,
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
-        subcommands: [Check.self]
+        subcommands: [Check.self, Map.self]
     )
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.

@@ -286,6 +286,19 @@ struct CompileCheckReviewTests {
         #expect(failure("{ \(twitterModels), \(body) }").hasPrefix("error: \(message)"))
     }
 
+    @Test("a transformer that no provider knows is a load-time error at its entry")
+    func unresolvedTransformer() {
+        #expect(
+            failure(#"{ "$T": { "x": { "@transformClass": "Text", "@transformSelector": "uper:" } } }"#) == """
+                error: no transformer "Text.uper" (for "uper:")
+                 --> main.mappings:1:11
+                  |
+                1 | { "$T": { "x": { "@transformClass": "Text", "@transformSelector": "uper:" } } }
+                  |           ^^^
+                  = help: did you mean "Text.upper"?
+                """)
+    }
+
     @Test("a misspelled selector inside a context suggests the selector keyword")
     func selectorSuggestion() {
         #expect(failure(#"{ "$T": { "@whenn beta": {} } }"#).hasSuffix(#"= help: did you mean "@when"?"#))

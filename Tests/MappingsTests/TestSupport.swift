@@ -5,8 +5,17 @@ import Testing
 func load(
     _ files: [String: String], roots: [String] = ["main.mappings"], traits: Traits = Traits()
 ) throws(MappingsError) -> Catalog {
-    try Catalog.load(roots, from: .memory(files), traits: traits)
+    try Catalog.load(roots, from: .memory(files), traits: traits, transformers: testTransformers)
 }
+
+/// Transformers the language tests name: identities under a few class names.
+let testTransformers: TransformerRegistry = {
+    var registry = TransformerRegistry()
+    for (className, selector) in [("T", "f"), ("Geo", "coordinate"), ("Text", "upper")] {
+        registry.register(className: className, selector: selector) { value, _ in value }
+    }
+    return registry
+}()
 
 /// Loads a single file named `main.mappings`.
 func load(_ text: String, traits: Traits = Traits()) throws(MappingsError) -> Catalog {

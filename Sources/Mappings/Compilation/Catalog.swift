@@ -34,9 +34,12 @@ public struct Catalog: Sendable {
     ///     (or to the root of `source` when it is in memory).
     ///   - source: where the files are read from.
     ///   - traits: what `@when` selectors test.
+    ///   - transformers: the Swift transformers entries may name; a name that resolves to
+    ///     none is a load-time error.
     /// - Throws: `MappingsError` of kind `.invalidMappings` with every diagnostic of the load.
     public static func load(
-        _ paths: [String], from source: FileSource = .disk, traits: Traits = Traits()
+        _ paths: [String], from source: FileSource = .disk, traits: Traits = Traits(),
+        transformers: TransformerRegistry = TransformerRegistry()
     ) throws(MappingsError) -> Catalog {
         var loader = FileLoader(source: source, traits: traits)
         _ = loader.load(roots: paths)
@@ -72,14 +75,40 @@ public struct Catalog: Sendable {
             compiler.compileNamed(name, index: index)
         }
         diagnostics += compiler.inheritance.diagnostics + compiler.diagnostics
+        var contexts = compiler.contexts.compactMap { $0 }
+        diagnostics += Self.resolveTransformers(in: &contexts, from: transformers)
 
         guard diagnostics.isEmpty else {
             throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: loader.texts)
         }
         return Catalog(
-            contexts: compiler.contexts.compactMap { $0 }, models: modelCompiler.models, identifiers: names,
+            contexts: contexts, models: modelCompiler.models, identifiers: names,
             files: files.map(\.path),
             index: Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Binds every rule's transformer reference to a transformer; reports those that name none.
+    private static func resolveTransformers(
+        in contexts: inout [CompiledContext], from registry: TransformerRegistry
+    ) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        for c in contexts.indices {
+            for r in contexts[c].rules.indices {
+                guard let reference = contexts[c].rules[r].transformer else { continue }
+                if let transformer = registry.transformer(for: reference) {
+                    contexts[c].rules[r].transform = transformer
+                    continue
+                }
+                let name = "\(reference.className).\(reference.functionName)"
+                diagnostics.append(
+                    Diagnostic(
+                        message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
+                        location: contexts[c].rules[r].provenance.location,
+                        help: Suggestion.help(for: name, among: registry.names)
+                            ?? "register a Swift transformer for this class and selector"))
+            }
+        }
+        return diagnostics
     }
 
     /// Diagnostics without location first, then by file, line and column; duplicates dropped.

@@ -6,6 +6,6 @@ public struct CompiledContext: Sendable {
     public let index: Int
     /// The model it builds (`@class`); `nil` for a context that maps into a plain JSON object.
     public let model: String?
-    public let rules: [Rule]
+    public internal(set) var rules: [Rule]
     public let provenance: Provenance
 }

@@ -9,6 +9,8 @@ public struct Rule: Sendable {
     /// The default as written.
     public let defaultJSON: JSONValue?
     public let transformer: TransformerReference?
+    /// The transformer `transformer` names, resolved when the catalog loaded.
+    public internal(set) var transform: (any Transformer)?
     public let object: ObjectRule?
     public let clearContent: Bool
     public let insertContentAtBegin: Bool

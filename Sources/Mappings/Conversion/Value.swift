@@ -44,6 +44,18 @@ public struct ValueDictionary: Sendable, Equatable {
         self.entries = entries
     }
 
+    /// The value for `key`; setting appends a new key at the end.
+    public subscript(key: String) -> Value? {
+        get { entries.first(where: { $0.key == key })?.value }
+        set {
+            if let index = entries.firstIndex(where: { $0.key == key }) {
+                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((key, newValue))
+            }
+        }
+    }
+
     public static func == (lhs: ValueDictionary, rhs: ValueDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count
             && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }

@@ -1,0 +1,157 @@
+/// One mapping operation: walks the rules of a context over a payload and collects issues.
+struct MappingRun {
+    let mapper: Mapper
+    var issues: [MappingIssue] = []
+
+    init(mapper: Mapper) {
+        self.mapper = mapper
+    }
+
+    func rootName(_ context: CompiledContext) -> String {
+        context.model ?? context.identifier ?? "JSON"
+    }
+
+    /// Maps `source` with `context` into `existing` (or a new object) and returns the object.
+    mutating func build(
+        _ context: CompiledContext, from source: JSONValue, path: String, existing: Value?, property: String
+    ) -> Value {
+        var target: Value
+        if let modelName = context.model, let model = mapper.catalog.models[modelName] {
+            if case .object(let object)? = existing, object.model.name == modelName {
+                target = .object(object)
+            } else {
+                target = .object(ModelObject(model: model))
+            }
+        } else if case .dictionary? = existing {
+            target = existing!
+        } else {
+            target = .dictionary(ValueDictionary())
+        }
+        for rule in context.rules {
+            apply(rule, from: source, path: path, to: &target, property: property + "." + rule.target.description)
+        }
+        return target
+    }
+
+    private mutating func apply(
+        _ rule: Rule, from source: JSONValue, path: String, to target: inout Value, property: String
+    ) {
+        var value: JSONValue?
+        var valuePath: String
+        switch SourceLookup.lookup(rule.source, in: source, base: path) {
+        case .found(let found, let at):
+            value = found == .null ? nil : found
+            valuePath = at
+        case .missing(let at):
+            valuePath = at
+        case .invalid(let message, let at):
+            report(.invalidSource, at: at, property: property, rule: rule, value: nil, message: message)
+            return
+        }
+        if let transform = rule.transform, let input = value, let reference = rule.transformer {
+            do {
+                let output = try transform.transform(input, userData: reference.userData)
+                value = output == .null ? nil : output
+            } catch {
+                report(
+                    .transformerFailed, at: valuePath, property: property, rule: rule, value: Converter.describe(input),
+                    message: "\(reference.className).\(reference.functionName) failed: \(error)")
+                return
+            }
+        }
+        guard let value else {
+            if !rule.isOptional {
+                report(
+                    .missingRequiredValue, at: valuePath, property: property, rule: rule, value: nil,
+                    message: "missing required value for \(property)")
+            } else if let defaultValue = rule.defaultValue {
+                Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            }
+            return
+        }
+        if let object = rule.object {
+            mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)
+            return
+        }
+        guard let type = rule.type else {
+            Target.assign(.json(value), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            return
+        }
+        var failures: [ConversionFailure] = []
+        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormat, failures: &failures)
+        for failure in failures {
+            report(
+                .conversionFailed, at: valuePath + failure.relativePath, property: property + failure.relativePath,
+                rule: rule, value: Converter.describe(value), message: failure.message)
+        }
+        if failures.contains(where: { $0.relativePath.isEmpty }) { return }
+        if case .array(let elements) = converted {
+            combine(elements, rule: rule, target: &target)
+        } else {
+            Target.assign(converted, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+        }
+    }
+
+    private mutating func mapObject(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, target: inout Value, property: String
+    ) {
+        let isCollection = rule.type.map(\.isCollection) ?? { if case .array = value { true } else { false } }()
+        guard isCollection else {
+            let existing = Target.value(at: rule.target.steps[...], in: target)
+            let built = element(value, with: object, rule: rule, path: path, existing: existing, property: property)
+            Target.assign(built, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            return
+        }
+        guard case .array(let elements) = value else {
+            report(
+                .invalidSource, at: path, property: property, rule: rule, value: Converter.describe(value),
+                message: "expected an array for the collection \(property), found \(Converter.describe(value))")
+            return
+        }
+        var built: [Value] = []
+        built.reserveCapacity(elements.count)
+        for (index, item) in elements.enumerated() {
+            built.append(
+                element(
+                    item, with: object, rule: rule, path: path + "[\(index)]", existing: nil,
+                    property: property + "[\(index)]"))
+        }
+        combine(built, rule: rule, target: &target)
+    }
+
+    private mutating func element(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, existing: Value?, property: String
+    ) -> Value {
+        if let index = object.context {
+            return build(
+                mapper.catalog.contexts[index], from: value, path: path, existing: existing, property: property)
+        }
+        guard let model = object.model else { return .json(value) }
+        var failures: [ConversionFailure] = []
+        let converted = mapper.converter.convert(value, to: .model(model), failures: &failures)
+        issues += failures.map {
+            MappingIssue(
+                kind: .conversionFailed, path: path + $0.relativePath, property: property + $0.relativePath,
+                rule: rule.provenance, value: Converter.describe(value), message: $0.message)
+        }
+        return converted
+    }
+
+    /// Puts collection elements into the target: appended by default, inserted at the front
+    /// with `@insertContentAtBegin`, replacing the old ones with `@clearContent`.
+    private func combine(_ elements: [Value], rule: Rule, target: inout Value) {
+        var result = elements
+        if !rule.clearContent, case .array(let old)? = Target.value(at: rule.target.steps[...], in: target) {
+            result = rule.insertContentAtBegin ? elements + old : old + elements
+        }
+        Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+    }
+
+    private mutating func report(
+        _ kind: MappingIssue.Kind, at path: String, property: String, rule: Rule, value: String?, message: String
+    ) {
+        issues.append(
+            MappingIssue(
+                kind: kind, path: path, property: property, rule: rule.provenance, value: value, message: message))
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Mappings
+
+/// `mappings map`: map a JSON payload with a context and print the object as JSON.
+struct Map: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Map a JSON payload with a context and print the result as JSON.",
+        discussion: """
+            Reads INPUT (or stdin), maps it with the context, and writes the object as one line of \
+            JSON to stdout. Issues go to stderr, one per line, as 'path: message (file:line)'.
+
+            Exit status: 0 mapped with no issue; 1 mapped with issues (stdout still holds the object); \
+            2 the contexts, arguments or input could not be loaded (nothing on stdout).
+
+            Examples:
+              mappings map --context '$TweetModel' Examples/twitter/tweet.json
+              mappings map --context '$TweetModel' --many Examples/twitter/timeline.json
+              mappings map --context '$TweetModel_Details' --into tweet.json details.json
+            """
+    )
+
+    @OptionGroup var load: LoadOptions
+
+    @Option(help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"))
+    var context: String
+
+    @Flag(help: "Map a JSON array into an array of objects, one per element.")
+    var many = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"))
+    var into: String?
+
+    @Option(help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"))
+    var report: String?
+
+    @Argument(help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"))
+    var input: String?
+
+    func validate() throws {
+        if many && into != nil { throw ValidationError("--many and --into cannot be used together") }
+    }
+
+    func run() throws {
+        let catalog = try load.loadCatalog()
+        let mapper = Mapper(catalog: catalog)
+        let payload = try readJSON(input, what: "the input")
+        let result: MappingResult
+        do {
+            if let into {
+                let existing = try mapper.existingObject(from: try readJSON(into, what: "--into"), context: context)
+                var mapped = try mapper.map(payload, into: existing.value, context: context)
+                mapped.issues = existing.issues + mapped.issues
+                result = mapped
+            } else if many {
+                result = try mapper.objects(from: payload, context: context)
+            } else {
+                result = try mapper.object(from: payload, context: context)
+            }
+        } catch let error as MappingsError {
+            Terminal.error(error.description)
+            throw ToolFailure(status: .loadFailure)
+        }
+        Terminal.output(JSONWriter.string(result.value))
+        for issue in result.issues { Terminal.error(issue.description) }
+        if let report { try writeReport(result.issues, to: report) }
+        if !result.issues.isEmpty { throw ToolFailure(status: .issues) }
+    }
+
+    private func readJSON(_ path: String?, what: String) throws -> JSONValue {
+        let name = path ?? "<stdin>"
+        let bytes: Data
+        do {
+            bytes =
+                try path.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+                ?? FileHandle.standardInput.readDataToEndOfFile()
+        } catch {
+            Terminal.error("error: cannot read \(what) \"\(name)\"")
+            throw ToolFailure(status: .loadFailure)
+        }
+        do {
+            return try JSONParser.parse(Array(bytes))
+        } catch {
+            Terminal.error(
+                "error: \(what) is not valid JSON: \(error.message)\n --> \(name):\(error.line):\(error.column)")
+            throw ToolFailure(status: .loadFailure)
+        }
+    }
+
+    private func writeReport(_ issues: [MappingIssue], to path: String) throws {
+        let entries: [JSONValue] = issues.map { issue in
+            var members: [(key: String, value: JSONValue)] = [
+                ("kind", .string(issue.kind.rawValue)), ("path", .string(issue.path)),
+                ("property", .string(issue.property)),
+                ("rule", .string("\(issue.rule.location.file):\(issue.rule.location.line)")),
+                ("provenance", .string(issue.rule.description)),
+            ]
+            if let value = issue.value { members.append(("value", .string(value))) }
+            members.append(("message", .string(issue.message)))
+            return .object(JSONObject(members))
+        }
+        do {
+            try Data((JSONWriter.string(.array(entries)) + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            Terminal.error("error: cannot write the report \"\(path)\"")
+            throw ToolFailure(status: .loadFailure)
+        }
+    }
+}
