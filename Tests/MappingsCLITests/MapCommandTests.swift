@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// `mappings map` end to end, compared with golden files under `Golden/`.
+///
+/// Re-record the golden files with `MAPPINGS_RECORD_GOLDEN=1 swift test --filter MapCommandTests`.
+@Suite("mappings map, as a process, against golden files")
+struct MapCommandTests {
+    static let cases: [(name: String, arguments: [String])] = [
+        ("tweet", ["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"]),
+        ("timeline", ["map", "--context", "$TimelineModel", "Examples/twitter/timeline.json"]),
+        ("tweets-many", ["map", "--context", "$TweetModel", "--many", "Examples/twitter/timeline.json"]),
+        ("broken-tweet", ["map", "--context", "$TweetModel", "Examples/twitter/broken-tweet.json"]),
+        (
+            "tweet-details-into",
+            [
+                "map", "--context", "$TweetModel_Details", "--into",
+                "Tests/MappingsCLITests/Golden/existing-tweet.json",
+                "Tests/MappingsCLITests/Golden/details.json",
+            ]
+        ),
+        ("unknown-context", ["map", "--context", "$TweetModle", "Examples/twitter/tweet.json"]),
+        ("invalid-json", ["map", "--context", "$TweetModel", "Tests/MappingsCLITests/Golden/invalid.json"]),
+    ]
+
+    static let golden = ToolRunner.packageRoot.appendingPathComponent("Tests/MappingsCLITests/Golden")
+
+    @Test("stdout, stderr and exit status match the golden files", arguments: cases.map(\.name))
+    func golden(name: String) throws {
+        let arguments = try #require(Self.cases.first(where: { $0.name == name })?.arguments)
+        let result = try ToolRunner.run(arguments)
+        let actual = ["stdout": result.stdout, "stderr": result.stderr, "status": "\(result.status)\n"]
+        for (stream, text) in actual {
+            let file = Self.golden.appendingPathComponent("\(name).\(stream)")
+            if ProcessInfo.processInfo.environment["MAPPINGS_RECORD_GOLDEN"] == "1" {
+                try Data(text.utf8).write(to: file)
+                continue
+            }
+            let expected = try String(contentsOf: file, encoding: .utf8)
+            #expect(text == expected, "\(name).\(stream)")
+        }
+    }
+
+    @Test("stdin is read when no INPUT is given, and --report writes the issues as JSON")
+    func stdinAndReport() throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).json")
+        let result = try ToolRunner.run(
+            ["map", "--context", "$UserModel", "--report", report.path], input: #"{"profile_image_url": 3}"#)
+        #expect(result.status == 1)
+        #expect(result.stdout == #"{"name":null,"imageUrl":null}"# + "\n")
+        let written = try String(contentsOf: report, encoding: .utf8)
+        #expect(
+            written.hasPrefix(
+                #"[{"kind":"missing required value","path":"$.name","property":"UserModel.name","rule":"contexts/twitter.mappings:9""#
+            ))
+        #expect(written.contains(#""kind":"conversion failed","path":"$.profile_image_url""#))
+    }
+
+    @Test("--many with a non-array input is an issue, exit 1")
+    func manyNeedsArray() throws {
+        let result = try ToolRunner.run(["map", "--context", "$UserModel", "--many"], input: "{}")
+        #expect(result.status == 1)
+        #expect(result.stdout == "[]\n")
+        #expect(result.stderr.hasPrefix("$: expected an array of payloads, found object of 0 keys"))
+    }
+}
