@@ -19,6 +19,20 @@ struct MapCommandTests {
                 "Tests/MappingsCLITests/Golden/details.json",
             ]
         ),
+        (
+            "self-coordinates",
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$TweetFromRoot",
+                "Examples/twitter/tweet-root-coordinates.json",
+            ]
+        ),
+        (
+            "geo-coordinates",
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$TweetWithGeo",
+                "Examples/twitter/tweet-geo.json",
+            ]
+        ),
         ("unknown-context", ["map", "--context", "$TweetModle", "Examples/twitter/tweet.json"]),
         ("invalid-json", ["map", "--context", "$TweetModel", "Tests/MappingsCLITests/Golden/invalid.json"]),
     ]
