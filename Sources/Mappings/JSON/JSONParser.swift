@@ -163,17 +163,11 @@ public enum JSONParser {
                     guard index < bytes.count else { throw failure("unexpected end of input in an escape") }
                     let escape = bytes[index]
                     index += 1
-                    switch escape {
-                    case UInt8(ascii: "\""): scalars.append("\"")
-                    case UInt8(ascii: "\\"): scalars.append("\\")
-                    case UInt8(ascii: "/"): scalars.append("/")
-                    case UInt8(ascii: "b"): scalars.append("\u{08}")
-                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "t"): scalars.append("\t")
-                    case UInt8(ascii: "u"): scalars.append(try unicodeEscape())
-                    default:
+                    if let character = JSONEscape.character(after: escape) {
+                        scalars.append(character)
+                    } else if escape == UInt8(ascii: "u") {
+                        scalars.append(try unicodeEscape())
+                    } else {
                         index -= 2
                         throw failure("invalid escape sequence")
                     }
