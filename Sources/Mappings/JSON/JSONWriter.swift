@@ -26,22 +26,8 @@ public enum JSONWriter {
         case .integer(let integer): out += String(integer)
         case .double(let double): out += number(double)
         case .string(let string): writeString(string, into: &out)
-        case .array(let elements):
-            out += "["
-            for (offset, element) in elements.enumerated() {
-                if offset > 0 { out += "," }
-                write(element, into: &out)
-            }
-            out += "]"
-        case .object(let object):
-            out += "{"
-            for (offset, member) in object.members.enumerated() {
-                if offset > 0 { out += "," }
-                writeString(member.key, into: &out)
-                out += ":"
-                write(member.value, into: &out)
-            }
-            out += "}"
+        case .array(let elements): writeArray(elements, into: &out, write)
+        case .object(let object): writeObject(object.members, into: &out, write)
         }
     }
 
@@ -58,31 +44,34 @@ public enum JSONWriter {
         case .date(let date): writeString(iso8601(date), into: &out)
         case .json(let json): write(json, into: &out)
         case .object(let object):
-            out += "{"
-            for (slot, property) in object.model.properties.enumerated() {
-                if slot > 0 { out += "," }
-                writeString(property.name, into: &out)
-                out += ":"
-                write(object.slots[slot], into: &out)
-            }
-            out += "}"
-        case .array(let elements):
-            out += "["
-            for (offset, element) in elements.enumerated() {
-                if offset > 0 { out += "," }
-                write(element, into: &out)
-            }
-            out += "]"
-        case .dictionary(let dictionary):
-            out += "{"
-            for (offset, entry) in dictionary.entries.enumerated() {
-                if offset > 0 { out += "," }
-                writeString(entry.key, into: &out)
-                out += ":"
-                write(entry.value, into: &out)
-            }
-            out += "}"
+            writeObject(zip(object.model.properties, object.slots).map { ($0.name, $1) }, into: &out, write)
+        case .array(let elements): writeArray(elements, into: &out, write)
+        case .dictionary(let dictionary): writeObject(dictionary.entries, into: &out, write)
         }
+    }
+
+    private static func writeArray<Element>(
+        _ elements: [Element], into out: inout String, _ writeElement: (Element, inout String) -> Void
+    ) {
+        out += "["
+        for (offset, element) in elements.enumerated() {
+            if offset > 0 { out += "," }
+            writeElement(element, &out)
+        }
+        out += "]"
+    }
+
+    private static func writeObject<Member>(
+        _ members: [(key: String, value: Member)], into out: inout String, _ writeMember: (Member, inout String) -> Void
+    ) {
+        out += "{"
+        for (offset, member) in members.enumerated() {
+            if offset > 0 { out += "," }
+            writeString(member.key, into: &out)
+            out += ":"
+            writeMember(member.value, &out)
+        }
+        out += "}"
     }
 
     /// A double as JSON: integral values without a fraction, others in their shortest exact form;
