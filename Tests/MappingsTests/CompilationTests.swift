@@ -327,3 +327,27 @@ struct CompileCheckReviewTests {
         #expect(catalog.contexts[nested].rules.map(\.source.text) == ["a", "b", "c"])
     }
 }
+
+@Suite("@object and @mappings of the wrong shape")
+struct ObjectShapeTests {
+    @Test(
+        "the same message at context level and entry level",
+        arguments: [
+            (#""$T": { "@object": 3 }"#, #""@object" takes an object with "@class" and "@mappings", not a number"#),
+            (
+                #""$T": { "x": { "@object": [] } }"#,
+                #""@object" takes an object with "@class" and "@mappings", not an array"#
+            ),
+            (
+                #""$T": { "@object": { "@mappings": 1 } }"#,
+                #""@mappings" takes a context identifier or an inline context, not a number"#
+            ),
+            (
+                #""$T": { "x": { "@object": { "@mappings": true } } }"#,
+                #""@mappings" takes a context identifier or an inline context, not a boolean"#
+            ),
+        ])
+    func shapes(body: String, message: String) {
+        #expect(failure("{ \(twitterModels), \(body) }").hasPrefix("error: \(message)\n --> main.mappings:"))
+    }
+}

@@ -160,4 +160,26 @@ extension ContextCompiler {
     func provenance(_ location: SourceLocation, _ node: SyntaxNode) -> Provenance {
         Provenance(location: location, inheritedVia: node.inheritedVia, importedVia: importChains[location.file] ?? [])
     }
+
+    /// The options of an `@object` (context level or entry level); reports and returns `nil`
+    /// when it is not an object.
+    mutating func objectOptions(_ member: SyntaxMember) -> [SyntaxMember]? {
+        guard let options = member.value.members else {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(member.value.typeName)",
+                    location: member.value.location))
+            return nil
+        }
+        return options
+    }
+
+    /// Reports a `@mappings` that is neither a context reference nor an inline context.
+    mutating func reportMappingsShape(_ member: SyntaxMember) {
+        diagnostics.append(
+            Diagnostic(
+                message: "\"@mappings\" takes a context identifier or an inline context, not \(member.value.typeName)",
+                location: member.value.location))
+    }
 }

@@ -4,14 +4,7 @@ extension ContextCompiler {
     mutating func compileObject(_ member: SyntaxMember, propertyType: TypeReference?, property: String)
         -> ObjectRule?
     {
-        guard let options = member.value.members else {
-            diagnostics.append(
-                Diagnostic(
-                    message:
-                        "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(member.value.typeName)",
-                    location: member.value.location))
-            return nil
-        }
+        guard let options = objectOptions(member) else { return nil }
         var expected: String?
         if let propertyType {
             switch propertyType.elementType {
@@ -80,11 +73,7 @@ extension ContextCompiler {
                 mappings.value, explicitClass: explicitClass?.name, expected: expected, property: property,
                 at: mappings.value.location)
         default:
-            diagnostics.append(
-                Diagnostic(
-                    message:
-                        "\"@mappings\" takes a context identifier or an inline context, not \(mappings.value.typeName)",
-                    location: mappings.value.location))
+            reportMappingsShape(mappings)
             return nil
         }
     }

@@ -84,12 +84,7 @@ struct ContextCompiler {
                     message: "a context written with \"@object\" holds nothing else, but it also has \"\(member.key)\"",
                     location: member.keyLocation, help: "move the entries into \"@object\": { \"@mappings\": { … } }"))
         }
-        guard let options = object.value.members else {
-            diagnostics.append(
-                Diagnostic(
-                    message:
-                        "\"@object\" takes an object with \"@class\" and \"@mappings\", not \(object.value.typeName)",
-                    location: object.value.location))
+        guard let options = objectOptions(object) else {
             return CompiledContext(
                 identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
         }
@@ -104,11 +99,7 @@ struct ContextCompiler {
                 } else if case .object = member.value.kind {
                     body = member.value
                 } else {
-                    diagnostics.append(
-                        Diagnostic(
-                            message:
-                                "\"@mappings\" takes a context identifier or an inline context, not \(member.value.typeName)",
-                            location: member.value.location))
+                    reportMappingsShape(member)
                 }
             default:
                 diagnostics.append(unknownKeyword(member, in: "\"@object\"", allowed: Keywords.object))
