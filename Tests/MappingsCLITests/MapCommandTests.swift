@@ -33,6 +33,41 @@ struct MapCommandTests {
                 "Examples/twitter/tweet-geo.json",
             ]
         ),
+        (
+            "direct-tweet",
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$DirectTweet",
+                "Examples/twitter/tweet.json",
+            ]
+        ),
+        (
+            "validated-tweets",
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$ValidatedTweet", "--many",
+                "Examples/twitter/timeline.json",
+            ]
+        ),
+        (
+            "direct-tweets-missing-image",
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$DirectTweet", "--many",
+                "Examples/twitter/timeline.json",
+            ]
+        ),
+        (
+            "timeline-newest-first-into",
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$TimelineNewestFirst",
+                "--into", "Tests/MappingsCLITests/Golden/existing-timeline.json", "Examples/twitter/timeline.json",
+            ]
+        ),
+        (
+            "timeline-cleared-into",
+            [
+                "map", "--context", "$TimelineModel", "--into", "Tests/MappingsCLITests/Golden/existing-timeline.json",
+                "Examples/twitter/timeline.json",
+            ]
+        ),
         ("unknown-context", ["map", "--context", "$TweetModle", "Examples/twitter/tweet.json"]),
         ("invalid-json", ["map", "--context", "$TweetModel", "Tests/MappingsCLITests/Golden/invalid.json"]),
     ]
@@ -68,6 +103,35 @@ struct MapCommandTests {
                 #"[{"kind":"missing required value","path":"$.name","property":"UserModel.name","rule":"contexts/twitter.mappings:9""#
             ))
         #expect(written.contains(#""kind":"conversion failed","path":"$.profile_image_url""#))
+    }
+
+    @Test("each report field: kind, path, property, rule, provenance with the inheritance chain, value, message")
+    func reportFields() throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).json")
+        let result = try ToolRunner.run(
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$ValidatedTweet", "--report",
+                report.path,
+            ],
+            input: #"{"user": {"name": [1]}, "text": "t", "id_str": "1"}"#)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr == "$.user.name: expected String, found array of 1 (Examples/twitter/variants.mappings:15)\n")
+        let written = try String(contentsOf: report, encoding: .utf8)
+        #expect(
+            written
+                == #"[{"kind":"conversion failed","path":"$.user.name","property":"FlatTweetModel.name","rule":"Examples/twitter/variants.mappings:15","provenance":"Examples/twitter/variants.mappings:15, inherited via \"$DirectTweet\" at Examples/twitter/variants.mappings:22","value":"array of 1","message":"expected String, found array of 1"}]"#
+                + "\n")
+        let imported = try ToolRunner.run(
+            [
+                "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$TimelineNewestFirst",
+                "--report", report.path,
+            ],
+            input: #"[{"text": "x", "user": {"name": "n"}}]"#)
+        #expect(imported.status == 1)
+        #expect(
+            try String(contentsOf: report, encoding: .utf8).contains(
+                #""provenance":"contexts/twitter.mappings:20, imported at Examples/twitter/variants.mappings:3""#))
     }
 
     @Test("--many with a non-array input is an issue, exit 1")

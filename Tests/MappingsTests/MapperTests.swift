@@ -1,6 +1,7 @@
 import Foundation
-import Mappings
 import Testing
+
+@testable import Mappings
 
 @Suite("mapping payloads")
 struct MapperTests {
@@ -162,6 +163,49 @@ struct MapperTests {
             from: try JSONParser.parse(#"{"a": 1, "b": 2}"#), context: "$X")
         #expect(result.issues.map(\.description) == ["$.a: T.fail failed: no luck (m.mappings:1)"])
         #expect(JSONWriter.string(result.value) == #"{"b":2}"#)
+    }
+
+    @Test("a [String: Model] property maps each member with @object; existing keys stay unless @clearContent")
+    func dictionaryOfObjects() throws {
+        let catalog = try load(
+            """
+            {
+                "@models": { "U": { "name": "String" }, "G": { "members": "[String: U]" } },
+                "$G": { "@class": "G", "members": { "@keyPath": "members", "@object": { "@class": "U", "@mappings": { "name": "n" } } } },
+                "$Reset": { "@class": "G", "members": { "@keyPath": "members", "@clearContent": true, "@object": { "@class": "U", "@mappings": { "name": "n" } } } }
+            }
+            """)
+        let mapper = Mapper(catalog: catalog)
+        let first = try mapper.object(
+            from: try JSONParser.parse(#"{"members": {"a": {"n": "x"}, "b": {}}}"#), context: "$G")
+        #expect(JSONWriter.string(first.value) == #"{"members":{"a":{"name":"x"},"b":{"name":null}}}"#)
+        #expect(
+            first.issues.map(\.description) == [
+                #"$.members.b.n: missing required value for G.members["b"].name (main.mappings:3)"#
+            ])
+        let next = try JSONParser.parse(#"{"members": {"b": {"n": "y"}, "c d": {"n": "z"}}}"#)
+        let merged = try mapper.map(next, into: first.value, context: "$G")
+        #expect(
+            JSONWriter.string(merged.value) == #"{"members":{"a":{"name":"x"},"b":{"name":"y"},"c d":{"name":"z"}}}"#)
+        let reset = try mapper.map(next, into: first.value, context: "$Reset")
+        #expect(JSONWriter.string(reset.value) == #"{"members":{"b":{"name":"y"},"c d":{"name":"z"}}}"#)
+        let wrong = try mapper.object(from: try JSONParser.parse(#"{"members": [1]}"#), context: "$G")
+        #expect(wrong.issues.map(\.kind) == [.invalidSource])
+    }
+
+    @Test("issues inside a fan-out name the element they come from, not [*]")
+    func fanOutPaths() throws {
+        let (_, issues) = try map(
+            #"{"title": "t", "author": {"name": "a"}, "comments": [{"body": "x"}, {"body": {}}]}"#, "$Post")
+        #expect(issues == ["$.comments[1].body: expected String, found object of 0 keys (main.mappings:17)"])
+        let shape = try load(
+            #"{ "@models": { "S": { "names": "[String]" } }, "$S": { "@class": "S", "names": "items.name" } }"#)
+        let result = try Mapper(catalog: shape).object(
+            from: try JSONParser.parse(#"{"items": [{"name": "a"}, {"name": 2.5}, {"name": []}, {"x": 1}]}"#),
+            context: "$S")
+        #expect(result.issues.map(\.path) == ["$.items[2].name", "$.items[3].name"])
+        #expect(JSONWriter.string(result.value) == #"{"names":["a","2.5",null,null]}"#)
+        #expect(PathText.appending("[1][0].x", to: #"$.a[*]["k[*]"].b[*]"#) == #"$.a[1]["k[*]"].b[0].x"#)
     }
 
     @Test("an unknown context is an error with a suggestion")

@@ -121,7 +121,9 @@ extension ContextCompiler {
 
         for flag in [clearContent, insertAtBegin].compactMap({ $0 }) {
             guard let value = boolean(flag) else { valid = false; continue }
-            if value, let type = propertyType, !type.isCollection, type.unwrapped != .json {
+            let clearsDictionary =
+                if case .dictionary? = propertyType?.unwrapped { flag.key == "@clearContent" } else { false }
+            if value, let type = propertyType, !type.isCollection, !clearsDictionary, type.unwrapped != .json {
                 diagnostics.append(
                     Diagnostic(
                         message: "\"\(flag.key)\" applies to collections, but \"\(member.key)\" is \(type)",

@@ -81,7 +81,8 @@ struct MappingRun {
         let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormat, failures: &failures)
         for failure in failures {
             report(
-                .conversionFailed, at: valuePath + failure.relativePath, property: property + failure.relativePath,
+                .conversionFailed, at: PathText.appending(failure.relativePath, to: valuePath),
+                property: property + failure.relativePath,
                 rule: rule, value: Converter.describe(value), message: failure.message)
         }
         if failures.contains(where: { $0.relativePath.isEmpty }) { return }
@@ -95,6 +96,10 @@ struct MappingRun {
     private mutating func mapObject(
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, target: inout Value, property: String
     ) {
+        if case .dictionary? = rule.type?.unwrapped {
+            mapDictionary(value, with: object, rule: rule, path: path, target: &target, property: property)
+            return
+        }
         let isCollection = rule.type.map(\.isCollection) ?? { if case .array = value { true } else { false } }()
         guard isCollection else {
             let existing = Target.value(at: rule.target.steps[...], in: target)
@@ -113,10 +118,35 @@ struct MappingRun {
         for (index, item) in elements.enumerated() {
             built.append(
                 element(
-                    item, with: object, rule: rule, path: path + "[\(index)]", existing: nil,
+                    item, with: object, rule: rule, path: PathText.appending("[\(index)]", to: path), existing: nil,
                     property: property + "[\(index)]"))
         }
         combine(built, rule: rule, target: &target)
+    }
+
+    /// A `[String: Model]` property: each member of the JSON object becomes one object, under
+    /// the same key. Keys already in an existing dictionary stay unless `@clearContent` is set;
+    /// an existing entry of the same class is updated in place.
+    private mutating func mapDictionary(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, target: inout Value, property: String
+    ) {
+        guard case .object(let members) = value else {
+            report(
+                .invalidSource, at: path, property: property, rule: rule, value: Converter.describe(value),
+                message: "expected an object for the dictionary \(property), found \(Converter.describe(value))")
+            return
+        }
+        var result = ValueDictionary()
+        if !rule.clearContent, case .dictionary(let old)? = Target.value(at: rule.target.steps[...], in: target) {
+            result = old
+        }
+        for (key, item) in members.members {
+            let member = PathText.member(key)
+            result[key] = element(
+                item, with: object, rule: rule, path: path + member, existing: result[key],
+                property: property + "[\(PathText.quoted(key))]")
+        }
+        Target.assign(.dictionary(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
 
     private mutating func element(
@@ -131,7 +161,8 @@ struct MappingRun {
         let converted = mapper.converter.convert(value, to: .model(model), failures: &failures)
         issues += failures.map {
             MappingIssue(
-                kind: .conversionFailed, path: path + $0.relativePath, property: property + $0.relativePath,
+                kind: .conversionFailed, path: PathText.appending($0.relativePath, to: path),
+                property: property + $0.relativePath,
                 rule: rule.provenance, value: Converter.describe(value), message: $0.message)
         }
         return converted
