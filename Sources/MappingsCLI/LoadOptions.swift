@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Mappings
+import MappingsLua
 
 /// The options every subcommand that loads contexts shares.
 struct LoadOptions: ParsableArguments {
@@ -18,7 +19,33 @@ struct LoadOptions: ParsableArguments {
             valueName: "key=value"))
     var traitAssignments: [String] = []
 
+    @Option(
+        name: .customLong("scripts"),
+        help: ArgumentHelp(
+            "The directory of the Lua transformers: @transformClass X names DIR/X.lua.", valueName: "dir"))
+    var scriptsDirectory = "scripts"
+
+    @Option(
+        name: .customLong("lua-memory"),
+        help: ArgumentHelp("Memory each Lua interpreter may hold, in MiB.", valueName: "mib"))
+    var luaMemory = 64
+
+    @Option(
+        name: .customLong("lua-budget"),
+        help: ArgumentHelp("Lua VM instructions one transformer call may run.", valueName: "count"))
+    var luaBudget = 10_000_000
+
+    @Option(
+        name: .customLong("lua-timeout"),
+        help: ArgumentHelp("Time one Lua transformer call may take, in milliseconds.", valueName: "ms"))
+    var luaTimeout = 1000
+
     func validate() throws {
+        guard luaMemory >= 1, luaMemory <= 1 << 20 else {
+            throw ValidationError("--lua-memory must be 1 to 1048576 (MiB)")
+        }
+        guard luaBudget >= 1000 else { throw ValidationError("--lua-budget must be at least 1000 instructions") }
+        guard luaTimeout >= 1 else { throw ValidationError("--lua-timeout must be at least 1 millisecond") }
         for assignment in traitAssignments where Traits.parseAssignment(assignment) == nil {
             throw ValidationError("--trait takes KEY=VALUE, but got '\(assignment)'")
         }
@@ -32,11 +59,19 @@ struct LoadOptions: ParsableArguments {
         return traits
     }
 
+    /// The transformers entries may name: the Lua scripts of `--scripts`, within the `--lua-*` limits.
+    var transformers: TransformerRegistry {
+        var registry = TransformerRegistry()
+        let limits = LuaLimits(
+            memory: luaMemory << 20, instructions: luaBudget, timeout: .milliseconds(luaTimeout))
+        registry.add(LuaScripts(directory: scriptsDirectory, limits: limits))
+        return registry
+    }
+
     /// Loads the catalog, or prints every diagnostic to stderr and fails with exit status 2.
     func loadCatalog() throws -> Catalog {
         do {
-            return try Catalog.load(
-                paths.isEmpty ? ["contexts"] : paths, traits: traits, transformers: WalkthroughTransformers.registry)
+            return try Catalog.load(paths.isEmpty ? ["contexts"] : paths, traits: traits, transformers: transformers)
         } catch {
             let count = error.diagnostics.count
             Terminal.error(error.description + "\n\n" + "mappings: \(count) error\(count == 1 ? "" : "s") found")

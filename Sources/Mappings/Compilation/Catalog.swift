@@ -79,7 +79,11 @@ public struct Catalog: Sendable {
         diagnostics += Self.resolveTransformers(in: &contexts, from: transformers)
 
         guard diagnostics.isEmpty else {
-            throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: loader.texts)
+            var sources = loader.texts
+            for provider in transformers.providers {
+                sources.merge(provider.sources) { mine, _ in mine }
+            }
+            throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: sources)
         }
         return Catalog(
             contexts: contexts, models: modelCompiler.models, identifiers: names,
@@ -87,7 +91,9 @@ public struct Catalog: Sendable {
             index: Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
     }
 
-    /// Binds every rule's transformer reference to a transformer; reports those that name none.
+    /// Binds every rule's transformer reference to a transformer, bound to the rule's user
+    /// data; reports those that name none. One failing script is one diagnostic, with a note
+    /// for each entry that asked for it.
     private static func resolveTransformers(
         in contexts: inout [CompiledContext], from registry: TransformerRegistry
     ) -> [Diagnostic] {
@@ -95,17 +101,34 @@ public struct Catalog: Sendable {
         for c in contexts.indices {
             for r in contexts[c].rules.indices {
                 guard let reference = contexts[c].rules[r].transformer else { continue }
-                if let transformer = registry.transformer(for: reference) {
-                    contexts[c].rules[r].transform = transformer
-                    continue
+                let entry = contexts[c].rules[r].provenance.location
+                switch registry.resolve(reference) {
+                case .found(let transformer):
+                    contexts[c].rules[r].transform = transformer.bound(to: reference.userData)
+                case .failed(var diagnostic):
+                    if diagnostic.location == nil {
+                        diagnostic.location = entry
+                        diagnostics.append(diagnostic)
+                        continue
+                    }
+                    let note = Diagnostic.Note(message: "asked for by this entry", location: entry)
+                    if let same = diagnostics.firstIndex(where: {
+                        $0.message == diagnostic.message && $0.location == diagnostic.location
+                    }) {
+                        if !diagnostics[same].notes.contains(note) { diagnostics[same].notes.append(note) }
+                    } else {
+                        diagnostic.notes.append(note)
+                        diagnostics.append(diagnostic)
+                    }
+                case .unknown:
+                    let name = "\(reference.className).\(reference.functionName)"
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
+                            location: entry,
+                            help: Suggestion.help(for: name, among: registry.names)
+                                ?? "register a Swift transformer for this class and selector"))
                 }
-                let name = "\(reference.className).\(reference.functionName)"
-                diagnostics.append(
-                    Diagnostic(
-                        message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
-                        location: contexts[c].rules[r].provenance.location,
-                        help: Suggestion.help(for: name, among: registry.names)
-                            ?? "register a Swift transformer for this class and selector"))
             }
         }
         return diagnostics

@@ -6,6 +6,15 @@
 public protocol Transformer: Sendable {
     /// Returns the new value for `value`; `userData` is the entry's `@transformUserData`.
     func transform(_ value: JSONValue, userData: JSONValue?) throws -> JSONValue
+
+    /// The transformer to use for one entry, given its `@transformUserData`; called once per
+    /// entry when the catalog compiles, so a transformer can prepare the user data once
+    /// instead of on every value. The default returns `self`.
+    func bound(to userData: JSONValue?) -> any Transformer
+}
+
+extension Transformer {
+    public func bound(to userData: JSONValue?) -> any Transformer { self }
 }
 
 /// A transformer made of a Swift closure.

@@ -12,8 +12,15 @@
 /// ```
 public struct TransformerRegistry: Sendable {
     private var entries: [String: any Transformer] = [:]
+    /// Where transformers come from when no Swift closure is registered, asked in order.
+    public private(set) var providers: [any TransformerProvider] = []
 
     public init() {}
+
+    /// Adds a provider (such as the Lua scripts) asked for the transformers no Swift closure answers.
+    public mutating func add(_ provider: any TransformerProvider) {
+        providers.append(provider)
+    }
 
     /// Registers `transformer` for a class and selector (or bare function name).
     public mutating func register(className: String, selector: String, _ transformer: any Transformer) {
@@ -28,9 +35,21 @@ public struct TransformerRegistry: Sendable {
         register(className: className, selector: selector, ClosureTransformer(body))
     }
 
-    /// The transformer registered for `reference`, if any.
+    /// The Swift transformer registered for `reference`, if any (providers are not asked).
     public func transformer(for reference: TransformerReference) -> (any Transformer)? {
         entries[Self.key(reference.className, reference.selector)]
+    }
+
+    /// Resolves `reference`: a Swift closure first, then each provider in order. Returns the
+    /// first transformer found, or the failure of the provider that owns the class, or `nil`.
+    func resolve(_ reference: TransformerReference) -> TransformerResolution {
+        if let transformer = transformer(for: reference) { return .found(transformer) }
+        for provider in providers {
+            let resolution = provider.resolve(reference)
+            if case .unknown = resolution { continue }
+            return resolution
+        }
+        return .unknown
     }
 
     /// Every registered class and function name, for suggestions.

@@ -1,0 +1,989 @@
+#ifndef CLUA_SANDBOX_H
+#define CLUA_SANDBOX_H
+
+// The transformer sandbox, in C: everything that can raise a Lua error runs here, under
+// `lua_pcall`, so no longjmp ever crosses a Swift frame. Swift sees plain functions that
+// return status codes, and moves values across as "tapes" (a flat byte encoding of JSON).
+//
+// The design and the attacks it answers are in docs/lua.md and
+// ../shared/reference/lua-sandbox.md. In short: an allow-list environment; text chunks only;
+// read-only library tables; a string metatable scripts cannot reach; `setmetatable` refusing
+// `__gc`/`__close`; globals cleared before every call; a memory cap in the allocator; a
+// sticky instruction budget and deadline in the count hook.
+
+#include <lua.h>
+#include <lualib.h>
+#include <lauxlib.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/// Declared here because the importer may see <pthread.h> without _GNU_SOURCE.
+extern int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
+
+/// How often (in VM instructions) the count hook runs; the budget is checked at this grain.
+#define CLUA_HOOK_STEP 1000
+/// The deepest table nesting that crosses the bridge, either way.
+#define CLUA_MAX_DEPTH 128
+/// The most values (nodes) one returned value may hold.
+#define CLUA_MAX_NODES 262144
+/// The most bytes one returned value may take on the tape (strings included).
+#define CLUA_MAX_TAPE_BYTES (16u << 20)
+/// The longest error message kept from a script; longer ones are cut.
+#define CLUA_MESSAGE_SIZE 512
+
+/// Tape tags: one byte each, then the payload (little-endian, as the host writes it).
+enum {
+    CLUA_TAPE_NULL = 'n',
+    CLUA_TAPE_TRUE = 't',
+    CLUA_TAPE_FALSE = 'f',
+    CLUA_TAPE_INTEGER = 'i',  // + int64
+    CLUA_TAPE_DOUBLE = 'd',   // + double
+    CLUA_TAPE_STRING = 's',   // + uint32 length + bytes
+    CLUA_TAPE_ARRAY = 'a',    // + uint32 count + values
+    CLUA_TAPE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
+};
+
+/// Why a sandboxed operation failed (0 is success); macros so Swift imports them as `Int32`.
+#define CLUA_OK 0
+/// The script failed: error(...), a runtime error, or nil + message.
+#define CLUA_FAILED 1
+/// The instruction budget ran out (sticky).
+#define CLUA_BUDGET 2
+/// The deadline passed (sticky).
+#define CLUA_DEADLINE 3
+/// The memory cap was hit.
+#define CLUA_MEMORY 4
+/// The returned value cannot cross the bridge.
+#define CLUA_BAD_RESULT 5
+/// The host's tape is malformed (a host bug).
+#define CLUA_BAD_INPUT 6
+
+/// The state of one interpreter that the allocator and the hook share; the allocator's `ud`.
+typedef struct clua_sandbox {
+    size_t memory_limit;
+    size_t memory_used;
+    int64_t budget_left;
+    int64_t deadline_ns;      // CLOCK_MONOTONIC; 0 means none
+    int tripped;              // 0, CLUA_BUDGET or CLUA_DEADLINE
+    const void *array_mt;     // identity of the metatable that marks JSON arrays
+    const void *object_mt;    // identity of the metatable that marks JSON objects
+    int array_mt_ref, object_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
+} clua_sandbox;
+
+/// One call's inputs and outputs, handed to the protected trampolines.
+typedef struct clua_call {
+    clua_sandbox *sandbox;
+    int function_ref;
+    const uint8_t *input;
+    size_t input_count;
+    const uint8_t *user_data;  // NULL: no user data
+    size_t user_data_count;
+    const char *module;        // for loading: the module name
+    const char *function;      // for resolving: the function name
+    uint8_t *output;           // malloc'd tape of the result
+    size_t output_count, output_capacity;
+    int nodes;
+    int status;
+    int line_defined;
+    char message[CLUA_MESSAGE_SIZE];
+    char source[256];
+} clua_call;
+
+/// Nanoseconds of CLOCK_MONOTONIC; why: the deadline is checked in the hook without a syscall.
+static inline int64_t clua_now_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/// The sandbox of a state; why: the hook and the C functions find their limits through `ud`.
+static inline clua_sandbox *clua_sandbox_of(lua_State *L) {
+    void *ud = NULL;
+    lua_getallocf(L, &ud);
+    return (clua_sandbox *)ud;
+}
+
+/// The capped allocator; why: a per-interpreter memory cap. Refuses growth past the cap, never a shrink.
+static inline void *clua_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    clua_sandbox *s = (clua_sandbox *)ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        s->memory_used -= old;
+        return NULL;
+    }
+    if (nsize > old && s->memory_used - old + nsize > s->memory_limit) return NULL;
+    void *block = realloc(ptr, nsize);
+    if (block == NULL) return nsize <= old ? ptr : NULL;
+    s->memory_used = s->memory_used - old + nsize;
+    return block;
+}
+
+/// The count hook; why: a sticky instruction budget and deadline. Once tripped it re-arms on
+/// every instruction, so a script's `pcall` cannot swallow the error and go on.
+static inline void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    clua_sandbox *s = clua_sandbox_of(L);
+    if (!s->tripped) {
+        s->budget_left -= CLUA_HOOK_STEP;
+        if (s->budget_left <= 0) {
+            s->tripped = CLUA_BUDGET;
+        } else if (s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) {
+            s->tripped = CLUA_DEADLINE;
+        } else {
+            return;
+        }
+        lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
+    }
+    lua_pushstring(L, s->tripped == CLUA_BUDGET ? "instruction budget exhausted" : "deadline passed");
+    lua_error(L);
+}
+
+/// Panics only on a host bug (an unprotected error); why: `lua_newstate` installs no panic handler.
+static inline int clua_sandbox_panic(lua_State *L) {
+    const char *message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(not a string)";
+    fprintf(stderr, "mappings: unprotected Lua error (a bug in the host): %s\n", message);
+    abort();
+}
+
+/// Whether a table has one of the sandbox's read-only metatables; why: `rawset` must not write through.
+static inline int clua_sandbox_is_readonly(lua_State *L, int index) {
+    if (!lua_getmetatable(L, index)) return 0;
+    lua_pushliteral(L, "__readonly");
+    lua_rawget(L, -2);
+    int readonly = lua_toboolean(L, -1);
+    lua_pop(L, 2);
+    return readonly;
+}
+
+/// `setmetatable` for scripts; why: refuses `__gc` and `__close`, which run where no hook can stop them.
+static inline int clua_sandbox_setmetatable(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int kind = lua_type(L, 2);
+    luaL_argexpected(L, kind == LUA_TNIL || kind == LUA_TTABLE, 2, "nil or table");
+    if (kind == LUA_TTABLE) {
+        const char *banned[] = {"__gc", "__close"};
+        for (int i = 0; i < 2; i++) {
+            lua_pushstring(L, banned[i]);
+            if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "setmetatable: %s is not allowed here", banned[i]);
+            lua_pop(L, 1);
+        }
+    }
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL) return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+/// `rawset` for scripts; why: the library tables are read-only proxies, even to raw writes.
+static inline int clua_sandbox_rawset(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    luaL_checkany(L, 3);
+    if (clua_sandbox_is_readonly(L, 1)) return luaL_error(L, "attempt to modify a read-only table");
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 1;
+}
+
+/// Raises when the call's deadline has passed; why: a pattern function is one long C call the
+/// count hook cannot interrupt, so each call of one is a checkpoint (upvalue 1: the function).
+static inline int clua_sandbox_checkpoint(lua_State *L) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    if (!s->tripped && s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) {
+        s->tripped = CLUA_DEADLINE;
+        lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
+    }
+    if (s->tripped) return luaL_error(L, s->tripped == CLUA_BUDGET ? "instruction budget exhausted" : "deadline passed");
+    int arguments = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, arguments, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/// `xpcall` for scripts; why: Lua runs a message handler inside the hook that raised, where
+/// hooks are off, so a handler that loops would never stop. This one runs the handler after
+/// the error has unwound, under its own `pcall`, with hooks (and the sticky budget) on.
+static inline int clua_sandbox_xpcall(lua_State *L) {
+    int arguments = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    luaL_checkstack(L, arguments + 2, "too many arguments");
+    lua_pushvalue(L, 1);
+    for (int i = 3; i <= arguments; i++) lua_pushvalue(L, i);
+    if (lua_pcall(L, arguments - 2, LUA_MULTRET, 0) == LUA_OK) {
+        lua_pushboolean(L, 1);
+        lua_insert(L, arguments + 1);
+        return lua_gettop(L) - arguments;
+    }
+    lua_pushvalue(L, 2);
+    lua_insert(L, -2);
+    lua_pcall(L, 1, 1, 0);
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
+/// Raises "read-only"; why: the `__newindex` of every library proxy.
+static inline int clua_sandbox_readonly_error(lua_State *L) {
+    return luaL_error(L, "attempt to modify a read-only table");
+}
+
+/// Moves every entry of the table at `from` into the table at `to` (or drops them if `to` is 0);
+/// why: globals are cleared between calls, and load-time globals are kept apart. Stack: [-0, +0, m]
+static inline void clua_sandbox_drain(lua_State *L, int from, int to) {
+    from = lua_absindex(L, from);
+    if (to) to = lua_absindex(L, to);
+    lua_pushnil(L);
+    while (lua_next(L, from)) {
+        if (to) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, to);
+        } else {
+            lua_pop(L, 1);
+        }
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, from);
+    }
+}
+
+/// `require` for scripts; why: loads only other scripts the host handed over, as text, once.
+static inline int clua_sandbox_require(lua_State *L) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->loaded_ref);  // 2
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 2) != LUA_TNIL) {
+        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA && lua_touserdata(L, -1) == (void *)&s->loaded_ref)
+            return luaL_error(L, "require cycle through '%s'", name);
+        return 1;
+    }
+    lua_pop(L, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->sources_ref);  // 3
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, 3) != LUA_TTABLE) return luaL_error(L, "module '%s' not found in the scripts directory", name);
+    lua_rawgeti(L, 4, 1);  // 5 text
+    lua_rawgeti(L, 4, 2);  // 6 chunk name
+    size_t length = 0;
+    const char *text = lua_tolstring(L, 5, &length);
+    if (luaL_loadbufferx(L, text, length, lua_tostring(L, 6), "t") != LUA_OK) return lua_error(L);
+    lua_pushvalue(L, 1);
+    lua_pushlightuserdata(L, (void *)&s->loaded_ref);
+    lua_rawset(L, 2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
+    lua_setupvalue(L, -2, 1);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+        // Forget the half-loaded module, so a later require reports the real error again.
+        lua_pushvalue(L, 1);
+        lua_pushnil(L);
+        lua_rawset(L, 2);
+        return lua_error(L);
+    }
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 2);
+    // The globals a script defines while it loads stay; those a call defines do not.
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->snapshot_ref);
+    clua_sandbox_drain(L, -2, -1);
+    lua_pop(L, 2);
+    return 1;
+}
+
+/// `json.array(t)`, `json.object(t)`; why: scripts mark an (empty) table as the JSON kind they mean.
+static inline int clua_sandbox_mark(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) {
+        lua_settop(L, 0);
+        lua_createtable(L, 0, 0);
+    }
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_getmetatable(L, 1)) {
+        int ours = lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
+        lua_pop(L, 1);
+        if (!ours) return luaL_error(L, "the table already has a metatable");
+    }
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+/// `json.type(v)`; why: tells "array" from "object" and "integer" from "float", which `type` cannot.
+static inline int clua_sandbox_json_type(lua_State *L) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    luaL_checkany(L, 1);
+    switch (lua_type(L, 1)) {
+    case LUA_TNIL: lua_pushliteral(L, "null"); break;
+    case LUA_TLIGHTUSERDATA:
+        if (lua_touserdata(L, 1) == (void *)s) lua_pushliteral(L, "null");
+        else lua_pushliteral(L, "userdata");
+        break;
+    case LUA_TBOOLEAN: lua_pushliteral(L, "boolean"); break;
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, 1)) lua_pushliteral(L, "integer");
+        else lua_pushliteral(L, "float");
+        break;
+    case LUA_TSTRING: lua_pushliteral(L, "string"); break;
+    case LUA_TTABLE: {
+        const void *mt = lua_getmetatable(L, 1) ? lua_topointer(L, -1) : NULL;
+        if (mt == s->array_mt) lua_pushliteral(L, "array");
+        else if (mt == s->object_mt) lua_pushliteral(L, "object");
+        else lua_pushliteral(L, "table");
+        break;
+    }
+    default: lua_pushstring(L, luaL_typename(L, 1)); break;
+    }
+    return 1;
+}
+
+/// Copies the named fields of the table at `from` into a new table, and pushes a read-only
+/// proxy of it; why: a library table scripts can read but never change. Stack: [-0, +1, m]
+static inline void clua_sandbox_push_library(lua_State *L, int from, const char *const *names, int copy_all) {
+    from = lua_absindex(L, from);
+    lua_createtable(L, 0, 0);  // the copy
+    if (copy_all) {
+        lua_pushnil(L);
+        while (lua_next(L, from)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -4);
+        }
+    }
+    for (int i = 0; names && names[i]; i++) {
+        if (names[i][0] == '-') {
+            lua_pushnil(L);
+            lua_setfield(L, -2, names[i] + 1);
+        } else {
+            lua_getfield(L, from, names[i]);
+            lua_setfield(L, -2, names[i]);
+        }
+    }
+    lua_createtable(L, 0, 0);  // the proxy
+    lua_createtable(L, 0, 4);  // its metatable
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, clua_sandbox_readonly_error);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "__readonly");
+    lua_setmetatable(L, -2);
+    lua_remove(L, -2);
+}
+
+/// Builds the environment scripts see; why: an allow-list, never the full standard library.
+static inline int clua_sandbox_setup(lua_State *L) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    luaL_requiref(L, "_G", luaopen_base, 1);
+    luaL_requiref(L, "string", luaopen_string, 1);
+    luaL_requiref(L, "table", luaopen_table, 1);
+    luaL_requiref(L, "math", luaopen_math, 1);
+    luaL_requiref(L, "utf8", luaopen_utf8, 1);
+    luaL_requiref(L, "os", luaopen_os, 1);
+    lua_settop(L, 0);
+    lua_pushglobaltable(L);  // 1: the real globals, never seen by scripts
+    int real = 1;
+
+    // The string library without `dump`, also behind the string metatable, which scripts
+    // cannot reach (`getmetatable("")` is false) or change.
+    const char *no_dump[] = {"-dump", NULL};
+    lua_getfield(L, real, "string");
+    clua_sandbox_push_library(L, -1, no_dump, 1);  // 3: the proxy
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_getmetatable(L, 3);
+    lua_getfield(L, -1, "__index");  // the filtered copy
+    const char *patterns[] = {"find", "match", "gmatch", "gsub", NULL};
+    for (int i = 0; patterns[i]; i++) {
+        lua_getfield(L, -1, patterns[i]);
+        lua_pushcclosure(L, clua_sandbox_checkpoint, 1);
+        lua_setfield(L, -2, patterns[i]);
+    }
+    lua_setfield(L, -3, "__index");
+    lua_pop(L, 1);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+    lua_remove(L, 2);  // 2: the string proxy
+
+    lua_createtable(L, 0, 32);  // 3: the base every lookup falls back to
+    int base = 3;
+    const char *functions[] = {"assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "rawequal",
+                               "rawget", "rawlen", "select", "tonumber", "tostring", "type", "_VERSION",
+                               NULL};
+    for (int i = 0; functions[i]; i++) {
+        lua_getfield(L, real, functions[i]);
+        lua_setfield(L, base, functions[i]);
+    }
+    lua_pushcfunction(L, clua_sandbox_setmetatable);
+    lua_setfield(L, base, "setmetatable");
+    lua_pushcfunction(L, clua_sandbox_rawset);
+    lua_setfield(L, base, "rawset");
+    lua_pushcfunction(L, clua_sandbox_xpcall);
+    lua_setfield(L, base, "xpcall");
+    lua_pushcfunction(L, clua_sandbox_require);
+    lua_setfield(L, base, "require");
+    lua_pushvalue(L, 2);
+    lua_setfield(L, base, "string");
+
+    lua_getfield(L, real, "table");
+    clua_sandbox_push_library(L, -1, NULL, 1);
+    lua_setfield(L, base, "table");
+    lua_pop(L, 1);
+    const char *no_seed[] = {"-randomseed", NULL};
+    lua_getfield(L, real, "math");
+    clua_sandbox_push_library(L, -1, no_seed, 1);
+    lua_setfield(L, base, "math");
+    lua_pop(L, 1);
+    lua_getfield(L, real, "utf8");
+    clua_sandbox_push_library(L, -1, NULL, 1);
+    lua_setfield(L, base, "utf8");
+    lua_pop(L, 1);
+    const char *clock[] = {"time", "clock", "date", NULL};
+    lua_getfield(L, real, "os");
+    clua_sandbox_push_library(L, -1, clock, 0);
+    lua_setfield(L, base, "os");
+    lua_pop(L, 1);
+
+    // JSON: the null sentinel and the array/object marks.
+    lua_pushlightuserdata(L, (void *)s);
+    lua_setfield(L, base, "null");
+    lua_createtable(L, 0, 2);  // 4: array metatable
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    s->array_mt = lua_topointer(L, -1);
+    lua_createtable(L, 0, 2);  // 5: object metatable
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    s->object_mt = lua_topointer(L, -1);
+    lua_createtable(L, 0, 4);  // the json table's contents
+    lua_pushlightuserdata(L, (void *)s);
+    lua_setfield(L, -2, "null");
+    lua_pushvalue(L, 4);
+    lua_pushvalue(L, 5);
+    lua_pushcclosure(L, clua_sandbox_mark, 2);
+    lua_setfield(L, -2, "array");
+    lua_pushvalue(L, 5);
+    lua_pushvalue(L, 4);
+    lua_pushcclosure(L, clua_sandbox_mark, 2);
+    lua_setfield(L, -2, "object");
+    lua_pushcfunction(L, clua_sandbox_json_type);
+    lua_setfield(L, -2, "type");
+    clua_sandbox_push_library(L, -1, NULL, 1);
+    lua_setfield(L, base, "json");
+    lua_pop(L, 1);
+    lua_pushvalue(L, 5);
+    s->object_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, 4);
+    s->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, 3);
+
+    // Load-time globals sit between the per-call globals and the base.
+    lua_createtable(L, 0, 0);  // 4: snapshot
+    lua_createtable(L, 0, 2);
+    lua_pushvalue(L, base);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, 4);
+    lua_createtable(L, 0, 0);  // 5: the environment, emptied before every call
+    lua_createtable(L, 0, 2);
+    lua_pushvalue(L, 4);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, 5);
+    lua_pushvalue(L, 5);
+    lua_setfield(L, base, "_G");
+    lua_pushvalue(L, 4);
+    s->snapshot_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, 5);
+    s->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, 0, 0);
+    s->loaded_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, 0, 0);
+    s->sources_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_settop(L, 0);
+    return 0;
+}
+
+/// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails.
+static inline lua_State *clua_sandbox_open(size_t memory_limit) {
+    clua_sandbox *s = (clua_sandbox *)calloc(1, sizeof(clua_sandbox));
+    if (s == NULL) return NULL;
+    s->memory_limit = memory_limit;
+    lua_State *L = lua_newstate(clua_sandbox_alloc, s);
+    if (L == NULL) {
+        free(s);
+        return NULL;
+    }
+    lua_atpanic(L, clua_sandbox_panic);
+    lua_pushcfunction(L, clua_sandbox_setup);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        lua_close(L);
+        free(s);
+        return NULL;
+    }
+    lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
+    return L;
+}
+
+/// Closes an interpreter made by `clua_sandbox_open`.
+static inline void clua_sandbox_close(lua_State *L) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    lua_close(L);
+    free(s);
+}
+
+/// Bytes the interpreter holds now; why: tests and reports show memory against the cap.
+static inline size_t clua_sandbox_memory(lua_State *L) { return clua_sandbox_of(L)->memory_used; }
+
+// MARK: Tapes
+
+/// Reads `count` bytes of the input tape, or fails the decode; why: a host tape is checked, not trusted.
+static inline const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_t *end, size_t count) {
+    if ((size_t)(end - *cursor) < count) return NULL;
+    const uint8_t *at = *cursor;
+    *cursor += count;
+    return at;
+}
+
+/// Pushes the value a tape encodes; why: host values enter Lua under `lua_pcall`. Stack: [-0, +1, m]
+static inline int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
+    const uint8_t *tag = clua_tape_take(cursor, end, 1);
+    if (tag == NULL || depth > CLUA_MAX_DEPTH) return 0;
+    luaL_checkstack(L, 4, "value too deep");
+    switch (*tag) {
+    case CLUA_TAPE_NULL: lua_pushlightuserdata(L, (void *)s); return 1;
+    case CLUA_TAPE_TRUE: lua_pushboolean(L, 1); return 1;
+    case CLUA_TAPE_FALSE: lua_pushboolean(L, 0); return 1;
+    case CLUA_TAPE_INTEGER: {
+        const uint8_t *bytes = clua_tape_take(cursor, end, 8);
+        if (bytes == NULL) return 0;
+        int64_t value;
+        memcpy(&value, bytes, 8);
+        lua_pushinteger(L, (lua_Integer)value);
+        return 1;
+    }
+    case CLUA_TAPE_DOUBLE: {
+        const uint8_t *bytes = clua_tape_take(cursor, end, 8);
+        if (bytes == NULL) return 0;
+        double value;
+        memcpy(&value, bytes, 8);
+        lua_pushnumber(L, (lua_Number)value);
+        return 1;
+    }
+    case CLUA_TAPE_STRING: {
+        const uint8_t *header = clua_tape_take(cursor, end, 4);
+        if (header == NULL) return 0;
+        uint32_t length;
+        memcpy(&length, header, 4);
+        const uint8_t *bytes = clua_tape_take(cursor, end, length);
+        if (bytes == NULL) return 0;
+        lua_pushlstring(L, (const char *)bytes, length);
+        return 1;
+    }
+    case CLUA_TAPE_ARRAY:
+    case CLUA_TAPE_OBJECT: {
+        const uint8_t *header = clua_tape_take(cursor, end, 4);
+        if (header == NULL) return 0;
+        uint32_t count;
+        memcpy(&count, header, 4);
+        int is_array = *tag == CLUA_TAPE_ARRAY;
+        if (count > (uint32_t)(end - *cursor)) return 0;
+        lua_createtable(L, is_array ? (int)count : 0, is_array ? 0 : (int)count);
+        for (uint32_t i = 0; i < count; i++) {
+            if (!is_array) {
+                const uint8_t *key_header = clua_tape_take(cursor, end, 4);
+                if (key_header == NULL) return 0;
+                uint32_t length;
+                memcpy(&length, key_header, 4);
+                const uint8_t *key = clua_tape_take(cursor, end, length);
+                if (key == NULL) return 0;
+                lua_pushlstring(L, (const char *)key, length);
+            }
+            if (!clua_tape_push(L, s, cursor, end, depth + 1)) return 0;
+            if (is_array) lua_rawseti(L, -2, (lua_Integer)i + 1);
+            else lua_rawset(L, -3);
+        }
+        lua_rawgeti(L, LUA_REGISTRYINDEX, is_array ? s->array_mt_ref : s->object_mt_ref);
+        lua_setmetatable(L, -2);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+/// Appends bytes to the output tape, within its limit; why: results are bounded. Returns 0 when full.
+static inline int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
+    if (call->output_count + count > CLUA_MAX_TAPE_BYTES) return 0;
+    if (call->output_count + count > call->output_capacity) {
+        size_t capacity = call->output_capacity ? call->output_capacity : 256;
+        while (capacity < call->output_count + count) capacity *= 2;
+        uint8_t *grown = (uint8_t *)realloc(call->output, capacity);
+        if (grown == NULL) return 0;
+        call->output = grown;
+        call->output_capacity = capacity;
+    }
+    memcpy(call->output + call->output_count, bytes, count);
+    call->output_count += count;
+    return 1;
+}
+
+/// Sorts keys bytewise; why: object members come back in a stable order (Lua tables have none).
+typedef struct clua_key {
+    const char *bytes;
+    size_t length;
+} clua_key;
+
+static inline int clua_key_compare(const void *a, const void *b) {
+    const clua_key *l = (const clua_key *)a, *r = (const clua_key *)b;
+    size_t common = l->length < r->length ? l->length : r->length;
+    int order = memcmp(l->bytes, r->bytes, common);
+    if (order != 0) return order;
+    return l->length < r->length ? -1 : (l->length > r->length ? 1 : 0);
+}
+
+/// Records why a result cannot cross; why: the message names the place in the value.
+static inline int clua_tape_refuse(clua_call *call, const char *message) {
+    snprintf(call->message, CLUA_MESSAGE_SIZE, "%s", message);
+    return 0;
+}
+
+/// Writes the value at `index` to the output tape, with raw access only: no metamethod of a
+/// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, m]
+static inline int clua_tape_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+    clua_sandbox *s = call->sandbox;
+    index = lua_absindex(L, index);
+    if (++call->nodes > CLUA_MAX_NODES) return clua_tape_refuse(call, "the value is too large (more than 262144 values)");
+    uint8_t tag;
+    switch (lua_type(L, index)) {
+    case LUA_TNIL:
+        tag = CLUA_TAPE_NULL;
+        return clua_tape_append(call, &tag, 1) || clua_tape_refuse(call, "the value is too large");
+    case LUA_TLIGHTUSERDATA:
+        if (lua_touserdata(L, index) != (void *)s) return clua_tape_refuse(call, "a userdata is not a JSON value");
+        tag = CLUA_TAPE_NULL;
+        return clua_tape_append(call, &tag, 1) || clua_tape_refuse(call, "the value is too large");
+    case LUA_TBOOLEAN:
+        tag = lua_toboolean(L, index) ? CLUA_TAPE_TRUE : CLUA_TAPE_FALSE;
+        return clua_tape_append(call, &tag, 1) || clua_tape_refuse(call, "the value is too large");
+    case LUA_TNUMBER: {
+        if (lua_isinteger(L, index)) {
+            int64_t value = (int64_t)lua_tointeger(L, index);
+            tag = CLUA_TAPE_INTEGER;
+            return (clua_tape_append(call, &tag, 1) && clua_tape_append(call, &value, 8))
+                || clua_tape_refuse(call, "the value is too large");
+        }
+        double value = (double)lua_tonumber(L, index);
+        if (isnan(value)) return clua_tape_refuse(call, "NaN is not a JSON number");
+        if (isinf(value)) return clua_tape_refuse(call, "an infinite number is not a JSON number");
+        tag = CLUA_TAPE_DOUBLE;
+        return (clua_tape_append(call, &tag, 1) && clua_tape_append(call, &value, 8))
+            || clua_tape_refuse(call, "the value is too large");
+    }
+    case LUA_TSTRING: {
+        size_t length = 0;
+        const char *bytes = lua_tolstring(L, index, &length);
+        if (length > CLUA_MAX_TAPE_BYTES) return clua_tape_refuse(call, "the value is too large (more than 16 MiB)");
+        uint32_t length32 = (uint32_t)length;
+        tag = CLUA_TAPE_STRING;
+        return (clua_tape_append(call, &tag, 1) && clua_tape_append(call, &length32, 4)
+                && clua_tape_append(call, bytes, length))
+            || clua_tape_refuse(call, "the value is too large (more than 16 MiB)");
+    }
+    case LUA_TTABLE: break;
+    default: {
+        char message[80];
+        snprintf(message, sizeof message, "a %s is not a JSON value", luaL_typename(L, index));
+        return clua_tape_refuse(call, message);
+    }
+    }
+
+    const void *self = lua_topointer(L, index);
+    for (int i = 0; i < depth; i++)
+        if (ancestors[i] == self) return clua_tape_refuse(call, "the value contains itself (a cycle)");
+    if (depth >= CLUA_MAX_DEPTH) return clua_tape_refuse(call, "the value is nested too deeply (more than 128 levels)");
+    ancestors[depth] = self;
+    luaL_checkstack(L, 6, "value too deep");
+
+    const void *mt = lua_getmetatable(L, index) ? lua_topointer(L, -1) : NULL;
+    if (mt) lua_pop(L, 1);
+    // Classify with raw traversal: how many keys, how many are the integers 1..n, how many strings.
+    lua_Integer keys = 0, strings = 0, positives = 0, largest = 0;
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        lua_pop(L, 1);
+        keys++;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            strings++;
+        } else if (lua_isinteger(L, -1)) {
+            lua_Integer k = lua_tointeger(L, -1);
+            if (k >= 1) {
+                positives++;
+                if (k > largest) largest = k;
+            }
+        }
+        if (keys > CLUA_MAX_NODES) {
+            lua_pop(L, 1);
+            return clua_tape_refuse(call, "the value is too large (more than 262144 values)");
+        }
+    }
+    int is_array;
+    if (mt == s->array_mt) {
+        if (positives != keys || largest != keys)
+            return clua_tape_refuse(call, "a table marked as an array has keys other than 1..n");
+        is_array = 1;
+    } else if (mt == s->object_mt || keys == 0) {
+        if (strings != keys) return clua_tape_refuse(call, "a table marked as an object has keys that are not strings");
+        is_array = 0;
+    } else if (positives == keys && largest == keys) {
+        is_array = 1;
+    } else if (strings == keys) {
+        is_array = 0;
+    } else if (positives == keys) {
+        return clua_tape_refuse(call, "an array with holes (keys are not 1..n)");
+    } else {
+        return clua_tape_refuse(call, "a table mixes array and object keys, or has keys that are neither");
+    }
+
+    uint32_t count = (uint32_t)keys;
+    tag = is_array ? CLUA_TAPE_ARRAY : CLUA_TAPE_OBJECT;
+    if (!clua_tape_append(call, &tag, 1) || !clua_tape_append(call, &count, 4))
+        return clua_tape_refuse(call, "the value is too large");
+    if (is_array) {
+        for (lua_Integer i = 1; i <= keys; i++) {
+            lua_rawgeti(L, index, i);
+            int ok = clua_tape_write(L, call, -1, ancestors, depth + 1);
+            lua_pop(L, 1);
+            if (!ok) return 0;
+        }
+        return 1;
+    }
+    clua_key *sorted = (clua_key *)malloc(sizeof(clua_key) * (keys ? (size_t)keys : 1));
+    if (sorted == NULL) return clua_tape_refuse(call, "the value is too large");
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        lua_pop(L, 1);
+        sorted[n].bytes = lua_tolstring(L, -1, &sorted[n].length);
+        n++;
+    }
+    qsort(sorted, n, sizeof(clua_key), clua_key_compare);
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        uint32_t length = (uint32_t)sorted[i].length;
+        if (!clua_tape_append(call, &length, 4) || !clua_tape_append(call, sorted[i].bytes, sorted[i].length)) {
+            ok = clua_tape_refuse(call, "the value is too large");
+            break;
+        }
+        lua_pushlstring(L, sorted[i].bytes, sorted[i].length);
+        lua_rawget(L, index);
+        ok = clua_tape_write(L, call, -1, ancestors, depth + 1);
+        lua_pop(L, 1);
+    }
+    free(sorted);
+    return ok;
+}
+
+// MARK: Protected operations
+
+/// Clears the globals the previous call left and re-arms the budget; why: calls are isolated.
+static inline void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeout_ns) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    s->budget_left = budget;
+    s->deadline_ns = timeout_ns > 0 ? clua_now_ns() + timeout_ns : 0;
+    s->tripped = 0;
+    lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
+}
+
+/// Registers a script's text under its module name; runs under `lua_pcall`.
+static inline int clua_sandbox_add_source_protected(lua_State *L) {
+    clua_call *call = (clua_call *)lua_touserdata(L, 1);
+    clua_sandbox *s = call->sandbox;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->sources_ref);
+    lua_createtable(L, 2, 0);
+    lua_pushlstring(L, (const char *)call->input, call->input_count);
+    lua_rawseti(L, -2, 1);
+    lua_pushstring(L, call->function);
+    lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, call->module);
+    return 0;
+}
+
+/// Loads a module and finds one of its functions; runs under `lua_pcall`.
+static inline int clua_sandbox_resolve_protected(lua_State *L) {
+    clua_call *call = (clua_call *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushcfunction(L, clua_sandbox_require);
+    lua_pushstring(L, call->module);
+    lua_call(L, 1, 1);
+    if (lua_type(L, 1) != LUA_TTABLE) {
+        call->function_ref = -2;  // not a table of functions
+        snprintf(call->source, sizeof call->source, "%s", luaL_typename(L, 1));
+        return 0;
+    }
+    lua_pushstring(L, call->function);
+    if (lua_rawget(L, 1) != LUA_TFUNCTION) {
+        call->function_ref = -1;
+        return 0;
+    }
+    lua_Debug info;
+    lua_pushvalue(L, -1);
+    lua_getinfo(L, ">S", &info);
+    call->line_defined = info.linedefined;
+    snprintf(call->source, sizeof call->source, "%s", info.short_src);
+    call->function_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+/// Lists the function names a module returns, newline-separated, into `call->output`; why: suggestions.
+static inline int clua_sandbox_functions_protected(lua_State *L) {
+    clua_call *call = (clua_call *)lua_touserdata(L, 1);
+    lua_settop(L, 0);
+    lua_pushcfunction(L, clua_sandbox_require);
+    lua_pushstring(L, call->module);
+    lua_call(L, 1, 1);
+    if (lua_type(L, 1) != LUA_TTABLE) return 0;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) {
+            size_t length = 0;
+            const char *name = lua_tolstring(L, -2, &length);
+            clua_tape_append(call, name, length);
+            clua_tape_append(call, "\n", 1);
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/// One transformer call; runs under `lua_pcall`: decode the input and user data, call, encode.
+static inline int clua_sandbox_call_protected(lua_State *L) {
+    clua_call *call = (clua_call *)lua_touserdata(L, 1);
+    clua_sandbox *s = call->sandbox;
+    lua_settop(L, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
+    clua_sandbox_drain(L, 1, 0);
+    lua_settop(L, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
+    const uint8_t *cursor = call->input;
+    if (!clua_tape_push(L, s, &cursor, call->input + call->input_count, 0) || cursor != call->input + call->input_count) {
+        call->status = CLUA_BAD_INPUT;
+        return 0;
+    }
+    if (call->user_data) {
+        cursor = call->user_data;
+        if (!clua_tape_push(L, s, &cursor, call->user_data + call->user_data_count, 0)) {
+            call->status = CLUA_BAD_INPUT;
+            return 0;
+        }
+    } else {
+        lua_pushnil(L);
+    }
+    call->status = CLUA_FAILED;  // until the function returns
+    lua_call(L, 2, 2);
+    if (lua_isnil(L, 1) && lua_type(L, 2) == LUA_TSTRING) {
+        size_t length = 0;
+        const char *message = lua_tolstring(L, 2, &length);
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "%.*s", (int)(length < CLUA_MESSAGE_SIZE ? length : CLUA_MESSAGE_SIZE - 1), message);
+        return 0;
+    }
+    const void *ancestors[CLUA_MAX_DEPTH];
+    call->nodes = 0;
+    call->output_count = 0;
+    if (!clua_tape_write(L, call, 1, ancestors, 0)) {
+        call->status = CLUA_BAD_RESULT;
+        return 0;
+    }
+    call->status = CLUA_OK;
+    return 0;
+}
+
+/// Runs `operation` under `lua_pcall` with the budget armed and turns the outcome into a status,
+/// with the message in `call->message`; why: the one place a Lua error becomes a host value.
+static inline int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
+                                   int64_t timeout_ns) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    call->sandbox = s;
+    call->status = CLUA_OK;
+    call->message[0] = 0;
+    int top = lua_gettop(L);
+    clua_sandbox_arm(L, budget, timeout_ns);
+    lua_pushcfunction(L, operation);
+    lua_pushlightuserdata(L, call);
+    int status = lua_pcall(L, 1, 0, 0);
+    int tripped = s->tripped;
+    lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
+    s->tripped = 0;
+    if (status == LUA_OK) {
+        lua_settop(L, top);
+        return call->status;
+    }
+    if (tripped) {
+        call->status = tripped;
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "%s",
+                 tripped == CLUA_BUDGET ? "instruction budget exhausted" : "deadline passed");
+    } else if (status == LUA_ERRMEM) {
+        call->status = CLUA_MEMORY;
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "not enough memory (the interpreter's limit is %zu bytes)",
+                 s->memory_limit);
+    } else {
+        call->status = CLUA_FAILED;
+        if (status == LUA_ERRERR) {
+            snprintf(call->message, CLUA_MESSAGE_SIZE, "error in error handling");
+        } else if (lua_type(L, -1) == LUA_TSTRING) {
+            size_t length = 0;
+            const char *message = lua_tolstring(L, -1, &length);
+            snprintf(call->message, CLUA_MESSAGE_SIZE, "%.*s", (int)(length < CLUA_MESSAGE_SIZE ? length : CLUA_MESSAGE_SIZE - 1), message);
+        } else if (lua_type(L, -1) == LUA_TNIL) {
+            snprintf(call->message, CLUA_MESSAGE_SIZE, "error called with nil");
+        } else {
+            snprintf(call->message, CLUA_MESSAGE_SIZE, "(error object is a %s value)", luaL_typename(L, -1));
+        }
+    }
+    lua_settop(L, top);
+    return call->status;
+}
+
+/// Frees a call's output tape.
+static inline void clua_call_release(clua_call *call) {
+    free(call->output);
+    call->output = NULL;
+    call->output_count = call->output_capacity = 0;
+}
+
+/// Bytes of stack left below the current frame on this thread; why: Lua's C recursion needs
+/// about 512 KiB, and a host may call from a thread with less.
+static inline size_t clua_stack_remaining(void) {
+    static _Thread_local uintptr_t low = 0;
+    if (low == 0) {
+        pthread_attr_t attributes;
+        void *address = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+            pthread_attr_getstack(&attributes, &address, &size);
+            pthread_attr_destroy(&attributes);
+        }
+        low = address ? (uintptr_t)address : 1;
+    }
+    char here = 0;
+    uintptr_t at = (uintptr_t)&here;
+    return at > low ? (size_t)(at - low) : 0;
+}
+
+#endif

@@ -1,0 +1,175 @@
+internal import CLua
+import Mappings
+
+/// One sandboxed Lua interpreter, owned: created in `init`, closed in `deinit`.
+///
+/// Every operation that can raise a Lua error runs in C under `lua_pcall` (`sandbox.h`); this
+/// class only sets up calls and reads their status. An interpreter is used by one thread at a
+/// time: `LuaScripts` hands it out from its pool under a lock.
+final class LuaInterpreter: @unchecked Sendable {
+    private let state: OpaquePointer
+    /// The registry reference of each function, by the function's id in `LuaScripts`; 0 until resolved.
+    var functionReferences: [Int32] = []
+
+    /// What resolving a function found.
+    enum Resolution {
+        case function(reference: Int32, source: String, line: Int)
+        case notATable(typeName: String)
+        case missingFunction
+        case failed(LuaFailure)
+    }
+
+    /// Creates an interpreter that knows `modules` (name → chunk name and text), or `nil` when
+    /// even that does not fit in `memoryLimit`.
+    init?(memoryLimit: Int, modules: [String: LuaModule]) {
+        guard let state = clua_sandbox_open(memoryLimit) else { return nil }
+        self.state = state
+        for (name, module) in modules {
+            var call = clua_call()
+            let status = module.text.withCString { text in
+                name.withCString { name in
+                    module.chunkName.withCString { chunk in
+                        call.input = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+                        call.input_count = module.text.utf8.count
+                        call.module = name
+                        call.function = chunk
+                        return clua_sandbox_run(state, clua_sandbox_add_source_protected, &call, 0, 0)
+                    }
+                }
+            }
+            guard status == CLUA_OK else { return nil }
+        }
+    }
+
+    deinit {
+        clua_sandbox_close(state)
+    }
+
+    /// Bytes the interpreter holds.
+    var memoryInUse: Int { clua_sandbox_memory(state) }
+
+    /// Loads `module` (once) and finds `function` in the table it returns.
+    func resolve(module: String, function: String, limits: LuaLimits) -> Resolution {
+        var call = clua_call()
+        let status = module.withCString { module in
+            function.withCString { function in
+                call.module = module
+                call.function = function
+                return clua_sandbox_run(
+                    state, clua_sandbox_resolve_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+            }
+        }
+        guard status == CLUA_OK else { return .failed(LuaFailure(status: status, call: call)) }
+        switch call.function_ref {
+        case -2: return .notATable(typeName: Self.text(of: &call.source))
+        case -1: return .missingFunction
+        default:
+            return .function(
+                reference: call.function_ref, source: Self.text(of: &call.source), line: Int(call.line_defined))
+        }
+    }
+
+    /// The names of the functions the table `module` returns holds, for suggestions.
+    func functionNames(module: String, limits: LuaLimits) -> [String] {
+        var call = clua_call()
+        defer { clua_call_release(&call) }
+        let status = module.withCString { module in
+            call.module = module
+            return clua_sandbox_run(
+                state, clua_sandbox_functions_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+        }
+        guard status == CLUA_OK, let output = call.output else { return [] }
+        let text = String(decoding: UnsafeBufferPointer(start: output, count: call.output_count), as: UTF8.self)
+        return text.split(separator: "\n").map(String.init).sorted()
+    }
+
+    /// Calls the function with registry reference `reference` as `f(value, userData)`.
+    func call(
+        _ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits
+    ) -> Result<JSONValue, LuaFailure> {
+        var call = clua_call()
+        defer { clua_call_release(&call) }
+        call.function_ref = reference
+        let status = input.withUnsafeBufferPointer { input in
+            call.input = input.baseAddress
+            call.input_count = input.count
+            guard let userData else {
+                return clua_sandbox_run(
+                    state, clua_sandbox_call_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+            }
+            return userData.withUnsafeBufferPointer { userData in
+                call.user_data = userData.baseAddress
+                call.user_data_count = userData.count
+                return clua_sandbox_run(
+                    state, clua_sandbox_call_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+            }
+        }
+        guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call)) }
+        do {
+            return .success(try LuaTape.decode(UnsafeRawBufferPointer(start: call.output, count: call.output_count)))
+        } catch {
+            return .failure(LuaFailure(kind: .badResult, message: error.message))
+        }
+    }
+
+    private static func text<T>(of tuple: inout T) -> String {
+        withUnsafeBytes(of: &tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    fileprivate static func message(of call: inout clua_call) -> String {
+        text(of: &call.message)
+    }
+}
+
+/// A Lua script's text and the chunk name its errors carry (`@scripts/Geo.lua`).
+struct LuaModule: Sendable {
+    var chunkName: String
+    var text: String
+}
+
+/// Why a sandboxed operation failed, as `sandbox.h` reported it.
+struct LuaFailure: Error {
+    enum Kind {
+        /// `error(...)`, a runtime error, or `nil, "message"`.
+        case failed
+        case budget, deadline, memory
+        /// The result is not a JSON value (a function, a cycle, NaN, invalid UTF-8, …).
+        case badResult
+        /// The host's input tape was malformed: a bug in the host.
+        case badInput
+    }
+
+    var kind: Kind
+    var message: String
+
+    init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    fileprivate init(status: Int32, call: clua_call) {
+        var call = call
+        switch status {
+        case CLUA_BUDGET: kind = .budget
+        case CLUA_DEADLINE: kind = .deadline
+        case CLUA_MEMORY: kind = .memory
+        case CLUA_BAD_RESULT: kind = .badResult
+        case CLUA_BAD_INPUT: kind = .badInput
+        default: kind = .failed
+        }
+        message = LuaInterpreter.message(of: &call)
+    }
+
+    /// Whether the interpreter should be replaced after this failure: after a trip of a limit
+    /// it holds whatever the script left half-built.
+    var poisonsInterpreter: Bool {
+        switch kind {
+        case .budget, .deadline, .memory, .badInput: true
+        case .failed: message == "error in error handling"
+        case .badResult: false
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// How much a Lua transformer may use: memory per interpreter, instructions and time per call.
+///
+/// A call that runs past its instruction budget or its deadline, or an interpreter that
+/// reaches its memory cap, fails that value with an issue; the interpreter is then replaced.
+/// ```swift
+/// let scripts = LuaScripts(directory: "scripts", limits: LuaLimits(memory: 32 << 20, timeout: .milliseconds(200)))
+/// ```
+public struct LuaLimits: Sendable, Hashable {
+    /// Bytes one interpreter may hold (scripts, their data and every value in flight). Default 64 MiB.
+    public var memory: Int
+    /// Lua VM instructions one call may run, counted in steps of 1000. Default 10 million.
+    public var instructions: Int
+    /// Wall-clock time one call may take. Default 1 second.
+    public var timeout: Duration
+
+    public init(memory: Int = 64 << 20, instructions: Int = 10_000_000, timeout: Duration = .seconds(1)) {
+        self.memory = memory
+        self.instructions = instructions
+        self.timeout = timeout
+    }
+
+    var timeoutNanoseconds: Int64 {
+        let (seconds, attoseconds) = timeout.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+public import Mappings
+import Synchronization
+
+/// The Lua transformers of a scripts directory: `@transformClass` names `<directory>/<Class>.lua`,
+/// which returns a table; the function is the selector up to its first `:`.
+///
+/// Add it to a `TransformerRegistry` after the Swift closures (a closure registered for the
+/// same class and selector wins). The scripts are read once, here: later edits need a new
+/// `LuaScripts` and a new catalog. Each script compiles when the catalog loads, so a syntax
+/// error or a missing function is a load-time diagnostic:
+/// ```swift
+/// var transformers = TransformerRegistry()
+/// transformers.add(LuaScripts(directory: "scripts"))
+/// let catalog = try Catalog.load(["contexts"], transformers: transformers)
+/// ```
+/// ```
+/// error: scripts/Geo.lua does not load: '=' expected near 'x'
+///  --> scripts/Geo.lua:3:1
+/// ```
+/// Calls run in sandboxed interpreters (see docs/lua.md) taken from a pool, one thread per
+/// interpreter at a time, so mapping on several threads at once is safe.
+public final class LuaScripts: TransformerProvider, Sendable {
+    /// The directory the scripts were read from, as given.
+    public let directory: String
+    public let limits: LuaLimits
+    /// The text of every script read, by its path (`scripts/Geo.lua`).
+    public let sources: [String: String]
+    /// Every script, by module name (`Geo`, or `lib.strings` for `lib/strings.lua`).
+    let modules: [String: LuaModule]
+    private let pool: Mutex<Pool>
+
+    private struct Pool {
+        var idle: [LuaInterpreter] = []
+        var functions: [LuaFunction] = []
+        var ids: [String: Int] = [:]
+    }
+
+    /// Reads every `*.lua` file under `directory` (a missing directory holds no scripts).
+    public init(directory: String = "scripts", limits: LuaLimits = LuaLimits()) {
+        self.directory = directory
+        self.limits = limits
+        var sources: [String: String] = [:]
+        var modules: [String: LuaModule] = [:]
+        let root = URL(fileURLWithPath: directory)
+        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        for relative in files.sorted() where relative.hasSuffix(".lua") {
+            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(relative).path) else {
+                continue
+            }
+            let path = directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
+            let text = String(decoding: data, as: UTF8.self)
+            sources[path] = text
+            let name = String(relative.dropLast(4)).replacingOccurrences(of: "/", with: ".")
+            modules[name] = LuaModule(chunkName: "@" + path, text: text)
+        }
+        self.sources = sources
+        self.modules = modules
+        self.pool = Mutex(Pool())
+    }
+
+    /// The path of a module's script, as diagnostics name it.
+    func path(of module: String) -> String {
+        let relative = module.replacingOccurrences(of: ".", with: "/") + ".lua"
+        return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
+    }
+
+    public func resolve(_ reference: TransformerReference) -> TransformerResolution {
+        let module = reference.className
+        let function = reference.functionName
+        let name = "\(module).\(function)"
+        let script = path(of: module)
+        guard modules[module] != nil else {
+            return .failed(
+                Diagnostic(
+                    message:
+                        "no transformer \"\(name)\": no Swift closure is registered for it, and there is no \(script)",
+                    help: Suggestion.help(for: module, among: Array(modules.keys)).map { "\($0) (a script name)" }
+                        ?? "create \(script) returning a table with a function \"\(function)\""))
+        }
+        guard let interpreter = checkOut() else {
+            return .failed(Diagnostic(message: "cannot create a Lua interpreter within \(limits.memory) bytes"))
+        }
+        let resolution = interpreter.resolve(module: module, function: function, limits: limits)
+        switch resolution {
+        case .function(_, let source, let line):
+            checkIn(interpreter)
+            let id = identifier(of: LuaFunction(module: module, name: function, source: source, line: line))
+            return .found(LuaTransformer(scripts: self, function: id, display: "\(source):\(line)"))
+        case .notATable(let typeName):
+            checkIn(interpreter)
+            return .failed(
+                Diagnostic(
+                    message: "\(script) returns a \(typeName), not a table of functions",
+                    help: "end the script with \"return { \(function) = \(function) }\""))
+        case .missingFunction:
+            let names = interpreter.functionNames(module: module, limits: limits)
+            checkIn(interpreter)
+            return .failed(
+                Diagnostic(
+                    message: "\(script) has no function \"\(function)\" (for \"\(reference.selector)\")",
+                    help: Suggestion.help(for: function, among: names)
+                        ?? "the table the script returns must hold a function named \"\(function)\""))
+        case .failed(let failure):
+            return .failed(loadDiagnostic(script: script, failure: failure))
+        }
+    }
+
+    /// A load failure as a diagnostic at the script line its message names.
+    private func loadDiagnostic(script: String, failure: LuaFailure) -> Diagnostic {
+        var message = failure.message
+        var location: SourceLocation?
+        // Lua prefixes messages with "path:line:"; point there when the file is one we read.
+        if let place = LuaMessage.place(in: message), let text = sources[place.file] {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let length = place.line <= lines.count ? lines[place.line - 1].count : 1
+            location = SourceLocation(file: place.file, line: place.line, column: 1, length: length)
+            message = place.rest
+        }
+        let what: String
+        switch failure.kind {
+        case .budget: what = "ran out of its instruction budget while loading"
+        case .deadline: what = "ran past its deadline while loading"
+        case .memory: what = "ran out of memory while loading"
+        default: what = "does not load"
+        }
+        return Diagnostic(message: "\(script) \(what): \(message)", location: location)
+    }
+
+    private func identifier(of function: LuaFunction) -> Int {
+        pool.withLock { pool in
+            let key = function.module + "\0" + function.name
+            if let id = pool.ids[key] { return id }
+            pool.functions.append(function)
+            pool.ids[key] = pool.functions.count - 1
+            return pool.functions.count - 1
+        }
+    }
+
+    /// Calls function `id` with a value and user data (both as tapes), on a thread with enough
+    /// stack, in an interpreter no other thread is using.
+    func call(function id: Int, input: [UInt8], userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
+        LuaThread.withLargeStack {
+            guard let interpreter = checkOut() else {
+                return .failure(LuaFailure(kind: .memory, message: "cannot create a Lua interpreter"))
+            }
+            let function = pool.withLock { $0.functions[id] }
+            if interpreter.functionReferences.count <= id {
+                interpreter.functionReferences += Array(
+                    repeating: 0, count: id + 1 - interpreter.functionReferences.count)
+            }
+            if interpreter.functionReferences[id] == 0 {
+                switch interpreter.resolve(module: function.module, function: function.name, limits: limits) {
+                case .function(let reference, _, _):
+                    interpreter.functionReferences[id] = reference
+                case .failed(let failure):
+                    return .failure(failure)
+                case .notATable, .missingFunction:
+                    return .failure(LuaFailure(kind: .failed, message: "the script no longer provides this function"))
+                }
+            }
+            let result = interpreter.call(
+                interpreter.functionReferences[id], input: input, userData: userData, limits: limits)
+            if case .failure(let failure) = result, failure.poisonsInterpreter {
+                return result
+            }
+            checkIn(interpreter)
+            return result
+        }
+    }
+
+    /// The function behind id `id`, for messages.
+    func function(_ id: Int) -> LuaFunction {
+        pool.withLock { $0.functions[id] }
+    }
+
+    private func checkOut() -> LuaInterpreter? {
+        if let interpreter = pool.withLock({ $0.idle.popLast() }) { return interpreter }
+        return LuaInterpreter(memoryLimit: limits.memory, modules: modules)
+    }
+
+    private func checkIn(_ interpreter: LuaInterpreter) {
+        pool.withLock { $0.idle.append(interpreter) }
+    }
+}
+
+/// A function of a script, as resolved: where it is defined, for messages.
+struct LuaFunction: Sendable {
+    var module: String
+    var name: String
+    var source: String
+    var line: Int
+}
+
+/// Reading the `path:line:` prefix Lua puts on error messages.
+enum LuaMessage {
+    static func place(in message: String) -> (file: String, line: Int, rest: String)? {
+        let parts = message.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let line = Int(parts[1]), line > 0 else { return nil }
+        return (String(parts[0]), line, parts[2].drop(while: { $0 == " " }).description)
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import Mappings
+import MappingsLua
+import Testing
+
+/// Hostile and buggy scripts, one per row of the attack table in
+/// `reference/lua-sandbox.md` §5 (CPU, memory, stack, escape and persistence, error objects,
+/// return values). Each call must end in bounded time with an issue for that value, the
+/// process alive, no file touched, and the next call on the same scripts correct.
+@Suite("hostile and buggy Lua scripts")
+struct HostileScriptTests {
+    /// A row: the attack as the body of `f(value, userData)`, and what the issue must say (any of).
+    struct Attack: CustomTestStringConvertible, Sendable {
+        var row: String
+        var body: String
+        var expected: [String]
+        var testDescription: String { row }
+    }
+
+    static let loop = "local function loop() while true do end end"
+
+    static let attacks: [Attack] = [
+        // A. CPU and time
+        Attack(row: "A1 while true", body: "while true do end", expected: ["instruction budget"]),
+        Attack(
+            row: "A2 pcall cannot swallow the budget",
+            body: "while true do pcall(function() while true do end end) end", expected: ["instruction budget"]),
+        Attack(
+            row: "A3 xpcall with a looping handler", body: "\(loop) xpcall(loop, loop) return 1",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "A4 endless tail calls", body: "local function f() return f() end return f()",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "A5 coroutines are not there", body: "coroutine.wrap(function() while true do end end)()",
+            expected: ["global 'coroutine'"]),
+        Attack(
+            row: "A6 no yield ping-pong either", body: "local co = coroutine.create(print) coroutine.resume(co)",
+            expected: ["global 'coroutine'"]),
+        Attack(
+            row: "A7 counting to maxinteger", body: "for i = 1, math.maxinteger do end",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "A8 backtracking pattern on a growing subject",
+            body: "for n = 10, 100000, 5 do local s = ('a'):rep(n) s:find('a-a-a-a-b') end",
+            expected: ["deadline", "instruction budget"]),
+        Attack(
+            row: "A9 gsub with a C replacement on a huge subject",
+            body: "return (('a'):rep(5e7):gsub('a', string.upper))", expected: ["out of memory"]),
+        Attack(
+            row: "A10 an invalid order function",
+            body:
+                "local t = {} for i = 1, 200 do t[i] = i % 7 end table.sort(t, function() return true end) error('sorted')",
+            expected: ["invalid order function", "sorted"]),
+        Attack(
+            row: "A11 a looping __gc", body: "setmetatable({}, {__gc = function() while true do end end})",
+            expected: ["__gc is not allowed"]),
+        Attack(
+            row: "A12 a __gc set to false first", body: "local mt = {__gc = false} setmetatable({}, mt)",
+            expected: ["__gc is not allowed"]),
+        // B. Memory
+        Attack(row: "B13 a gigabyte string", body: "return string.rep('x', 1e9)", expected: ["out of memory"]),
+        Attack(
+            row: "B14 a string too large to count", body: "return string.rep('x', math.maxinteger, 'y')",
+            expected: ["resulting string too large"]),
+        Attack(
+            row: "B15 an endless table", body: "local t = {} for i = 1, 1e9 do t[i] = i end",
+            expected: ["out of memory"]),
+        Attack(
+            row: "B16 quadratic concatenation", body: "local s = '' for i = 1, 1e7 do s = s .. 'x' end",
+            expected: ["out of memory", "instruction budget", "deadline"]),
+        Attack(
+            row: "B17 collectgarbage is not there", body: "collectgarbage('stop')",
+            expected: ["global 'collectgarbage'"]),
+        Attack(
+            row: "B18 catching out-of-memory in a loop", body: "while true do pcall(string.rep, 'x', 1e9) end",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "B19 a million closures",
+            body: "local t = {} for i = 1, 1e6 do t[i] = function() return i end end",
+            expected: ["out of memory"]),
+        Attack(
+            row: "B20 unpacking too much", body: "return table.unpack({}, 1, 1e7)",
+            expected: ["too many results to unpack"]),
+        Attack(
+            row: "B22 concatenating 100 MB",
+            body: "local t = {} for i = 1, 100 do t[i] = ('x'):rep(1 << 20) end return table.concat(t)",
+            expected: ["out of memory"]),
+        // C. Stack
+        Attack(
+            row: "C23 Lua recursion", body: "local function f() return 1 + f() end return f()",
+            expected: ["stack overflow", "out of memory"]),
+        Attack(
+            row: "C24 recursion through gsub",
+            body: "local function f() string.gsub('a', '.', f) end f()", expected: ["stack overflow"]),
+        Attack(
+            row: "C25 recursion through __index",
+            body: "local t = setmetatable({}, {__index = function(t, k) return t[k] end}) return t.x",
+            expected: ["stack overflow"]),
+        Attack(
+            row: "C28 a pattern too complex",
+            body: "return string.match(('a'):rep(2000), ('.?'):rep(2000))", expected: ["pattern too complex"]),
+        Attack(
+            row: "C29 __close is refused", body: "local x <close> = setmetatable({}, {__close = function() end})",
+            expected: ["__close is not allowed"]),
+        Attack(
+            row: "C30 xpcall of a loop with a looping handler",
+            body: "\(loop) return select(2, xpcall(loop, loop))", expected: ["instruction budget"]),
+        // D. Escape and persistence
+        Attack(row: "D31 os.execute", body: "return os.execute('id')", expected: ["field 'execute'"]),
+        Attack(row: "D31 os.exit", body: "os.exit(1)", expected: ["field 'exit'"]),
+        Attack(row: "D31 os.getenv", body: "return os.getenv('HOME')", expected: ["field 'getenv'"]),
+        Attack(row: "D31 os.remove", body: "return os.remove(value.path)", expected: ["field 'remove'"]),
+        Attack(row: "D32 io.open", body: "return io.open(value.path, 'w')", expected: ["global 'io'"]),
+        Attack(row: "D32 io.popen", body: "return io.popen('id')", expected: ["global 'io'"]),
+        Attack(row: "D33 require a C module", body: "return require('ffi')", expected: ["module 'ffi' not found"]),
+        Attack(
+            row: "D33 require a library", body: "return require('os').execute('id')",
+            expected: ["module 'os' not found"]),
+        Attack(
+            row: "D33 package.loadlib", body: "return package.loadlib('libc.so.6', 'system')",
+            expected: ["global 'package'"]),
+        Attack(row: "D34 dofile", body: "return dofile('/etc/passwd')", expected: ["global 'dofile'"]),
+        Attack(row: "D34 loadfile", body: "return loadfile('/etc/passwd')", expected: ["global 'loadfile'"]),
+        Attack(
+            row: "D35 string.dump and binary chunks", body: "return load(string.dump(function() end))",
+            expected: ["field 'dump'"]),
+        Attack(row: "D35 dump through a method", body: "return ('').dump(print)", expected: ["field 'dump'"]),
+        Attack(row: "D36 load", body: "return load('return os')()", expected: ["global 'load'"]),
+        Attack(row: "D37 debug", body: "return debug.getregistry()", expected: ["global 'debug'"]),
+        Attack(
+            row: "D38 the string metatable", body: "getmetatable('').__index.upper = function() return 'pwned' end",
+            expected: ["index a boolean value"]),
+        Attack(
+            row: "D39 changing a library", body: "string.upper = function() return 'pwned' end",
+            expected: ["read-only table"]),
+        Attack(
+            row: "D39 rawset into a library", body: "rawset(string, 'upper', function() return 'pwned' end)",
+            expected: ["read-only table"]),
+        Attack(
+            row: "D39 removing a library function", body: "table.insert = nil", expected: ["read-only table"]),
+        Attack(
+            row: "D40 globals do not survive", body: "leaked = 1 rawset(_G, 'leaked', 2) error('set')",
+            expected: ["set"]),
+        Attack(
+            row: "D41 a metatable on the globals",
+            body: "setmetatable(_G, {__index = function() while true do end end})",
+            expected: ["protected metatable"]),
+        Attack(
+            row: "D42 keeping the input in a global", body: "leaked = value return nil, 'kept'", expected: ["kept"]),
+        Attack(row: "D43 print", body: "print(('x'):rep(1e6))", expected: ["global 'print'"]),
+        Attack(row: "D43 warn", body: "warn('@on') warn('x')", expected: ["global 'warn'"]),
+        Attack(row: "D44 randomseed", body: "math.randomseed(0)", expected: ["field 'randomseed'"]),
+        // E. Error objects
+        Attack(
+            row: "E45 an error object whose __tostring errors",
+            body: "error(setmetatable({}, {__tostring = function() error('boom') end}))",
+            expected: ["(error object is a table value)"]),
+        Attack(
+            row: "E46 an error object whose __index loops",
+            body: "error(setmetatable({}, {__index = function() while true do end end}))",
+            expected: ["(error object is a table value)"]),
+        Attack(row: "E47 error(nil)", body: "error(nil)", expected: ["error called with nil"]),
+        Attack(row: "E47 error()", body: "error()", expected: ["error called with nil"]),
+        // F. Return values
+        Attack(
+            row: "F50 deep nesting", body: "local t = {} for i = 1, 1e5 do t = {t} end return t",
+            expected: ["nested too deeply"]),
+        Attack(row: "F51 a cycle", body: "local a = {} a[1] = a return a", expected: ["cycle"]),
+        Attack(row: "F52 a function", body: "return tostring", expected: ["a function is not a JSON value"]),
+        Attack(
+            row: "F52 a function inside a table", body: "return { f = type }",
+            expected: ["a function is not a JSON value"]),
+        Attack(row: "F54 NaN", body: "return 0/0", expected: ["NaN is not a JSON number"]),
+        Attack(row: "F54 infinity", body: "return -1/0", expected: ["infinite number"]),
+        Attack(row: "F56 invalid UTF-8", body: "return '\\xff\\xfe'", expected: ["not valid UTF-8"]),
+        Attack(
+            row: "F56 a code point past Unicode", body: "return utf8.char(0x7FFFFFFF)", expected: ["not valid UTF-8"]),
+        Attack(row: "F57 a sparse array", body: "return {[1] = 1, [1e6] = 2}", expected: ["holes"]),
+        Attack(row: "F57 mixed keys", body: "return {1, 2, x = 3}", expected: ["mixes array and object keys"]),
+        Attack(
+            row: "F57 an array marked with a string key", body: "local a = json.array() a.x = 1 return a",
+            expected: ["keys other than 1..n"]),
+        Attack(
+            row: "F58 a result over 16 MiB", body: "return ('x'):rep(20 * 1024 * 1024)",
+            expected: ["too large", "out of memory"]),
+        Attack(
+            row: "F58 a result with too many values",
+            body: "local t = {} for i = 1, 300000 do t[i] = true end return t",
+            expected: ["too large", "out of memory"]),
+    ]
+
+    static let check = """
+        return { check = function(value)
+            return { upper = ("ok"):upper(), rep = string.rep("a", 2), leaked = json.type(leaked), mt = getmetatable("") }
+        end }
+        """
+    static let checked = #"{"leaked":"null","mt":false,"rep":"aa","upper":"OK"}"#
+
+    @Test("each attack is an issue for that value, in bounded time, and the next call is correct", arguments: attacks)
+    func attack(_ attack: Attack) throws {
+        let fixture = try LuaFixture(
+            ["Attack.lua": "return { f = function(value, userData) \(attack.body) end }", "Check.lua": Self.check],
+            entries: ["attack": "Attack.f", "check": "Check.check"])
+        defer { fixture.remove() }
+        let sentinel = fixture.directory.appendingPathComponent("sentinel.txt")
+        try Data("untouched".utf8).write(to: sentinel)
+        let input = JSONValue.object(JSONObject([("path", .string(sentinel.path))]))
+        for round in 1...2 {
+            let started = ContinuousClock.now
+            let (output, issues) = try fixture.map(input)
+            #expect(ContinuousClock.now - started < .seconds(10), "round \(round) took too long")
+            #expect(issues.count == 1, "round \(round): \(issues)")
+            let message = issues.first ?? ""
+            #expect(attack.expected.contains { message.contains($0) }, "round \(round): \(message)")
+            #expect(message.contains("Attack.lua:"), "the issue names the script: \(message)")
+            #expect(message.utf8.count < 1200)
+            #expect(output.contains(#""check":\#(Self.checked)"#), "round \(round): \(output)")
+        }
+        #expect(try String(contentsOf: sentinel, encoding: .utf8) == "untouched")
+    }
+
+    @Test("a long error message is cut, not carried whole")
+    func longError() throws {
+        let fixture = try LuaFixture(
+            ["Attack.lua": "return { f = function() error(('x'):rep(1e7)) end }"], entries: ["a": "Attack.f"])
+        defer { fixture.remove() }
+        let (_, issues) = try fixture.map()
+        #expect(issues.count == 1)
+        #expect((issues.first?.utf8.count ?? 0) < 1200)
+    }
+
+    @Test("metamethods of a returned table never run; it is read raw")
+    func rawResult() throws {
+        let fixture = try LuaFixture(
+            [
+                "R.lua": """
+                return { f = function()
+                    return setmetatable({1, 2}, {
+                        __index = function() while true do end end,
+                        __len = function() error("len") end,
+                        __pairs = function() error("pairs") end,
+                    })
+                end }
+                """
+            ], entries: ["r": "R.f"])
+        defer { fixture.remove() }
+        let (output, issues) = try fixture.map()
+        #expect(issues == [])
+        #expect(output == #"{"r":[1,2]}"#)
+    }
+
+    @Test("an interpreter filled to its cap by one call does not take the host down on the next input")
+    func heapAtCap() throws {
+        let fixture = try LuaFixture(
+            [
+                "Hog.lua": """
+                local hoard = {}
+                return { fill = function(value)
+                    if value.fill then
+                        while pcall(function() hoard[#hoard + 1] = ('x'):rep(1 << 16) end) do end
+                        return "full"
+                    end
+                    return #value.items
+                end }
+                """
+            ], entries: ["n": "Hog.fill"])
+        defer { fixture.remove() }
+        let full = try fixture.map(json: #"{"fill": true}"#)
+        #expect(full.issues.count <= 1)
+        let items = JSONValue.array(Array(repeating: .string(String(repeating: "y", count: 64)), count: 20_000))
+        let big = try fixture.map(.object(JSONObject([("fill", .bool(false)), ("items", items)])))
+        #expect(big.issues.count <= 1)
+        let small = try fixture.map(json: #"{"fill": false, "items": [1, 2, 3]}"#)
+        #expect(small.issues == [])
+        #expect(small.output == #"{"n":3}"#)
+    }
+
+    @Test("C recursion on a thread with a small stack is an error, not a crash")
+    func smallStack() throws {
+        let fixture = try LuaFixture(
+            ["Deep.lua": "return { f = function() local function f() string.gsub('a', '.', f) end f() end }"],
+            entries: ["d": "Deep.f"])
+        defer { fixture.remove() }
+        final class Outcome: @unchecked Sendable { var issues: [String] = [] }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            outcome.issues = (try? fixture.map().issues) ?? ["map threw"]
+            done.signal()
+        }
+        thread.stackSize = 256 << 10
+        thread.start()
+        done.wait()
+        #expect(outcome.issues.count == 1)
+        #expect(outcome.issues.first?.contains("stack overflow") == true, "\(outcome.issues)")
+    }
+}
