@@ -117,4 +117,59 @@ struct CheckCommandTests {
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("Unknown option '--frobnicate'"))
     }
+
+    @Test("a Lua script that does not compile is a load-time error of check, exit 2")
+    func brokenScript() throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/x.mappings": """
+            { "$X": { "v": { "@keyPath": "v", "@transformClass": "Text", "@transformSelector": "shout:" } } }
+            """,
+            "lua/Text.lua": "local Text = {}\nfunction Text.shout(s)\n  return s:upper() ..\nend\nreturn Text\n",
+        ])
+        let result = try ToolRunner.run(["check", "--scripts", "lua"], in: directory)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                error: lua/Text.lua does not load: unexpected symbol near 'end'
+                 --> lua/Text.lua:4:1
+                  |
+                4 | end
+                  | ^^^
+                  = note: asked for by this entry
+                 --> contexts/x.mappings:1:11
+                  |
+                1 | { "$X": { "v": { "@keyPath": "v", "@transformClass": "Text", "@transformSelector": "shout:" } } }
+                  |           ^^^
+
+                mappings: 1 error found
+
+                """)
+        let mapped = try ToolRunner.run(
+            ["map", "--scripts", "lua", "--context", "$X", "--lua-budget", "5000", "--lua-timeout", "100"],
+            in: directory,
+            input: #"{"v": "hi"}"#)
+        #expect(mapped.status == 2)
+        #expect(mapped.stderr.hasPrefix("error: lua/Text.lua does not load"))
+    }
+
+    @Test("the --lua-* limits are checked and applied")
+    func luaLimits() throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/x.mappings": """
+            { "$X": { "v": { "@keyPath": "@self", "@transformClass": "Spin", "@transformSelector": "spin" } } }
+            """,
+            "scripts/Spin.lua": "return { spin = function(n) for i = 1, n do end return n end }",
+        ])
+        let small = try ToolRunner.run(
+            ["map", "--context", "$X", "--lua-budget", "10000"], in: directory, input: "100000")
+        #expect(small.status == 1)
+        #expect(small.stderr.contains("ran out of its instruction budget (10000 instructions)"))
+        let large = try ToolRunner.run(
+            ["map", "--context", "$X", "--lua-budget", "1000000"], in: directory, input: "100000")
+        #expect(large.status == 0)
+        #expect(large.stdout == #"{"v":100000}"# + "\n")
+        let invalid = try ToolRunner.run(["map", "--context", "$X", "--lua-memory", "0"], in: directory, input: "1")
+        #expect(invalid.status == 2)
+        #expect(invalid.stderr.contains("--lua-memory must be 1 to 1048576 (MiB)"))
+    }
 }
