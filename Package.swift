@@ -33,9 +33,15 @@ let package = Package(
             name: "Mappings",
             swiftSettings: strictSettings
         ),
+        // The sandbox in C, so every Lua error is raised and caught in C frames (never through Swift).
+        .target(
+            name: "CLuaSandbox",
+            dependencies: ["CLua"],
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+        ),
         .target(
             name: "MappingsLua",
-            dependencies: ["Mappings", "CLua"],
+            dependencies: ["Mappings", "CLua", "CLuaSandbox"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -45,6 +51,18 @@ let package = Package(
                 "MappingsLua",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strictSettings
+        ),
+        // Measures the Lua call cost against a Swift closure and the bare C-API floor (release builds).
+        .target(
+            name: "CLuaFloor",
+            dependencies: ["CLua"],
+            path: "Benchmarks/CLuaFloor"
+        ),
+        .executableTarget(
+            name: "lua-call-benchmark",
+            dependencies: ["Mappings", "MappingsLua", "CLuaFloor"],
+            path: "Benchmarks/LuaCalls",
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -60,6 +78,7 @@ let package = Package(
         .testTarget(
             name: "MappingsCLITests",
             dependencies: ["MappingsCLI"],
+            exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,4 +1,5 @@
 internal import CLua
+internal import CLuaSandbox
 import Mappings
 
 /// One sandboxed Lua interpreter, owned: created in `init`, closed in `deinit`.

@@ -1,4 +1,4 @@
-internal import CLua
+internal import CLuaSandbox
 import Foundation
 
 /// Runs Lua on a thread with enough stack for Lua's C recursion (about 512 KiB at its limit).

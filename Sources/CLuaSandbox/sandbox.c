@@ -1,116 +1,30 @@
-#ifndef CLUA_SANDBOX_H
-#define CLUA_SANDBOX_H
-
-// The transformer sandbox, in C: everything that can raise a Lua error runs here, under
-// `lua_pcall`, so no longjmp ever crosses a Swift frame. Swift sees plain functions that
-// return status codes, and moves values across as "tapes" (a flat byte encoding of JSON).
-//
-// The design and the attacks it answers are in docs/lua.md and
-// ../shared/reference/lua-sandbox.md. In short: an allow-list environment; text chunks only;
-// read-only library tables; a string metatable scripts cannot reach; `setmetatable` refusing
-// `__gc`/`__close`; globals cleared before every call; a memory cap in the allocator; a
-// sticky instruction budget and deadline in the count hook.
-
-#include <lua.h>
-#include <lualib.h>
-#include <lauxlib.h>
+// The transformer sandbox; lua_sandbox.h says what it is for, docs/lua.md what scripts see.
+#define _GNU_SOURCE
+#include "lua_sandbox.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/// Declared here because the importer may see <pthread.h> without _GNU_SOURCE.
-extern int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
-
-/// How often (in VM instructions) the count hook runs; the budget is checked at this grain.
-#define CLUA_HOOK_STEP 1000
-/// The deepest table nesting that crosses the bridge, either way.
-#define CLUA_MAX_DEPTH 128
-/// The most values (nodes) one returned value may hold.
-#define CLUA_MAX_NODES 262144
-/// The most bytes one returned value may take on the tape (strings included).
-#define CLUA_MAX_TAPE_BYTES (16u << 20)
-/// The longest error message kept from a script; longer ones are cut.
-#define CLUA_MESSAGE_SIZE 512
-
-/// Tape tags: one byte each, then the payload (little-endian, as the host writes it).
-enum {
-    CLUA_TAPE_NULL = 'n',
-    CLUA_TAPE_TRUE = 't',
-    CLUA_TAPE_FALSE = 'f',
-    CLUA_TAPE_INTEGER = 'i',  // + int64
-    CLUA_TAPE_DOUBLE = 'd',   // + double
-    CLUA_TAPE_STRING = 's',   // + uint32 length + bytes
-    CLUA_TAPE_ARRAY = 'a',    // + uint32 count + values
-    CLUA_TAPE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
-};
-
-/// Why a sandboxed operation failed (0 is success); macros so Swift imports them as `Int32`.
-#define CLUA_OK 0
-/// The script failed: error(...), a runtime error, or nil + message.
-#define CLUA_FAILED 1
-/// The instruction budget ran out (sticky).
-#define CLUA_BUDGET 2
-/// The deadline passed (sticky).
-#define CLUA_DEADLINE 3
-/// The memory cap was hit.
-#define CLUA_MEMORY 4
-/// The returned value cannot cross the bridge.
-#define CLUA_BAD_RESULT 5
-/// The host's tape is malformed (a host bug).
-#define CLUA_BAD_INPUT 6
-
-/// The state of one interpreter that the allocator and the hook share; the allocator's `ud`.
-typedef struct clua_sandbox {
-    size_t memory_limit;
-    size_t memory_used;
-    int64_t budget_left;
-    int64_t deadline_ns;      // CLOCK_MONOTONIC; 0 means none
-    int tripped;              // 0, CLUA_BUDGET or CLUA_DEADLINE
-    const void *array_mt;     // identity of the metatable that marks JSON arrays
-    const void *object_mt;    // identity of the metatable that marks JSON objects
-    int array_mt_ref, object_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
-} clua_sandbox;
-
-/// One call's inputs and outputs, handed to the protected trampolines.
-typedef struct clua_call {
-    clua_sandbox *sandbox;
-    int function_ref;
-    const uint8_t *input;
-    size_t input_count;
-    const uint8_t *user_data;  // NULL: no user data
-    size_t user_data_count;
-    const char *module;        // for loading: the module name
-    const char *function;      // for resolving: the function name
-    uint8_t *output;           // malloc'd tape of the result
-    size_t output_count, output_capacity;
-    int nodes;
-    int status;
-    int line_defined;
-    char message[CLUA_MESSAGE_SIZE];
-    char source[256];
-} clua_call;
-
 /// Nanoseconds of CLOCK_MONOTONIC; why: the deadline is checked in the hook without a syscall.
-static inline int64_t clua_now_ns(void) {
+static int64_t clua_now_ns(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
 /// The sandbox of a state; why: the hook and the C functions find their limits through `ud`.
-static inline clua_sandbox *clua_sandbox_of(lua_State *L) {
+static clua_sandbox *clua_sandbox_of(lua_State *L) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
     return (clua_sandbox *)ud;
 }
 
 /// The capped allocator; why: a per-interpreter memory cap. Refuses growth past the cap, never a shrink.
-static inline void *clua_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+static void *clua_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     clua_sandbox *s = (clua_sandbox *)ud;
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
@@ -127,7 +41,7 @@ static inline void *clua_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t
 
 /// The count hook; why: a sticky instruction budget and deadline. Once tripped it re-arms on
 /// every instruction, so a script's `pcall` cannot swallow the error and go on.
-static inline void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
+static void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     clua_sandbox *s = clua_sandbox_of(L);
     if (!s->tripped) {
@@ -146,14 +60,14 @@ static inline void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
 }
 
 /// Panics only on a host bug (an unprotected error); why: `lua_newstate` installs no panic handler.
-static inline int clua_sandbox_panic(lua_State *L) {
+static int clua_sandbox_panic(lua_State *L) {
     const char *message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(not a string)";
     fprintf(stderr, "mappings: unprotected Lua error (a bug in the host): %s\n", message);
     abort();
 }
 
 /// Whether a table has one of the sandbox's read-only metatables; why: `rawset` must not write through.
-static inline int clua_sandbox_is_readonly(lua_State *L, int index) {
+static int clua_sandbox_is_readonly(lua_State *L, int index) {
     if (!lua_getmetatable(L, index)) return 0;
     lua_pushliteral(L, "__readonly");
     lua_rawget(L, -2);
@@ -163,7 +77,7 @@ static inline int clua_sandbox_is_readonly(lua_State *L, int index) {
 }
 
 /// `setmetatable` for scripts; why: refuses `__gc` and `__close`, which run where no hook can stop them.
-static inline int clua_sandbox_setmetatable(lua_State *L) {
+static int clua_sandbox_setmetatable(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     int kind = lua_type(L, 2);
     luaL_argexpected(L, kind == LUA_TNIL || kind == LUA_TTABLE, 2, "nil or table");
@@ -182,7 +96,7 @@ static inline int clua_sandbox_setmetatable(lua_State *L) {
 }
 
 /// `rawset` for scripts; why: the library tables are read-only proxies, even to raw writes.
-static inline int clua_sandbox_rawset(lua_State *L) {
+static int clua_sandbox_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checkany(L, 2);
     luaL_checkany(L, 3);
@@ -194,7 +108,7 @@ static inline int clua_sandbox_rawset(lua_State *L) {
 
 /// Raises when the call's deadline has passed; why: a pattern function is one long C call the
 /// count hook cannot interrupt, so each call of one is a checkpoint (upvalue 1: the function).
-static inline int clua_sandbox_checkpoint(lua_State *L) {
+static int clua_sandbox_checkpoint(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     if (!s->tripped && s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) {
         s->tripped = CLUA_DEADLINE;
@@ -211,7 +125,7 @@ static inline int clua_sandbox_checkpoint(lua_State *L) {
 /// `xpcall` for scripts; why: Lua runs a message handler inside the hook that raised, where
 /// hooks are off, so a handler that loops would never stop. This one runs the handler after
 /// the error has unwound, under its own `pcall`, with hooks (and the sticky budget) on.
-static inline int clua_sandbox_xpcall(lua_State *L) {
+static int clua_sandbox_xpcall(lua_State *L) {
     int arguments = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     luaL_checkstack(L, arguments + 2, "too many arguments");
@@ -231,13 +145,13 @@ static inline int clua_sandbox_xpcall(lua_State *L) {
 }
 
 /// Raises "read-only"; why: the `__newindex` of every library proxy.
-static inline int clua_sandbox_readonly_error(lua_State *L) {
+static int clua_sandbox_readonly_error(lua_State *L) {
     return luaL_error(L, "attempt to modify a read-only table");
 }
 
 /// Moves every entry of the table at `from` into the table at `to` (or drops them if `to` is 0);
 /// why: globals are cleared between calls, and load-time globals are kept apart. Stack: [-0, +0, m]
-static inline void clua_sandbox_drain(lua_State *L, int from, int to) {
+static void clua_sandbox_drain(lua_State *L, int from, int to) {
     from = lua_absindex(L, from);
     if (to) to = lua_absindex(L, to);
     lua_pushnil(L);
@@ -256,7 +170,7 @@ static inline void clua_sandbox_drain(lua_State *L, int from, int to) {
 }
 
 /// `require` for scripts; why: loads only other scripts the host handed over, as text, once.
-static inline int clua_sandbox_require(lua_State *L) {
+static int clua_sandbox_require(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     const char *name = luaL_checkstring(L, 1);
     lua_settop(L, 1);
@@ -304,7 +218,7 @@ static inline int clua_sandbox_require(lua_State *L) {
 }
 
 /// `json.array(t)`, `json.object(t)`; why: scripts mark an (empty) table as the JSON kind they mean.
-static inline int clua_sandbox_mark(lua_State *L) {
+static int clua_sandbox_mark(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_createtable(L, 0, 0);
@@ -322,7 +236,7 @@ static inline int clua_sandbox_mark(lua_State *L) {
 }
 
 /// `json.type(v)`; why: tells "array" from "object" and "integer" from "float", which `type` cannot.
-static inline int clua_sandbox_json_type(lua_State *L) {
+static int clua_sandbox_json_type(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     luaL_checkany(L, 1);
     switch (lua_type(L, 1)) {
@@ -351,7 +265,7 @@ static inline int clua_sandbox_json_type(lua_State *L) {
 
 /// Copies the named fields of the table at `from` into a new table, and pushes a read-only
 /// proxy of it; why: a library table scripts can read but never change. Stack: [-0, +1, m]
-static inline void clua_sandbox_push_library(lua_State *L, int from, const char *const *names, int copy_all) {
+static void clua_sandbox_push_library(lua_State *L, int from, const char *const *names, int copy_all) {
     from = lua_absindex(L, from);
     lua_createtable(L, 0, 0);  // the copy
     if (copy_all) {
@@ -386,7 +300,7 @@ static inline void clua_sandbox_push_library(lua_State *L, int from, const char 
 }
 
 /// Builds the environment scripts see; why: an allow-list, never the full standard library.
-static inline int clua_sandbox_setup(lua_State *L) {
+static int clua_sandbox_setup(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     luaL_requiref(L, "_G", luaopen_base, 1);
     luaL_requiref(L, "string", luaopen_string, 1);
@@ -522,7 +436,7 @@ static inline int clua_sandbox_setup(lua_State *L) {
 }
 
 /// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails.
-static inline lua_State *clua_sandbox_open(size_t memory_limit) {
+lua_State *clua_sandbox_open(size_t memory_limit) {
     clua_sandbox *s = (clua_sandbox *)calloc(1, sizeof(clua_sandbox));
     if (s == NULL) return NULL;
     s->memory_limit = memory_limit;
@@ -543,19 +457,19 @@ static inline lua_State *clua_sandbox_open(size_t memory_limit) {
 }
 
 /// Closes an interpreter made by `clua_sandbox_open`.
-static inline void clua_sandbox_close(lua_State *L) {
+void clua_sandbox_close(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     lua_close(L);
     free(s);
 }
 
 /// Bytes the interpreter holds now; why: tests and reports show memory against the cap.
-static inline size_t clua_sandbox_memory(lua_State *L) { return clua_sandbox_of(L)->memory_used; }
+size_t clua_sandbox_memory(lua_State *L) { return clua_sandbox_of(L)->memory_used; }
 
 // MARK: Tapes
 
 /// Reads `count` bytes of the input tape, or fails the decode; why: a host tape is checked, not trusted.
-static inline const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_t *end, size_t count) {
+static const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_t *end, size_t count) {
     if ((size_t)(end - *cursor) < count) return NULL;
     const uint8_t *at = *cursor;
     *cursor += count;
@@ -563,7 +477,7 @@ static inline const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_
 }
 
 /// Pushes the value a tape encodes; why: host values enter Lua under `lua_pcall`. Stack: [-0, +1, m]
-static inline int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
+static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
     const uint8_t *tag = clua_tape_take(cursor, end, 1);
     if (tag == NULL || depth > CLUA_MAX_DEPTH) return 0;
     luaL_checkstack(L, 4, "value too deep");
@@ -629,7 +543,7 @@ static inline int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **
 }
 
 /// Appends bytes to the output tape, within its limit; why: results are bounded. Returns 0 when full.
-static inline int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
+static int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
     if (call->output_count + count > CLUA_MAX_TAPE_BYTES) return 0;
     if (call->output_count + count > call->output_capacity) {
         size_t capacity = call->output_capacity ? call->output_capacity : 256;
@@ -650,7 +564,7 @@ typedef struct clua_key {
     size_t length;
 } clua_key;
 
-static inline int clua_key_compare(const void *a, const void *b) {
+static int clua_key_compare(const void *a, const void *b) {
     const clua_key *l = (const clua_key *)a, *r = (const clua_key *)b;
     size_t common = l->length < r->length ? l->length : r->length;
     int order = memcmp(l->bytes, r->bytes, common);
@@ -659,14 +573,14 @@ static inline int clua_key_compare(const void *a, const void *b) {
 }
 
 /// Records why a result cannot cross; why: the message names the place in the value.
-static inline int clua_tape_refuse(clua_call *call, const char *message) {
+static int clua_tape_refuse(clua_call *call, const char *message) {
     snprintf(call->message, CLUA_MESSAGE_SIZE, "%s", message);
     return 0;
 }
 
 /// Writes the value at `index` to the output tape, with raw access only: no metamethod of a
 /// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, m]
-static inline int clua_tape_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+static int clua_tape_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
     clua_sandbox *s = call->sandbox;
     index = lua_absindex(L, index);
     if (++call->nodes > CLUA_MAX_NODES) return clua_tape_refuse(call, "the value is too large (more than 262144 values)");
@@ -803,7 +717,7 @@ static inline int clua_tape_write(lua_State *L, clua_call *call, int index, cons
 // MARK: Protected operations
 
 /// Clears the globals the previous call left and re-arms the budget; why: calls are isolated.
-static inline void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeout_ns) {
+static void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeout_ns) {
     clua_sandbox *s = clua_sandbox_of(L);
     s->budget_left = budget;
     s->deadline_ns = timeout_ns > 0 ? clua_now_ns() + timeout_ns : 0;
@@ -812,7 +726,7 @@ static inline void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeou
 }
 
 /// Registers a script's text under its module name; runs under `lua_pcall`.
-static inline int clua_sandbox_add_source_protected(lua_State *L) {
+int clua_sandbox_add_source_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     clua_sandbox *s = call->sandbox;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->sources_ref);
@@ -826,7 +740,7 @@ static inline int clua_sandbox_add_source_protected(lua_State *L) {
 }
 
 /// Loads a module and finds one of its functions; runs under `lua_pcall`.
-static inline int clua_sandbox_resolve_protected(lua_State *L) {
+int clua_sandbox_resolve_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_pushcfunction(L, clua_sandbox_require);
@@ -852,7 +766,7 @@ static inline int clua_sandbox_resolve_protected(lua_State *L) {
 }
 
 /// Lists the function names a module returns, newline-separated, into `call->output`; why: suggestions.
-static inline int clua_sandbox_functions_protected(lua_State *L) {
+int clua_sandbox_functions_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_pushcfunction(L, clua_sandbox_require);
@@ -873,7 +787,7 @@ static inline int clua_sandbox_functions_protected(lua_State *L) {
 }
 
 /// One transformer call; runs under `lua_pcall`: decode the input and user data, call, encode.
-static inline int clua_sandbox_call_protected(lua_State *L) {
+int clua_sandbox_call_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     clua_sandbox *s = call->sandbox;
     lua_settop(L, 0);
@@ -916,7 +830,7 @@ static inline int clua_sandbox_call_protected(lua_State *L) {
 
 /// Runs `operation` under `lua_pcall` with the budget armed and turns the outcome into a status,
 /// with the message in `call->message`; why: the one place a Lua error becomes a host value.
-static inline int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
+int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
                                    int64_t timeout_ns) {
     clua_sandbox *s = clua_sandbox_of(L);
     call->sandbox = s;
@@ -961,7 +875,7 @@ static inline int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_c
 }
 
 /// Frees a call's output tape.
-static inline void clua_call_release(clua_call *call) {
+void clua_call_release(clua_call *call) {
     free(call->output);
     call->output = NULL;
     call->output_count = call->output_capacity = 0;
@@ -969,7 +883,7 @@ static inline void clua_call_release(clua_call *call) {
 
 /// Bytes of stack left below the current frame on this thread; why: Lua's C recursion needs
 /// about 512 KiB, and a host may call from a thread with less.
-static inline size_t clua_stack_remaining(void) {
+size_t clua_stack_remaining(void) {
     static _Thread_local uintptr_t low = 0;
     if (low == 0) {
         pthread_attr_t attributes;
@@ -986,4 +900,3 @@ static inline size_t clua_stack_remaining(void) {
     return at > low ? (size_t)(at - low) : 0;
 }
 
-#endif

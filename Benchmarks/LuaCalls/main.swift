@@ -1,0 +1,53 @@
+import CLuaFloor
+import Foundation
+import Mappings
+import MappingsLua
+
+// The cost of one transformer call, for a scalar and for a 10-field object: a Lua function
+// through the sandboxed bridge, a Swift closure doing the same, and the bare Lua C-API floor
+// (push, lua_pcall, read back) in the same run. Build with -c release:
+//   swift run -c release lua-call-benchmark [iterations]
+
+let iterations = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 200_000
+let runs = 5
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-bench-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+try Data("return { same = function(v) return v end }".utf8).write(to: directory.appendingPathComponent("Bench.lua"))
+let scripts = LuaScripts(directory: directory.path)
+guard case .found(let lua) = scripts.resolve(TransformerReference(className: "Bench", selector: "same", userData: nil))
+else { fatalError("Bench.same did not resolve") }
+let luaTransformer = lua.bound(to: nil)
+let swiftTransformer = ClosureTransformer { value, _ in value }
+
+let keys = ["id", "name", "text", "lang", "count", "score", "url", "when", "flag", "kind"]
+let object = JSONValue.object(
+    JSONObject(keys.enumerated().map { index, key in (key, index % 2 == 1 ? .integer(Int64(index)) : .string(key)) }))
+let scalar = JSONValue.integer(42)
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+func nanosecondsPerCall(_ transformer: any Transformer, _ value: JSONValue) -> Double {
+    var checksum = 0
+    let started = DispatchTime.now().uptimeNanoseconds
+    for _ in 0..<iterations {
+        if case .object(let result) = try! transformer.transform(value, userData: nil) { checksum &+= result.count }
+    }
+    let elapsed = DispatchTime.now().uptimeNanoseconds - started
+    precondition(checksum >= 0)
+    return Double(elapsed) / Double(iterations)
+}
+
+print("Lua transformer call cost, \(iterations) calls, median of \(runs) runs (ns per call)")
+print("value        | Lua (sandbox) | Swift closure | C-API floor | Lua / floor | Lua / Swift")
+for (name, value, isObject) in [("scalar", scalar, 0), ("10-field obj", object, 1)] {
+    let luaTimes = (0..<runs).map { _ in nanosecondsPerCall(luaTransformer, value) }
+    let swiftTimes = (0..<runs).map { _ in nanosecondsPerCall(swiftTransformer, value) }
+    let floorTimes = (0..<runs).map { _ in lua_floor_ns_per_call(Int32(iterations), Int32(isObject)) }
+    let (l, s, f) = (median(luaTimes), median(swiftTimes), median(floorTimes))
+    print(
+        String(
+            format: "%-12@ | %13.0f | %13.0f | %11.0f | %10.1fx | %10.1fx", name as NSString, l, s, f, l / f,
+            l / max(s, 1)))
+}

@@ -1,0 +1,123 @@
+#ifndef LUA_SANDBOX_H
+#define LUA_SANDBOX_H
+
+// The transformer sandbox, in C (sandbox.c): everything that can raise a Lua error runs there, under
+// `lua_pcall`, so no longjmp ever crosses a Swift frame. Swift sees plain functions that
+// return status codes, and moves values across as "tapes" (a flat byte encoding of JSON).
+//
+// The design and the attacks it answers are in docs/lua.md and
+// ../shared/reference/lua-sandbox.md. In short: an allow-list environment; text chunks only;
+// read-only library tables; a string metatable scripts cannot reach; `setmetatable` refusing
+// `__gc`/`__close`; globals cleared before every call; a memory cap in the allocator; a
+// sticky instruction budget and deadline in the count hook.
+
+#include <lua.h>
+#include <lualib.h>
+#include <lauxlib.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// How often (in VM instructions) the count hook runs; the budget is checked at this grain.
+#define CLUA_HOOK_STEP 1000
+/// The deepest table nesting that crosses the bridge, either way.
+#define CLUA_MAX_DEPTH 128
+/// The most values (nodes) one returned value may hold.
+#define CLUA_MAX_NODES 262144
+/// The most bytes one returned value may take on the tape (strings included).
+#define CLUA_MAX_TAPE_BYTES (16u << 20)
+/// The longest error message kept from a script; longer ones are cut.
+#define CLUA_MESSAGE_SIZE 512
+
+/// Tape tags: one byte each, then the payload (little-endian, as the host writes it).
+enum {
+    CLUA_TAPE_NULL = 'n',
+    CLUA_TAPE_TRUE = 't',
+    CLUA_TAPE_FALSE = 'f',
+    CLUA_TAPE_INTEGER = 'i',  // + int64
+    CLUA_TAPE_DOUBLE = 'd',   // + double
+    CLUA_TAPE_STRING = 's',   // + uint32 length + bytes
+    CLUA_TAPE_ARRAY = 'a',    // + uint32 count + values
+    CLUA_TAPE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
+};
+
+/// Why a sandboxed operation failed (0 is success); macros so Swift imports them as `Int32`.
+#define CLUA_OK 0
+/// The script failed: error(...), a runtime error, or nil + message.
+#define CLUA_FAILED 1
+/// The instruction budget ran out (sticky).
+#define CLUA_BUDGET 2
+/// The deadline passed (sticky).
+#define CLUA_DEADLINE 3
+/// The memory cap was hit.
+#define CLUA_MEMORY 4
+/// The returned value cannot cross the bridge.
+#define CLUA_BAD_RESULT 5
+/// The host's tape is malformed (a host bug).
+#define CLUA_BAD_INPUT 6
+
+/// The state of one interpreter that the allocator and the hook share; the allocator's `ud`.
+typedef struct clua_sandbox {
+    size_t memory_limit;
+    size_t memory_used;
+    int64_t budget_left;
+    int64_t deadline_ns;      // CLOCK_MONOTONIC; 0 means none
+    int tripped;              // 0, CLUA_BUDGET or CLUA_DEADLINE
+    const void *array_mt;     // identity of the metatable that marks JSON arrays
+    const void *object_mt;    // identity of the metatable that marks JSON objects
+    int array_mt_ref, object_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
+} clua_sandbox;
+
+/// One call's inputs and outputs, handed to the protected trampolines.
+typedef struct clua_call {
+    clua_sandbox *sandbox;
+    int function_ref;
+    const uint8_t *input;
+    size_t input_count;
+    const uint8_t *user_data;  // NULL: no user data
+    size_t user_data_count;
+    const char *module;        // for loading: the module name
+    const char *function;      // for resolving: the function name
+    uint8_t *output;           // malloc'd tape of the result
+    size_t output_count, output_capacity;
+    int nodes;
+    int status;
+    int line_defined;
+    char message[CLUA_MESSAGE_SIZE];
+    char source[256];
+} clua_call;
+
+/// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails.
+lua_State *clua_sandbox_open(size_t memory_limit);
+
+/// Closes an interpreter made by `clua_sandbox_open`.
+void clua_sandbox_close(lua_State *L);
+
+/// Bytes the interpreter holds now; why: tests and reports show memory against the cap.
+size_t clua_sandbox_memory(lua_State *L);
+
+/// Runs `operation` under `lua_pcall` with the budget armed and turns the outcome into a status,
+/// with the message in `call->message`; why: the one place a Lua error becomes a host value.
+int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
+                                   int64_t timeout_ns);
+
+/// Frees a call's output tape.
+void clua_call_release(clua_call *call);
+
+/// Bytes of stack left below the current frame on this thread; why: Lua's C recursion needs
+/// about 512 KiB, and a host may call from a thread with less.
+size_t clua_stack_remaining(void);
+
+/// Registers a script's text under its module name; runs under `lua_pcall`.
+int clua_sandbox_add_source_protected(lua_State *L);
+
+/// Loads a module and finds one of its functions; runs under `lua_pcall`.
+int clua_sandbox_resolve_protected(lua_State *L);
+
+/// Lists the function names a module returns, newline-separated, into `call->output`; why: suggestions.
+int clua_sandbox_functions_protected(lua_State *L);
+
+/// One transformer call; runs under `lua_pcall`: decode the input and user data, call, encode.
+int clua_sandbox_call_protected(lua_State *L);
+
+#endif
