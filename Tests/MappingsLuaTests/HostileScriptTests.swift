@@ -212,7 +212,9 @@ struct HostileScriptTests {
             #expect(ContinuousClock.now - started < .seconds(10), "round \(round) took too long")
             #expect(issues.count == 1, "round \(round): \(issues)")
             let message = issues.first ?? ""
-            #expect(attack.expected.contains { message.contains($0) }, "round \(round): \(message)")
+            // Which limit trips first depends on the machine's speed: either one ends the call.
+            let accepted = attack.expected + (attack.expected.contains("instruction budget") ? ["deadline"] : [])
+            #expect(accepted.contains { message.contains($0) }, "round \(round): \(message)")
             #expect(message.contains("Attack.lua:"), "the issue names the script: \(message)")
             #expect(message.utf8.count < 1200)
             #expect(output.contains(#""check":\#(Self.checked)"#), "round \(round): \(output)")
