@@ -46,8 +46,6 @@ for (name, value, isObject) in [("scalar", scalar, 0), ("10-field obj", object, 
     let swiftTimes = (0..<runs).map { _ in nanosecondsPerCall(swiftTransformer, value) }
     let floorTimes = (0..<runs).map { _ in lua_floor_ns_per_call(Int32(iterations), Int32(isObject)) }
     let (l, s, f) = (median(luaTimes), median(swiftTimes), median(floorTimes))
-    print(
-        String(
-            format: "%-12@ | %13.0f | %13.0f | %11.0f | %10.1fx | %10.1fx", name as NSString, l, s, f, l / f,
-            l / max(s, 1)))
+    let label = name.padding(toLength: 12, withPad: " ", startingAt: 0)
+    print(label + String(format: " | %13.0f | %13.0f | %11.0f | %10.1fx | %10.1fx", l, s, f, l / f, l / max(s, 1)))
 }
