@@ -90,17 +90,7 @@ struct Map: ParsableCommand {
     }
 
     private func writeReport(_ issues: [MappingIssue], to path: String) throws {
-        let entries: [JSONValue] = issues.map { issue in
-            var members: [(key: String, value: JSONValue)] = [
-                ("kind", .string(issue.kind.rawValue)), ("path", .string(issue.path)),
-                ("property", .string(issue.property)),
-                ("rule", .string("\(issue.rule.location.file):\(issue.rule.location.line)")),
-                ("provenance", .string(issue.rule.description)),
-            ]
-            if let value = issue.value { members.append(("value", .string(value))) }
-            members.append(("message", .string(issue.message)))
-            return .object(JSONObject(members))
-        }
+        let entries = issues.map(\.json)
         do {
             try Data((JSONWriter.string(.array(entries)) + "\n").utf8).write(to: URL(fileURLWithPath: path))
         } catch {

@@ -81,7 +81,8 @@ public struct Mapper: Sendable {
         return MappingResult(value: value, issues: issues)
     }
 
-    private func context(_ identifier: String) throws(MappingsError) -> CompiledContext {
+    /// The context with this identifier; an unknown one is an error with a "did you mean".
+    public func context(_ identifier: String) throws(MappingsError) -> CompiledContext {
         guard let context = catalog.context(identifier) else {
             throw MappingsError(
                 kind: .unknownName,

@@ -35,3 +35,20 @@ public struct MappingResult: Sendable {
     public var value: Value
     public var issues: [MappingIssue]
 }
+
+extension MappingIssue {
+    /// The issue as a JSON object, the form `--report` files and rejects use:
+    /// ```json
+    /// {"kind":"missing required value","path":"$.user.name","property":"TweetModel.user.name",
+    ///  "rule":"contexts/twitter.mappings:9","provenance":"contexts/twitter.mappings:9","message":"…"}
+    /// ```
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("kind", .string(kind.rawValue)), ("path", .string(path)), ("property", .string(property)),
+            ("rule", .string("\(rule.location.file):\(rule.location.line)")), ("provenance", .string(rule.description)),
+        ]
+        if let value { members.append(("value", .string(value))) }
+        members.append(("message", .string(message)))
+        return .object(JSONObject(members))
+    }
+}

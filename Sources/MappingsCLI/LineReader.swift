@@ -1,0 +1,91 @@
+import Foundation
+
+/// Reads lines from a file descriptor with bounded memory, and can stop between reads.
+///
+/// Lines end with `\n` (a `\r` before it is dropped). A line longer than `maximumLine` is
+/// reported as `.tooLong` with its start, and skipped up to its end.
+final class LineReader {
+    enum Item {
+        /// A complete line, without its end.
+        case line([UInt8])
+        /// A line over the limit: its first bytes.
+        case tooLong([UInt8])
+        /// Bytes after the last line end, left when reading stopped before the line was complete.
+        case partial([UInt8])
+    }
+
+    static let maximumLine = 64 << 20
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var scanned = 0
+    private var ended = false
+    private var discarding = false
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next line. With `wait`, blocks until a line, the end, or `stop()` returning true
+    /// (checked every 100 ms); without, returns `nil` when no complete line is at hand.
+    /// At the end (or once stopped) returns the rest, then `nil` for good.
+    func next(wait: Bool, stop: () -> Bool) -> Item? {
+        while true {
+            if let end = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[start..<end])
+                start = end + 1
+                scanned = start
+                if discarding {
+                    discarding = false
+                    continue
+                }
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return .line(line)
+            }
+            scanned = buffer.count
+            if buffer.count - start > Self.maximumLine, !discarding {
+                let head = Array(buffer[start..<start + 200])
+                discarding = true
+                start = buffer.count
+                scanned = start
+                return .tooLong(head)
+            }
+            if discarding {
+                start = buffer.count
+                scanned = start
+            }
+            if ended || stop() {
+                let complete = ended  // at the end of input, the rest is a last line without its end
+                ended = true
+                guard start < buffer.count, !discarding else { return nil }
+                var rest = Array(buffer[start...])
+                start = buffer.count
+                scanned = start
+                guard complete else { return .partial(rest) }
+                if rest.last == UInt8(ascii: "\r") { rest.removeLast() }
+                return .line(rest)
+            }
+            guard fill(timeout: wait ? 100 : 0) || wait else { return nil }
+        }
+    }
+
+    /// Reads what is available within `timeout` milliseconds; false when nothing came.
+    private func fill(timeout: Int32) -> Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, timeout)
+        guard ready > 0 else { return false }
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            scanned -= start
+            start = 0
+        }
+        let chunk = 1 << 16
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
+        buffer.removeLast(chunk - max(0, count))
+        if count == 0 { ended = true }
+        if count < 0, errno != EINTR, errno != EAGAIN { ended = true }
+        return count != 0
+    }
+}

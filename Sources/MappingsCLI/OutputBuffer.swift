@@ -1,0 +1,33 @@
+import Foundation
+
+/// Lines written to a file descriptor in large writes instead of one system call per line.
+final class OutputBuffer {
+    private let descriptor: Int32
+    private var bytes: [UInt8] = []
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        bytes.reserveCapacity(1 << 16)
+    }
+
+    func line(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        var offset = 0
+        bytes.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                offset += written
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}

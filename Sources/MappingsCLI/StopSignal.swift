@@ -1,0 +1,30 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// SIGINT and SIGTERM, turned into a flag the stream checks between records, so records in
+/// flight are finished and counted instead of dropped.
+final class StopSignal: @unchecked Sendable {
+    private let raised = Atomic<Int32>(0)
+    /// Kept alive for the life of the run; only touched in `init`.
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let numbers = [SIGINT, SIGTERM]
+        sources = numbers.map { number in
+            Glibc.signal(number, SIG_IGN)
+            return DispatchSource.makeSignalSource(signal: number, queue: .global())
+        }
+        for (source, number) in zip(sources, numbers) {
+            source.setEventHandler { [weak self] in self?.raised.store(number, ordering: .relaxed) }
+            source.resume()
+        }
+    }
+
+    /// The signal that asked to stop, if one did.
+    var raisedSignal: Int32? {
+        let number = raised.load(ordering: .relaxed)
+        return number == 0 ? nil : number
+    }
+}

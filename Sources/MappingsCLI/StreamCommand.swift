@@ -1,0 +1,110 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Mappings
+
+/// `mappings stream`: map NDJSON records one per line, keeping order, isolating bad lines.
+struct StreamCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
+        abstract: "Map NDJSON records (one JSON payload per line) and write one JSON line per record.",
+        discussion: """
+            Reads INPUT files in order (or stdin), maps each non-blank line with the context, and writes \
+            one line of JSON per mapped record to stdout, in input order. Each line stands alone: invalid \
+            JSON, a mapping issue or a failing transformer affects that line only.
+
+            A record with issues is rejected by default: the rejects file (or stderr, without --rejects) \
+            gets one JSON line {"line", "input", "issues"} for it. --on-issue emit writes it to stdout \
+            anyway and its issues to stderr; --on-issue fail stops at the first one.
+
+            At the end (end of input, SIGINT or SIGTERM: records in flight are finished, not dropped) \
+            stderr gets 'mappings stream: read N, written W, rejected R', with read = written + rejected.
+
+            Exit status: 0 every record mapped cleanly; 1 some were rejected or had issues (or --on-issue \
+            fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded.
+
+            Examples:
+              mappings stream --context '$TweetModel' --rejects rejects.ndjson tweets.ndjson > out.ndjson
+              producer | mappings stream --context '$TweetModel' --workers 2 | consumer
+            """
+    )
+
+    enum IssuePolicy: String, ExpressibleByArgument, CaseIterable {
+        case reject, emit, fail
+    }
+
+    @OptionGroup var load: LoadOptions
+
+    @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))
+    var context: String
+
+    @Option(help: ArgumentHelp("Write rejected records here, one JSON line each (default: stderr).", valueName: "file"))
+    var rejects: String?
+
+    @Option(help: ArgumentHelp("Map on this many threads; output keeps input order.", valueName: "n"))
+    var workers = 1
+
+    @Option(help: "What a record with issues does: reject (default), emit, or fail.")
+    var onIssue: IssuePolicy = .reject
+
+    @Option(help: ArgumentHelp("Write the final counts here as JSON.", valueName: "file"))
+    var stats: String?
+
+    @Flag(help: "Show a progress line on stderr (on by default when stderr is a terminal).")
+    var progress = false
+
+    @Argument(help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"))
+    var inputs: [String] = []
+
+    func validate() throws {
+        guard (1...256).contains(workers) else { throw ValidationError("--workers must be 1 to 256") }
+    }
+
+    func run() throws {
+        let catalog = try load.loadCatalog()
+        let mapper = Mapper(catalog: catalog)
+        do {
+            _ = try mapper.context(context)
+        } catch {
+            Terminal.error(error.description)
+            throw ToolFailure(status: .loadFailure)
+        }
+        var sources: [(name: String?, descriptor: Int32)] = []
+        for path in inputs {
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else {
+                Terminal.error("error: cannot read the input \"\(path)\"")
+                throw ToolFailure(status: .loadFailure)
+            }
+            sources.append((path, descriptor))
+        }
+        if sources.isEmpty { sources = [(nil, STDIN_FILENO)] }
+        var rejectDescriptor = STDERR_FILENO
+        if let rejects {
+            rejectDescriptor = open(rejects, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard rejectDescriptor >= 0 else {
+                Terminal.error("error: cannot write the rejects file \"\(rejects)\"")
+                throw ToolFailure(status: .loadFailure)
+            }
+        }
+        let stop = StopSignal()
+        var run = StreamRun(
+            mapper: mapper, context: context, workers: workers, policy: onIssue,
+            output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
+            showProgress: progress || isatty(STDERR_FILENO) == 1)
+        for source in sources where run.stopReason == nil {
+            run.consume(LineReader(descriptor: source.descriptor), file: source.name, stop: stop)
+        }
+        run.finish()
+        if let stats {
+            do {
+                try Data((JSONWriter.string(run.counts.json(stopReason: run.stopReason)) + "\n").utf8).write(
+                    to: URL(fileURLWithPath: stats))
+            } catch {
+                Terminal.error("error: cannot write the stats file \"\(stats)\"")
+                throw ToolFailure(status: .loadFailure)
+            }
+        }
+        if run.counts.rejected > 0 || run.counts.withIssues > 0 { throw ToolFailure(status: .issues) }
+    }
+}
