@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+/// `mappings stream` as a process: thousands of records with bad lines mixed in.
+@Suite("mappings stream, as a process")
+struct StreamCommandTests {
+    /// Contexts and a script: `score` goes through Lua, which fails on negatives and loops on 999.
+    static let files: [String: String] = [
+        "contexts/records.mappings": """
+        {
+            "@models": { "Record": { "id": "Int", "name": "String", "score": "Int", "tags": "[String]" } },
+            "$Record": {
+                "@class": "Record",
+                "id": "id",
+                "name": "name",
+                "score": { "@keyPath": "score", "@transformClass": "Score", "@transformSelector": "double" },
+                "tags": { "@keyPath": "tags", "@optional": true }
+            }
+        }
+        """,
+        "scripts/Score.lua": """
+        return { double = function(n)
+            if n == 999 then while true do end end
+            if n < 0 then return nil, "negative score " .. n end
+            return n * 2
+        end }
+        """,
+    ]
+
+    /// What a record line is, and what it should become.
+    enum Kind { case good, badJSON, missingName, negative, looping }
+
+    static func kind(of index: Int) -> Kind {
+        if index % 97 == 13 { return .badJSON }
+        if index % 89 == 7 { return .missingName }
+        if index % 83 == 5 { return .negative }
+        if index % 211 == 17 { return .looping }
+        return .good
+    }
+
+    static func line(_ index: Int) -> String {
+        switch kind(of: index) {
+        case .good: #"{"id": \#(index), "name": "r\#(index)", "score": \#(index % 50), "tags": ["a"]}"#
+        case .badJSON: #"{"id": \#(index), "name": "#
+        case .missingName: #"{"id": \#(index), "score": 1}"#
+        case .negative: #"{"id": \#(index), "name": "n", "score": -\#(index)}"#
+        case .looping: #"{"id": \#(index), "name": "l", "score": 999}"#
+        }
+    }
+
+    @Test("thousands of records: exactly the good ones written in order, every bad one rejected with its line")
+    func thousands() throws {
+        let count = 3000
+        var files = Self.files
+        files["in.ndjson"] = (0..<count).map(Self.line).joined(separator: "\n") + "\n"
+        let directory = try ToolRunner.directory(with: files)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(
+            [
+                "stream", "--context", "$Record", "--rejects", "rejects.ndjson", "--stats", "stats.json",
+                "--lua-budget", "20000", "--workers", "2", "in.ndjson",
+            ], in: directory)
+        let good = (0..<count).filter { Self.kind(of: $0) == .good }
+        let expected = good.map { #"{"id":\#($0),"name":"r\#($0)","score":\#(($0 % 50) * 2),"tags":["a"]}"# }
+        #expect(result.status == 1)
+        #expect(result.stdout == expected.joined(separator: "\n") + "\n")
+        let rejects = try String(contentsOf: directory.appendingPathComponent("rejects.ndjson"), encoding: .utf8)
+            .split(separator: "\n")
+        let bad = (0..<count).filter { Self.kind(of: $0) != .good }
+        #expect(rejects.count == bad.count)
+        for (line, index) in zip(rejects, bad) {
+            #expect(line.hasPrefix(#"{"file":"in.ndjson","line":\#(index + 1),"input":"#))
+            switch Self.kind(of: index) {
+            case .badJSON: #expect(line.contains(#""kind":"invalid JSON""#))
+            case .missingName: #expect(line.contains(#""path":"$.name""#))
+            case .negative: #expect(line.contains("negative score -\(index)"))
+            case .looping: #expect(line.contains("ran out of its instruction budget"))
+            case .good: Issue.record("a good record was rejected")
+            }
+        }
+        #expect(
+            result.stderr
+                == "mappings stream: read \(count), written \(good.count), rejected \(bad.count)\n")
+        let stats = try String(contentsOf: directory.appendingPathComponent("stats.json"), encoding: .utf8)
+        #expect(
+            stats
+                == #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"withIssues":0,"invalid":\#(bad.filter { Self.kind(of: $0) == .badJSON }.count),"stopped":"end of input"}"#
+                + "\n")
+    }
+
+    @Test("--on-issue emit writes every record and the issues to stderr; fail stops at the first")
+    func policies() throws {
+        var files = Self.files
+        files["in.ndjson"] = [Self.line(0), Self.line(7), Self.line(1)].joined(separator: "\n") + "\n"
+        let directory = try ToolRunner.directory(with: files)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let emit = try ToolRunner.run(
+            ["stream", "--context", "$Record", "--on-issue", "emit", "in.ndjson"], in: directory)
+        #expect(emit.status == 1)
+        #expect(emit.stdout.split(separator: "\n").count == 3)
+        #expect(
+            emit.stderr == """
+                in.ndjson:2: $.name: missing required value for Record.name (contexts/records.mappings:6)
+                mappings stream: read 3, written 3, rejected 0 (1 written with issues)
+
+                """)
+        let fail = try ToolRunner.run(
+            ["stream", "--context", "$Record", "--on-issue", "fail"], in: directory, input: files["in.ndjson"]!)
+        #expect(fail.status == 1)
+        #expect(fail.stdout.split(separator: "\n").count == 1)
+        #expect(
+            fail.stderr.hasSuffix(
+                "mappings stream: read 2, written 1, rejected 1, stopped by the first record with issues (--on-issue fail)\n"
+            ))
+    }
+
+    @Test("SIGTERM in the middle: records in flight are finished, and read = written + rejected")
+    func sigterm() throws {
+        var files = Self.files
+        files["scripts/Score.lua"] = """
+            return { double = function(n) local s = 0 for i = 1, 20000 do s = s + i end return n * 2 end }
+            """
+        let directory = try ToolRunner.directory(with: files)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["stream", "--context", "$Record", "--stats", "stats.json"]
+        process.currentDirectoryURL = directory
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let count = 20_000
+        let input = (0..<count).map { #"{"id": \#($0), "name": "r", "score": 1}"# }.joined(separator: "\n") + "\n"
+        signal(SIGPIPE, SIG_IGN)  // the tool stops reading; writing the rest must fail, not kill the tests
+        let writer = Thread {
+            try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        process.terminate()  // SIGTERM
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = String(decoding: out, as: UTF8.self).split(separator: "\n")
+        let stats =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent("stats.json"))) as? [String: Any]
+        let read = stats?["read"] as? Int ?? -1
+        let written = stats?["written"] as? Int ?? -1
+        let rejected = stats?["rejected"] as? Int ?? -1
+        #expect(read == written + rejected)
+        #expect(read > 0 && read < count, "read \(read) of \(count)")
+        #expect(lines.count == written)
+        #expect(lines.enumerated().allSatisfy { $0.element.hasPrefix(#"{"id":\#($0.offset),"#) })
+        #expect(stats?["stopped"] as? String == "SIGTERM")
+        #expect(err.hasSuffix(", stopped by SIGTERM\n"))
+    }
+}
