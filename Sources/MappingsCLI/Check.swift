@@ -7,7 +7,9 @@ struct Check: ParsableCommand {
         abstract: "Load and compile .mappings files and report every problem found.",
         discussion: """
             Prints each problem to stderr with its file:line:column, the source line and a caret, \
-            and a suggestion where one is close. Exits 0 when the files are clean, 2 otherwise.
+            and a suggestion where one is close, then runs the contexts' "@tests" (see 'mappings test'). \
+            Exits 0 when the files are clean and the tests pass, 1 when a test fails, 2 when the files \
+            or scripts do not load.
 
             Examples:
               mappings check
@@ -20,8 +22,23 @@ struct Check: ParsableCommand {
     func run() throws {
         let catalog = try load.loadCatalog()
         let named = catalog.identifiers.count
-        Terminal.output(
-            "ok: \(named) context\(named == 1 ? "" : "s"), \(catalog.models.count) model\(catalog.models.count == 1 ? "" : "s") "
-                + "in \(catalog.files.count) file\(catalog.files.count == 1 ? "" : "s")")
+        let results = ContextTestRunner.run(catalog)
+        let failed = results.filter { !$0.passed }
+        for result in failed {
+            Terminal.error("test failed: " + result.title)
+            for failure in result.failures { Terminal.error("  " + failure) }
+        }
+        var summary =
+            "\(named) context\(named == 1 ? "" : "s"), \(catalog.models.count) model\(catalog.models.count == 1 ? "" : "s") "
+            + "in \(catalog.files.count) file\(catalog.files.count == 1 ? "" : "s")"
+        if !results.isEmpty {
+            summary +=
+                ", \(results.count - failed.count) of \(results.count) test\(results.count == 1 ? "" : "s") passed"
+        }
+        guard failed.isEmpty else {
+            Terminal.error("mappings: " + summary)
+            throw ToolFailure(status: .issues)
+        }
+        Terminal.output("ok: " + summary)
     }
 }

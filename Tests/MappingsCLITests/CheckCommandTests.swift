@@ -7,7 +7,7 @@ struct CheckCommandTests {
     func shippedContexts() throws {
         let result = try ToolRunner.run(["check"])
         #expect(result.stderr == "")
-        #expect(result.stdout == "ok: 4 contexts, 4 models in 2 files\n")
+        #expect(result.stdout == "ok: 4 contexts, 4 models in 2 files, 4 of 4 tests passed\n")
         #expect(result.status == 0)
     }
 
@@ -171,5 +171,29 @@ struct CheckCommandTests {
         let invalid = try ToolRunner.run(["map", "--context", "$X", "--lua-memory", "0"], in: directory, input: "1")
         #expect(invalid.status == 2)
         #expect(invalid.stderr.contains("--lua-memory must be 1 to 1048576 (MiB)"))
+    }
+
+    @Test("mappings test runs the shipped tests; a failing test shows what differs and exits 1, in check too")
+    func contextTests() throws {
+        let shipped = try ToolRunner.run(["test"])
+        #expect(shipped.status == 0)
+        #expect(shipped.stdout.hasSuffix("mappings test: 4 passed, 0 failed\n"))
+        let directory = try ToolRunner.directory(with: [
+            "contexts/x.mappings": """
+            { "$X": { "a": "a", "@tests": [ { "input": { "a": 1 }, "output": { "a": 2 } } ] } }
+            """
+        ])
+        let failing = try ToolRunner.run(["test"], in: directory)
+        #expect(failing.status == 1)
+        #expect(
+            failing.stdout == """
+                FAIL $X test 1 (contexts/x.mappings:1)
+                       $.a: expected 2, got 1
+                mappings test: 0 passed, 1 failed
+
+                """)
+        let check = try ToolRunner.run(["check"], in: directory)
+        #expect(check.status == 1)
+        #expect(check.stderr.hasSuffix("mappings: 1 context, 0 models in 1 file, 0 of 1 test passed\n"))
     }
 }

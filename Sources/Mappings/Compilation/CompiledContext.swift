@@ -8,4 +8,6 @@ public struct CompiledContext: Sendable {
     public let model: String?
     public internal(set) var rules: [Rule]
     public let provenance: Provenance
+    /// The tests the context carries in `"@tests"` (its own, not those of a parent).
+    public var tests: [ContextTest] = []
 }

@@ -63,14 +63,20 @@ struct ContextCompiler {
             }
         }
         var rules: [Rule] = []
+        var tests: [ContextTest] = []
         for member in members where member.key != "@class" {
+            if member.key == "@tests", identifier != nil {
+                tests += compileTests(member)
+                continue
+            }
             if member.key.hasPrefix("@") {
                 diagnostics.append(unknownKeyword(member, in: "a context", allowed: Keywords.context))
                 continue
             }
             if let rule = compileEntry(member, model: model) { rules.append(rule) }
         }
-        return CompiledContext(identifier: identifier, index: index, model: model, rules: rules, provenance: provenance)
+        return CompiledContext(
+            identifier: identifier, index: index, model: model, rules: rules, provenance: provenance, tests: tests)
     }
 
     /// `{ "@object": { "@class": …, "@mappings": … } }` at the top of a context.
@@ -78,7 +84,11 @@ struct ContextCompiler {
         _ object: SyntaxMember, members: [SyntaxMember], identifier: String?, index: Int, forcedModel: String?,
         provenance: Provenance
     ) -> CompiledContext {
-        for member in members where member.key != "@object" {
+        var tests: [ContextTest] = []
+        for member in members where member.key == "@tests" && identifier != nil {
+            tests += compileTests(member)
+        }
+        for member in members where member.key != "@object" && !(member.key == "@tests" && identifier != nil) {
             diagnostics.append(
                 Diagnostic(
                     message: "a context written with \"@object\" holds nothing else, but it also has \"\(member.key)\"",
@@ -90,12 +100,14 @@ struct ContextCompiler {
         }
         var model = forcedModel
         var body: SyntaxNode?
+        var referencedBody: SyntaxNode?
         for member in options {
             switch member.key {
             case "@class": model = className(member.value) ?? model
             case "@mappings":
                 if let reference = member.value.stringValue {
                     body = inheritance.lookup(reference, at: member.value.location, purpose: "\"@mappings\"")
+                    referencedBody = body  // its "@tests" belong to the context it names
                 } else if case .object = member.value.kind {
                     body = member.value
                 } else {
@@ -112,6 +124,6 @@ struct ContextCompiler {
         let compiled = compileBody(body, identifier: identifier, index: index, model: model ?? declaredClass(body))
         return CompiledContext(
             identifier: identifier, index: index, model: compiled.model, rules: compiled.rules,
-            provenance: provenance)
+            provenance: provenance, tests: tests + (body.location == referencedBody?.location ? [] : compiled.tests))
     }
 }

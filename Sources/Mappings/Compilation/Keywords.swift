@@ -2,7 +2,7 @@
 enum Keywords {
     static let topLevel = ["@import", "@models"]
     /// Keywords of a context (besides its entries).
-    static let context = ["@class", "@object", "@inherits"]
+    static let context = ["@class", "@object", "@inherits", "@tests"]
     /// Keywords of a long-form entry.
     static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",

@@ -1,0 +1,64 @@
+import Mappings
+import Testing
+
+@Suite("tests inside mapping files")
+struct ContextTestTests {
+    static let text = """
+        {
+            "@models": { "U": { "name": "String", "age": "Int?" } },
+            "$U": {
+                "@class": "U",
+                "name": "n",
+                "age": { "@keyPath": "a", "@optional": true },
+                "@tests": [
+                    { "name": "good", "input": { "n": "Ann", "a": 3 }, "output": { "age": 3.0, "name": "Ann" } },
+                    { "input": { "n": "Bo" }, "output": { "name": "Al", "age": null, "x": 1 } },
+                    { "input": {}, "issues": [ { "path": "$.n", "kind": "missing required value", "message": "U.name" } ] },
+                    { "input": {}, "issues": [ { "path": "$.m" }, { "kind": "conversion failed" } ] },
+                    { "input": { "n": 1, "a": "x" } },
+                    { "input": [ { "n": "a" }, { "n": "b" } ], "many": true, "output": [ { "name": "a", "age": null }, { "name": "b", "age": null } ] }
+                ]
+            },
+            "$Child": { "@inherits": "$U", "name": "other" }
+        }
+        """
+
+    @Test("each test maps its input and reports what differs, line by line")
+    func results() throws {
+        let results = ContextTestRunner.run(try load(Self.text))
+        #expect(results.map(\.context) == Array(repeating: "$U", count: 6))
+        #expect(results.map(\.passed) == [true, false, true, false, false, true])
+        #expect(results[0].title == #"$U test 1 "good" (main.mappings:8)"#)
+        #expect(
+            results[1].failures == [
+                #"$.name: expected "Al", got "Bo""#, "$.x: expected 1, but the output has no such key",
+            ])
+        #expect(
+            results[3].failures == [
+                "expected 2 issues, got 1",
+                #"issue 1: expected path "$.m", got $.n: missing required value for U.name (main.mappings:5)"#,
+                #"missing issue: kind "conversion failed""#,
+            ])
+        #expect(
+            results[4].failures == [
+                "expected 0 issues, got 1",
+                "unexpected issue: $.a: expected Int, found string \"x\", which is not a whole number in range (main.mappings:6)",
+            ])
+    }
+
+    @Test("a test's shape is checked when the file loads")
+    func shapes() {
+        let text = failure(
+            """
+            { "$X": { "a": "a", "@tests": [ { "inptu": 1 }, 3, { "input": 1, "issues": [ { "pth": "$" } ] } ] } }
+            """)
+        #expect(text.contains(#"error: unknown key "inptu" in a test"#))
+        #expect(text.contains(#"= help: did you mean "input"?"#))
+        #expect(text.contains(#"error: this test has no "input""#))
+        #expect(text.contains("error: a test is an object with \"input\" and \"output\" or \"issues\", not a number"))
+        #expect(text.contains(#"error: unknown key "pth" in an expected issue"#))
+        #expect(
+            failure(#"{ "$X": { "a": "a", "@tests": {} } }"#).contains(
+                #"error: "@tests" takes an array of tests, not an object"#))
+    }
+}
