@@ -131,7 +131,7 @@ struct MapCommandTests {
         #expect(imported.status == 1)
         #expect(
             try String(contentsOf: report, encoding: .utf8).contains(
-                #""provenance":"contexts/twitter.mappings:20, imported at Examples/twitter/variants.mappings:3""#))
+                #""provenance":"contexts/twitter.mappings:33, imported at Examples/twitter/variants.mappings:3""#))
     }
 
     @Test("--many with a non-array input is an issue, exit 1")
