@@ -17,7 +17,7 @@ struct MappingsCommand: ParsableCommand {
             arguments or input could not be loaded.
             """,
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
-        subcommands: [Check.self, Map.self, StreamCommand.self, TestCommand.self]
+        subcommands: [Check.self, Map.self, StreamCommand.self, TestCommand.self, ExplainCommand.self]
     )
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.

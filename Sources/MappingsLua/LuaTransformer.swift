@@ -19,6 +19,8 @@ struct LuaTransformer: Transformer {
         self.userData = userData
     }
 
+    var origin: String? { display }
+
     func bound(to userData: JSONValue?) -> any Transformer {
         var bound = self
         if let userData, userData != .null { bound.userData = LuaTape.encode(userData) } else { bound.userData = nil }

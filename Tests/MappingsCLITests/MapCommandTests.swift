@@ -141,4 +141,35 @@ struct MapCommandTests {
         #expect(result.stdout == "[]\n")
         #expect(result.stderr.hasPrefix("$: expected an array of payloads, found object of 0 keys"))
     }
+
+    @Test("explain says where each property came from: path, transformer and script line, default, skip, failure")
+    func explain() throws {
+        let result = try ToolRunner.run([
+            "explain", "--context", "$TweetModel_Details", "Examples/twitter/broken-tweet.json",
+        ])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == #"TweetModel.identifier FAILED at $.id_str: missing required value  [contexts/twitter.mappings:33, inherited via "$TweetModel" at contexts/twitter.mappings:81]"#
+        )
+        #expect(
+            lines.contains("TweetModel.message skipped: $.full_text missing, optional  [contexts/twitter.mappings:82]"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix(
+                    "TweetModel.coordinates FAILED at $.coordinates via MyTransformers.coordinate2DFromDictionary (scripts/MyTransformers.lua:13): "
+                )
+            })
+        #expect(lines.last?.hasPrefix(#"result: {"identifier":null,"#) == true)
+        let good = try ToolRunner.run(["explain", "--context", "$UserModel"], input: #"{"name": "Ann"}"#)
+        #expect(good.status == 0)
+        #expect(
+            good.stdout == """
+                UserModel.name <- $.name = "Ann"  [contexts/twitter.mappings:9]
+                UserModel.imageUrl = default ($.profile_image_url missing)  [contexts/twitter.mappings:10]
+                result: {"name":"Ann","imageUrl":"https://si0.twimg.com/profile_images/1251071930/Untitled.png"}
+
+                """)
+    }
 }

@@ -26,6 +26,18 @@ public struct Mapper: Sendable {
         return MappingResult(value: value, issues: run.issues)
     }
 
+    /// A new object from a payload, with what each rule did: where each property's value came
+    /// from (source path, transformer, default) or why it has none.
+    public func explain(_ payload: JSONValue, context identifier: String) throws(MappingsError) -> (
+        result: MappingResult, explanations: [Explanation]
+    ) {
+        let context = try self.context(identifier)
+        var run = MappingRun(mapper: self)
+        run.explanations = []
+        let value = run.build(context, from: payload, path: "$", existing: nil, property: run.rootName(context))
+        return (MappingResult(value: value, issues: run.issues), run.explanations ?? [])
+    }
+
     /// One new object per element of a payload array.
     public func objects(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
         let context = try self.context(identifier)

@@ -2,6 +2,8 @@
 struct MappingRun {
     let mapper: Mapper
     var issues: [MappingIssue] = []
+    /// What each rule did, when the run explains itself (`nil`: not recorded, no cost).
+    var explanations: [Explanation]?
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -46,8 +48,10 @@ struct MappingRun {
             valuePath = at
         case .invalid(let message, let at):
             report(.invalidSource, at: at, property: property, rule: rule, value: nil, message: message)
+            explain(property, rule, at, .failed(message))
             return
         }
+        let found = value
         if let transform = rule.transform, let input = value, let reference = rule.transformer {
             do {
                 let output = try transform.transform(input, userData: reference.userData)
@@ -56,6 +60,9 @@ struct MappingRun {
                 report(
                     .transformerFailed, at: valuePath, property: property, rule: rule, value: Converter.describe(input),
                     message: "\(reference.className).\(reference.functionName) failed: \(error)")
+                explain(
+                    property, rule, valuePath,
+                    .failed("\(reference.className).\(reference.functionName) failed: \(error)"))
                 return
             }
         }
@@ -64,10 +71,17 @@ struct MappingRun {
                 report(
                     .missingRequiredValue, at: valuePath, property: property, rule: rule, value: nil,
                     message: "missing required value for \(property)")
+                explain(property, rule, valuePath, .failed("missing required value"))
             } else if let defaultValue = rule.defaultValue {
                 Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+                explain(property, rule, valuePath, .defaulted(found == nil ? "missing" : "null after the transformer"))
+            } else {
+                explain(property, rule, valuePath, .skipped(found == nil ? "missing" : "null after the transformer"))
             }
             return
+        }
+        if explanations != nil {
+            explain(property, rule, valuePath, .mapped(JSONWriter.string(value)))
         }
         if let object = rule.object {
             mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)
@@ -85,7 +99,10 @@ struct MappingRun {
                 property: property + failure.relativePath,
                 rule: rule, value: Converter.describe(value), message: failure.message)
         }
-        if failures.contains(where: { $0.relativePath.isEmpty }) { return }
+        if failures.contains(where: { $0.relativePath.isEmpty }) {
+            explain(property, rule, valuePath, .failed(failures.map(\.message).joined(separator: "; ")))
+            return
+        }
         if case .array(let elements) = converted {
             combine(elements, rule: rule, target: &target)
         } else {
@@ -176,6 +193,15 @@ struct MappingRun {
             result = rule.insertContentAtBegin ? elements + old : old + elements
         }
         Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+    }
+
+    private mutating func explain(_ property: String, _ rule: Rule, _ path: String, _ outcome: Explanation.Outcome) {
+        guard explanations != nil else { return }
+        explanations?.append(
+            Explanation(
+                property: property, source: path, outcome: outcome, rule: rule.provenance,
+                transformer: rule.transformer.map { "\($0.className).\($0.functionName)" },
+                transformerOrigin: rule.transform?.origin))
     }
 
     private mutating func report(

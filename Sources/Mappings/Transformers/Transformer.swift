@@ -11,10 +11,14 @@ public protocol Transformer: Sendable {
     /// entry when the catalog compiles, so a transformer can prepare the user data once
     /// instead of on every value. The default returns `self`.
     func bound(to userData: JSONValue?) -> any Transformer
+
+    /// Where the transformer is defined, for explanations (`scripts/Geo.lua:12`); `nil` by default.
+    var origin: String? { get }
 }
 
 extension Transformer {
     public func bound(to userData: JSONValue?) -> any Transformer { self }
+    public var origin: String? { nil }
 }
 
 /// A transformer made of a Swift closure.

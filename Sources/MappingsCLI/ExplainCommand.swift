@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Mappings
+
+/// `mappings explain`: where each property of a mapped payload came from.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Map a payload and say, for each property, where its value came from.",
+        discussion: """
+            One line per rule applied, in mapping order: the property, the payload path it read, the \
+            transformer (with its script line) and the value — or the default used, or why it was skipped \
+            or failed — and the rule's file:line with its inheritance and import chain.
+
+            Exit status: 0 mapped with no issue; 1 with issues; 2 nothing could be loaded.
+
+            Example:
+              mappings explain --context '$TweetModel' Examples/twitter/tweet.json
+            """
+    )
+
+    @OptionGroup var load: LoadOptions
+
+    @Option(help: ArgumentHelp("The identifier of the context to map with.", valueName: "id"))
+    var context: String
+
+    @Argument(help: ArgumentHelp("The JSON payload; stdin when omitted.", valueName: "input"))
+    var input: String?
+
+    func run() throws {
+        let catalog = try load.loadCatalog()
+        let name = input ?? "<stdin>"
+        let bytes: Data
+        do {
+            bytes =
+                try input.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+                ?? FileHandle.standardInput.readDataToEndOfFile()
+        } catch {
+            Terminal.error("error: cannot read the input \"\(name)\"")
+            throw ToolFailure(status: .loadFailure)
+        }
+        let payload: JSONValue
+        do {
+            payload = try JSONParser.parse(Array(bytes))
+        } catch {
+            Terminal.error(
+                "error: the input is not valid JSON: \(error.message)\n --> \(name):\(error.line):\(error.column)")
+            throw ToolFailure(status: .loadFailure)
+        }
+        let explained: (result: MappingResult, explanations: [Explanation])
+        do {
+            explained = try Mapper(catalog: catalog).explain(payload, context: context)
+        } catch {
+            Terminal.error(error.description)
+            throw ToolFailure(status: .loadFailure)
+        }
+        for explanation in explained.explanations { Terminal.output(explanation.description) }
+        Terminal.output("result: " + JSONWriter.string(explained.result.value))
+        if !explained.result.issues.isEmpty { throw ToolFailure(status: .issues) }
+    }
+}
