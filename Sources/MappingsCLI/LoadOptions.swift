@@ -59,6 +59,9 @@ struct LoadOptions: ParsableArguments {
         return traits
     }
 
+    /// The `--mappings` paths, or `contexts` when none is given.
+    var mappingsPaths: [String] { paths.isEmpty ? ["contexts"] : paths }
+
     /// The transformers entries may name: the Lua scripts of `--scripts`, within the `--lua-*` limits.
     var transformers: TransformerRegistry {
         var registry = TransformerRegistry()
@@ -71,7 +74,7 @@ struct LoadOptions: ParsableArguments {
     /// Loads the catalog, or prints every diagnostic to stderr and fails with exit status 2.
     func loadCatalog() throws -> Catalog {
         do {
-            return try Catalog.load(paths.isEmpty ? ["contexts"] : paths, traits: traits, transformers: transformers)
+            return try Catalog.load(mappingsPaths, traits: traits, transformers: transformers)
         } catch {
             let count = error.diagnostics.count
             Terminal.error(error.description + "\n\n" + "mappings: \(count) error\(count == 1 ? "" : "s") found")

@@ -4,20 +4,28 @@ import Glibc
 import Synchronization
 
 /// SIGINT and SIGTERM, turned into a flag the stream checks between records, so records in
-/// flight are finished and counted instead of dropped.
+/// flight are finished and counted instead of dropped; SIGHUP, counted, asks for a reload.
 final class StopSignal: @unchecked Sendable {
     private let raised = Atomic<Int32>(0)
+    private let hangups = Atomic<Int>(0)
     /// Kept alive for the life of the run; only touched in `init`.
     private let sources: [any DispatchSourceSignal]
 
     init() {
-        let numbers = [SIGINT, SIGTERM]
+        let numbers = [SIGINT, SIGTERM, SIGHUP]
         sources = numbers.map { number in
             Glibc.signal(number, SIG_IGN)
             return DispatchSource.makeSignalSource(signal: number, queue: .global())
         }
         for (source, number) in zip(sources, numbers) {
-            source.setEventHandler { [weak self] in self?.raised.store(number, ordering: .relaxed) }
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                if number == SIGHUP {
+                    self.hangups.add(1, ordering: .relaxed)
+                } else {
+                    self.raised.store(number, ordering: .relaxed)
+                }
+            }
             source.resume()
         }
     }
@@ -26,5 +34,10 @@ final class StopSignal: @unchecked Sendable {
     var raisedSignal: Int32? {
         let number = raised.load(ordering: .relaxed)
         return number == 0 ? nil : number
+    }
+
+    /// Takes the pending SIGHUPs: whether one came since the last call.
+    func takeHangup() -> Bool {
+        hangups.exchange(0, ordering: .relaxed) > 0
     }
 }

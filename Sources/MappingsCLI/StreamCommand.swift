@@ -20,6 +20,10 @@ struct StreamCommand: ParsableCommand {
             At the end (end of input, SIGINT or SIGTERM: records in flight are finished, not dropped) \
             stderr gets 'mappings stream: read N, written W, rejected R', with read = written + rejected.
 
+            With --watch, edits of the .mappings files and Lua scripts are picked up while records flow \
+            (SIGHUP forces a reload): the new version must load and pass its @tests before it is swapped in \
+            between records; otherwise the previous version keeps serving. Each swap or refusal is logged.
+
             Exit status: 0 every record mapped cleanly; 1 some were rejected or had issues (or --on-issue \
             fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded.
 
@@ -53,6 +57,14 @@ struct StreamCommand: ParsableCommand {
     @Flag(help: "Show a progress line on stderr (on by default when stderr is a terminal).")
     var progress = false
 
+    @Flag(
+        help: """
+            Pick up edits of the .mappings files and Lua scripts while streaming: a new version is loaded \
+            and its @tests run first, then swapped in between records; a broken edit keeps the old one. \
+            SIGHUP forces a reload.
+            """)
+    var watch = false
+
     @Argument(help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"))
     var inputs: [String] = []
 
@@ -62,7 +74,18 @@ struct StreamCommand: ParsableCommand {
 
     func run() throws {
         let catalog = try load.loadCatalog()
-        let mapper = Mapper(catalog: catalog)
+        var reloader: CatalogReloader?
+        if watch {
+            do {
+                reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits) { [load] in
+                    load.transformers
+                }
+            } catch {
+                Terminal.error(error.description)
+                throw ToolFailure(status: .loadFailure)
+            }
+        }
+        let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog)
         do {
             _ = try mapper.context(context)
         } catch {
@@ -89,7 +112,7 @@ struct StreamCommand: ParsableCommand {
         }
         let stop = StopSignal()
         var run = StreamRun(
-            mapper: mapper, context: context, workers: workers, policy: onIssue,
+            mapper: mapper, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
             showProgress: progress || isatty(STDERR_FILENO) == 1)
         for source in sources where run.stopReason == nil {

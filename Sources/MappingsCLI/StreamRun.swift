@@ -54,7 +54,10 @@ struct StreamRun {
         case invalid(kind: String, message: String)
     }
 
-    let mapper: Mapper
+    private(set) var mapper: Mapper
+    /// With `--watch`: the catalog kept current, checked between chunks.
+    let reloader: CatalogReloader?
+    private var lastWatch = DispatchTime.now()
     let context: String
     let workers: Int
     let policy: StreamCommand.IssuePolicy
@@ -69,10 +72,11 @@ struct StreamRun {
     static let chunkSize = 256
 
     init(
-        mapper: Mapper, context: String, workers: Int, policy: StreamCommand.IssuePolicy, output: OutputBuffer,
-        rejects: OutputBuffer, showProgress: Bool
+        mapper: Mapper, reloader: CatalogReloader?, context: String, workers: Int, policy: StreamCommand.IssuePolicy,
+        output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool
     ) {
         self.mapper = mapper
+        self.reloader = reloader
         self.context = context
         self.workers = workers
         self.policy = policy
@@ -110,9 +114,38 @@ struct StreamRun {
                 if let number = stop.raisedSignal { stopReason = .signal(number) }
                 return
             }
+            reloadIfAsked(stop)
             // After a signal the reader still hands over every line already buffered, then the
             // unfinished rest, then nil: records in flight are mapped, not dropped.
             handle(chunk)
+        }
+    }
+
+    /// Between chunks: with `--watch`, picks up edits (checked at most every 250 ms); on SIGHUP,
+    /// reloads. A new version is swapped in only when it loads and its tests pass, and only if
+    /// it still has the context; every swap and refusal is logged on stderr with its version.
+    private mutating func reloadIfAsked(_ stop: StopSignal) {
+        guard let reloader else { return }
+        let forced = stop.takeHangup()
+        let now = DispatchTime.now()
+        guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return }
+        lastWatch = now
+        switch forced ? reloader.reload() : reloader.reloadIfChanged() {
+        case .unchanged:
+            break
+        case .swapped(let version):
+            guard version.catalog.context(context) != nil else {
+                Terminal.error(
+                    "mappings stream: version \(version.number) has no context \"\(context)\"; still mapping with the previous one"
+                )
+                return
+            }
+            mapper = Mapper(catalog: version.catalog)
+            Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
+        case .refused(let attempt, let reason):
+            Terminal.error(
+                "mappings stream: version \(attempt) refused, still mapping with version \(reloader.current.number):\n\(reason)"
+            )
         }
     }
 

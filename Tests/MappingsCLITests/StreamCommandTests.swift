@@ -176,4 +176,84 @@ struct StreamCommandTests {
         #expect(result.stderr == "mappings stream: read 6, written 3, rejected 3\n")
         #expect(try String(contentsOf: rejects, encoding: .utf8) == blocks.last)
     }
+
+    @Test("--watch: edits are picked up between records; a broken edit or failing @tests keeps the old version")
+    func reload() throws {
+        let context = """
+            { "@models": { "R": { "name": "String", "score": "Int" } },
+              "$R": { "@class": "R", "name": "NAME",
+                      "score": { "@keyPath": "score", "@transformClass": "Score", "@transformSelector": "f" } TESTS } }
+            """
+        func write(_ name: String, _ text: String, in directory: URL) throws {
+            try Data(text.utf8).write(to: directory.appendingPathComponent(name))
+        }
+        let directory = try ToolRunner.directory(with: [
+            "contexts/r.mappings": context.replacingOccurrences(of: "NAME", with: "name")
+                .replacingOccurrences(of: "TESTS", with: ""),
+            "scripts/Score.lua": "return { f = function(n) return n * 2 end }",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = ToolRunner.executable
+        process.arguments = ["stream", "--context", "$R", "--watch"]
+        process.currentDirectoryURL = directory
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        var pending = ""
+        func send(_ record: String) -> String {
+            stdin.fileHandleForWriting.write(Data((record + "\n").utf8))
+            let deadline = Date().addingTimeInterval(10)
+            while !pending.contains("\n"), Date() < deadline {
+                pending += String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
+            }
+            let line = pending.prefix { $0 != "\n" }
+            pending = String(pending.dropFirst(line.count + 1))
+            return String(line)
+        }
+        let pause = 0.4
+        #expect(send(#"{"name": "a", "label": "A", "score": 1}"#) == #"{"name":"a","score":2}"#)
+        // A context edit and a script edit together: version 2.
+        try write(
+            "contexts/r.mappings",
+            context.replacingOccurrences(of: "NAME", with: "label")
+                .replacingOccurrences(of: "TESTS", with: ""), in: directory)
+        try write("scripts/Score.lua", "return { f = function(n) return n * 3 end }", in: directory)
+        Thread.sleep(forTimeInterval: pause)
+        #expect(send(#"{"name": "b", "label": "B", "score": 1}"#) == #"{"name":"B","score":3}"#)
+        // A syntax error: refused, version 2 keeps serving.
+        try write("contexts/r.mappings", "{ \"$R\": ", in: directory)
+        Thread.sleep(forTimeInterval: pause)
+        #expect(send(#"{"name": "c", "label": "C", "score": 1}"#) == #"{"name":"C","score":3}"#)
+        // Failing tests: refused too.
+        let failing =
+            #", "@tests": [ { "input": { "name": "x", "score": 1 }, "output": { "name": "x", "score": 99 } } ]"#
+        try write(
+            "contexts/r.mappings",
+            context.replacingOccurrences(of: "NAME", with: "name").replacingOccurrences(of: "TESTS", with: failing),
+            in: directory)
+        Thread.sleep(forTimeInterval: pause)
+        #expect(send(#"{"name": "d", "label": "D", "score": 1}"#) == #"{"name":"D","score":3}"#)
+        // A fixed edit with passing tests: version 3.
+        let passing =
+            #", "@tests": [ { "input": { "name": "x", "score": 1 }, "output": { "name": "x", "score": 3 } } ]"#
+        try write(
+            "contexts/r.mappings",
+            context.replacingOccurrences(of: "NAME", with: "name").replacingOccurrences(of: "TESTS", with: passing),
+            in: directory)
+        Thread.sleep(forTimeInterval: pause)
+        #expect(send(#"{"name": "e", "label": "E", "score": 2}"#) == #"{"name":"e","score":6}"#)
+        try stdin.fileHandleForWriting.close()
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(log.contains("mappings stream: now mapping with version 2 (after record 1)"))
+        #expect(log.contains("mappings stream: version 3 refused, still mapping with version 2:\nerror:"))
+        #expect(
+            log.contains("the contexts' tests fail:\n$R test 1 (contexts/r.mappings:3)\n  $.score: expected 99, got 3"))
+        #expect(log.contains("mappings stream: now mapping with version 3 (after record 4)"))
+        #expect(log.hasSuffix("mappings stream: read 5, written 5, rejected 0\n"))
+    }
 }
