@@ -12,12 +12,34 @@ enum DateParser {
     }
 
     /// Parses with an explicit pattern (`DateFormatter` syntax), in the POSIX locale, UTC unless the pattern has a zone.
+    ///
+    /// Making a `DateFormatter` costs far more than using one, and one may not be shared
+    /// between threads, so each thread keeps its own per pattern.
     static func parse(_ text: String, format: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = format
-        return formatter.date(from: text)
+        FormatterCache.current.formatter(for: format).date(from: text)
+    }
+
+    /// The `DateFormatter`s of one thread, by pattern.
+    private final class FormatterCache {
+        private var formatters: [String: DateFormatter] = [:]
+
+        static var current: FormatterCache {
+            let key = "Mappings.DateParser.FormatterCache"
+            if let cache = Thread.current.threadDictionary[key] as? FormatterCache { return cache }
+            let cache = FormatterCache()
+            Thread.current.threadDictionary[key] = cache
+            return cache
+        }
+
+        func formatter(for format: String) -> DateFormatter {
+            if let formatter = formatters[format] { return formatter }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = format
+            formatters[format] = formatter
+            return formatter
+        }
     }
 
     private static func unixSeconds(_ text: String) -> Date? {
