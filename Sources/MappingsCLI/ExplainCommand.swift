@@ -29,24 +29,7 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         let catalog = try load.loadCatalog()
-        let name = input ?? "<stdin>"
-        let bytes: Data
-        do {
-            bytes =
-                try input.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                ?? FileHandle.standardInput.readDataToEndOfFile()
-        } catch {
-            Terminal.error("error: cannot read the input \"\(name)\"")
-            throw ToolFailure(status: .loadFailure)
-        }
-        let payload: JSONValue
-        do {
-            payload = try JSONParser.parse(Array(bytes))
-        } catch {
-            Terminal.error(
-                "error: the input is not valid JSON: \(error.message)\n --> \(name):\(error.line):\(error.column)")
-            throw ToolFailure(status: .loadFailure)
-        }
+        let payload = try PayloadInput.read(input, what: "the input")
         let explained: (result: MappingResult, explanations: [Explanation])
         do {
             explained = try Mapper(catalog: catalog).explain(payload, context: context)

@@ -46,11 +46,12 @@ struct Map: ParsableCommand {
     func run() throws {
         let catalog = try load.loadCatalog()
         let mapper = Mapper(catalog: catalog)
-        let payload = try readJSON(input, what: "the input")
+        let payload = try PayloadInput.read(input, what: "the input")
         let result: MappingResult
         do {
             if let into {
-                let existing = try mapper.existingObject(from: try readJSON(into, what: "--into"), context: context)
+                let existing = try mapper.existingObject(
+                    from: try PayloadInput.read(into, what: "--into"), context: context)
                 var mapped = try mapper.map(payload, into: existing.value, context: context)
                 mapped.issues = existing.issues + mapped.issues
                 result = mapped
@@ -67,26 +68,6 @@ struct Map: ParsableCommand {
         for issue in result.issues { Terminal.error(issue.description) }
         if let report { try writeReport(result.issues, to: report) }
         if !result.issues.isEmpty { throw ToolFailure(status: .issues) }
-    }
-
-    private func readJSON(_ path: String?, what: String) throws -> JSONValue {
-        let name = path ?? "<stdin>"
-        let bytes: Data
-        do {
-            bytes =
-                try path.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                ?? FileHandle.standardInput.readDataToEndOfFile()
-        } catch {
-            Terminal.error("error: cannot read \(what) \"\(name)\"")
-            throw ToolFailure(status: .loadFailure)
-        }
-        do {
-            return try JSONParser.parse(Array(bytes))
-        } catch {
-            Terminal.error(
-                "error: \(what) is not valid JSON: \(error.message)\n --> \(name):\(error.line):\(error.column)")
-            throw ToolFailure(status: .loadFailure)
-        }
     }
 
     private func writeReport(_ issues: [MappingIssue], to path: String) throws {

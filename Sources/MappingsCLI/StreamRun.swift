@@ -193,19 +193,18 @@ struct StreamRun {
         guard workers > 1, chunk.count > 1 else {
             return chunk.map { Self.outcome(of: $0, mapper: mapper, context: context) }
         }
-        let outcomes = UnsafeMutableBufferPointer<Outcome>.allocate(capacity: chunk.count)
-        defer { outcomes.deallocate() }
         let lanes = min(workers, chunk.count)
-        nonisolated(unsafe) let shared = outcomes
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            for index in stride(from: lane, to: chunk.count, by: lanes) {
-                (shared.baseAddress! + index).initialize(
-                    to: Self.outcome(of: chunk[index], mapper: mapper, context: context))
+        return [Outcome](unsafeUninitializedCapacity: chunk.count) { buffer, initialized in
+            // Each lane initializes its own elements; none is touched by two lanes.
+            nonisolated(unsafe) let shared = buffer
+            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+                for index in stride(from: lane, to: chunk.count, by: lanes) {
+                    (shared.baseAddress! + index).initialize(
+                        to: Self.outcome(of: chunk[index], mapper: mapper, context: context))
+                }
             }
+            initialized = chunk.count
         }
-        let result = Array(outcomes)
-        _ = outcomes.baseAddress.map { $0.deinitialize(count: chunk.count) }
-        return result
     }
 
     private static func outcome(of record: Record, mapper: Mapper, context: String) -> Outcome {

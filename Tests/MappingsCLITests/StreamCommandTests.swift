@@ -122,15 +122,8 @@ struct StreamCommandTests {
             """
         let directory = try ToolRunner.directory(with: files)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = ToolRunner.executable
-        process.arguments = ["stream", "--context", "$Record", "--stats", "stats.json"]
-        process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+        let (process, stdin, stdout, stderr) = try ToolRunner.start(
+            ["stream", "--context", "$Record", "--stats", "stats.json"], in: directory)
         let count = 20_000
         let input = (0..<count).map { #"{"id": \#($0), "name": "r", "score": 1}"# }.joined(separator: "\n") + "\n"
         signal(SIGPIPE, SIG_IGN)  // the tool stops reading; writing the rest must fail, not kill the tests
@@ -179,29 +172,28 @@ struct StreamCommandTests {
 
     @Test("--watch: edits are picked up between records; a broken edit or failing @tests keeps the old version")
     func reload() throws {
-        let context = """
-            { "@models": { "R": { "name": "String", "score": "Int" } },
-              "$R": { "@class": "R", "name": "NAME",
-                      "score": { "@keyPath": "score", "@transformClass": "Score", "@transformSelector": "f" } TESTS } }
+        /// The context, reading `name` from `key`, with `tests` after its entries.
+        func context(name key: String, tests: String = "") -> String {
             """
-        func write(_ name: String, _ text: String, in directory: URL) throws {
-            try Data(text.utf8).write(to: directory.appendingPathComponent(name))
+            { "@models": { "R": { "name": "String", "score": "Int" } },
+              "$R": { "@class": "R", "name": "\(key)",
+                      "score": { "@keyPath": "score", "@transformClass": "Score", "@transformSelector": "f" }\(tests) } }
+            """
+        }
+        /// Tests that expect `score` for a score of 1.
+        func tests(expecting score: Int) -> String {
+            #", "@tests": [ { "input": { "name": "x", "score": 1 }, "output": { "name": "x", "score": \#(score) } } ]"#
         }
         let directory = try ToolRunner.directory(with: [
-            "contexts/r.mappings": context.replacingOccurrences(of: "NAME", with: "name")
-                .replacingOccurrences(of: "TESTS", with: ""),
+            "contexts/r.mappings": context(name: "name"),
             "scripts/Score.lua": "return { f = function(n) return n * 2 end }",
         ])
+        func write(_ name: String, _ text: String) throws {
+            try Data(text.utf8).write(to: directory.appendingPathComponent(name))
+        }
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = ToolRunner.executable
-        process.arguments = ["stream", "--context", "$R", "--watch"]
-        process.currentDirectoryURL = directory
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+        let (process, stdin, stdout, stderr) = try ToolRunner.start(
+            ["stream", "--context", "$R", "--watch"], in: directory)
         var pending = ""
         func send(_ record: String) -> String {
             stdin.fileHandleForWriting.write(Data((record + "\n").utf8))
@@ -216,33 +208,20 @@ struct StreamCommandTests {
         let pause = 0.4
         #expect(send(#"{"name": "a", "label": "A", "score": 1}"#) == #"{"name":"a","score":2}"#)
         // A context edit and a script edit together: version 2.
-        try write(
-            "contexts/r.mappings",
-            context.replacingOccurrences(of: "NAME", with: "label")
-                .replacingOccurrences(of: "TESTS", with: ""), in: directory)
-        try write("scripts/Score.lua", "return { f = function(n) return n * 3 end }", in: directory)
+        try write("contexts/r.mappings", context(name: "label"))
+        try write("scripts/Score.lua", "return { f = function(n) return n * 3 end }")
         Thread.sleep(forTimeInterval: pause)
         #expect(send(#"{"name": "b", "label": "B", "score": 1}"#) == #"{"name":"B","score":3}"#)
         // A syntax error: refused, version 2 keeps serving.
-        try write("contexts/r.mappings", "{ \"$R\": ", in: directory)
+        try write("contexts/r.mappings", "{ \"$R\": ")
         Thread.sleep(forTimeInterval: pause)
         #expect(send(#"{"name": "c", "label": "C", "score": 1}"#) == #"{"name":"C","score":3}"#)
         // Failing tests: refused too.
-        let failing =
-            #", "@tests": [ { "input": { "name": "x", "score": 1 }, "output": { "name": "x", "score": 99 } } ]"#
-        try write(
-            "contexts/r.mappings",
-            context.replacingOccurrences(of: "NAME", with: "name").replacingOccurrences(of: "TESTS", with: failing),
-            in: directory)
+        try write("contexts/r.mappings", context(name: "name", tests: tests(expecting: 99)))
         Thread.sleep(forTimeInterval: pause)
         #expect(send(#"{"name": "d", "label": "D", "score": 1}"#) == #"{"name":"D","score":3}"#)
         // A fixed edit with passing tests: version 3.
-        let passing =
-            #", "@tests": [ { "input": { "name": "x", "score": 1 }, "output": { "name": "x", "score": 3 } } ]"#
-        try write(
-            "contexts/r.mappings",
-            context.replacingOccurrences(of: "NAME", with: "name").replacingOccurrences(of: "TESTS", with: passing),
-            in: directory)
+        try write("contexts/r.mappings", context(name: "name", tests: tests(expecting: 3)))
         Thread.sleep(forTimeInterval: pause)
         #expect(send(#"{"name": "e", "label": "E", "score": 2}"#) == #"{"name":"e","score":6}"#)
         try stdin.fileHandleForWriting.close()

@@ -27,15 +27,7 @@ struct ToolRunner {
 
     /// Runs `mappings arguments…` in `directory` (the package root by default) with `input` on stdin.
     static func run(_ arguments: [String], in directory: URL = packageRoot, input: String = "") throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
+        let (process, stdin, stdout, stderr) = try start(arguments, in: directory)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -47,6 +39,23 @@ struct ToolRunner {
     }
 
     /// A fresh temporary directory holding `files` (paths relative to it).
+    /// Starts `mappings arguments…` in `directory` and returns it with its three pipes, for a
+    /// test that talks to the tool while it runs.
+    static func start(_ arguments: [String], in directory: URL) throws -> (
+        process: Process, stdin: Pipe, stdout: Pipe, stderr: Pipe
+    ) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (process, stdin, stdout, stderr)
+    }
+
     static func directory(with files: [String: String]) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-tests-\(UUID().uuidString)")
         for (path, text) in files {
