@@ -65,6 +65,12 @@ let package = Package(
             path: "Benchmarks/LuaCalls",
             swiftSettings: strictSettings
         ),
+        // The benchmark's Foundation peers: JSONDecoder/JSONEncoder with Codable structs, and JSONSerialization.
+        .executableTarget(
+            name: "swift-peers-benchmark",
+            path: "Benchmarks/SwiftPeers",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MappingsTests",
             dependencies: ["Mappings"],

@@ -1,0 +1,148 @@
+"""Seeded generator of tweet-like NDJSON records for the benchmarks.
+
+Each record looks like a statuses API payload: a nested user, entities with arrays of
+hashtags, links and mentions, dates in the API's format, ids as numbers and as strings,
+counts that are sometimes strings, and optional fields that are sometimes missing or null.
+The same seed and size always give the same bytes.
+
+    python3 Benchmarks/generate.py --size-mb 10 --seed 7 > tweets.ndjson
+"""
+
+import argparse
+import json
+import random
+import sys
+
+WORDS = (
+    "the of and to in is you that it he was for on are as with his they at be this have from or one had by "
+    "word but not what all were we when your can said there use an each which she do how their if will up "
+    "other about out many then them these so some her would make like him into time has look two more write "
+    "go see number no way could people my than first water been call who oil its now find long down day did "
+    "get come made may part café naïve über 東京 🚀"
+).split()
+LANGS = ["en", "en", "en", "es", "fr", "ja", "pt", "de", "und"]
+CLIENTS = [
+    ("http://twitter.com/download/iphone", "Twitter for iPhone"),
+    ("http://twitter.com/download/android", "Twitter for Android"),
+    ("https://mobile.twitter.com", "Twitter Web App"),
+    ("http://tapbots.com/tweetbot", "Tweetbot for iΟS"),
+]
+DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+def api_date(rng):
+    """A date as the statuses API writes it: `Wed Aug 29 17:12:58 +0000 2012`."""
+    year = rng.randint(2008, 2024)
+    month = rng.randint(1, 12)
+    day = rng.randint(1, 28)
+    # Zeller-free weekday: days since 1970-01-01 (a Thursday).
+    y, m = (year - 1, month + 12) if month <= 2 else (year, month)
+    days = 365 * y + y // 4 - y // 100 + y // 400 + (153 * (m - 3) + 2) // 5 + day - 719469
+    weekday = DAYS[(days + 3) % 7]
+    return "%s %s %02d %02d:%02d:%02d +0000 %d" % (
+        weekday, MONTHS[month - 1], day, rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59), year)
+
+
+def sentence(rng, count):
+    return " ".join(rng.choice(WORDS) for _ in range(count))
+
+
+def user(rng):
+    uid = rng.randint(10_000, 2_000_000_000)
+    name = sentence(rng, 2).title()
+    record = {
+        "id": uid,
+        "id_str": str(uid),
+        "name": name,
+        "screen_name": name.replace(" ", "_")[:15],
+        "location": sentence(rng, 2) if rng.random() < 0.7 else None,
+        "description": sentence(rng, rng.randint(3, 15)),
+        "url": "https://example.com/%s/%d" % (rng.choice(WORDS[:40]), uid) if rng.random() < 0.6 else None,
+        "followers_count": rng.randint(0, 5_000_000),
+        "friends_count": rng.randint(0, 5000),
+        "created_at": api_date(rng),
+        "profile_image_url": "http://pbs.twimg.com/profile_images/%d/photo.jpg" % uid,
+    }
+    if rng.random() < 0.8:
+        record["verified"] = rng.random() < 0.1
+    return record
+
+
+def tweet(rng, serial):
+    tid = 1_100_000_000_000_000 + serial * 7919 + rng.randint(0, 7000)  # below 2**53: jq holds numbers as doubles
+    text = sentence(rng, rng.randint(4, 25))
+    hashtags = [
+        {"text": rng.choice(WORDS[:60]), "indices": [i * 7, i * 7 + 6]} for i in range(rng.choice([0, 0, 1, 2, 3]))
+    ]
+    urls = [
+        {
+            "url": "https://t.co/%x" % rng.getrandbits(40),
+            "expanded_url": "https://example.org/%s/%d?ref=tw" % (rng.choice(WORDS[:40]), rng.randint(1, 99999)),
+            "display_url": "example.org/…",
+            "indices": [40, 63],
+        }
+        for _ in range(rng.choice([0, 1, 1, 2]))
+    ]
+    mentions = []
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        mentioned = rng.randint(10_000, 2_000_000_000)
+        mentions.append({
+            "screen_name": "user%d" % mentioned, "name": sentence(rng, 2), "id": mentioned, "id_str": str(mentioned),
+            "indices": [0, 10],
+        })
+    client = rng.choice(CLIENTS)
+    reply = rng.randint(1, 10**15) if rng.random() < 0.3 else None
+    record = {
+        "created_at": api_date(rng),
+        "id": tid,
+        "id_str": str(tid),
+        "text": text,
+        "source": '<a href="%s" rel="nofollow">%s</a>' % client,
+        "truncated": False,
+        "in_reply_to_status_id": reply,
+        "in_reply_to_status_id_str": str(reply) if reply else None,
+        "user": user(rng),
+        "geo": None,
+        "coordinates": None,
+        "place": None,
+        "entities": {"hashtags": hashtags, "urls": urls, "user_mentions": mentions},
+        "favorited": False,
+        "retweeted": False,
+    }
+    retweets = rng.randint(0, 100_000)
+    roll = rng.random()
+    if roll < 0.5:
+        record["retweet_count"] = retweets
+    elif roll < 0.8:
+        record["retweet_count"] = str(retweets)  # some feeds send counts as strings
+    if rng.random() < 0.9:
+        record["favorite_count"] = rng.randint(0, 100_000)
+    if rng.random() < 0.85:
+        record["lang"] = rng.choice(LANGS)
+    return record
+
+
+def generate(out, size_bytes, seed=7):
+    """Writes records to the binary stream `out` until `size_bytes` are written; returns the record count."""
+    rng = random.Random(seed)
+    written = 0
+    serial = 0
+    while written < size_bytes:
+        line = (json.dumps(tweet(rng, serial), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        out.write(line)
+        written += len(line)
+        serial += 1
+    return serial
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=7)
+    arguments = parser.parse_args()
+    generate(sys.stdout.buffer, int(arguments.size_mb * 1024 * 1024), arguments.seed)
+
+
+if __name__ == "__main__":
+    main()
