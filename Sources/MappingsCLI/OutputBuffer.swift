@@ -11,7 +11,11 @@ final class OutputBuffer {
     }
 
     func line(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        line(Array(text.utf8))
+    }
+
+    func line(_ text: [UInt8]) {
+        bytes.append(contentsOf: text)
         bytes.append(UInt8(ascii: "\n"))
         if bytes.count >= 1 << 16 { flush() }
     }

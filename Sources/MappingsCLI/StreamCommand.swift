@@ -86,8 +86,9 @@ struct StreamCommand: ParsableCommand {
             }
         }
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog)
+        let compiled: CompiledContext
         do {
-            _ = try mapper.context(context)
+            compiled = try mapper.context(context)
         } catch {
             Terminal.error(error.description)
             throw ToolFailure(status: .loadFailure)
@@ -112,7 +113,7 @@ struct StreamCommand: ParsableCommand {
         }
         let stop = StopSignal()
         var run = StreamRun(
-            mapper: mapper, reloader: reloader, context: context, workers: workers, policy: onIssue,
+            mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
             showProgress: progress || isatty(STDERR_FILENO) == 1)
         for source in sources where run.stopReason == nil {

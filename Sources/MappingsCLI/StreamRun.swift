@@ -49,12 +49,14 @@ struct StreamRun {
 
     /// What mapping one record gave.
     private enum Outcome {
-        case mapped(String)
-        case withIssues(String, [MappingIssue])
+        case mapped([UInt8])
+        case withIssues([UInt8], [MappingIssue])
         case invalid(kind: String, message: String)
     }
 
     private(set) var mapper: Mapper
+    /// The streamed context, looked up once (and again after each reload).
+    private var compiled: CompiledContext
     /// With `--watch`: the catalog kept current, checked between chunks.
     let reloader: CatalogReloader?
     private var lastWatch = DispatchTime.now()
@@ -72,10 +74,12 @@ struct StreamRun {
     static let chunkSize = 256
 
     init(
-        mapper: Mapper, reloader: CatalogReloader?, context: String, workers: Int, policy: StreamCommand.IssuePolicy,
+        mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
+        policy: StreamCommand.IssuePolicy,
         output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool
     ) {
         self.mapper = mapper
+        self.compiled = compiled
         self.reloader = reloader
         self.context = context
         self.workers = workers
@@ -134,13 +138,14 @@ struct StreamRun {
         case .unchanged:
             break
         case .swapped(let version):
-            guard version.catalog.context(context) != nil else {
+            guard let compiled = version.catalog.context(context) else {
                 Terminal.error(
                     "mappings stream: version \(version.number) has no context \"\(context)\"; still mapping with the previous one"
                 )
                 return
             }
             mapper = Mapper(catalog: version.catalog)
+            self.compiled = compiled
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
         case .refused(let attempt, let reason):
             Terminal.error(
@@ -189,7 +194,7 @@ struct StreamRun {
 
     private func map(_ chunk: [Record]) -> [Outcome] {
         let mapper = self.mapper
-        let context = self.context
+        let context = self.compiled
         guard workers > 1, chunk.count > 1 else {
             return chunk.map { Self.outcome(of: $0, mapper: mapper, context: context) }
         }
@@ -207,7 +212,7 @@ struct StreamRun {
         }
     }
 
-    private static func outcome(of record: Record, mapper: Mapper, context: String) -> Outcome {
+    private static func outcome(of record: Record, mapper: Mapper, context: CompiledContext) -> Outcome {
         if let unreadable = record.unreadable { return .invalid(kind: unreadable.kind, message: unreadable.message) }
         let payload: JSONValue
         do {
@@ -215,13 +220,11 @@ struct StreamRun {
         } catch {
             return .invalid(kind: "invalid JSON", message: "column \(error.column): \(error.message)")
         }
-        do {
-            let result = try mapper.object(from: payload, context: context)
-            let text = JSONWriter.string(result.value)
-            return result.issues.isEmpty ? .mapped(text) : .withIssues(text, result.issues)
-        } catch {
-            return .invalid(kind: "unknown context", message: error.description)
-        }
+        let result = mapper.object(from: payload, using: context)
+        var text: [UInt8] = []
+        text.reserveCapacity(record.bytes.count)
+        JSONWriter.write(result.value, into: &text)
+        return result.issues.isEmpty ? .mapped(text) : .withIssues(text, result.issues)
     }
 
     private mutating func reject(_ record: Record, issues: [JSONValue]) {

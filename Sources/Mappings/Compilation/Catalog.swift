@@ -85,6 +85,9 @@ public struct Catalog: Sendable {
             }
             throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: sources)
         }
+        for index in contexts.indices {
+            contexts[index].modelDefinition = contexts[index].model.flatMap { modelCompiler.models[$0] }
+        }
         return Catalog(
             contexts: contexts, models: modelCompiler.models, identifiers: names,
             files: files.map(\.path),

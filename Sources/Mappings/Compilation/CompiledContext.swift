@@ -10,4 +10,6 @@ public struct CompiledContext: Sendable {
     public let provenance: Provenance
     /// The tests the context carries in `"@tests"` (its own, not those of a parent).
     public var tests: [ContextTest] = []
+    /// The declaration of `model`, resolved when the catalog loads (no lookup per object).
+    var modelDefinition: Model?
 }

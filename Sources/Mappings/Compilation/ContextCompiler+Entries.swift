@@ -185,7 +185,7 @@ extension ContextCompiler {
             defaultJSON: defaultNode?.jsonValue, transformer: transformer, object: object,
             clearContent: clearContent.flatMap { boolean($0) } ?? false,
             insertContentAtBegin: insertAtBegin.flatMap { boolean($0) } ?? false,
-            type: propertyType, dateFormat: dateFormat,
+            type: propertyType, dateFormat: dateFormat, datePattern: dateFormat.map(DatePattern.init),
             provenance: provenance(member.keyLocation, member.value))
     }
 

@@ -18,6 +18,8 @@ public struct Rule: Sendable {
     /// without a model; `nil` for an untyped entry of such a context (the value is kept as JSON).
     public let type: TypeReference?
     public let dateFormat: String?
+    /// `dateFormat`, compiled.
+    let datePattern: DatePattern?
     public let provenance: Provenance
 }
 

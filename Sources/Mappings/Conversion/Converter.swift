@@ -20,15 +20,22 @@ public struct Converter: Sendable {
     public func convert(
         _ value: JSONValue, to type: TypeReference, dateFormat: String? = nil, failures: inout [ConversionFailure]
     ) -> Value {
-        convert(value, to: type, dateFormat: dateFormat, path: "", failures: &failures)
+        convert(value, to: type, dateFormat: dateFormat.map(DatePattern.init), path: { "" }, failures: &failures)
+    }
+
+    /// Converts with a compiled `@dateFormat`: what mapping runs use.
+    func convert(
+        _ value: JSONValue, to type: TypeReference, dateFormat: DatePattern?, failures: inout [ConversionFailure]
+    ) -> Value {
+        convert(value, to: type, dateFormat: dateFormat, path: { "" }, failures: &failures)
     }
 
     private func convert(
-        _ value: JSONValue, to type: TypeReference, dateFormat: String?, path: String,
+        _ value: JSONValue, to type: TypeReference, dateFormat: DatePattern?, path: () -> String,
         failures: inout [ConversionFailure]
     ) -> Value {
         func fail(_ message: String) -> Value {
-            failures.append(ConversionFailure(relativePath: path, message: message))
+            failures.append(ConversionFailure(relativePath: path(), message: message))
             return .null
         }
         func mismatch() -> Value {
@@ -58,7 +65,7 @@ public struct Converter: Sendable {
                 }
                 return .int(exact)
             case .string(let string):
-                guard let integer = Int(string.trimmingCharacters(in: .whitespaces)) else {
+                guard let integer = Int(string) ?? Int(string.trimmingCharacters(in: .whitespaces)) else {
                     return fail("expected Int, found \(Self.describe(value)), which is not a whole number in range")
                 }
                 return .int(integer)
@@ -108,7 +115,7 @@ public struct Converter: Sendable {
             }
         case .url:
             guard case .string(let string) = value else { return mismatch() }
-            guard !string.isEmpty, !string.contains(where: { $0 == " " || $0.isNewline }),
+            guard !string.isEmpty, !Self.hasSpaceOrNewline(string),
                 let url = URL(string: string, encodingInvalidCharacters: false)
             else {
                 return fail("expected URL, found \(Self.describe(value)), which is not a valid URL")
@@ -126,8 +133,9 @@ public struct Converter: Sendable {
             case .double(let seconds): return .date(Date(timeIntervalSince1970: seconds))
             case .string(let string):
                 if let dateFormat {
-                    guard let date = DateParser.parse(string, format: dateFormat) else {
-                        return fail("expected a date in the format \"\(dateFormat)\", found \(Self.describe(value))")
+                    guard let date = dateFormat.parse(string) else {
+                        return fail(
+                            "expected a date in the format \"\(dateFormat.text)\", found \(Self.describe(value))")
                     }
                     return .date(date)
                 }
@@ -148,14 +156,15 @@ public struct Converter: Sendable {
                 if case .null = member { continue }
                 instance.slots[slot] = convert(
                     member, to: property.type, dateFormat: nil,
-                    path: path + "." + property.name, failures: &failures)
+                    path: { path() + "." + property.name }, failures: &failures)
             }
             return .object(instance)
         case .array(let element):
             guard case .array(let elements) = value else { return mismatch() }
             return .array(
                 elements.enumerated().map { index, item in
-                    convert(item, to: element, dateFormat: dateFormat, path: path + "[\(index)]", failures: &failures)
+                    convert(
+                        item, to: element, dateFormat: dateFormat, path: { path() + "[\(index)]" }, failures: &failures)
                 })
         case .dictionary(let element):
             guard case .object(let object) = value else { return mismatch() }
@@ -166,12 +175,27 @@ public struct Converter: Sendable {
                             member.key,
                             convert(
                                 member.value, to: element, dateFormat: dateFormat,
-                                path: path + "." + member.key, failures: &failures)
+                                path: { path() + "." + member.key }, failures: &failures)
                         )
                     }))
         case .optional:
             preconditionFailure("optional types are unwrapped above")
         }
+    }
+
+    /// Whether `string` holds a space or a line break (which no URL has), by its UTF-8 bytes:
+    /// U+0020, LF, VT, FF, CR, NEL (C2 85), LS and PS (E2 80 A8/A9).
+    static func hasSpaceOrNewline(_ string: String) -> Bool {
+        var previous: (UInt8, UInt8) = (0, 0)
+        for byte in string.utf8 {
+            switch byte {
+            case 0x20, 0x0A, 0x0B, 0x0C, 0x0D: return true
+            case 0x85 where previous.1 == 0xC2: return true
+            case 0xA8 where previous == (0xE2, 0x80), 0xA9 where previous == (0xE2, 0x80): return true
+            default: previous = (previous.1, byte)
+            }
+        }
+        return false
     }
 
     /// The shortest text that reads back as the same double (`0.1`, `1e+21`).

@@ -8,70 +8,103 @@ public import Foundation
 /// decimals are JSON numbers with their exact digits. Output is compact, on one line.
 public enum JSONWriter {
     public static func string(_ value: JSONValue) -> String {
-        var out = ""
+        var out: [UInt8] = []
         write(value, into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func string(_ value: Value) -> String {
-        var out = ""
+        var out: [UInt8] = []
         write(value, into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    static func write(_ value: JSONValue, into out: inout String) {
+    /// Appends the JSON text of `value` to `out`, as UTF-8: what a stream writes, with no
+    /// intermediate string.
+    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
-        case .bool(let bool): out += bool ? "true" : "false"
-        case .integer(let integer): out += String(integer)
-        case .double(let double): out += number(double)
+        case .null: append("null", to: &out)
+        case .bool(let bool): append(bool ? "true" : "false", to: &out)
+        case .integer(let integer): writeInteger(integer, into: &out)
+        case .double(let double): out.append(contentsOf: number(double).utf8)
         case .string(let string): writeString(string, into: &out)
         case .array(let elements): writeArray(elements, into: &out, write)
         case .object(let object): writeObject(object.members, into: &out, write)
         }
     }
 
-    static func write(_ value: Value, into out: inout String) {
+    /// Appends the JSON text of a converted value to `out`, by the output rules.
+    public static func write(_ value: Value, into out: inout [UInt8]) {
         switch value {
-        case .null: out += "null"
+        case .null: append("null", to: &out)
         case .string(let string): writeString(string, into: &out)
-        case .int(let int): out += String(int)
-        case .double(let double): out += number(double)
-        case .bool(let bool): out += bool ? "true" : "false"
-        case .decimal(let decimal): out += decimal.description
+        case .int(let int): writeInteger(Int64(int), into: &out)
+        case .double(let double): out.append(contentsOf: number(double).utf8)
+        case .bool(let bool): append(bool ? "true" : "false", to: &out)
+        case .decimal(let decimal): out.append(contentsOf: decimal.description.utf8)
         case .url(let url): writeString(url.absoluteString, into: &out)
         case .uuid(let uuid): writeString(uuid.uuidString, into: &out)
-        case .date(let date): writeString(iso8601(date), into: &out)
+        case .date(let date):
+            out.append(UInt8(ascii: "\""))
+            writeISO8601(date, into: &out)
+            out.append(UInt8(ascii: "\""))
         case .json(let json): write(json, into: &out)
         case .object(let object):
-            writeObject(zip(object.model.properties, object.slots).map { ($0.name, $1) }, into: &out, write)
+            out.append(UInt8(ascii: "{"))
+            for (slot, property) in object.model.properties.enumerated() {
+                if slot > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(property.name, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(object.slots[slot], into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         case .array(let elements): writeArray(elements, into: &out, write)
         case .dictionary(let dictionary): writeObject(dictionary.entries, into: &out, write)
         }
     }
 
+    private static func append(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     private static func writeArray<Element>(
-        _ elements: [Element], into out: inout String, _ writeElement: (Element, inout String) -> Void
+        _ elements: [Element], into out: inout [UInt8], _ writeElement: (Element, inout [UInt8]) -> Void
     ) {
-        out += "["
+        out.append(UInt8(ascii: "["))
         for (offset, element) in elements.enumerated() {
-            if offset > 0 { out += "," }
+            if offset > 0 { out.append(UInt8(ascii: ",")) }
             writeElement(element, &out)
         }
-        out += "]"
+        out.append(UInt8(ascii: "]"))
     }
 
     private static func writeObject<Member>(
-        _ members: [(key: String, value: Member)], into out: inout String, _ writeMember: (Member, inout String) -> Void
+        _ members: [(key: String, value: Member)], into out: inout [UInt8],
+        _ writeMember: (Member, inout [UInt8]) -> Void
     ) {
-        out += "{"
+        out.append(UInt8(ascii: "{"))
         for (offset, member) in members.enumerated() {
-            if offset > 0 { out += "," }
+            if offset > 0 { out.append(UInt8(ascii: ",")) }
             writeString(member.key, into: &out)
-            out += ":"
+            out.append(UInt8(ascii: ":"))
             writeMember(member.value, &out)
         }
-        out += "}"
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Decimal digits, without an intermediate string.
+    static func writeInteger(_ integer: Int64, into out: inout [UInt8]) {
+        if integer < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = integer.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            repeat {
+                digits[19 - count] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+        }
     }
 
     /// A double as JSON: integral values without a fraction, others in their shortest exact form;
@@ -83,6 +116,12 @@ public enum JSONWriter {
 
     /// `2012-08-29T14:40:05Z`, with a fraction (milliseconds or finer) only when it is not zero.
     public static func iso8601(_ date: Date) -> String {
+        var out: [UInt8] = []
+        writeISO8601(date, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func writeISO8601(_ date: Date, into out: inout [UInt8]) {
         let interval = date.timeIntervalSince1970
         var seconds = Int(interval.rounded(.down))
         var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
@@ -97,18 +136,43 @@ public enum JSONWriter {
             days -= 1
         }
         let (year, month, day) = civil(fromDays: days)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        var text =
-            "\(year < 1000 ? String(repeating: "0", count: 4 - String(max(year, 0)).count) : "")\(year)-\(two(month))-\(two(day))"
-        text += "T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))"
-        if micros > 0 {
-            var digits = String(micros)
-            digits = String(repeating: "0", count: 6 - digits.count) + digits
-            while digits.hasSuffix("0") { digits.removeLast() }
-            if digits.count < 3 { digits += String(repeating: "0", count: 3 - digits.count) }
-            text += "." + digits
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(truncatingIfNeeded: value / divisor % 10) &+ 48)
+                divisor /= 10
+            }
         }
-        return text + "Z"
+        if year < 0 {
+            out.append(UInt8(ascii: "-"))
+            writeInteger(Int64(-year), into: &out)
+        } else if year < 10000 {
+            digits(year, 4)
+        } else {
+            writeInteger(Int64(year), into: &out)
+        }
+        out.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(rest / 3600, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(rest % 3600 / 60, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(rest % 60, 2)
+        if micros > 0 {
+            out.append(UInt8(ascii: "."))
+            var fraction = micros
+            var count = 6
+            while fraction % 10 == 0, count > 3 {
+                fraction /= 10
+                count -= 1
+            }
+            digits(fraction, count)
+        }
+        out.append(UInt8(ascii: "Z"))
     }
 
     /// The calendar day `days` after 1970-01-01 (proleptic Gregorian).
@@ -124,21 +188,37 @@ public enum JSONWriter {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// `string` as a JSON string literal, for messages and paths.
     static func writeString(_ string: String, into out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        writeString(string, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `string` as a JSON string literal: runs that need no escape are copied whole.
+    static func writeString(_ string: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+                runStart = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -20,9 +20,15 @@ public struct Mapper: Sendable {
 
     /// A new object from a payload.
     public func object(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
-        let context = try self.context(identifier)
+        object(from: payload, using: try context(identifier))
+    }
+
+    /// A new object from a payload, with a context looked up once beforehand (see
+    /// `context(_:)`): what a loop over many payloads should call.
+    public func object(from payload: JSONValue, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
-        let value = run.build(context, from: payload, path: "$", existing: nil, property: run.rootName(context))
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
         return MappingResult(value: value, issues: run.issues)
     }
 
@@ -34,14 +40,20 @@ public struct Mapper: Sendable {
         let context = try self.context(identifier)
         var run = MappingRun(mapper: self)
         run.explanations = []
-        let value = run.build(context, from: payload, path: "$", existing: nil, property: run.rootName(context))
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
         return (MappingResult(value: value, issues: run.issues), run.explanations ?? [])
     }
 
     /// One new object per element of a payload array.
     public func objects(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
-        let context = try self.context(identifier)
+        objects(from: payload, using: try context(identifier))
+    }
+
+    /// One new object per element of a payload array, with a context looked up once beforehand.
+    public func objects(from payload: JSONValue, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
+        let name = run.rootName(context)
         guard case .array(let elements) = payload else {
             run.issues.append(
                 MappingIssue(
@@ -54,7 +66,7 @@ public struct Mapper: Sendable {
         values.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             values.append(
-                run.build(context, from: element, path: "$[\(index)]", existing: nil, property: run.rootName(context)))
+                run.build(context, from: element, path: { "$[\(index)]" }, existing: nil, property: { name }))
         }
         return MappingResult(value: .array(values), issues: run.issues)
     }
@@ -67,7 +79,8 @@ public struct Mapper: Sendable {
     {
         let context = try self.context(identifier)
         var run = MappingRun(mapper: self)
-        let value = run.build(context, from: payload, path: "$", existing: existing, property: run.rootName(context))
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
         return MappingResult(value: value, issues: run.issues)
     }
 

@@ -14,12 +14,16 @@ struct MappingRun {
     }
 
     /// Maps `source` with `context` into `existing` (or a new object) and returns the object.
+    ///
+    /// Payload paths and property names are closures, called only when an issue or an
+    /// explanation needs the text: a record that maps cleanly builds no path string.
     mutating func build(
-        _ context: CompiledContext, from source: JSONValue, path: String, existing: Value?, property: String
+        _ context: CompiledContext, from source: JSONValue, path: () -> String, existing: Value?,
+        property: () -> String
     ) -> Value {
         var target: Value
-        if let modelName = context.model, let model = mapper.catalog.models[modelName] {
-            if case .object(let object)? = existing, object.model.name == modelName {
+        if let model = context.modelDefinition {
+            if case .object(let object)? = existing, object.model.name == model.name {
                 target = .object(object)
             } else {
                 target = .object(ModelObject(model: model))
@@ -30,25 +34,26 @@ struct MappingRun {
             target = .dictionary(ValueDictionary())
         }
         for rule in context.rules {
-            apply(rule, from: source, path: path, to: &target, property: property + "." + rule.target.description)
+            apply(rule, from: source, path: path, to: &target, parent: property)
         }
         return target
     }
 
     private mutating func apply(
-        _ rule: Rule, from source: JSONValue, path: String, to target: inout Value, property: String
+        _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
     ) {
+        func property() -> String { parent() + "." + rule.target.description }
+        func valuePath() -> String { SourceLookup.lookup(rule.source, in: source, base: path()).path }
         var value: JSONValue?
-        var valuePath: String
-        switch SourceLookup.lookup(rule.source, in: source, base: path) {
-        case .found(let found, let at):
-            value = found == .null ? nil : found
-            valuePath = at
-        case .missing(let at):
-            valuePath = at
-        case .invalid(let message, let at):
-            report(.invalidSource, at: at, property: property, rule: rule, value: nil, message: message)
-            explain(property, rule, at, .failed(message))
+        switch SourceLookup.find(rule.source, in: source) {
+        case .value(let found):
+            if case .null = found { value = nil } else { value = found }
+        case .missing:
+            break
+        case .invalid:
+            let (message, at) = SourceLookup.lookup(rule.source, in: source, base: path()).failure
+            report(.invalidSource, at: at, property: property(), rule: rule, value: nil, message: message)
+            explain(property(), rule, at, .failed(message))
             return
         }
         let found = value
@@ -57,31 +62,32 @@ struct MappingRun {
                 let output = try transform.transform(input, userData: reference.userData)
                 value = output == .null ? nil : output
             } catch {
+                let message = "\(reference.className).\(reference.functionName) failed: \(error)"
                 report(
-                    .transformerFailed, at: valuePath, property: property, rule: rule, value: Converter.describe(input),
-                    message: "\(reference.className).\(reference.functionName) failed: \(error)")
-                explain(
-                    property, rule, valuePath,
-                    .failed("\(reference.className).\(reference.functionName) failed: \(error)"))
+                    .transformerFailed, at: valuePath(), property: property(), rule: rule,
+                    value: Converter.describe(input), message: message)
+                explain(property(), rule, valuePath(), .failed(message))
                 return
             }
         }
         guard let value else {
             if !rule.isOptional {
                 report(
-                    .missingRequiredValue, at: valuePath, property: property, rule: rule, value: nil,
-                    message: "missing required value for \(property)")
-                explain(property, rule, valuePath, .failed("missing required value"))
+                    .missingRequiredValue, at: valuePath(), property: property(), rule: rule, value: nil,
+                    message: "missing required value for \(property())")
+                explain(property(), rule, valuePath(), .failed("missing required value"))
             } else if let defaultValue = rule.defaultValue {
                 Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
-                explain(property, rule, valuePath, .defaulted(found == nil ? "missing" : "null after the transformer"))
+                explain(
+                    property(), rule, valuePath(), .defaulted(found == nil ? "missing" : "null after the transformer"))
             } else {
-                explain(property, rule, valuePath, .skipped(found == nil ? "missing" : "null after the transformer"))
+                explain(
+                    property(), rule, valuePath(), .skipped(found == nil ? "missing" : "null after the transformer"))
             }
             return
         }
         if explanations != nil {
-            explain(property, rule, valuePath, .mapped(JSONWriter.string(value)))
+            explain(property(), rule, valuePath(), .mapped(JSONWriter.string(value)))
         }
         if let object = rule.object {
             mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)
@@ -92,16 +98,19 @@ struct MappingRun {
             return
         }
         var failures: [ConversionFailure] = []
-        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormat, failures: &failures)
-        for failure in failures {
-            report(
-                .conversionFailed, at: PathText.appending(failure.relativePath, to: valuePath),
-                property: property + failure.relativePath,
-                rule: rule, value: Converter.describe(value), message: failure.message)
-        }
-        if failures.contains(where: { $0.relativePath.isEmpty }) {
-            explain(property, rule, valuePath, .failed(failures.map(\.message).joined(separator: "; ")))
-            return
+        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.datePattern, failures: &failures)
+        if !failures.isEmpty {
+            let at = valuePath()
+            for failure in failures {
+                report(
+                    .conversionFailed, at: PathText.appending(failure.relativePath, to: at),
+                    property: property() + failure.relativePath,
+                    rule: rule, value: Converter.describe(value), message: failure.message)
+            }
+            if failures.contains(where: { $0.relativePath.isEmpty }) {
+                explain(property(), rule, at, .failed(failures.map(\.message).joined(separator: "; ")))
+                return
+            }
         }
         if case .array(let elements) = converted {
             combine(elements, rule: rule, target: &target)
@@ -111,7 +120,8 @@ struct MappingRun {
     }
 
     private mutating func mapObject(
-        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, target: inout Value, property: String
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
     ) {
         if case .dictionary? = rule.type?.unwrapped {
             mapDictionary(value, with: object, rule: rule, path: path, target: &target, property: property)
@@ -126,8 +136,8 @@ struct MappingRun {
         }
         guard case .array(let elements) = value else {
             report(
-                .invalidSource, at: path, property: property, rule: rule, value: Converter.describe(value),
-                message: "expected an array for the collection \(property), found \(Converter.describe(value))")
+                .invalidSource, at: path(), property: property(), rule: rule, value: Converter.describe(value),
+                message: "expected an array for the collection \(property()), found \(Converter.describe(value))")
             return
         }
         var built: [Value] = []
@@ -135,8 +145,8 @@ struct MappingRun {
         for (index, item) in elements.enumerated() {
             built.append(
                 element(
-                    item, with: object, rule: rule, path: PathText.appending("[\(index)]", to: path), existing: nil,
-                    property: property + "[\(index)]"))
+                    item, with: object, rule: rule, path: { PathText.appending("[\(index)]", to: path()) },
+                    existing: nil, property: { property() + "[\(index)]" }))
         }
         combine(built, rule: rule, target: &target)
     }
@@ -145,12 +155,13 @@ struct MappingRun {
     /// the same key. Keys already in an existing dictionary stay unless `@clearContent` is set;
     /// an existing entry of the same class is updated in place.
     private mutating func mapDictionary(
-        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, target: inout Value, property: String
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
     ) {
         guard case .object(let members) = value else {
             report(
-                .invalidSource, at: path, property: property, rule: rule, value: Converter.describe(value),
-                message: "expected an object for the dictionary \(property), found \(Converter.describe(value))")
+                .invalidSource, at: path(), property: property(), rule: rule, value: Converter.describe(value),
+                message: "expected an object for the dictionary \(property()), found \(Converter.describe(value))")
             return
         }
         var result = ValueDictionary()
@@ -158,16 +169,16 @@ struct MappingRun {
             result = old
         }
         for (key, item) in members.members {
-            let member = PathText.member(key)
             result[key] = element(
-                item, with: object, rule: rule, path: path + member, existing: result[key],
-                property: property + "[\(PathText.quoted(key))]")
+                item, with: object, rule: rule, path: { path() + PathText.member(key) }, existing: result[key],
+                property: { property() + "[\(PathText.quoted(key))]" })
         }
         Target.assign(.dictionary(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
 
     private mutating func element(
-        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: String, existing: Value?, property: String
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, existing: Value?,
+        property: () -> String
     ) -> Value {
         if let index = object.context {
             return build(
@@ -176,11 +187,14 @@ struct MappingRun {
         guard let model = object.model else { return .json(value) }
         var failures: [ConversionFailure] = []
         let converted = mapper.converter.convert(value, to: .model(model), failures: &failures)
-        issues += failures.map {
-            MappingIssue(
-                kind: .conversionFailed, path: PathText.appending($0.relativePath, to: path),
-                property: property + $0.relativePath,
-                rule: rule.provenance, value: Converter.describe(value), message: $0.message)
+        if !failures.isEmpty {
+            let (at, name) = (path(), property())
+            issues += failures.map {
+                MappingIssue(
+                    kind: .conversionFailed, path: PathText.appending($0.relativePath, to: at),
+                    property: name + $0.relativePath,
+                    rule: rule.provenance, value: Converter.describe(value), message: $0.message)
+            }
         }
         return converted
     }

@@ -5,6 +5,69 @@ enum SourceLookup {
         case missing(path: String)
         /// The path goes through a value it cannot read (a key of a string, say).
         case invalid(String, path: String)
+
+        /// Where the lookup ended: the value's payload path, or where it went missing.
+        var path: String {
+            switch self {
+            case .found(_, let path), .missing(let path), .invalid(_, let path): path
+            }
+        }
+
+        /// The message and path of an `invalid` outcome.
+        var failure: (message: String, path: String) {
+            switch self {
+            case .invalid(let message, let path): (message, path)
+            case .found(_, let path), .missing(let path): ("", path)
+            }
+        }
+    }
+
+    /// What `find` saw, without any path text.
+    enum Found {
+        case value(JSONValue)
+        case missing
+        case invalid
+    }
+
+    /// Follows `keyPath` from `value` as `lookup` does, building no path text: the mapping's
+    /// hot path. `lookup` tells where, when an issue needs it.
+    static func find(_ keyPath: KeyPath, in value: JSONValue) -> Found {
+        var current = value
+        for component in keyPath.components {
+            switch (component, current) {
+            case (.key(let key), .object(let object)):
+                guard let next = object[key] else { return .missing }
+                current = next
+            case (.key(let key), .array(let elements)):
+                current = .array(
+                    elements.map { element in
+                        if case .object(let object) = element { return object[key] ?? .null }
+                        return .null
+                    })
+            case (.index(let index), .array(let elements)):
+                let position = index < 0 ? elements.count + index : index
+                guard elements.indices.contains(position) else { return .missing }
+                current = elements[position]
+            case (.index(let index), .object(let object)):
+                guard let next = object[String(index)] else { return .missing }
+                current = next
+            case (.first, .array(let elements)):
+                guard let first = elements.first else { return .missing }
+                current = first
+            case (.last, .array(let elements)):
+                guard let last = elements.last else { return .missing }
+                current = last
+            case (.count, .array(let elements)):
+                current = .integer(Int64(elements.count))
+            case (.count, .object(let object)):
+                current = .integer(Int64(object.count))
+            case (_, .null):
+                return .missing
+            default:
+                return .invalid
+            }
+        }
+        return .value(current)
     }
 
     /// Follows `keyPath` from `value`, whose payload path is `base`.

@@ -24,7 +24,10 @@ enum Target {
         switch container {
         case .object(var object):
             guard let slot = step.slot else { return }
+            // Let go of the container's reference so that the slots are changed in place, not copied.
+            container = .null
             var child = object.slots[slot]
+            object.slots[slot] = .null
             if steps.count > 1, case .null = child,
                 case .model(let name) = object.model.properties[slot].type.unwrapped,
                 let model = models[name]
@@ -35,6 +38,7 @@ enum Target {
             object.slots[slot] = child
             container = .object(object)
         case .dictionary(var dictionary):
+            container = .null
             var child = dictionary[step.name] ?? .dictionary(ValueDictionary())
             if steps.count > 1, case .json(.object(let object)) = child {
                 child = .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) }))
