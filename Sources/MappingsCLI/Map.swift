@@ -46,25 +46,47 @@ struct Map: ParsableCommand {
     func run() throws {
         let catalog = try load.loadCatalog()
         let mapper = Mapper(catalog: catalog)
-        let payload = try PayloadInput.read(input, what: "the input")
-        let result: MappingResult
+        let compiled: CompiledContext
         do {
-            if let into {
-                let existing = try mapper.existingObject(
-                    from: try PayloadInput.read(into, what: "--into"), context: context)
-                var mapped = try mapper.map(payload, into: existing.value, context: context)
-                mapped.issues = existing.issues + mapped.issues
-                result = mapped
-            } else if many {
-                result = try mapper.objects(from: payload, context: context)
-            } else {
-                result = try mapper.object(from: payload, context: context)
-            }
-        } catch let error as MappingsError {
+            compiled = try mapper.context(context)
+        } catch {
             Terminal.error(error.description)
             throw ToolFailure(status: .loadFailure)
         }
-        Terminal.output(JSONWriter.string(result.value))
+        let bytes = try PayloadInput.bytes(input, what: "the input")
+        let result: MappingResult
+        if let into {
+            let existing: MappingResult
+            do {
+                existing = try mapper.existingObject(from: try PayloadInput.read(into, what: "--into"), context: context)
+            } catch let error as MappingsError {
+                Terminal.error(error.description)
+                throw ToolFailure(status: .loadFailure)
+            }
+            let payload: JSONValue
+            do {
+                payload = try JSONParser.parse(bytes)
+            } catch {
+                throw PayloadInput.invalid(error, path: input, what: "the input")
+            }
+            var mapped = try mapper.map(payload, into: existing.value, context: context)
+            mapped.issues = existing.issues + mapped.issues
+            result = mapped
+        } else {
+            do {
+                result =
+                    many
+                    ? try mapper.objects(fromJSON: bytes, using: compiled)
+                    : try mapper.object(fromJSON: bytes, using: compiled)
+            } catch {
+                throw PayloadInput.invalid(error, path: input, what: "the input")
+            }
+        }
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count)
+        JSONWriter.write(result.value, into: &text)
+        text.append(UInt8(ascii: "\n"))
+        FileHandle.standardOutput.write(Data(text))
         for issue in result.issues { Terminal.error(issue.description) }
         if let report { try writeReport(result.issues, to: report) }
         if !result.issues.isEmpty { throw ToolFailure(status: .issues) }

@@ -6,22 +6,30 @@ enum PayloadInput {
     /// The payload at `path` (stdin when `nil`); an unreadable file or invalid JSON is reported
     /// on stderr with the file's line and column, and ends the command with exit status 2.
     static func read(_ path: String?, what: String) throws -> JSONValue {
-        let name = path ?? "<stdin>"
-        let bytes: Data
+        let bytes = try bytes(path, what: what)
         do {
-            bytes =
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw invalid(error, path: path, what: what)
+        }
+    }
+
+    /// The bytes at `path` (stdin when `nil`); an unreadable file ends the command with exit status 2.
+    static func bytes(_ path: String?, what: String) throws -> [UInt8] {
+        do {
+            return Array(
                 try path.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                ?? FileHandle.standardInput.readDataToEndOfFile()
+                    ?? FileHandle.standardInput.readDataToEndOfFile())
         } catch {
-            Terminal.error("error: cannot read \(what) \"\(name)\"")
+            Terminal.error("error: cannot read \(what) \"\(path ?? "<stdin>")\"")
             throw ToolFailure(status: .loadFailure)
         }
-        do {
-            return try JSONParser.parse(Array(bytes))
-        } catch {
-            Terminal.error(
-                "error: \(what) is not valid JSON: \(error.message)\n --> \(name):\(error.line):\(error.column)")
-            throw ToolFailure(status: .loadFailure)
-        }
+    }
+
+    /// Reports invalid JSON with the file's line and column; the command ends with exit status 2.
+    static func invalid(_ error: JSONParser.Failure, path: String?, what: String) -> ToolFailure {
+        Terminal.error(
+            "error: \(what) is not valid JSON: \(error.message)\n --> \(path ?? "<stdin>"):\(error.line):\(error.column)")
+        return ToolFailure(status: .loadFailure)
     }
 }

@@ -214,13 +214,12 @@ struct StreamRun {
 
     private static func outcome(of record: Record, mapper: Mapper, context: CompiledContext) -> Outcome {
         if let unreadable = record.unreadable { return .invalid(kind: unreadable.kind, message: unreadable.message) }
-        let payload: JSONValue
+        let result: MappingResult
         do {
-            payload = try JSONParser.parse(record.bytes)
+            result = try mapper.object(fromJSON: record.bytes, using: context)
         } catch {
             return .invalid(kind: "invalid JSON", message: "column \(error.column): \(error.message)")
         }
-        let result = mapper.object(from: payload, using: context)
         var text: [UInt8] = []
         text.reserveCapacity(record.bytes.count)
         JSONWriter.write(result.value, into: &text)

@@ -88,6 +88,9 @@ public struct Catalog: Sendable {
         for index in contexts.indices {
             contexts[index].modelDefinition = contexts[index].model.flatMap { modelCompiler.models[$0] }
         }
+        for index in contexts.indices {
+            contexts[index].demand = JSONDemand.of(context: index, in: contexts)
+        }
         return Catalog(
             contexts: contexts, models: modelCompiler.models, identifiers: names,
             files: files.map(\.path),

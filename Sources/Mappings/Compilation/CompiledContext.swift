@@ -12,4 +12,6 @@ public struct CompiledContext: Sendable {
     public var tests: [ContextTest] = []
     /// The declaration of `model`, resolved when the catalog loads (no lookup per object).
     var modelDefinition: Model?
+    /// What the context reads of a payload: the parser builds only that.
+    var demand: JSONDemand = .everything
 }

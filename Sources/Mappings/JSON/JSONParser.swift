@@ -21,17 +21,33 @@ public enum JSONParser {
     }
 
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
-        var reader = Reader(bytes: bytes)
-        reader.skipWhitespace()
-        let value = try reader.value(depth: 0)
-        reader.skipWhitespace()
-        guard reader.index == bytes.count else { throw reader.failure("unexpected text after the JSON value") }
-        return value
+        try parse(bytes, demand: .everything)
+    }
+
+    /// Parses the whole payload but builds only what `demand` asks for; the rest is checked.
+    static func parse(_ bytes: [UInt8], demand: JSONDemand) throws(Failure) -> JSONValue {
+        let result: Result<JSONValue, Failure> = bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            do throws(Failure) {
+                reader.skipWhitespace()
+                let value = try reader.value(depth: 0, demand: demand)
+                reader.skipWhitespace()
+                guard reader.index == buffer.count else { throw reader.failure("unexpected text after the JSON value") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     private struct Reader {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
 
         mutating func skipWhitespace() {
             while index < bytes.count {
@@ -42,11 +58,11 @@ public enum JSONParser {
             }
         }
 
-        mutating func value(depth: Int) throws(Failure) -> JSONValue {
+        mutating func value(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
             guard index < bytes.count else { throw failure("unexpected end of input: a value was expected") }
             switch bytes[index] {
-            case UInt8(ascii: "{"): return try object(depth: depth + 1)
-            case UInt8(ascii: "["): return try array(depth: depth + 1)
+            case UInt8(ascii: "{"): return try object(depth: depth + 1, demand: demand)
+            case UInt8(ascii: "["): return try array(depth: depth + 1, demand: demand)
             case UInt8(ascii: "\""): return .string(try string())
             case UInt8(ascii: "t"): return try literal("true", .bool(true))
             case UInt8(ascii: "f"): return try literal("false", .bool(false))
@@ -56,126 +72,220 @@ public enum JSONParser {
             }
         }
 
-        mutating func object(depth: Int) throws(Failure) -> JSONValue {
+        /// Checks a value without building it.
+        mutating func skipValue(depth: Int) throws(Failure) {
+            guard index < bytes.count else { throw failure("unexpected end of input: a value was expected") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                try container(depth: depth + 1, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
+                    guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
+                        throw reader.failure(
+                            reader.index < reader.bytes.count
+                                ? "expected a key in double quotes" : "unexpected end of input in an object")
+                    }
+                    _ = try reader.scanString()
+                    try reader.colon()
+                    try reader.skipValue(depth: depth + 1)
+                }
+            case UInt8(ascii: "["):
+                try container(depth: depth + 1, close: UInt8(ascii: "]"), what: "an array") { reader throws(Failure) in
+                    try reader.skipValue(depth: depth + 1)
+                }
+            case UInt8(ascii: "\""): _ = try scanString()
+            case UInt8(ascii: "t"): _ = try literal("true", .null)
+            case UInt8(ascii: "f"): _ = try literal("false", .null)
+            case UInt8(ascii: "n"): _ = try literal("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+            default: throw failure("unexpected character \(shown(bytes[index])): a value was expected")
+            }
+        }
+
+        /// Reads the elements of an array or the members of an object with `element`, checking
+        /// the separators; the opening bracket is at `index`.
+        mutating func container(
+            depth: Int, close: UInt8, what: String, _ element: (inout Reader) throws(Failure) -> Void
+        ) throws(Failure) {
             guard depth <= JSONParser.maximumDepth else {
                 throw failure("nesting deeper than \(JSONParser.maximumDepth) levels")
             }
             index += 1
-            var members: [(key: String, value: JSONValue)] = []
-            var positions: [String: Int] = [:]
             skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            if index < bytes.count, bytes[index] == close {
                 index += 1
-                return .object(JSONObject(members))
+                return
             }
             while true {
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                    throw failure(
-                        index < bytes.count ? "expected a key in double quotes" : "unexpected end of input in an object"
-                    )
-                }
-                let key = try string()
+                try element(&self)
                 skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                    throw failure("expected ':' after a key")
+                guard index < bytes.count else { throw failure("unexpected end of input in \(what)") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    skipWhitespace()
+                    continue
                 }
-                index += 1
-                skipWhitespace()
-                let item = try value(depth: depth)
-                if let existing = positions[key] {
+                if bytes[index] == close {
+                    index += 1
+                    return
+                }
+                throw failure(close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+            }
+        }
+
+        mutating func colon() throws(Failure) {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("expected ':' after a key")
+            }
+            index += 1
+            skipWhitespace()
+        }
+
+        mutating func object(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
+            var members: [(key: String, value: JSONValue)] = []
+            // Where each key is, once an object is too large for a linear search of its keys.
+            var positions: [String: Int]?
+            try container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
+                guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
+                    throw reader.failure(
+                        reader.index < reader.bytes.count
+                            ? "expected a key in double quotes" : "unexpected end of input in an object")
+                }
+                let key: String
+                let itemDemand: JSONDemand
+                switch demand {
+                case .everything:
+                    key = try reader.string()
+                    itemDemand = .everything
+                case .members(let wanted):
+                    let scanned = try reader.scanString()
+                    guard let member = reader.match(scanned, in: wanted) else {
+                        try reader.colon()
+                        try reader.skipValue(depth: depth)
+                        return
+                    }
+                    key = member.key
+                    itemDemand = member.demand
+                }
+                try reader.colon()
+                let item = try reader.value(depth: depth, demand: itemDemand)
+                if let existing = Self.position(of: key, in: members, index: &positions) {
                     members[existing].value = item
                 } else {
-                    positions[key] = members.count
+                    positions?[key] = members.count
                     members.append((key, item))
                 }
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unexpected end of input in an object") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    skipWhitespace()
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return .object(JSONObject(members))
-                }
-                throw failure("expected ',' or '}' in an object")
             }
+            return .object(JSONObject(members))
         }
 
-        mutating func array(depth: Int) throws(Failure) -> JSONValue {
-            guard depth <= JSONParser.maximumDepth else {
-                throw failure("nesting deeper than \(JSONParser.maximumDepth) levels")
+        /// The position of `key` among `members`: a linear search while they are few, then an index.
+        static func position(
+            of key: String, in members: [(key: String, value: JSONValue)], index: inout [String: Int]?
+        ) -> Int? {
+            if let index { return index[key] }
+            if members.count < 16 { return members.firstIndex(where: { $0.key == key }) }
+            var built: [String: Int] = [:]
+            for (position, member) in members.enumerated() { built[member.key] = position }
+            index = built
+            return built[key]
+        }
+
+        /// The wanted member whose key is the string just scanned, if any.
+        func match(_ scanned: ScannedString, in wanted: [JSONDemand.Member]) -> JSONDemand.Member? {
+            if scanned.hasEscapes {
+                var copy = self
+                copy.index = scanned.start - 1
+                guard let text = try? copy.string() else { return nil }
+                return wanted.first(where: { $0.key == text })
             }
-            index += 1
+            let count = scanned.end - scanned.start
+            search: for member in wanted where member.bytes.count == count {
+                for offset in 0..<count where member.bytes[offset] != bytes[scanned.start + offset] { continue search }
+                return member
+            }
+            return nil
+        }
+
+        mutating func array(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
             var elements: [JSONValue] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
+            try container(depth: depth, close: UInt8(ascii: "]"), what: "an array") { reader throws(Failure) in
+                elements.append(try reader.value(depth: depth, demand: demand))
             }
-            while true {
-                elements.append(try value(depth: depth))
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unexpected end of input in an array") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    skipWhitespace()
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return .array(elements)
-                }
-                throw failure("expected ',' or ']' in an array")
-            }
+            return .array(elements)
         }
 
-        mutating func string() throws(Failure) -> String {
+        /// Where a string's content is (between its quotes) and whether it has escapes.
+        struct ScannedString {
+            var start: Int
+            var end: Int
+            var hasEscapes: Bool
+        }
+
+        /// Checks the string at `index` (control characters, escapes, UTF-8) and moves past it.
+        mutating func scanString() throws(Failure) -> ScannedString {
             index += 1
             let start = index
-            // Fast path: no escapes.
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    let text = try utf8(start, index)
-                    index += 1
-                    return text
-                }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-                index += 1
-            }
-            var scalars = String.UnicodeScalarView()
-            scalars.append(contentsOf: try utf8(start, index).unicodeScalars)
-            var runStart = index
+            var hasEscapes = false
+            var ascii = true
             while true {
                 guard index < bytes.count else { throw failure("unexpected end of input in a string") }
                 let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    scalars.append(contentsOf: try utf8(runStart, index).unicodeScalars)
-                    index += 1
-                    return String(scalars)
-                }
+                if byte == UInt8(ascii: "\"") { break }
                 if byte < 0x20 { throw failure("a control character must be escaped in a string") }
+                if byte >= 0x80 { ascii = false }
                 if byte == UInt8(ascii: "\\") {
-                    scalars.append(contentsOf: try utf8(runStart, index).unicodeScalars)
+                    hasEscapes = true
                     index += 1
                     guard index < bytes.count else { throw failure("unexpected end of input in an escape") }
                     let escape = bytes[index]
                     index += 1
-                    if let character = JSONEscape.character(after: escape) {
-                        scalars.append(character)
-                    } else if escape == UInt8(ascii: "u") {
-                        scalars.append(try unicodeEscape())
-                    } else {
+                    if JSONEscape.character(after: escape) != nil { continue }
+                    guard escape == UInt8(ascii: "u") else {
                         index -= 2
                         throw failure("invalid escape sequence")
                     }
-                    runStart = index
+                    _ = try unicodeEscape()
                     continue
                 }
                 index += 1
             }
+            if !ascii, UTF8Check.firstInvalid(bytes, from: start, to: index) != nil {
+                throw failure("a string is not valid UTF-8", at: start)
+            }
+            index += 1
+            return ScannedString(start: start, end: index - 1, hasEscapes: hasEscapes)
+        }
+
+        mutating func string() throws(Failure) -> String {
+            let scanned = try scanString()
+            guard scanned.hasEscapes else {
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[scanned.start..<scanned.end]), as: UTF8.self)
+            }
+            // Escapes: decode again, now that the text is known to be valid.
+            var scalars = String.UnicodeScalarView()
+            var position = scanned.start
+            var runStart = position
+            let resume = index
+            while position < scanned.end {
+                guard bytes[position] == UInt8(ascii: "\\") else {
+                    position += 1
+                    continue
+                }
+                scalars.append(contentsOf: utf8(runStart, position).unicodeScalars)
+                let escape = bytes[position + 1]
+                if let character = JSONEscape.character(after: escape) {
+                    scalars.append(character)
+                    position += 2
+                } else {
+                    index = position + 2
+                    scalars.append(try unicodeEscape())
+                    position = index
+                }
+                runStart = position
+            }
+            scalars.append(contentsOf: utf8(runStart, scanned.end).unicodeScalars)
+            index = resume
+            return String(scalars)
         }
 
         mutating func unicodeEscape() throws(Failure) -> Unicode.Scalar {
@@ -264,7 +374,7 @@ public enum JSONParser {
                 }
                 if !negative, magnitude <= UInt64(Int64.max) { return .integer(Int64(magnitude)) }
             }
-            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            let text = utf8(start, index)
             guard let double = Double(text), double.isFinite else {
                 throw failure("the number \(text) is out of range")
             }
@@ -281,11 +391,9 @@ public enum JSONParser {
             return value
         }
 
-        func utf8(_ start: Int, _ end: Int) throws(Failure) -> String {
-            guard let text = String(validating: bytes[start..<end], as: UTF8.self) else {
-                throw failure("a string is not valid UTF-8", at: start)
-            }
-            return text
+        /// Text already checked to be valid UTF-8.
+        func utf8(_ start: Int, _ end: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }

@@ -32,6 +32,22 @@ public struct Mapper: Sendable {
         return MappingResult(value: value, issues: run.issues)
     }
 
+    /// A new object from a payload's JSON text, parsed as the mapping needs it: members the
+    /// context never reads are checked but not built. The same result as parsing with
+    /// `JSONParser` and calling `object(from:using:)`, in less time.
+    public func object(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
+        -> MappingResult
+    {
+        object(from: try JSONParser.parse(bytes, demand: context.demand), using: context)
+    }
+
+    /// One new object per element of a JSON array's text, parsed as the mapping needs it.
+    public func objects(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
+        -> MappingResult
+    {
+        objects(from: try JSONParser.parse(bytes, demand: context.demand), using: context)
+    }
+
     /// A new object from a payload, with what each rule did: where each property's value came
     /// from (source path, transformer, default) or why it has none.
     public func explain(_ payload: JSONValue, context identifier: String) throws(MappingsError) -> (
