@@ -31,7 +31,7 @@ final class LineReader {
     /// At the end (or once stopped) returns the rest, then `nil` for good.
     func next(wait: Bool, stop: () -> Bool) -> Item? {
         while true {
-            if let end = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let end = newline(from: scanned) {
                 var line = Array(buffer[start..<end])
                 start = end + 1
                 scanned = start
@@ -66,6 +66,16 @@ final class LineReader {
                 return .line(rest)
             }
             guard fill(timeout: wait ? 100 : 0) || wait else { return nil }
+        }
+    }
+
+    /// The offset of the first line end at or after `offset` (memchr: this runs over every byte).
+    private func newline(from offset: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            guard offset < bytes.count,
+                let found = memchr(bytes.baseAddress! + offset, Int32(UInt8(ascii: "\n")), bytes.count - offset)
+            else { return nil }
+            return bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -58,7 +58,8 @@ struct Map: ParsableCommand {
         if let into {
             let existing: MappingResult
             do {
-                existing = try mapper.existingObject(from: try PayloadInput.read(into, what: "--into"), context: context)
+                existing = try mapper.existingObject(
+                    from: try PayloadInput.read(into, what: "--into"), context: context)
             } catch let error as MappingsError {
                 Terminal.error(error.description)
                 throw ToolFailure(status: .loadFailure)

@@ -29,7 +29,8 @@ enum PayloadInput {
     /// Reports invalid JSON with the file's line and column; the command ends with exit status 2.
     static func invalid(_ error: JSONParser.Failure, path: String?, what: String) -> ToolFailure {
         Terminal.error(
-            "error: \(what) is not valid JSON: \(error.message)\n --> \(path ?? "<stdin>"):\(error.line):\(error.column)")
+            "error: \(what) is not valid JSON: \(error.message)\n --> \(path ?? "<stdin>"):\(error.line):\(error.column)"
+        )
         return ToolFailure(status: .loadFailure)
     }
 }

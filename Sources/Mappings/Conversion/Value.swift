@@ -8,10 +8,11 @@ public enum Value: Sendable, Equatable {
     case int(Int)
     case double(Double)
     case bool(Bool)
-    case decimal(Decimal)
+    // Boxed: the two widest payloads would make every value (and every copy) wider.
+    indirect case decimal(Decimal)
     case url(URL)
     case date(Date)
-    case uuid(UUID)
+    indirect case uuid(UUID)
     /// A value of type `JSON`, kept as it came.
     case json(JSONValue)
     case object(ModelObject)

@@ -127,7 +127,8 @@ public enum JSONParser {
                     index += 1
                     return
                 }
-                throw failure(close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+                throw failure(
+                    close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
             }
         }
 
@@ -228,6 +229,12 @@ public enum JSONParser {
             var hasEscapes = false
             var ascii = true
             while true {
+                // Eight bytes at a time while none is a quote, a backslash, a control character or non-ASCII.
+                while index + 8 <= bytes.count {
+                    let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                    guard !Self.mayNeedAttention(word) else { break }
+                    index += 8
+                }
                 guard index < bytes.count else { throw failure("unexpected end of input in a string") }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") { break }
@@ -256,10 +263,23 @@ public enum JSONParser {
             return ScannedString(start: start, end: index - 1, hasEscapes: hasEscapes)
         }
 
+        /// Whether any of the eight bytes of `word` is `"`, `\\`, below 0x20 or above 0x7F
+        /// (the usual bit tricks: a byte is zero after XOR with the one sought, or is small).
+        static func mayNeedAttention(_ word: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+            let quote = hasZeroByte(word ^ (ones &* 0x22))
+            let backslash = hasZeroByte(word ^ (ones &* 0x5C))
+            let control = (word &- ones &* 0x20) & ~word & highs != 0
+            return quote || backslash || control || word & highs != 0
+        }
+
         mutating func string() throws(Failure) -> String {
             let scanned = try scanString()
             guard scanned.hasEscapes else {
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[scanned.start..<scanned.end]), as: UTF8.self)
+                return String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[scanned.start..<scanned.end]), as: UTF8.self)
             }
             // Escapes: decode again, now that the text is known to be valid.
             var scalars = String.UnicodeScalarView()

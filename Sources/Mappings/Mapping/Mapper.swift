@@ -45,7 +45,10 @@ public struct Mapper: Sendable {
     public func objects(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
         -> MappingResult
     {
-        objects(from: try JSONParser.parse(bytes, demand: context.demand), using: context)
+        // Only the elements of an array are mapped; anything else is reported whole.
+        let isArray = bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) == UInt8(ascii: "[")
+        return objects(
+            from: try JSONParser.parse(bytes, demand: isArray ? context.demand : .everything), using: context)
     }
 
     /// A new object from a payload, with what each rule did: where each property's value came

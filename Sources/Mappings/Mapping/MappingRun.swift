@@ -33,8 +33,8 @@ struct MappingRun {
         } else {
             target = .dictionary(ValueDictionary())
         }
-        for rule in context.rules {
-            apply(rule, from: source, path: path, to: &target, parent: property)
+        for index in context.rules.indices {
+            apply(context.rules[index], from: source, path: path, to: &target, parent: property)
         }
         return target
     }
@@ -209,11 +209,15 @@ struct MappingRun {
         Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
 
-    private mutating func explain(_ property: String, _ rule: Rule, _ path: String, _ outcome: Explanation.Outcome) {
+    /// Records what a rule did when the run explains itself; the texts are made only then.
+    private mutating func explain(
+        _ property: @autoclosure () -> String, _ rule: Rule, _ path: @autoclosure () -> String,
+        _ outcome: @autoclosure () -> Explanation.Outcome
+    ) {
         guard explanations != nil else { return }
         explanations?.append(
             Explanation(
-                property: property, source: path, outcome: outcome, rule: rule.provenance,
+                property: property(), source: path(), outcome: outcome(), rule: rule.provenance,
                 transformer: rule.transformer.map { "\($0.className).\($0.functionName)" },
                 transformerOrigin: rule.transform?.origin))
     }

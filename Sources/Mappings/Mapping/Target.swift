@@ -21,6 +21,13 @@ enum Target {
             container = newValue
             return
         }
+        // The common case, a property of the object itself.
+        if steps.count == 1, let slot = step.slot, case .object(var object) = container {
+            container = .null
+            object.slots[slot] = newValue
+            container = .object(object)
+            return
+        }
         switch container {
         case .object(var object):
             guard let slot = step.slot else { return }
