@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// The benchmark harness in its smoke mode (small data, one run, the debug build), so that
+/// it never rots: every benchmark runs, every peer's output is checked against Mappings'.
+@Suite("the benchmark harness, smoke mode", .serialized)
+struct BenchmarkSmokeTests {
+    static func harness(_ arguments: [String]) throws -> ToolRunner.Result {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            [
+                "python3", "Benchmarks/run", "--smoke", "--bin-dir",
+                ToolRunner.executable.deletingLastPathComponent().path, "--data-dir", data.path,
+            ] + arguments
+        process.currentDirectoryURL = ToolRunner.packageRoot
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ToolRunner.Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test("B1 to B5 run on small data and print their tables")
+    func allBenchmarks() throws {
+        let result = try Self.harness([])
+        #expect(result.status == 0, "\(result.stderr)")
+        for heading in [
+            "B1 stream", "B2 stream with one Lua transformer", "B2 call cost", "B3 document", "B4 scaling",
+            "B5 memory",
+        ] {
+            #expect(result.stdout.contains(heading), "\(heading) missing from:\n\(result.stdout)")
+        }
+        for row in [
+            "| mappings stream |", "| python 3", "| Swift JSONDecoder+JSONEncoder |", "| Swift JSONSerialization |",
+            "| mappings map --many |", "| --workers 2 |", "10-field obj",
+        ] {
+            #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
+        }
+    }
+
+    @Test("a peer whose output differs stops the run before any timing counts")
+    func mismatch() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/jq") else { return }
+        let wrong = FileManager.default.temporaryDirectory.appendingPathComponent("wrong-\(UUID().uuidString).jq")
+        defer { try? FileManager.default.removeItem(at: wrong) }
+        let program = try String(
+            contentsOf: ToolRunner.packageRoot.appendingPathComponent("Benchmarks/peers/reshape.jq"), encoding: .utf8)
+        try Data(program.replacingOccurrences(of: "text: .text,", with: "text: (.text + \"!\"),").utf8).write(to: wrong)
+        let result = try Self.harness(["--only", "B1", "--jq-program", wrong.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: outputs differ, no timing counts: jq-"), "\(result.stderr)")
+        #expect(!result.stdout.contains("| mappings stream |"))
+    }
+}
