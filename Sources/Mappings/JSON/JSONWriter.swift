@@ -51,10 +51,10 @@ public enum JSONWriter {
         case .json(let json): write(json, into: &out)
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            for (slot, property) in object.model.properties.enumerated() {
+            let keys = object.model.encodedKeys
+            for slot in object.slots.indices {
                 if slot > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(property.name, into: &out)
-                out.append(UInt8(ascii: ":"))
+                out.append(contentsOf: keys[slot])
                 write(object.slots[slot], into: &out)
             }
             out.append(UInt8(ascii: "}"))

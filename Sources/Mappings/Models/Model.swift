@@ -3,27 +3,62 @@
 /// The engine knows a model because it was declared, never through reflection. Property
 /// values live in slots numbered by declaration order.
 public struct Model: Sendable, Hashable {
-    public let name: String
-    public let properties: [Property]
+    /// Everything a model holds, behind one reference: every object carries its model, and
+    /// copying one reference is cheaper than copying four.
+    private final class Storage: Sendable {
+        let name: String
+        let properties: [Property]
+        let location: SourceLocation?
+        let slots: [String: Int]
+        /// Each property's name as JSON output writes it, `"name":`, encoded once.
+        let encodedKeys: [[UInt8]]
+
+        init(name: String, properties: [Property], location: SourceLocation?) {
+            self.name = name
+            self.properties = properties
+            self.location = location
+            self.slots = Dictionary(
+                properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.encodedKeys = properties.map { property in
+                var bytes: [UInt8] = []
+                JSONWriter.writeString(property.name, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                return bytes
+            }
+        }
+    }
+
+    private let storage: Storage
+
+    public var name: String { storage.name }
+    public var properties: [Property] { storage.properties }
     /// Where the model is declared.
-    public let location: SourceLocation?
-    private let slots: [String: Int]
+    public var location: SourceLocation? { storage.location }
+    var encodedKeys: [[UInt8]] { storage.encodedKeys }
 
     public init(name: String, properties: [Property], location: SourceLocation? = nil) {
-        self.name = name
-        self.properties = properties
-        self.location = location
-        self.slots = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        storage = Storage(name: name, properties: properties, location: location)
     }
 
     /// The property named `name`, or `nil`.
     public func property(named name: String) -> Property? {
-        slots[name].map { properties[$0] }
+        storage.slots[name].map { storage.properties[$0] }
     }
 
     /// The slot of the property named `name`, or `nil`.
     public func slot(of name: String) -> Int? {
-        slots[name]
+        storage.slots[name]
+    }
+
+    public static func == (lhs: Model, rhs: Model) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.name == rhs.name && lhs.properties == rhs.properties && lhs.location == rhs.location)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(properties)
+        hasher.combine(location)
     }
 }
 
