@@ -71,6 +71,17 @@ struct LoadOptions: ParsableArguments {
         return registry
     }
 
+    /// The context `identifier` of `mapper`, looked up once; an unknown one is printed with its
+    /// suggestion and fails with exit status 2.
+    static func context(_ identifier: String, of mapper: Mapper) throws -> CompiledContext {
+        do {
+            return try mapper.context(identifier)
+        } catch {
+            Terminal.error(error.description)
+            throw ToolFailure(status: .loadFailure)
+        }
+    }
+
     /// Loads the catalog, or prints every diagnostic to stderr and fails with exit status 2.
     func loadCatalog() throws -> Catalog {
         do {

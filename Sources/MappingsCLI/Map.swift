@@ -46,13 +46,7 @@ struct Map: ParsableCommand {
     func run() throws {
         let catalog = try load.loadCatalog()
         let mapper = Mapper(catalog: catalog)
-        let compiled: CompiledContext
-        do {
-            compiled = try mapper.context(context)
-        } catch {
-            Terminal.error(error.description)
-            throw ToolFailure(status: .loadFailure)
-        }
+        let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
         let result: MappingResult
         if let into {

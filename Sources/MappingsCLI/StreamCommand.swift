@@ -86,13 +86,7 @@ struct StreamCommand: ParsableCommand {
             }
         }
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog)
-        let compiled: CompiledContext
-        do {
-            compiled = try mapper.context(context)
-        } catch {
-            Terminal.error(error.description)
-            throw ToolFailure(status: .loadFailure)
-        }
+        let compiled = try LoadOptions.context(context, of: mapper)
         var sources: [(name: String?, descriptor: Int32)] = []
         for path in inputs {
             let descriptor = open(path, O_RDONLY)

@@ -188,6 +188,10 @@ public enum JSONWriter {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 48 + nibble : 87 + nibble
+    }
+
     /// `string` as a JSON string literal, for messages and paths.
     static func writeString(_ string: String, into out: inout String) {
         var bytes: [UInt8] = []
@@ -212,8 +216,7 @@ public enum JSONWriter {
                 case 0x0D: out.append(UInt8(ascii: "r"))
                 case 0x09: out.append(UInt8(ascii: "t"))
                 default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                    out.append(contentsOf: [UInt8(ascii: "u"), 48, 48, hexDigit(byte >> 4), hexDigit(byte & 0xF)])
                 }
                 runStart = index + 1
             }

@@ -32,56 +32,31 @@ enum SourceLookup {
     /// Follows `keyPath` from `value` as `lookup` does, building no path text: the mapping's
     /// hot path. `lookup` tells where, when an issue needs it.
     static func find(_ keyPath: KeyPath, in value: JSONValue) -> Found {
-        var current = value
-        for component in keyPath.components {
-            switch (component, current) {
-            case (.key(let key), .object(let object)):
-                guard let next = object[key] else { return .missing }
-                current = next
-            case (.key(let key), .array(let elements)):
-                current = .array(
-                    elements.map { element in
-                        if case .object(let object) = element { return object[key] ?? .null }
-                        return .null
-                    })
-            case (.index(let index), .array(let elements)):
-                let position = index < 0 ? elements.count + index : index
-                guard elements.indices.contains(position) else { return .missing }
-                current = elements[position]
-            case (.index(let index), .object(let object)):
-                guard let next = object[String(index)] else { return .missing }
-                current = next
-            case (.first, .array(let elements)):
-                guard let first = elements.first else { return .missing }
-                current = first
-            case (.last, .array(let elements)):
-                guard let last = elements.last else { return .missing }
-                current = last
-            case (.count, .array(let elements)):
-                current = .integer(Int64(elements.count))
-            case (.count, .object(let object)):
-                current = .integer(Int64(object.count))
-            case (_, .null):
-                return .missing
-            default:
-                return .invalid
-            }
+        switch walk(keyPath, in: value, path: nil) {
+        case .found(let found, _): .value(found)
+        case .missing: .missing
+        case .invalid: .invalid
         }
-        return .value(current)
     }
 
     /// Follows `keyPath` from `value`, whose payload path is `base`.
     static func lookup(_ keyPath: KeyPath, in value: JSONValue, base: String) -> Outcome {
+        walk(keyPath, in: value, path: base)
+    }
+
+    /// The one walk behind both: with a `path`, the text of each step is appended to it (and
+    /// messages are written); without, no text is made.
+    private static func walk(_ keyPath: KeyPath, in value: JSONValue, path: String?) -> Outcome {
         var current = value
-        var path = base
+        var path = path
         for component in keyPath.components {
             switch (component, current) {
             case (.key(let key), .object(let object)):
-                path += PathText.member(key)
-                guard let next = object[key] else { return .missing(path: path) }
+                path? += PathText.member(key)
+                guard let next = object[key] else { return .missing(path: path ?? "") }
                 current = next
             case (.key(let key), .array(let elements)):
-                path += "[*]" + PathText.member(key)
+                path? += "[*]" + PathText.member(key)
                 current = .array(
                     elements.map { element in
                         if case .object(let object) = element { return object[key] ?? .null }
@@ -89,35 +64,35 @@ enum SourceLookup {
                     })
             case (.index(let index), .array(let elements)):
                 let position = index < 0 ? elements.count + index : index
-                path += "[\(position)]"
-                guard elements.indices.contains(position) else { return .missing(path: path) }
+                path? += "[\(position)]"
+                guard elements.indices.contains(position) else { return .missing(path: path ?? "") }
                 current = elements[position]
             case (.index(let index), .object(let object)):
-                path += PathText.member(String(index))
-                guard let next = object[String(index)] else { return .missing(path: path) }
+                path? += PathText.member(String(index))
+                guard let next = object[String(index)] else { return .missing(path: path ?? "") }
                 current = next
             case (.first, .array(let elements)):
-                path += "[0]"
-                guard let first = elements.first else { return .missing(path: path) }
+                path? += "[0]"
+                guard let first = elements.first else { return .missing(path: path ?? "") }
                 current = first
             case (.last, .array(let elements)):
-                path += "[\(max(0, elements.count - 1))]"
-                guard let last = elements.last else { return .missing(path: path) }
+                path? += "[\(max(0, elements.count - 1))]"
+                guard let last = elements.last else { return .missing(path: path ?? "") }
                 current = last
             case (.count, .array(let elements)):
-                path += ".@count"
+                path? += ".@count"
                 current = .integer(Int64(elements.count))
             case (.count, .object(let object)):
-                path += ".@count"
+                path? += ".@count"
                 current = .integer(Int64(object.count))
             case (_, .null):
-                return .missing(path: path)
+                return .missing(path: path ?? "")
             default:
-                return .invalid(
-                    "cannot read \(describe(component)) from \(Converter.describe(current))", path: path)
+                guard let path else { return .invalid("", path: "") }
+                return .invalid("cannot read \(describe(component)) from \(Converter.describe(current))", path: path)
             }
         }
-        return .found(current, path: path)
+        return .found(current, path: path ?? "")
     }
 
     private static func describe(_ component: KeyPath.Component) -> String {
