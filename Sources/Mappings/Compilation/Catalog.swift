@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every context and model of a set of `.mappings` files, loaded, resolved and compiled.
 ///
 /// A catalog is immutable and `Sendable`: load it once, share it between threads, and
@@ -36,10 +38,12 @@ public struct Catalog: Sendable {
     ///   - traits: what `@when` selectors test.
     ///   - transformers: the Swift transformers entries may name; a name that resolves to
     ///     none is a load-time error.
+    ///   - definitions: models and contexts the host declares in Swift (typed models
+    ///     included), loaded and checked with the files.
     /// - Throws: `MappingsError` of kind `.invalidMappings` with every diagnostic of the load.
     public static func load(
         _ paths: [String], from source: FileSource = .disk, traits: Traits = Traits(),
-        transformers: TransformerRegistry = TransformerRegistry()
+        transformers: TransformerRegistry = TransformerRegistry(), definitions: Definitions = Definitions()
     ) throws(MappingsError) -> Catalog {
         var loader = FileLoader(source: source, traits: traits)
         _ = loader.load(roots: paths)
@@ -47,14 +51,18 @@ public struct Catalog: Sendable {
         let reach = loader.reachability()
         let files = loader.order.compactMap { loader.files[$0] }
 
-        let modelTable = DeclarationTable(files.flatMap(\.models), what: "model", reach: reach)
-        let contextTable = DeclarationTable(files.flatMap(\.definitions), what: "context", reach: reach)
+        let modelTable = DeclarationTable(
+            files.flatMap(\.models) + definitions.models, what: "model", reach: reach)
+        let contextTable = DeclarationTable(
+            files.flatMap(\.definitions) + definitions.contexts, what: "context", reach: reach)
         diagnostics += modelTable.diagnostics + contextTable.diagnostics
 
         let modelCompiler = ModelCompiler(
             declarations: modelTable.names.compactMap { modelTable.winners[$0] },
-            order: modelTable.names)
+            order: modelTable.names, external: definitions.typedModels.map(\.model.name))
         diagnostics += modelCompiler.diagnostics
+        let (models, typedDiagnostics) = Self.merge(definitions.typedModels, into: modelCompiler.models)
+        diagnostics += typedDiagnostics
 
         var importChains: [String: [SourceLocation]] = [:]
         for file in files {
@@ -69,32 +77,96 @@ public struct Catalog: Sendable {
 
         let names = contextTable.names.filter { contextTable.winners[$0] != nil }
         var compiler = ContextCompiler(
-            models: modelCompiler.models, inheritance: InheritanceResolver(definitions: contextTable.winners),
+            models: models, inheritance: InheritanceResolver(definitions: contextTable.winners),
             named: names, importChains: importChains)
         for (index, name) in names.enumerated() {
             compiler.compileNamed(name, index: index)
         }
         diagnostics += compiler.inheritance.diagnostics + compiler.diagnostics
         var contexts = compiler.contexts.compactMap { $0 }
-        diagnostics += Self.resolveTransformers(in: &contexts, from: transformers)
+        var registry = transformers
+        for (reference, transformer) in definitions.closures {
+            registry.register(className: reference.className, selector: reference.selector, transformer)
+        }
+        diagnostics += Self.resolveTransformers(in: &contexts, from: registry)
 
         guard diagnostics.isEmpty else {
             var sources = loader.texts
             for provider in transformers.providers {
                 sources.merge(provider.sources) { mine, _ in mine }
             }
+            for (file, path) in definitions.sourcePaths where sources[file] == nil {
+                // The Swift files of the host's definitions, when they are still where they were built.
+                if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+                    sources[file] = text
+                }
+            }
             throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: sources)
         }
         for index in contexts.indices {
-            contexts[index].modelDefinition = contexts[index].model.flatMap { modelCompiler.models[$0] }
+            contexts[index].modelDefinition = contexts[index].model.flatMap { models[$0] }
         }
         for index in contexts.indices {
             contexts[index].demand = JSONDemand.of(context: index, in: contexts)
         }
         return Catalog(
-            contexts: contexts, models: modelCompiler.models, identifiers: names,
+            contexts: contexts, models: models, identifiers: names,
             files: files.map(\.path),
             index: Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Adds the models bound to Swift types. A file may declare the same model too, as long
+    /// as it declares the same properties with the same types; the Swift type's model is the
+    /// one used (its property order is the order its key paths bind in).
+    private static func merge(
+        _ typed: [RegisteredModel], into declared: [String: Model]
+    ) -> ([String: Model], [Diagnostic]) {
+        var models = declared
+        var diagnostics: [Diagnostic] = []
+        for registered in typed {
+            let model = registered.model
+            if let file = declared[model.name] {
+                let mine = Dictionary(model.properties.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
+                let theirs = Dictionary(file.properties.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
+                if mine != theirs {
+                    var differences: [String] = []
+                    for property in file.properties {
+                        switch mine[property.name] {
+                        case nil: differences.append("\"\(property.name)\" is not bound by the Swift type")
+                        case let type? where type != property.type:
+                            differences.append("\"\(property.name)\" is \(property.type) here, \(type) in Swift")
+                        default: break
+                        }
+                    }
+                    for property in model.properties where theirs[property.name] == nil {
+                        differences.append("\"\(property.name)\" (\(property.type)) is bound in Swift but not declared here")
+                    }
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "the model \"\(model.name)\" does not match the Swift type \(registered.swiftType): "
+                                + differences.joined(separator: "; "),
+                            location: file.location,
+                            notes: [Diagnostic.Note(message: "the Swift type is bound here", location: registered.location)],
+                            help: "declare the same properties and types as the Swift type, or remove this declaration"))
+                }
+            }
+            models[model.name] = model
+        }
+        for registered in typed {
+            for property in registered.model.properties {
+                for name in property.type.modelNames where models[name] == nil {
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "the property \"\(property.name)\" of \(registered.swiftType) is of the unknown model \"\(name)\"",
+                            location: property.location,
+                            help: Suggestion.help(for: name, among: models.keys)
+                                ?? "declare the model \"\(name)\", or register its Swift type"))
+                }
+            }
+        }
+        return (models, diagnostics)
     }
 
     /// Binds every rule's transformer reference to a transformer, bound to the rule's user

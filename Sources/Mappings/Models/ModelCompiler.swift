@@ -5,17 +5,18 @@ struct ModelCompiler {
     private(set) var models: [String: Model] = [:]
     private(set) var diagnostics: [Diagnostic] = []
 
-    init(declarations: [Declaration], order: [String]) {
+    /// - Parameter external: models declared elsewhere (bound to Swift types) that declarations may name.
+    init(declarations: [Declaration], order: [String], external: [String] = []) {
         var pending: [(Model, [(Property, SourceLocation, String)])] = []
         for name in order {
             guard let declaration = declarations.first(where: { $0.name == name }) else { continue }
             if let model = compile(declaration) { pending.append(model) }
         }
         for (model, _) in pending { models[model.name] = model }
-        let known = Array(TypeReference.scalars.keys) + Array(models.keys)
+        let known = Array(TypeReference.scalars.keys) + Array(models.keys) + external
         for (_, properties) in pending {
             for (property, typeLocation, text) in properties {
-                for name in property.type.modelNames where models[name] == nil {
+                for name in property.type.modelNames where models[name] == nil && !external.contains(name) {
                     var at = typeLocation
                     if let range = text.range(of: name) {
                         at.column += 1 + text.distance(from: text.startIndex, to: range.lowerBound)
