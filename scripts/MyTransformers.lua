@@ -33,4 +33,24 @@ function MyTransformers.coordinate2DFromFloatArray(array)
     return { latitude = array[2], longitude = array[1] }
 end
 
+-- The reverse of coordinate2DFromDictionary, for serializing a tweet back to JSON
+-- ("@reverseTransformSelector"): { latitude = …, longitude = … } → { "long": …, "lat": … }.
+function MyTransformers.dictionaryFromCoordinate2D(coordinate, userData)
+    if json.type(coordinate) ~= "object" or not (isNumber(coordinate.latitude) and isNumber(coordinate.longitude)) then
+        return nil, "expected an object with numbers under latitude and longitude"
+    end
+    if type(userData) ~= "table" or type(userData.longitude) ~= "string" or type(userData.latitude) ~= "string" then
+        return nil, 'the user data must name "longitude" and "latitude" keys'
+    end
+    return { [userData.longitude] = coordinate.longitude, [userData.latitude] = coordinate.latitude }
+end
+
+-- The reverse of coordinate2DFromFloatArray: { latitude = …, longitude = … } → [longitude, latitude].
+function MyTransformers.floatArrayFromCoordinate2D(coordinate)
+    if json.type(coordinate) ~= "object" or not (isNumber(coordinate.latitude) and isNumber(coordinate.longitude)) then
+        return nil, "expected an object with numbers under latitude and longitude"
+    end
+    return { coordinate.longitude, coordinate.latitude }
+end
+
 return MyTransformers

@@ -178,11 +178,17 @@ public struct Catalog: Sendable {
         var diagnostics: [Diagnostic] = []
         for c in contexts.indices {
             for r in contexts[c].rules.indices {
-                guard let reference = contexts[c].rules[r].transformer else { continue }
-                let entry = contexts[c].rules[r].provenance.location
+                for reverse in [false, true] {
+                let rule = contexts[c].rules[r]
+                guard let reference = reverse ? rule.reverseTransformer : rule.transformer else { continue }
+                let entry = rule.provenance.location
                 switch registry.resolve(reference) {
                 case .found(let transformer):
-                    contexts[c].rules[r].transform = transformer.bound(to: reference.userData)
+                    if reverse {
+                        contexts[c].rules[r].reverseTransform = transformer.bound(to: reference.userData)
+                    } else {
+                        contexts[c].rules[r].transform = transformer.bound(to: reference.userData)
+                    }
                 case .failed(var diagnostic):
                     if diagnostic.location == nil {
                         diagnostic.location = entry
@@ -206,6 +212,7 @@ public struct Catalog: Sendable {
                             location: entry,
                             help: Suggestion.help(for: name, among: registry.names)
                                 ?? "register a Swift transformer for this class and selector"))
+                }
                 }
             }
         }

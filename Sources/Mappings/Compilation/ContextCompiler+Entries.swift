@@ -10,6 +10,7 @@ extension ContextCompiler {
         var transformClass: SyntaxMember?
         var transformSelector: SyntaxMember?
         var userData: SyntaxMember?
+        var reverseSelector: SyntaxMember?
         var objectMember: SyntaxMember?
         var clearContent: SyntaxMember?
         var insertAtBegin: SyntaxMember?
@@ -41,6 +42,7 @@ extension ContextCompiler {
                 case "@transformClass": transformClass = option
                 case "@transformSelector": transformSelector = option
                 case "@transformUserData": userData = option
+                case "@reverseTransformSelector": reverseSelector = option
                 case "@object": objectMember = option
                 case "@clearContent": clearContent = option
                 case "@insertContentAtBegin": insertAtBegin = option
@@ -119,6 +121,25 @@ extension ContextCompiler {
             }
         }
 
+        var reverseTransformer: TransformerReference?
+        if let reverseSelector {
+            if let transformer {
+                if let selector = nonEmptyString(reverseSelector) {
+                    reverseTransformer = TransformerReference(
+                        className: transformer.className, selector: selector, userData: transformer.userData)
+                } else {
+                    valid = false
+                }
+            } else if transformClass == nil && transformSelector == nil {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@reverseTransformSelector\" undoes a transformer, but this entry names none",
+                        location: reverseSelector.keyLocation,
+                        help: "add \"@transformClass\" and \"@transformSelector\""))
+                valid = false
+            }
+        }
+
         for flag in [clearContent, insertAtBegin].compactMap({ $0 }) {
             guard let value = boolean(flag) else { valid = false; continue }
             let clearsDictionary =
@@ -182,7 +203,8 @@ extension ContextCompiler {
         guard valid else { return nil }
         return Rule(
             target: target.path, source: source, isOptional: isOptional, defaultValue: defaultValue,
-            defaultJSON: defaultNode?.jsonValue, transformer: transformer, object: object,
+            defaultJSON: defaultNode?.jsonValue, transformer: transformer, transform: nil,
+            reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
             clearContent: clearContent.flatMap { boolean($0) } ?? false,
             insertContentAtBegin: insertAtBegin.flatMap { boolean($0) } ?? false,
             type: propertyType, dateFormat: dateFormat, datePattern: dateFormat.map(DatePattern.init),

@@ -11,6 +11,11 @@ public struct Rule: Sendable {
     public let transformer: TransformerReference?
     /// The transformer `transformer` names, resolved when the catalog loaded.
     public internal(set) var transform: (any Transformer)?
+    /// The transformer that undoes `transformer` when an object is serialized back to JSON
+    /// (`@reverseTransformSelector`, same class and user data); `nil` when the entry names none.
+    public let reverseTransformer: TransformerReference?
+    /// `reverseTransformer`, resolved when the catalog loaded.
+    public internal(set) var reverseTransform: (any Transformer)?
     public let object: ObjectRule?
     public let clearContent: Bool
     public let insertContentAtBegin: Bool

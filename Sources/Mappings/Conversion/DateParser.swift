@@ -19,6 +19,12 @@ enum DateParser {
         FormatterCache.current.formatter(for: format).date(from: text)
     }
 
+    /// Writes `date` with an explicit pattern, in the POSIX locale and UTC: what reverse
+    /// mapping writes for an entry with `@dateFormat`, so that the pattern reads it back.
+    static func format(_ date: Date, format: String) -> String {
+        FormatterCache.current.formatter(for: format).string(from: date)
+    }
+
     /// The `DateFormatter`s of one thread, by pattern.
     private final class FormatterCache {
         private var formatters: [String: DateFormatter] = [:]

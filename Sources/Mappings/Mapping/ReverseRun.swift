@@ -1,0 +1,184 @@
+/// One reverse mapping: writes an object back into the payload shape a context reads.
+///
+/// Each rule reads its target property and writes it at its source key path, in rule order:
+/// nested objects go back through their own contexts, dates with `@dateFormat` are written
+/// with that pattern (other values as the JSON output writes them: dates in ISO 8601, URLs
+/// as strings, decimals with their digits), and a transformer's value goes through its
+/// reverse transformer. What a key path cannot say back (`@count`, an index) is left out.
+struct ReverseRun {
+    let mapper: Mapper
+    var issues: [MappingIssue] = []
+
+    init(mapper: Mapper) {
+        self.mapper = mapper
+    }
+
+    /// The payload for `object`, as `context` would read it.
+    mutating func payload(for object: Value, with context: CompiledContext, property: () -> String) -> Value {
+        var out = Value.null
+        for rule in context.rules {
+            guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
+            if case .null = value { continue }
+            func name() -> String { property() + "." + rule.target.description }
+            guard var written = json(value, rule: rule, property: name) else { continue }
+            if let reference = rule.transformer {
+                guard let reverse = rule.reverseTransform else {
+                    report(
+                        rule, property: name(), value: value,
+                        message:
+                            "\(reference.className).\(reference.functionName) has no reverse transformer (\"@reverseTransformSelector\"): \(name()) is left out"
+                    )
+                    continue
+                }
+                do {
+                    let input = Self.jsonValue(written)
+                    written = .json(try reverse.transform(input, userData: reference.userData))
+                } catch {
+                    report(
+                        rule, property: name(), value: value,
+                        message:
+                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error)")
+                    continue
+                }
+            }
+            Self.write(written, at: rule.source.components[...], into: &out)
+        }
+        if case .null = out { return .dictionary(ValueDictionary()) }
+        return out
+    }
+
+    /// A property's value in payload form; `nil` when nothing is to be written.
+    private mutating func json(_ value: Value, rule: Rule, property: () -> String) -> Value? {
+        if let object = rule.object, let index = object.context {
+            let context = mapper.catalog.contexts[index]
+            switch value {
+            case .array(let elements):
+                return .array(
+                    elements.enumerated().map { offset, element in
+                        payload(for: element, with: context, property: { property() + "[\(offset)]" })
+                    })
+            case .dictionary(let dictionary) where context.model != nil:
+                return .dictionary(
+                    ValueDictionary(
+                        dictionary.entries.map { entry in
+                            (
+                                entry.key,
+                                payload(
+                                    for: entry.value, with: context,
+                                    property: { property() + "[\(PathText.quoted(entry.key))]" })
+                            )
+                        }))
+            default:
+                return payload(for: value, with: context, property: property)
+            }
+        }
+        if let format = rule.dateFormat { return Self.formatDates(value, format: format) }
+        return value
+    }
+
+    private static func formatDates(_ value: Value, format: String) -> Value {
+        switch value {
+        case .date(let date): .string(DateParser.format(date, format: format))
+        case .array(let elements): .array(elements.map { formatDates($0, format: format) })
+        case .dictionary(let dictionary):
+            .dictionary(ValueDictionary(dictionary.entries.map { ($0.key, formatDates($0.value, format: format)) }))
+        default: value
+        }
+    }
+
+    /// Sets `value` at a source key path, creating objects along it. `@self` merges an object
+    /// into what is there (or replaces anything else); `@first` and `@last` write a
+    /// one-element array; `@count` and indexes cannot be written back.
+    static func write(_ value: Value, at components: ArraySlice<KeyPath.Component>, into out: inout Value) {
+        guard let component = components.first else {
+            var value = value
+            if case .json(.object(let object)) = value {
+                value = .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) }))
+            }
+            if case .dictionary(let incoming) = value, case .dictionary(var existing) = out {
+                out = .null
+                for entry in incoming.entries { existing[entry.key] = entry.value }
+                out = .dictionary(existing)
+            } else {
+                out = value
+            }
+            return
+        }
+        switch component {
+        case .key(let key):
+            var dictionary: ValueDictionary
+            if case .dictionary(let existing) = out { dictionary = existing } else { dictionary = ValueDictionary() }
+            out = .null
+            var child = dictionary[key] ?? .null
+            write(value, at: components.dropFirst(), into: &child)
+            dictionary[key] = child
+            out = .dictionary(dictionary)
+        case .first, .last:
+            guard case .null = out else { return }
+            var child = Value.null
+            write(value, at: components.dropFirst(), into: &child)
+            out = .array([child])
+        case .index, .count:
+            return
+        }
+    }
+
+    /// A payload-form value as a JSON value (what a transformer takes).
+    static func jsonValue(_ value: Value) -> JSONValue {
+        if case .json(let json) = value { return json }
+        var bytes: [UInt8] = []
+        JSONWriter.write(value, into: &bytes)
+        return (try? JSONParser.parse(bytes)) ?? .null
+    }
+
+    private mutating func report(_ rule: Rule, property: String, value: Value, message: String) {
+        issues.append(
+            MappingIssue(
+                kind: .transformerFailed, path: property, property: property, rule: rule.provenance,
+                value: JSONWriter.string(value), message: message))
+    }
+}
+
+/// Reverse mapping (serialization): objects back into the payloads their contexts read.
+///
+/// ```swift
+/// let tweet = try mapper.object(from: payload, context: "$TweetModel").value
+/// let back = try mapper.payload(from: tweet, context: "$TweetModel")
+/// print(JSONWriter.string(back.value))   // {"id_str":"1","text":"hi","user":{"name":"Ann",…},…}
+/// ```
+/// Mapping the payload again with the same context gives the same object: the tests check
+/// it for every shipped context and `"@tests"` vector.
+extension Mapper {
+    /// The payload an object would be mapped from with the context `identifier`. The result's
+    /// value is in JSON form (`JSONWriter` writes it); its issues name what could not be
+    /// written back (a transformer without a reverse, or one that failed), by property path.
+    public func payload(from object: Value, context identifier: String) throws(MappingsError) -> MappingResult {
+        payload(from: object, using: try context(identifier))
+    }
+
+    /// The payload for an object, with a context looked up once beforehand.
+    public func payload(from object: Value, using context: CompiledContext) -> MappingResult {
+        var run = ReverseRun(mapper: self)
+        let name = context.model ?? context.identifier ?? "JSON"
+        let value = run.payload(for: object, with: context, property: { name })
+        return MappingResult(value: value, issues: run.issues)
+    }
+
+    /// One payload per object, as a JSON array (the reverse of `objects(from:context:)`).
+    public func payloads(from objects: [Value], context identifier: String) throws(MappingsError) -> MappingResult {
+        let context = try self.context(identifier)
+        var run = ReverseRun(mapper: self)
+        let name = context.model ?? context.identifier ?? "JSON"
+        let values = objects.enumerated().map { index, object in
+            run.payload(for: object, with: context, property: { "\(name)[\(index)]" })
+        }
+        return MappingResult(value: .array(values), issues: run.issues)
+    }
+
+    /// The payload a typed instance would be mapped from.
+    public func payload<T: MappedModel>(from object: T, context identifier: String) throws(MappingsError)
+        -> MappingResult
+    {
+        payload(from: object.mappingValue, using: try typedContext(T.self, identifier))
+    }
+}
