@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "Mappings", targets: ["Mappings"]),
         .library(name: "MappingsLua", targets: ["MappingsLua"]),
+        .library(name: "MappingsFetch", targets: ["MappingsFetch"]),
         .executable(name: "mappings", targets: ["MappingsCLI"]),
     ],
     dependencies: [
@@ -44,11 +45,18 @@ let package = Package(
             dependencies: ["Mappings", "CLua", "CLuaSandbox"],
             swiftSettings: strictSettings
         ),
+        // REST fetching over FoundationNetworking, apart so that hosts that do not fetch do not link it.
+        .target(
+            name: "MappingsFetch",
+            dependencies: ["Mappings"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "MappingsCLI",
             dependencies: [
                 "Mappings",
                 "MappingsLua",
+                "MappingsFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -83,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsCLITests",
-            dependencies: ["MappingsCLI"],
+            dependencies: ["MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch"],
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),

@@ -77,23 +77,6 @@ struct Map: ParsableCommand {
                 throw PayloadInput.invalid(error, path: input, what: "the input")
             }
         }
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count)
-        JSONWriter.write(result.value, into: &text)
-        text.append(UInt8(ascii: "\n"))
-        FileHandle.standardOutput.write(Data(text))
-        for issue in result.issues { Terminal.error(issue.description) }
-        if let report { try writeReport(result.issues, to: report) }
-        if !result.issues.isEmpty { throw ToolFailure(status: .issues) }
-    }
-
-    private func writeReport(_ issues: [MappingIssue], to path: String) throws {
-        let entries = issues.map(\.json)
-        do {
-            try Data((JSONWriter.string(.array(entries)) + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            Terminal.error("error: cannot write the report \"\(path)\"")
-            throw ToolFailure(status: .loadFailure)
-        }
+        try ResultOutput.emit(result, report: report, capacity: bytes.count)
     }
 }

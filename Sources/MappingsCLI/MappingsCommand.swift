@@ -17,7 +17,10 @@ struct MappingsCommand: ParsableCommand {
             arguments or input could not be loaded.
             """,
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
-        subcommands: [Check.self, Map.self, StreamCommand.self, TestCommand.self, ExplainCommand.self]
+        subcommands: [
+            Check.self, Map.self, StreamCommand.self, TestCommand.self, ExplainCommand.self, FetchCommand.self,
+            SerializeCommand.self,
+        ]
     )
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.

@@ -14,20 +14,25 @@ struct ToolRunner {
         .deletingLastPathComponent()
 
     /// The built tool: beside the test bundle, where SwiftPM puts every product of the build.
-    static let executable: URL = {
+    static let executable = product("mappings")
+
+    /// A built executable product (the tool, an example) by name.
+    static func product(_ name: String) -> URL {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for directory in [
             beside, beside.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug"),
         ] {
-            let candidate = directory.appendingPathComponent("mappings")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        return packageRoot.appendingPathComponent(".build/debug/mappings")
-    }()
+        return packageRoot.appendingPathComponent(".build/debug/\(name)")
+    }
 
     /// Runs `mappings arguments…` in `directory` (the package root by default) with `input` on stdin.
-    static func run(_ arguments: [String], in directory: URL = packageRoot, input: String = "") throws -> Result {
-        let (process, stdin, stdout, stderr) = try start(arguments, in: directory)
+    static func run(
+        _ arguments: [String], in directory: URL = packageRoot, input: String = "", product: String = "mappings"
+    ) throws -> Result {
+        let (process, stdin, stdout, stderr) = try start(arguments, in: directory, product: product)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -41,11 +46,11 @@ struct ToolRunner {
     /// A fresh temporary directory holding `files` (paths relative to it).
     /// Starts `mappings arguments…` in `directory` and returns it with its three pipes, for a
     /// test that talks to the tool while it runs.
-    static func start(_ arguments: [String], in directory: URL) throws -> (
+    static func start(_ arguments: [String], in directory: URL, product name: String = "mappings") throws -> (
         process: Process, stdin: Pipe, stdout: Pipe, stderr: Pipe
     ) {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = name == "mappings" ? executable : product(name)
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()

@@ -69,3 +69,32 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         return KeyPath(components: components, text: text == "@self" ? "" : text)
     }
 }
+
+extension KeyPath {
+    /// Parses a key path as entries write it (`data.items`, `@self`, `results.@first`); a
+    /// malformed one is an error of kind `.invalidInput` saying why.
+    public init(parsing text: String) throws(MappingsError) {
+        do {
+            self = try KeyPath.parse(text)
+        } catch {
+            throw MappingsError(
+                kind: .invalidInput,
+                diagnostics: [Diagnostic(message: "the key path \"\(text)\" is not valid: \(error.message)", help: error.help)])
+        }
+    }
+
+    /// The value this key path reads in `json`, as a mapping would: `.success(nil)` when it is
+    /// missing (or null), `.failure` with the payload path and a message when a step cannot apply.
+    public func select(in json: JSONValue) -> Result<JSONValue?, MappingsError> {
+        switch SourceLookup.lookup(self, in: json, base: "$") {
+        case .found(let value, _):
+            if case .null = value { return .success(nil) }
+            return .success(value)
+        case .missing:
+            return .success(nil)
+        case .invalid(let message, let path):
+            return .failure(
+                MappingsError(kind: .invalidInput, diagnostics: [Diagnostic(message: "\(path): \(message)")]))
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Mappings
+
+/// How `map`, `fetch` and `serialize` hand a result over: the value as one line of JSON on
+/// stdout, the issues on stderr (and in `--report`), exit status 1 when there are any.
+enum ResultOutput {
+    static func emit(_ result: MappingResult, report: String?, capacity: Int = 4096) throws {
+        var text: [UInt8] = []
+        text.reserveCapacity(capacity)
+        JSONWriter.write(result.value, into: &text)
+        text.append(UInt8(ascii: "\n"))
+        FileHandle.standardOutput.write(Data(text))
+        for issue in result.issues { Terminal.error(issue.description) }
+        if let report { try writeReport(result.issues, to: report) }
+        if !result.issues.isEmpty { throw ToolFailure(status: .issues) }
+    }
+
+    private static func writeReport(_ issues: [MappingIssue], to path: String) throws {
+        let entries = issues.map(\.json)
+        do {
+            try Data((JSONWriter.string(.array(entries)) + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            Terminal.error("error: cannot write the report \"\(path)\"")
+            throw ToolFailure(status: .loadFailure)
+        }
+    }
+}
