@@ -79,6 +79,37 @@ let package = Package(
             path: "Benchmarks/SwiftPeers",
             swiftSettings: strictSettings
         ),
+        // Examples/SwiftHost: a Swift host's walkthroughs, each an executable the tests run.
+        .target(
+            name: "TwitterModels",
+            dependencies: ["Mappings"],
+            path: "Examples/SwiftHost/TwitterModels",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-typed-models",
+            dependencies: ["Mappings", "MappingsLua", "TwitterModels"],
+            path: "Examples/SwiftHost/TypedModels",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-programmatic-context",
+            dependencies: ["Mappings", "MappingsLua", "TwitterModels"],
+            path: "Examples/SwiftHost/ProgrammaticContext",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-reverse-mapping",
+            dependencies: ["Mappings", "MappingsLua", "TwitterModels"],
+            path: "Examples/SwiftHost/ReverseMapping",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "example-fetch",
+            dependencies: ["Mappings", "MappingsLua", "MappingsFetch", "TwitterModels"],
+            path: "Examples/SwiftHost/Fetch",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MappingsTests",
             dependencies: ["Mappings"],
@@ -86,12 +117,15 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsLuaTests",
-            dependencies: ["MappingsLua"],
+            dependencies: ["MappingsLua", "TwitterModels"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsCLITests",
-            dependencies: ["MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch"],
+            dependencies: [
+                "MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch", "example-typed-models",
+                "example-programmatic-context", "example-reverse-mapping", "example-fetch",
+            ],
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),

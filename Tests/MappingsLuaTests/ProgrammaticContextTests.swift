@@ -1,6 +1,7 @@
 import Foundation
 import Mappings
 import Testing
+import TwitterModels
 
 @Suite("Contexts declared in Swift")
 struct ProgrammaticContextTests {
@@ -108,8 +109,8 @@ struct ProgrammaticContextTests {
                 == #"{"name":"CAFE!","tags":["a","b"],"where":{"latitude":48.5,"longitude":2.5},"owners":{"x":{"name":"ann","imageUrl":null},"y":{"name":"bo","imageUrl":null}}}"#
         )
         let failed = try mapper.object(from: ["title": 3], context: "$Place")
-        #expect(failed.issues.map(\.message) == ["Closure.MappingsLuaTests/ProgrammaticContextTests.swift#80#0 failed: expected a string"])
-        #expect(failed.issues.first?.rule.location.line == 80)
+        #expect(failed.issues.map(\.message) == ["Closure.MappingsLuaTests/ProgrammaticContextTests.swift#81#0 failed: expected a string"])
+        #expect(failed.issues.first?.rule.location.line == 81)
         let summary = try mapper.object(from: payload, context: "$Summary")
         #expect(JSONWriter.string(summary.value) == #"{"title":"cafe","when":"2020-02-03T00:00:00Z","first":"a"}"#)
     }
@@ -131,7 +132,7 @@ struct ProgrammaticContextTests {
             let file = "MappingsLuaTests/ProgrammaticContextTests.swift"
             #expect(text.contains("no property \"nam\""), "\(text)")
             #expect(text.contains("did you mean \"name\""))
-            #expect(text.contains("--> \(file):121:1"))
+            #expect(text.contains("--> \(file):122:13"))
             #expect(text.contains(#"user.map("nam", from: "name")"#))
             #expect(text.contains("the default value of \"imageUrl\" cannot become URL?"))
             #expect(text.contains("no transformer \"Nowhere.f\""))

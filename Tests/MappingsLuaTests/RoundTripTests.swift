@@ -2,6 +2,7 @@ import Foundation
 import Mappings
 import MappingsLua
 import Testing
+import TwitterModels
 
 /// Map, serialize back through the same context, map again: the same object.
 @Suite("Reverse mapping round trips")

@@ -1,6 +1,7 @@
 import Foundation
 import Mappings
 import Testing
+import TwitterModels
 
 @Suite("Typed models through key paths")
 struct TypedModelTests {
@@ -182,7 +183,7 @@ struct TypedModelTests {
             #expect(text.contains("\"imageUrl\" is String here, URL? in Swift"))
             #expect(text.contains("\"age\" is not bound by the Swift type"))
             #expect(text.contains("--> m.mappings:1:"))
-            #expect(text.contains("MappingsLuaTests/TwitterModels.swift:"))
+            #expect(text.contains("TwitterModels/TwitterModels.swift:"))
         }
         do {
             _ = try Catalog.load(

@@ -101,6 +101,7 @@ public struct Catalog: Sendable {
                     sources[file] = text
                 }
             }
+            diagnostics = diagnostics.map { Self.underline($0, in: sources, files: definitions.sourcePaths) }
             throw MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(diagnostics), sources: sources)
         }
         for index in contexts.indices {
@@ -113,6 +114,26 @@ public struct Catalog: Sendable {
             contexts: contexts, models: models, identifiers: names,
             files: files.map(\.path),
             index: Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// Points the locations in Swift files (which know only a line) at the code on that line.
+    private static func underline(_ diagnostic: Diagnostic, in sources: [String: String], files: [String: String])
+        -> Diagnostic
+    {
+        func adjust(_ location: SourceLocation?) -> SourceLocation? {
+            guard var location, files[location.file] != nil, let text = sources[location.file] else { return location }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard location.line >= 1, location.line <= lines.count else { return location }
+            let line = lines[location.line - 1].unicodeScalars
+            let indent = line.prefix(while: { $0 == " " || $0 == "\t" }).count
+            location.column = indent + 1
+            location.length = max(1, line.count - indent)
+            return location
+        }
+        var diagnostic = diagnostic
+        diagnostic.location = adjust(diagnostic.location)
+        diagnostic.notes = diagnostic.notes.map { Diagnostic.Note(message: $0.message, location: adjust($0.location)) }
+        return diagnostic
     }
 
     /// Adds the models bound to Swift types. A file may declare the same model too, as long

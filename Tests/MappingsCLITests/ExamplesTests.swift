@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+/// The Swift host examples of Examples/SwiftHost, run as the README says (from the package root).
+@Suite("Swift host examples", .serialized)
+struct ExamplesTests {
+    @Test("typed models: structs and classes from the shipped contexts")
+    func typedModels() throws {
+        let run = try ToolRunner.run([], product: "example-typed-models")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("tweet 240859602684612608 by Twitter API: Introducing the Twitter Certified"))
+        #expect(run.stdout.contains(#"created 2012-08-29T17:12:58Z, 121 retweets, tags ["twitter", "api"]"#))
+        #expect(run.stdout.contains("at 35.46500176, -97.51087576"))
+        #expect(run.stdout.contains("timeline of 2 tweets"))
+        #expect(run.stdout.contains("broken tweet: 5 issues"))
+        #expect(run.stdout.contains("details: The full text. (same instance: true, 0 issues)"))
+    }
+
+    @Test("a programmatic context with a Swift closure next to a Lua transformer")
+    func programmaticContext() throws {
+        let run = try ToolRunner.run([], product: "example-programmatic-context")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Twitter API: Introducing the Twitter Certified Products Program: https://t.co/MjJ8xAnT at 35.46500176, -97.51087576"))
+        #expect(run.stdout.contains("failed: the text is empty (example_programmatic_context/main.swift:"))
+        #expect(run.stdout.contains(#"error: UserModel has no property "nickname""#))
+        #expect(run.stdout.contains(#"user.map("nickname", from: "screen_name")"#))
+    }
+
+    @Test("reverse mapping: a tweet back to JSON and mapped again")
+    func reverseMapping() throws {
+        let run = try ToolRunner.run([], product: "example-reverse-mapping")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""created_at":"Tue Nov 14 22:13:20 +0000 2023""#))
+        #expect(run.stdout.contains(#""lat":48.8566"#))
+        #expect(run.stdout.contains("mapped again: the same tweet"))
+    }
+
+    @Test("fetching from a local server")
+    func fetch() throws {
+        let server = try TestServer()
+        let run = try ToolRunner.run([server.url("files/")], product: "example-fetch")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("fetched 240859602684612608 by Twitter API, 0 issues"))
+        #expect(run.stdout.contains(#"fetched 2 tweets: ["240859602684612608", "240558470661799936"]"#))
+        #expect(run.stdout.contains("missing.json: HTTP 404"))
+        let usage = try ToolRunner.run([], product: "example-fetch")
+        #expect(usage.status == 2)
+    }
+}
