@@ -31,7 +31,8 @@ struct FetchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"))
     var context: String
 
-    @Option(help: ArgumentHelp("Map the value at this key path of the answer, such as 'data.items'.", valueName: "keypath"))
+    @Option(
+        help: ArgumentHelp("Map the value at this key path of the answer, such as 'data.items'.", valueName: "keypath"))
     var items: String?
 
     @Flag(help: "Map a JSON array into an array of objects, one per element.")
@@ -39,7 +40,8 @@ struct FetchCommand: ParsableCommand {
 
     @Option(
         name: .customLong("param"),
-        help: ArgumentHelp("A query parameter, added to the URL percent-encoded (repeatable).", valueName: "name=value"))
+        help: ArgumentHelp("A query parameter, added to the URL percent-encoded (repeatable).", valueName: "name=value")
+    )
     var parameters: [String] = []
 
     @Option(
@@ -56,7 +58,8 @@ struct FetchCommand: ParsableCommand {
     var report: String?
 
     func validate() throws {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme)
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+            ["http", "https"].contains(scheme)
         else {
             throw ValidationError("\"\(url)\" is not an http or https URL")
         }
@@ -79,14 +82,20 @@ struct FetchCommand: ParsableCommand {
         }
         request.headers = headers.map { pair in
             let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            return (String(parts[0]).trimmingCharacters(in: .whitespaces), String(parts[1]).trimmingCharacters(in: .whitespaces))
+            return (
+                String(parts[0]).trimmingCharacters(in: .whitespaces),
+                String(parts[1]).trimmingCharacters(in: .whitespaces)
+            )
         }
         if let data {
-            let bytes = data.hasPrefix("@") ? try PayloadInput.bytes(String(data.dropFirst()), what: "--data") : Array(data.utf8)
+            let bytes =
+                data.hasPrefix("@")
+                ? try PayloadInput.bytes(String(data.dropFirst()), what: "--data") : Array(data.utf8)
             do {
                 _ = try JSONParser.parse(bytes)
             } catch {
-                throw PayloadInput.invalid(error, path: data.hasPrefix("@") ? String(data.dropFirst()) : nil, what: "--data")
+                throw PayloadInput.invalid(
+                    error, path: data.hasPrefix("@") ? String(data.dropFirst()) : nil, what: "--data")
             }
             request.body = Data(bytes)
         }

@@ -116,7 +116,8 @@ public struct Fetcher: Sendable {
         guard (200..<300).contains(http.statusCode) else {
             // The start of the body, on one line.
             let excerpt = String(decoding: data.prefix(200), as: UTF8.self)
-                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(
+                    separator: " ")
             throw .status(url: url, code: http.statusCode, body: excerpt)
         }
         let contentType = http.value(forHTTPHeaderField: "Content-Type")
@@ -236,7 +237,8 @@ public struct FetchRequest: Sendable {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw .connection(url: url, message: "the URL cannot take parameters")
         }
-        components.queryItems = (components.queryItems ?? []) + parameters.map { URLQueryItem(name: $0.name, value: $0.value) }
+        components.queryItems =
+            (components.queryItems ?? []) + parameters.map { URLQueryItem(name: $0.name, value: $0.value) }
         // '+' means a space in many servers' queries: spell it out.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let resolved = components.url else {

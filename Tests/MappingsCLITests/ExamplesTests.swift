@@ -20,7 +20,10 @@ struct ExamplesTests {
     func programmaticContext() throws {
         let run = try ToolRunner.run([], product: "example-programmatic-context")
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("Twitter API: Introducing the Twitter Certified Products Program: https://t.co/MjJ8xAnT at 35.46500176, -97.51087576"))
+        #expect(
+            run.stdout.contains(
+                "Twitter API: Introducing the Twitter Certified Products Program: https://t.co/MjJ8xAnT at 35.46500176, -97.51087576"
+            ))
         #expect(run.stdout.contains("failed: the text is empty (example_programmatic_context/main.swift:"))
         #expect(run.stdout.contains(#"error: UserModel has no property "nickname""#))
         #expect(run.stdout.contains(#"user.map("nickname", from: "screen_name")"#))

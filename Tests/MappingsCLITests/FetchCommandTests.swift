@@ -24,7 +24,8 @@ struct FetchCommandTests {
             "echo.mappings": #"{ "$Echo": { "method": "method", "q": "query.q.@first", "body": "body" } }"#
         ])
         let echoed = try ToolRunner.run([
-            "fetch", server.url("echo"), "--context", "$Echo", "--mappings", directory.appendingPathComponent("echo.mappings").path,
+            "fetch", server.url("echo"), "--context", "$Echo", "--mappings",
+            directory.appendingPathComponent("echo.mappings").path,
             "--param", "q=a b&c", "--data", #"{"x": 1}"#,
         ])
         #expect(echoed.status == 0)
@@ -61,7 +62,8 @@ struct FetchCommandTests {
     @Test("mapping issues: the object on stdout, the issues on stderr and in --report, exit 1")
     func issues() throws {
         let server = try FetchTests.server()
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-report-\(UUID().uuidString).json")
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fetch-report-\(UUID().uuidString).json")
         let fetched = try ToolRunner.run([
             "fetch", server.url("files/broken-tweet.json"), "--context", "$TweetModel", "--report", report.path,
         ])

@@ -23,7 +23,8 @@ struct FetchTests {
         let timeline = try String(contentsOf: twitter.appendingPathComponent("timeline.json"), encoding: .utf8)
         let root = try ToolRunner.directory(with: [
             "tweet.json": try String(contentsOf: twitter.appendingPathComponent("tweet.json"), encoding: .utf8),
-            "broken-tweet.json": try String(contentsOf: twitter.appendingPathComponent("broken-tweet.json"), encoding: .utf8),
+            "broken-tweet.json": try String(
+                contentsOf: twitter.appendingPathComponent("broken-tweet.json"), encoding: .utf8),
             "timeline.json": timeline,
             "search.json": #"{ "meta": { "count": 2 }, "data": { "statuses": \#(timeline) } }"#,
             "user.json": #"{ "name": "Ann", "profile_image_url": "https://example.com/ann.png" }"#,
@@ -56,7 +57,8 @@ struct FetchTests {
             FetchRequest(url: URL(string: server.url("files/tweet.json"))!), context: "$TweetModel")
         let local = try fetcher.mapper.object(
             from: try JSONParser.parse(
-                [UInt8](try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("Examples/twitter/tweet.json")))),
+                [UInt8](
+                    try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("Examples/twitter/tweet.json")))),
             context: "$TweetModel")
         #expect(tweet.issues.isEmpty)
         #expect(JSONWriter.string(tweet.value) == JSONWriter.string(local.value))
@@ -71,7 +73,8 @@ struct FetchTests {
         let picked = try await fetcher.object(
             search, context: "$TimelineModel",
             select: .transform { body in
-                guard case .object(let object) = body, case .object(let data)? = object["data"], let statuses = data["statuses"]
+                guard case .object(let object) = body, case .object(let data)? = object["data"],
+                    let statuses = data["statuses"]
                 else { throw TransformerFailure("no data.statuses") }
                 return statuses
             })
@@ -93,7 +96,9 @@ struct FetchTests {
         let request = FetchRequest(
             url: URL(string: server.url("echo"))!, parameters: ["q": "a b+c&d=é"], json: ["id": 1, "tags": ["x"]])
         let echoed = try await fetcher.object(request, context: "$Echo")
-        #expect(JSONWriter.string(echoed.value) == #"{"method":"POST","q":"a b+c&d=é","body":"{\"id\":1,\"tags\":[\"x\"]}"}"#)
+        #expect(
+            JSONWriter.string(echoed.value)
+                == #"{"method":"POST","q":"a b+c&d=é","body":"{\"id\":1,\"tags\":[\"x\"]}"}"#)
         let get = try await fetcher.object(
             FetchRequest(url: URL(string: server.url("echo"))!, parameters: ["q": "1"]), context: "$Echo")
         #expect(JSONWriter.string(get.value) == #"{"method":"GET","q":"1","body":""}"#)
@@ -129,7 +134,9 @@ struct FetchTests {
             return
         }
         #expect(message.hasPrefix("1:18:"))
-        guard case .selection(_, let nothing)? = await failure(server.url("files/search.json"), select: .keyPath("data.tweets"))
+        guard
+            case .selection(_, let nothing)? = await failure(
+                server.url("files/search.json"), select: .keyPath("data.tweets"))
         else {
             Issue.record("no selection error")
             return

@@ -151,10 +151,10 @@ struct MapCommandTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(
             lines.first
-                == #"TweetModel.identifier FAILED at $.id_str: missing required value  [contexts/twitter.mappings:33, inherited via "$TweetModel" at contexts/twitter.mappings:81]"#
+                == #"TweetModel.identifier FAILED at $.id_str: missing required value  [contexts/twitter.mappings:33, inherited via "$TweetModel" at contexts/twitter.mappings:83]"#
         )
         #expect(
-            lines.contains("TweetModel.message skipped: $.full_text missing, optional  [contexts/twitter.mappings:82]"))
+            lines.contains("TweetModel.message skipped: $.full_text missing, optional  [contexts/twitter.mappings:84]"))
         #expect(
             lines.contains {
                 $0.hasPrefix(

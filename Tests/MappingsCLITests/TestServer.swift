@@ -8,7 +8,9 @@ final class TestServer: @unchecked Sendable {
     /// Starts the server on a free port and waits until it listens.
     init(root: URL = ToolRunner.packageRoot.appendingPathComponent("Examples/twitter")) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", ToolRunner.packageRoot.appendingPathComponent("tools/test-server.py").path, root.path]
+        process.arguments = [
+            "python3", ToolRunner.packageRoot.appendingPathComponent("tools/test-server.py").path, root.path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -22,7 +24,8 @@ final class TestServer: @unchecked Sendable {
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("port "), let port = Int(text.dropFirst(5)) else {
             kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the test server said \"\(text)\""])
+            throw CocoaError(
+                .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the test server said \"\(text)\""])
         }
         self.port = port
     }

@@ -12,7 +12,8 @@ struct ProgrammaticContextTests {
             user.map(
                 "imageUrl", from: "profile_image_url", optional: true,
                 defaultValue: "https://si0.twimg.com/profile_images/1251071930/Untitled.png")
-            user.test("the placeholder image", input: ["name": "Ann"],
+            user.test(
+                "the placeholder image", input: ["name": "Ann"],
                 output: ["name": "Ann", "imageUrl": "https://si0.twimg.com/profile_images/1251071930/Untitled.png"])
         }
         definitions.context("$TweetModel", class: "TweetModel") { tweet in
@@ -77,6 +78,7 @@ struct ProgrammaticContextTests {
         var definitions = Definitions()
         definitions.model(
             "Place", ["name": "String", "tags": "[String]", "where": "Coordinate2D?", "owners": "[String: UserModel]"])
+        let closureLine = #line + 2
         definitions.context("$Place", class: "Place") { place in
             place.map(
                 "name", from: "title",
@@ -87,7 +89,8 @@ struct ProgrammaticContextTests {
                     return .string(text.uppercased() + suffix)
                 })
             place.map("tags", from: "labels", optional: true, insertContentAtBegin: true)
-            place.map("where", from: "geo", optional: true, transform: .named("MyTransformers", "coordinate2DFromFloatArray"))
+            place.map(
+                "where", from: "geo", optional: true, transform: .named("MyTransformers", "coordinate2DFromFloatArray"))
             place.map(
                 "owners", from: "owners", optional: true,
                 object: .inline(class: "UserModel") { user in user.map("name", from: "login") })
@@ -109,8 +112,11 @@ struct ProgrammaticContextTests {
                 == #"{"name":"CAFE!","tags":["a","b"],"where":{"latitude":48.5,"longitude":2.5},"owners":{"x":{"name":"ann","imageUrl":null},"y":{"name":"bo","imageUrl":null}}}"#
         )
         let failed = try mapper.object(from: ["title": 3], context: "$Place")
-        #expect(failed.issues.map(\.message) == ["Closure.MappingsLuaTests/ProgrammaticContextTests.swift#81#0 failed: expected a string"])
-        #expect(failed.issues.first?.rule.location.line == 81)
+        #expect(
+            failed.issues.map(\.message) == [
+                "Closure.MappingsLuaTests/ProgrammaticContextTests.swift#\(closureLine)#0 failed: expected a string"
+            ])
+        #expect(failed.issues.first?.rule.location.line == closureLine)
         let summary = try mapper.object(from: payload, context: "$Summary")
         #expect(JSONWriter.string(summary.value) == #"{"title":"cafe","when":"2020-02-03T00:00:00Z","first":"a"}"#)
     }
@@ -118,7 +124,9 @@ struct ProgrammaticContextTests {
     @Test("a mistake in a context built in Swift is a load-time error at the Swift line, with its source")
     func diagnostics() throws {
         var definitions = Definitions()
+        var namLine = 0
         definitions.context("$User", class: "UserModel") { user in
+            namLine = #line + 1
             user.map("nam", from: "name")
             user.map("imageUrl", from: "u", defaultValue: 3)
             user.map("name", from: "x", transform: .named("Nowhere", "f"))
@@ -132,7 +140,7 @@ struct ProgrammaticContextTests {
             let file = "MappingsLuaTests/ProgrammaticContextTests.swift"
             #expect(text.contains("no property \"nam\""), "\(text)")
             #expect(text.contains("did you mean \"name\""))
-            #expect(text.contains("--> \(file):122:13"))
+            #expect(text.contains("--> \(file):\(namLine):13"))
             #expect(text.contains(#"user.map("nam", from: "name")"#))
             #expect(text.contains("the default value of \"imageUrl\" cannot become URL?"))
             #expect(text.contains("no transformer \"Nowhere.f\""))

@@ -10,7 +10,8 @@ struct RoundTripTests {
     /// Maps `payload`, writes the object back as JSON text, parses and maps that: both objects
     /// must be equal, and the reverse must report nothing.
     static func roundTrip(
-        _ payload: JSONValue, _ context: String, _ mapper: Mapper, sourceLocation: Testing.SourceLocation = #_sourceLocation
+        _ payload: JSONValue, _ context: String, _ mapper: Mapper,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws -> Bool {
         let first = try mapper.object(from: payload, context: context)
         let back = try mapper.payload(from: first.value, context: context)
@@ -48,7 +49,8 @@ struct RoundTripTests {
 
     @Test("the walkthrough's variants and the benchmark's tweet")
     func variants() throws {
-        let twitter = Mapper(catalog: try Shipped.catalog(paths: [Shipped.root.appendingPathComponent("Examples/twitter").path]))
+        let twitter = Mapper(
+            catalog: try Shipped.catalog(paths: [Shipped.root.appendingPathComponent("Examples/twitter").path]))
         var clean = Set<String>()
         for context in twitter.catalog.identifiers {
             for name in ["tweet.json", "tweet-geo.json", "tweet-root-coordinates.json"] {
@@ -104,7 +106,8 @@ struct RoundTripTests {
             JSONWriter.string(.dictionary(written))
                 == #"{"id_str":"240859602684612608","text":"Introducing the Twitter Certified Products Program: https://t.co/MjJ8xAnT","user":{"name":"Twitter API","profile_image_url":"http://a0.twimg.com/profile_images/2284174872/7df3h38zabcvjylnyfe3_normal.png"},"created_at":"Wed Aug 29 17:12:58 +0000 2012","retweet_count":121,"entities":{"hashtags":{"text":["twitter","api"]}}}"#
         )
-        let again = try mapper.object(Tweet.self, from: try JSONParser.parse(JSONWriter.string(back.value)), context: "$TweetModel")
+        let again = try mapper.object(
+            Tweet.self, from: try JSONParser.parse(JSONWriter.string(back.value)), context: "$TweetModel")
         #expect(again.value == tweet)
 
         let many = try mapper.payloads(from: [tweet.mappingValue, tweet.mappingValue], context: "$TweetModel")
@@ -118,9 +121,10 @@ struct RoundTripTests {
         plain.slots = [.double(1.5), .double(2.5)]
         let partial = try mapper.payload(from: .object(plain), context: "$Plain")
         #expect(JSONWriter.string(partial.value) == #"{"x":2.5}"#)
-        #expect(partial.issues.map(\.message) == [
-            #"MyTransformers.coordinate2DFromFloatArray has no reverse transformer ("@reverseTransformSelector"): Coordinate2D.latitude is left out"#
-        ])
+        #expect(
+            partial.issues.map(\.message) == [
+                #"MyTransformers.coordinate2DFromFloatArray has no reverse transformer ("@reverseTransformSelector"): Coordinate2D.latitude is left out"#
+            ])
         #expect(partial.issues.first?.rule.location.file == "MappingsLuaTests/RoundTripTests.swift")
     }
 
@@ -141,7 +145,8 @@ struct RoundTripTests {
         tweet["id_str"] = .string(String(random.next() % 1_000_000_000_000))
         tweet["text"] = .string(text(Int(random.next() % 40)))
         if random.next() % 3 != 0 {
-            tweet["created_at"] = .string(formatter.string(from: Date(timeIntervalSince1970: Double(random.next() % 2_000_000_000))))
+            tweet["created_at"] = .string(
+                formatter.string(from: Date(timeIntervalSince1970: Double(random.next() % 2_000_000_000))))
         }
         switch random.next() % 3 {
         case 0: tweet["retweet_count"] = .integer(Int64(random.next() % 100_000))

@@ -90,7 +90,8 @@ struct TypedModelTests {
         value.retweets = 7
         value.tags = ["old"]
         let found = try Mapper(catalog: try Shipped.catalog(Self.registered(Tweet.self)))
-            .map(["id_str": "1", "text": "hi", "user": ["name": "Ann"], "entities": ["hashtags": [["text": "new"]]]],
+            .map(
+                ["id_str": "1", "text": "hi", "user": ["name": "Ann"], "entities": ["hashtags": [["text": "new"]]]],
                 into: &value, context: "$TweetModel")
         #expect(found.isEmpty)
         #expect(value.retweets == 0)  // the default applies when the payload has none
@@ -135,14 +136,16 @@ struct TypedModelTests {
     func types() throws {
         let catalog = try Catalog.load(
             ["p.mappings"], from: .memory(["p.mappings": Self.postContexts]), definitions: Self.registered(Post.self))
-        #expect(catalog.models["Post"]?.properties.map(\.type.description) == [
-            "String", "[String]", "Decimal", "UUID", "[String: Int]", "JSON", "Double?", "Bool",
-        ])
+        #expect(
+            catalog.models["Post"]?.properties.map(\.type.description) == [
+                "String", "[String]", "Decimal", "UUID", "[String: Int]", "JSON", "Double?", "Bool",
+            ])
         let mapper = Mapper(catalog: catalog)
         let good = try mapper.object(
             Post.self,
             from: [
-                "type": "reply", "types": ["tweet", "reply"], "score": "12.50", "uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+                "type": "reply", "types": ["tweet", "reply"], "score": "12.50",
+                "uuid": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F",
                 "counts": ["a": 1, "b": "2"], "extra": ["x": [1]], "ratio": 0.5,
             ], context: "$Post")
         #expect(good.issues.isEmpty)
@@ -156,9 +159,13 @@ struct TypedModelTests {
         #expect(good.value.flag)
 
         let bad = try mapper.object(
-            Post.self, from: ["type": "retweet", "types": ["tweet", "quote"], "score": 1, "uuid": "nope"], context: "$Post")
+            Post.self, from: ["type": "retweet", "types": ["tweet", "quote"], "score": 1, "uuid": "nope"],
+            context: "$Post")
         let lines = bad.issues.map(\.description)
-        #expect(lines.contains { $0.hasPrefix("$.type: \"retweet\" is not a raw value of") && $0.hasSuffix("(p.mappings:1)") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("$.type: \"retweet\" is not a raw value of") && $0.hasSuffix("(p.mappings:1)")
+            })
         #expect(lines.contains { $0.hasPrefix("$.types[1]: \"quote\" is not a raw value of") })
         #expect(bad.issues.contains { $0.path == "$.uuid" && $0.kind == .conversionFailed })
         #expect(bad.issues.first { $0.path == "$.type" }?.property == "Post.kind")
@@ -187,7 +194,11 @@ struct TypedModelTests {
         }
         do {
             _ = try Catalog.load(
-                ["c.mappings"], from: .memory(["c.mappings": #"{ "$U": { "@class": "UserModel", "nam": "n", "imageUrl": { "@keyPath": "u", "@defaultValue": 3 } } }"#]),
+                ["c.mappings"],
+                from: .memory([
+                    "c.mappings":
+                        #"{ "$U": { "@class": "UserModel", "nam": "n", "imageUrl": { "@keyPath": "u", "@defaultValue": 3 } } }"#
+                ]),
                 definitions: Self.registered(User.self))
             Issue.record("loaded")
         } catch {
@@ -197,7 +208,9 @@ struct TypedModelTests {
             #expect(text.contains("the default value of \"imageUrl\" cannot become URL?"))
         }
         let catalog = try Shipped.catalog(Self.registered(Tweet.self))
-        #expect(throws: MappingsError.self) { try Mapper(catalog: catalog).object(User.self, from: [:], context: "$TweetModel") }
+        #expect(throws: MappingsError.self) {
+            try Mapper(catalog: catalog).object(User.self, from: [:], context: "$TweetModel")
+        }
         let unregistered = try Shipped.catalog()
         do {
             _ = try Mapper(catalog: unregistered).object(Coordinate.self, from: [:], context: "$TweetModel")

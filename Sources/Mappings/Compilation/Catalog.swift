@@ -97,7 +97,8 @@ public struct Catalog: Sendable {
             }
             for (file, path) in definitions.sourcePaths where sources[file] == nil {
                 // The Swift files of the host's definitions, when they are still where they were built.
-                if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) {
+                if let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+                {
                     sources[file] = text
                 }
             }
@@ -160,7 +161,8 @@ public struct Catalog: Sendable {
                         }
                     }
                     for property in model.properties where theirs[property.name] == nil {
-                        differences.append("\"\(property.name)\" (\(property.type)) is bound in Swift but not declared here")
+                        differences.append(
+                            "\"\(property.name)\" (\(property.type)) is bound in Swift but not declared here")
                     }
                     diagnostics.append(
                         Diagnostic(
@@ -168,8 +170,11 @@ public struct Catalog: Sendable {
                                 "the model \"\(model.name)\" does not match the Swift type \(registered.swiftType): "
                                 + differences.joined(separator: "; "),
                             location: file.location,
-                            notes: [Diagnostic.Note(message: "the Swift type is bound here", location: registered.location)],
-                            help: "declare the same properties and types as the Swift type, or remove this declaration"))
+                            notes: [
+                                Diagnostic.Note(message: "the Swift type is bound here", location: registered.location)
+                            ],
+                            help: "declare the same properties and types as the Swift type, or remove this declaration")
+                    )
                 }
             }
             models[model.name] = model
@@ -200,40 +205,40 @@ public struct Catalog: Sendable {
         for c in contexts.indices {
             for r in contexts[c].rules.indices {
                 for reverse in [false, true] {
-                let rule = contexts[c].rules[r]
-                guard let reference = reverse ? rule.reverseTransformer : rule.transformer else { continue }
-                let entry = rule.provenance.location
-                switch registry.resolve(reference) {
-                case .found(let transformer):
-                    if reverse {
-                        contexts[c].rules[r].reverseTransform = transformer.bound(to: reference.userData)
-                    } else {
-                        contexts[c].rules[r].transform = transformer.bound(to: reference.userData)
+                    let rule = contexts[c].rules[r]
+                    guard let reference = reverse ? rule.reverseTransformer : rule.transformer else { continue }
+                    let entry = rule.provenance.location
+                    switch registry.resolve(reference) {
+                    case .found(let transformer):
+                        if reverse {
+                            contexts[c].rules[r].reverseTransform = transformer.bound(to: reference.userData)
+                        } else {
+                            contexts[c].rules[r].transform = transformer.bound(to: reference.userData)
+                        }
+                    case .failed(var diagnostic):
+                        if diagnostic.location == nil {
+                            diagnostic.location = entry
+                            diagnostics.append(diagnostic)
+                            continue
+                        }
+                        let note = Diagnostic.Note(message: "asked for by this entry", location: entry)
+                        if let same = diagnostics.firstIndex(where: {
+                            $0.message == diagnostic.message && $0.location == diagnostic.location
+                        }) {
+                            if !diagnostics[same].notes.contains(note) { diagnostics[same].notes.append(note) }
+                        } else {
+                            diagnostic.notes.append(note)
+                            diagnostics.append(diagnostic)
+                        }
+                    case .unknown:
+                        let name = "\(reference.className).\(reference.functionName)"
+                        diagnostics.append(
+                            Diagnostic(
+                                message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
+                                location: entry,
+                                help: Suggestion.help(for: name, among: registry.names)
+                                    ?? "register a Swift transformer for this class and selector"))
                     }
-                case .failed(var diagnostic):
-                    if diagnostic.location == nil {
-                        diagnostic.location = entry
-                        diagnostics.append(diagnostic)
-                        continue
-                    }
-                    let note = Diagnostic.Note(message: "asked for by this entry", location: entry)
-                    if let same = diagnostics.firstIndex(where: {
-                        $0.message == diagnostic.message && $0.location == diagnostic.location
-                    }) {
-                        if !diagnostics[same].notes.contains(note) { diagnostics[same].notes.append(note) }
-                    } else {
-                        diagnostic.notes.append(note)
-                        diagnostics.append(diagnostic)
-                    }
-                case .unknown:
-                    let name = "\(reference.className).\(reference.functionName)"
-                    diagnostics.append(
-                        Diagnostic(
-                            message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
-                            location: entry,
-                            help: Suggestion.help(for: name, among: registry.names)
-                                ?? "register a Swift transformer for this class and selector"))
-                }
                 }
             }
         }

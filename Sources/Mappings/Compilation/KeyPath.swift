@@ -79,7 +79,9 @@ extension KeyPath {
         } catch {
             throw MappingsError(
                 kind: .invalidInput,
-                diagnostics: [Diagnostic(message: "the key path \"\(text)\" is not valid: \(error.message)", help: error.help)])
+                diagnostics: [
+                    Diagnostic(message: "the key path \"\(text)\" is not valid: \(error.message)", help: error.help)
+                ])
         }
     }
 

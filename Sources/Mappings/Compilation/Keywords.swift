@@ -6,7 +6,8 @@ enum Keywords {
     /// Keywords of a long-form entry.
     static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
-        "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat", "@inherits",
+        "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
+        "@inherits",
     ]
     /// Keywords of an `@object`.
     static let object = ["@class", "@mappings", "@inherits"]

@@ -23,11 +23,13 @@ public struct ContextBuilder {
     init(modelName: String?, inherits: [String], location: SourceLocation) {
         self.location = location
         if let modelName {
-            members.append(SyntaxMember(key: "@class", keyLocation: location, value: SyntaxNode(.string(modelName), at: location)))
+            members.append(
+                SyntaxMember(key: "@class", keyLocation: location, value: SyntaxNode(.string(modelName), at: location)))
         }
         if !inherits.isEmpty {
             let list = inherits.map { SyntaxNode(.string($0), at: location) }
-            members.append(SyntaxMember(key: "@inherits", keyLocation: location, value: SyntaxNode(.array(list), at: location)))
+            members.append(
+                SyntaxMember(key: "@inherits", keyLocation: location, value: SyntaxNode(.array(list), at: location)))
         }
     }
 
@@ -35,7 +37,8 @@ public struct ContextBuilder {
     var node: SyntaxNode {
         var all = members
         if !tests.isEmpty {
-            all.append(SyntaxMember(key: "@tests", keyLocation: location, value: SyntaxNode(.array(tests), at: location)))
+            all.append(
+                SyntaxMember(key: "@tests", keyLocation: location, value: SyntaxNode(.array(tests), at: location)))
         }
         return SyntaxNode(.object(all), at: location)
     }
@@ -81,7 +84,11 @@ public struct ContextBuilder {
                 closures.append((reference, forward))
                 if let reverse {
                     closures.append(
-                        (TransformerReference(className: Transform.closureClass, selector: selector + "#reverse", userData: nil), reverse))
+                        (
+                            TransformerReference(
+                                className: Transform.closureClass, selector: selector + "#reverse", userData: nil),
+                            reverse
+                        ))
                 }
             }
             options.append(("@transformClass", string(reference.className)))
@@ -91,9 +98,13 @@ public struct ContextBuilder {
             }
             switch transform.kind {
             case .named(_, _):
-                if let reverse = transform.reverseSelector { options.append(("@reverseTransformSelector", string(reverse))) }
+                if let reverse = transform.reverseSelector {
+                    options.append(("@reverseTransformSelector", string(reverse)))
+                }
             case .closure(_, let reverse):
-                if reverse != nil { options.append(("@reverseTransformSelector", string(reference.selector + "#reverse"))) }
+                if reverse != nil {
+                    options.append(("@reverseTransformSelector", string(reference.selector + "#reverse")))
+                }
             }
         }
         if let object {
@@ -164,7 +175,9 @@ public struct Transform: Sendable {
     public static func named(
         _ className: String, _ selector: String, userData: JSONValue? = nil, reverseSelector: String? = nil
     ) -> Transform {
-        Transform(kind: .named(className: className, selector: selector), userData: userData, reverseSelector: reverseSelector)
+        Transform(
+            kind: .named(className: className, selector: selector), userData: userData, reverseSelector: reverseSelector
+        )
     }
 
     /// A Swift closure, for this entry only: it gets the payload value and `userData`, and
@@ -229,7 +242,8 @@ extension SyntaxNode {
             self.init(
                 .object(
                     object.members.map {
-                        SyntaxMember(key: $0.key, keyLocation: location, value: SyntaxNode(json: $0.value, at: location))
+                        SyntaxMember(
+                            key: $0.key, keyLocation: location, value: SyntaxNode(json: $0.value, at: location))
                     }), at: location)
         }
     }

@@ -36,7 +36,9 @@ public struct Definitions: Sendable {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = location(fileID, filePath, line)
-        let members = properties.map { SyntaxMember(key: $0.key, keyLocation: at, value: SyntaxNode(.string($0.value), at: at)) }
+        let members = properties.map {
+            SyntaxMember(key: $0.key, keyLocation: at, value: SyntaxNode(.string($0.value), at: at))
+        }
         models.append(
             Declaration(name: name, nameLocation: at, node: SyntaxNode(.object(members), at: at), file: Self.identity))
     }
@@ -67,7 +69,8 @@ public struct Definitions: Sendable {
     public mutating func register<T: MappedModel>(_ type: T.Type) {
         let typed = T.mapping
         guard !typedModels.contains(where: { $0.model.name == typed.name }) else { return }
-        typedModels.append(RegisteredModel(model: typed.model, swiftType: String(reflecting: T.self), location: typed.location))
+        typedModels.append(
+            RegisteredModel(model: typed.model, swiftType: String(reflecting: T.self), location: typed.location))
         if let path = typed.sourcePath { sourcePaths[typed.location.file] = path }
         for nested in typed.nestedRegistrations { nested(&self) }
     }

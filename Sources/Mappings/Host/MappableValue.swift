@@ -169,7 +169,9 @@ extension Array: MappableValue where Element: MappableValue {
         for (index, item) in values.enumerated() {
             var inner: [ConversionFailure] = []
             if let element = Element.mapped(from: item, failures: &inner) { elements.append(element) }
-            failures += inner.map { ConversionFailure(relativePath: "[\(index)]" + $0.relativePath, message: $0.message) }
+            failures += inner.map {
+                ConversionFailure(relativePath: "[\(index)]" + $0.relativePath, message: $0.message)
+            }
         }
         return elements
     }
@@ -203,7 +205,8 @@ extension MappableValue where Self: RawRepresentable, RawValue: MappableValue {
         guard let raw = RawValue.mapped(from: value, failures: &failures) else { return nil }
         if let found = Self(rawValue: raw) { return found }
         failures.append(
-            ConversionFailure(message: "\(JSONWriter.string(value)) is not a raw value of \(String(reflecting: Self.self))"))
+            ConversionFailure(
+                message: "\(JSONWriter.string(value)) is not a raw value of \(String(reflecting: Self.self))"))
         return nil
     }
     public var mappingValue: Value { rawValue.mappingValue }

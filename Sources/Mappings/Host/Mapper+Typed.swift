@@ -96,7 +96,9 @@ extension Mapper {
         let same =
             held.map { model in
                 model.properties.count == typed.model.properties.count
-                    && zip(model.properties, typed.model.properties).allSatisfy { $0.name == $1.name && $0.type == $1.type }
+                    && zip(model.properties, typed.model.properties).allSatisfy {
+                        $0.name == $1.name && $0.type == $1.type
+                    }
             } ?? false
         guard same else {
             throw MappingsError(
@@ -106,7 +108,9 @@ extension Mapper {
                         message:
                             "the catalog's model \"\(typed.name)\" is not the one \(String(reflecting: T.self)) binds",
                         location: held?.location,
-                        help: "register the Swift type when loading: definitions.register(\(String(reflecting: T.self)).self)")
+                        help:
+                            "register the Swift type when loading: definitions.register(\(String(reflecting: T.self)).self)"
+                    )
                 ])
         }
         return context
@@ -127,7 +131,9 @@ extension Mapper {
                     continue
                 }
                 let name = String(token.dropFirst())
-                if let found = current?.rules.first(where: { $0.target.steps.count == 1 && $0.target.steps[0].name == name }) {
+                if let found = current?.rules.first(where: {
+                    $0.target.steps.count == 1 && $0.target.steps[0].name == name
+                }) {
                     rule = found.provenance
                     if !found.source.isSelf {
                         for component in found.source.components {
@@ -160,7 +166,13 @@ extension Mapper {
         for character in path {
             if inString {
                 current.append(character)
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
+                }
                 continue
             }
             if character == "." || character == "[" {

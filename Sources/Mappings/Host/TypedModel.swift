@@ -104,7 +104,9 @@ public struct TypedModel<Root>: Sendable {
             setters.append { root, value, failures in
                 var inner: [ConversionFailure] = []
                 root[keyPath: keyPath].update(from: value, failures: &inner)
-                failures += inner.map { ConversionFailure(relativePath: "." + name + $0.relativePath, message: $0.message) }
+                failures += inner.map {
+                    ConversionFailure(relativePath: "." + name + $0.relativePath, message: $0.message)
+                }
             }
             getters.append { root in root[keyPath: keyPath].mappingValue }
             nested.append { definitions in V.registerModels(in: &definitions) }

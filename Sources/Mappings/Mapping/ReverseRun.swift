@@ -37,7 +37,8 @@ struct ReverseRun {
                     report(
                         rule, property: name(), value: value,
                         message:
-                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error)")
+                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error)"
+                    )
                     continue
                 }
             }
