@@ -20,10 +20,12 @@ public import Mappings
 ///     select: .keyPath("statuses"))
 /// ```
 public struct Fetcher: Sendable {
+    /// The mapper answers are mapped with (its catalog holds the contexts and typed models).
     public let mapper: Mapper
     /// The session requests go through (`URLSession.shared` by default).
     public let session: URLSession
 
+    /// A fetcher mapping with `mapper`, sending requests through `session`.
     public init(mapper: Mapper, session: URLSession = .shared) {
         self.mapper = mapper
         self.session = session
@@ -206,12 +208,14 @@ public struct FetchRequest: Sendable {
     public var body: Data?
     /// The body's content type; `application/json` by default.
     public var contentType: String
+    /// Request headers, set after `Accept: application/json` and the body's content type (so they can replace them).
     public var headers: [(name: String, value: String)]
     /// `GET`, or `POST` when there is a body, unless set.
     public var method: String?
     /// Seconds before the request gives up.
     public var timeout: TimeInterval
 
+    /// A request for `url`; every part but the URL is optional.
     public init(
         url: URL, parameters: KeyValuePairs<String, String> = [:], body: Data? = nil,
         contentType: String = "application/json", headers: KeyValuePairs<String, String> = [:],
@@ -275,6 +279,7 @@ public enum FetchError: Error, Sendable, CustomStringConvertible {
     /// The context is unknown, or does not build the type asked for.
     case mapping(MappingsError)
 
+    /// One line saying what failed, with the URL.
     public var description: String {
         switch self {
         case .connection(let url, let message): "cannot fetch \(url.absoluteString): \(message)"

@@ -27,6 +27,7 @@ public struct Definitions: Sendable {
     /// The pseudo file identity every definition of a host shares.
     static let identity = "<swift host>"
 
+    /// No definitions: a catalog of the files alone.
     public init() {}
 
     /// Declares an untyped model, as `@models` does: property names and types as written in a

@@ -1,6 +1,8 @@
 /// A mapping into a Swift type: the instance (as complete as it could be made) and the issues.
 public struct TypedMappingResult<T> {
+    /// The instance (or instances); a property no value reached keeps the value it was made with.
     public var value: T
+    /// Every issue of the mapping, then those of values the Swift type could not take.
     public var issues: [MappingIssue]
 }
 
