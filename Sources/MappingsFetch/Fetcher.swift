@@ -53,13 +53,8 @@ public struct Fetcher: Sendable {
     public func update(_ existing: Value, _ request: FetchRequest, context: String, select: Selection = .whole)
         async throws(FetchError) -> MappingResult
     {
-        _ = try compiledContext(context)
-        let payload = try await json(request, select: select)
-        do {
-            return try mapper.map(payload, into: existing, context: context)
-        } catch {
-            throw .mapping(error)
-        }
+        let compiled = try compiledContext(context)
+        return mapper.map(try await json(request, select: select), into: existing, using: compiled)
     }
 
     // MARK: Typed objects
@@ -76,13 +71,8 @@ public struct Fetcher: Sendable {
     public func objects<T: MappedModel>(
         _ type: T.Type, _ request: FetchRequest, context: String, select: Selection = .whole
     ) async throws(FetchError) -> TypedMappingResult<[T]> {
-        _ = try typed(T.self, context)
-        let payload = try await json(request, select: select)
-        do {
-            return try mapper.objects(T.self, from: payload, context: context)
-        } catch {
-            throw .mapping(error)
-        }
+        let compiled = try typed(T.self, context)
+        return mapper.objects(T.self, from: try await json(request, select: select), using: compiled)
     }
 
     /// Populates an existing instance with the selected part of the response; returns the issues.
@@ -90,13 +80,8 @@ public struct Fetcher: Sendable {
     public func update<T: MappedModel>(
         _ existing: inout T, _ request: FetchRequest, context: String, select: Selection = .whole
     ) async throws(FetchError) -> [MappingIssue] {
-        _ = try typed(T.self, context)
-        let payload = try await json(request, select: select)
-        do {
-            return try mapper.map(payload, into: &existing, context: context)
-        } catch {
-            throw .mapping(error)
-        }
+        let compiled = try typed(T.self, context)
+        return mapper.map(try await json(request, select: select), into: &existing, using: compiled)
     }
 
     // MARK: The request

@@ -126,6 +126,8 @@ struct RoundTripTests {
                 #"MyTransformers.coordinate2DFromFloatArray has no reverse transformer ("@reverseTransformSelector"): Coordinate2D.latitude is left out"#
             ])
         #expect(partial.issues.first?.rule.location.file == "MappingsLuaTests/RoundTripTests.swift")
+        #expect(partial.issues.first?.path == "$.position")
+        #expect(partial.issues.first?.property == "Coordinate2D.latitude")
     }
 
     static let formatter: DateFormatter = {

@@ -204,45 +204,54 @@ public struct Catalog: Sendable {
         var diagnostics: [Diagnostic] = []
         for c in contexts.indices {
             for r in contexts[c].rules.indices {
-                for reverse in [false, true] {
-                    let rule = contexts[c].rules[r]
-                    guard let reference = reverse ? rule.reverseTransformer : rule.transformer else { continue }
-                    let entry = rule.provenance.location
-                    switch registry.resolve(reference) {
-                    case .found(let transformer):
-                        if reverse {
-                            contexts[c].rules[r].reverseTransform = transformer.bound(to: reference.userData)
-                        } else {
-                            contexts[c].rules[r].transform = transformer.bound(to: reference.userData)
-                        }
-                    case .failed(var diagnostic):
-                        if diagnostic.location == nil {
-                            diagnostic.location = entry
-                            diagnostics.append(diagnostic)
-                            continue
-                        }
-                        let note = Diagnostic.Note(message: "asked for by this entry", location: entry)
-                        if let same = diagnostics.firstIndex(where: {
-                            $0.message == diagnostic.message && $0.location == diagnostic.location
-                        }) {
-                            if !diagnostics[same].notes.contains(note) { diagnostics[same].notes.append(note) }
-                        } else {
-                            diagnostic.notes.append(note)
-                            diagnostics.append(diagnostic)
-                        }
-                    case .unknown:
-                        let name = "\(reference.className).\(reference.functionName)"
-                        diagnostics.append(
-                            Diagnostic(
-                                message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
-                                location: entry,
-                                help: Suggestion.help(for: name, among: registry.names)
-                                    ?? "register a Swift transformer for this class and selector"))
-                    }
+                let rule = contexts[c].rules[r]
+                let entry = rule.provenance.location
+                if let reference = rule.transformer {
+                    contexts[c].rules[r].transform = resolve(reference, for: entry, registry, &diagnostics)
+                }
+                if let reference = rule.reverseTransformer {
+                    contexts[c].rules[r].reverseTransform = resolve(reference, for: entry, registry, &diagnostics)
                 }
             }
         }
         return diagnostics
+    }
+
+    /// The transformer `reference` names, bound to its user data; `nil` after reporting why
+    /// there is none.
+    private static func resolve(
+        _ reference: TransformerReference, for entry: SourceLocation, _ registry: TransformerRegistry,
+        _ diagnostics: inout [Diagnostic]
+    ) -> (any Transformer)? {
+        switch registry.resolve(reference) {
+        case .found(let transformer):
+            return transformer.bound(to: reference.userData)
+        case .failed(var diagnostic):
+            if diagnostic.location == nil {
+                diagnostic.location = entry
+                diagnostics.append(diagnostic)
+                return nil
+            }
+            let note = Diagnostic.Note(message: "asked for by this entry", location: entry)
+            if let same = diagnostics.firstIndex(where: {
+                $0.message == diagnostic.message && $0.location == diagnostic.location
+            }) {
+                if !diagnostics[same].notes.contains(note) { diagnostics[same].notes.append(note) }
+            } else {
+                diagnostic.notes.append(note)
+                diagnostics.append(diagnostic)
+            }
+            return nil
+        case .unknown:
+            let name = "\(reference.className).\(reference.functionName)"
+            diagnostics.append(
+                Diagnostic(
+                    message: "no transformer \"\(name)\" (for \"\(reference.selector)\")",
+                    location: entry,
+                    help: Suggestion.help(for: name, among: registry.names)
+                        ?? "register a Swift transformer for this class and selector"))
+            return nil
+        }
     }
 
     /// Diagnostics without location first, then by file, line and column; duplicates dropped.

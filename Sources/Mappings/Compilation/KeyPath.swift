@@ -71,6 +71,21 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension KeyPath {
+    /// The payload path this key path reads from `base` (`$.user.name`): `@first` is `[0]`,
+    /// `@last` and `@count` read the whole array (`[*]`).
+    func payloadPath(from base: String) -> String {
+        var path = base
+        for component in components {
+            switch component {
+            case .key(let key): path += PathText.member(key)
+            case .index(let index): path += "[\(index)]"
+            case .first: path += "[0]"
+            case .last, .count: path += "[*]"
+            }
+        }
+        return path
+    }
+
     /// Parses a key path as entries write it (`data.items`, `@self`, `results.@first`); a
     /// malformed one is an error of kind `.invalidInput` saying why.
     public init(parsing text: String) throws(MappingsError) {

@@ -43,7 +43,14 @@ extension Mapper {
     public func objects<T: MappedModel>(_ type: T.Type, from payload: JSONValue, context identifier: String)
         throws(MappingsError) -> TypedMappingResult<[T]>
     {
-        let context = try typedContext(T.self, identifier)
+        objects(type, from: payload, using: try typedContext(T.self, identifier))
+    }
+
+    /// One new instance of `T` per element of a payload array, with a context checked once
+    /// beforehand by `typedContext(_:_:)`.
+    public func objects<T: MappedModel>(_ type: T.Type, from payload: JSONValue, using context: CompiledContext)
+        -> TypedMappingResult<[T]>
+    {
         let result = objects(from: payload, using: context)
         var issues = result.issues
         var instances: [T] = []
@@ -66,7 +73,15 @@ extension Mapper {
     public func map<T: MappedModel>(_ payload: JSONValue, into existing: inout T, context identifier: String)
         throws(MappingsError) -> [MappingIssue]
     {
-        let context = try typedContext(T.self, identifier)
+        map(payload, into: &existing, using: try typedContext(T.self, identifier))
+    }
+
+    /// Populates an existing instance from a payload, with a context checked once beforehand
+    /// by `typedContext(_:_:)`.
+    @discardableResult
+    public func map<T: MappedModel>(_ payload: JSONValue, into existing: inout T, using context: CompiledContext)
+        -> [MappingIssue]
+    {
         var run = MappingRun(mapper: self)
         let name = run.rootName(context)
         let value = run.build(
@@ -137,16 +152,7 @@ extension Mapper {
                     $0.target.steps.count == 1 && $0.target.steps[0].name == name
                 }) {
                     rule = found.provenance
-                    if !found.source.isSelf {
-                        for component in found.source.components {
-                            switch component {
-                            case .key(let key): path += PathText.member(key)
-                            case .index(let index): path += "[\(index)]"
-                            case .first: path += "[0]"
-                            case .last, .count: path += "[*]"
-                            }
-                        }
-                    }
+                    path = found.source.payloadPath(from: path)
                     current = found.object?.context.map { catalog.contexts[$0] }
                 } else {
                     path += PathText.member(name)

@@ -117,7 +117,8 @@ public struct TypedModel<Root>: Sendable {
     /// value is unset keeps its value. Values that do not fit are added to `failures`, with
     /// their property path (`.kind`).
     public func update(_ root: inout Root, from value: Value, failures: inout [ConversionFailure]) {
-        guard case .object(let object) = value, object.model.name == name,
+        // The catalog holds this very model when the type is registered: no name to compare then.
+        guard case .object(let object) = value, object.model.isIdentical(to: model) || object.model.name == name,
             object.slots.count == setters.count
         else {
             failures.append(ConversionFailure(message: "expected a \(name), found \(value.kindName)"))

@@ -96,7 +96,11 @@ public struct Mapper: Sendable {
     public func map(_ payload: JSONValue, into existing: Value, context identifier: String) throws(MappingsError)
         -> MappingResult
     {
-        let context = try self.context(identifier)
+        map(payload, into: existing, using: try self.context(identifier))
+    }
+
+    /// Populates an existing object from a payload, with a context looked up once beforehand.
+    public func map(_ payload: JSONValue, into existing: Value, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
         let name = run.rootName(context)
         let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })

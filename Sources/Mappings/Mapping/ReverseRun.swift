@@ -13,18 +13,22 @@ struct ReverseRun {
         self.mapper = mapper
     }
 
-    /// The payload for `object`, as `context` would read it.
-    mutating func payload(for object: Value, with context: CompiledContext, property: () -> String) -> Value {
+    /// The payload for `object`, as `context` would read it; `path` is where it stands in the
+    /// payload being written (issues name it).
+    mutating func payload(
+        for object: Value, with context: CompiledContext, path: () -> String, property: () -> String
+    ) -> Value {
         var out = Value.null
         for rule in context.rules {
             guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
             if case .null = value { continue }
             func name() -> String { property() + "." + rule.target.description }
-            guard var written = json(value, rule: rule, property: name) else { continue }
+            func at() -> String { rule.source.payloadPath(from: path()) }
+            guard var written = json(value, rule: rule, path: at, property: name) else { continue }
             if let reference = rule.transformer {
                 guard let reverse = rule.reverseTransform else {
                     report(
-                        rule, property: name(), value: value,
+                        rule, path: at(), property: name(), value: value,
                         message:
                             "\(reference.className).\(reference.functionName) has no reverse transformer (\"@reverseTransformSelector\"): \(name()) is left out"
                     )
@@ -35,7 +39,7 @@ struct ReverseRun {
                     written = .json(try reverse.transform(input, userData: reference.userData))
                 } catch {
                     report(
-                        rule, property: name(), value: value,
+                        rule, path: at(), property: name(), value: value,
                         message:
                             "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error)"
                     )
@@ -49,14 +53,16 @@ struct ReverseRun {
     }
 
     /// A property's value in payload form; `nil` when nothing is to be written.
-    private mutating func json(_ value: Value, rule: Rule, property: () -> String) -> Value? {
+    private mutating func json(_ value: Value, rule: Rule, path: () -> String, property: () -> String) -> Value? {
         if let object = rule.object, let index = object.context {
             let context = mapper.catalog.contexts[index]
             switch value {
             case .array(let elements):
                 return .array(
                     elements.enumerated().map { offset, element in
-                        payload(for: element, with: context, property: { property() + "[\(offset)]" })
+                        payload(
+                            for: element, with: context, path: { path() + "[\(offset)]" },
+                            property: { property() + "[\(offset)]" })
                     })
             case .dictionary(let dictionary) where context.model != nil:
                 return .dictionary(
@@ -65,12 +71,12 @@ struct ReverseRun {
                             (
                                 entry.key,
                                 payload(
-                                    for: entry.value, with: context,
+                                    for: entry.value, with: context, path: { path() + PathText.member(entry.key) },
                                     property: { property() + "[\(PathText.quoted(entry.key))]" })
                             )
                         }))
             default:
-                return payload(for: value, with: context, property: property)
+                return payload(for: value, with: context, path: path, property: property)
             }
         }
         if let format = rule.dateFormat { return Self.formatDates(value, format: format) }
@@ -132,10 +138,10 @@ struct ReverseRun {
         return (try? JSONParser.parse(bytes)) ?? .null
     }
 
-    private mutating func report(_ rule: Rule, property: String, value: Value, message: String) {
+    private mutating func report(_ rule: Rule, path: String, property: String, value: Value, message: String) {
         issues.append(
             MappingIssue(
-                kind: .transformerFailed, path: property, property: property, rule: rule.provenance,
+                kind: .transformerFailed, path: path, property: property, rule: rule.provenance,
                 value: JSONWriter.string(value), message: message))
     }
 }
@@ -152,7 +158,8 @@ struct ReverseRun {
 extension Mapper {
     /// The payload an object would be mapped from with the context `identifier`. The result's
     /// value is in JSON form (`JSONWriter` writes it); its issues name what could not be
-    /// written back (a transformer without a reverse, or one that failed), by property path.
+    /// written back (a transformer without a reverse, or one that failed): where it would
+    /// have gone in the payload, and the property.
     public func payload(from object: Value, context identifier: String) throws(MappingsError) -> MappingResult {
         payload(from: object, using: try context(identifier))
     }
@@ -161,7 +168,7 @@ extension Mapper {
     public func payload(from object: Value, using context: CompiledContext) -> MappingResult {
         var run = ReverseRun(mapper: self)
         let name = context.model ?? context.identifier ?? "JSON"
-        let value = run.payload(for: object, with: context, property: { name })
+        let value = run.payload(for: object, with: context, path: { "$" }, property: { name })
         return MappingResult(value: value, issues: run.issues)
     }
 
@@ -171,7 +178,7 @@ extension Mapper {
         var run = ReverseRun(mapper: self)
         let name = context.model ?? context.identifier ?? "JSON"
         let values = objects.enumerated().map { index, object in
-            run.payload(for: object, with: context, property: { "\(name)[\(index)]" })
+            run.payload(for: object, with: context, path: { "$[\(index)]" }, property: { "\(name)[\(index)]" })
         }
         return MappingResult(value: .array(values), issues: run.issues)
     }

@@ -45,6 +45,11 @@ public struct Model: Sendable, Hashable {
         storage.slots[name].map { storage.properties[$0] }
     }
 
+    /// Whether both are the very same model (one declaration, loaded once): a pointer comparison.
+    func isIdentical(to other: Model) -> Bool {
+        storage === other.storage
+    }
+
     /// The slot of the property named `name`, or `nil`.
     public func slot(of name: String) -> Int? {
         storage.slots[name]
