@@ -39,8 +39,17 @@ static void *clua_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return block;
 }
 
-/// The count hook; why: a sticky instruction budget and deadline. Once tripped it re-arms on
-/// every instruction, so a script's `pcall` cannot swallow the error and go on.
+/// What a tripped limit says; why: the hook, the checkpoints and the call's outcome say it alike.
+static const char *clua_sandbox_limit_message(int tripped) {
+    switch (tripped) {
+    case CLUA_BUDGET: return "instruction budget exhausted";
+    case CLUA_DEADLINE: return "deadline passed";
+    default: return "not enough memory";
+    }
+}
+
+/// The count hook; why: a sticky instruction budget and deadline. Once tripped (memory too) it
+/// re-arms on every instruction, so a script's `pcall` cannot swallow the error and go on.
 static void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     clua_sandbox *s = clua_sandbox_of(L);
@@ -55,8 +64,18 @@ static void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
         }
         lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
     }
-    lua_pushstring(L, s->tripped == CLUA_BUDGET ? "instruction budget exhausted" : "deadline passed");
+    lua_pushstring(L, clua_sandbox_limit_message(s->tripped));
     lua_error(L);
+}
+
+/// Makes a limit sticky once it has tripped: a memory error becomes `tripped` too, and the
+/// hook fires on every instruction from now on; why: the protected calls scripts make (pcall,
+/// xpcall) must hand a tripped limit on, not swallow it. Returns whether a limit has tripped.
+static int clua_sandbox_trips(lua_State *L, int status) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    if (!s->tripped && status == LUA_ERRMEM) s->tripped = CLUA_MEMORY;
+    if (s->tripped) lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
+    return s->tripped != 0;
 }
 
 /// Panics only on a host bug (an unprotected error); why: `lua_newstate` installs no panic handler.
@@ -114,7 +133,7 @@ static int clua_sandbox_checkpoint(lua_State *L) {
         s->tripped = CLUA_DEADLINE;
         lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
     }
-    if (s->tripped) return luaL_error(L, s->tripped == CLUA_BUDGET ? "instruction budget exhausted" : "deadline passed");
+    if (s->tripped) return luaL_error(L, "%s", clua_sandbox_limit_message(s->tripped));
     int arguments = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -122,23 +141,43 @@ static int clua_sandbox_checkpoint(lua_State *L) {
     return lua_gettop(L);
 }
 
+/// `pcall` for scripts; why: a limit that tripped inside (budget, deadline, memory) is raised
+/// again at once, so not even a tail call `return pcall(f)` gets back to the host as a value.
+static int clua_sandbox_pcall(lua_State *L) {
+    luaL_checkany(L, 1);
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    if (status != LUA_OK) {
+        if (clua_sandbox_trips(L, status)) return lua_error(L);
+        lua_pushboolean(L, 0);
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
 /// `xpcall` for scripts; why: Lua runs a message handler inside the hook that raised, where
 /// hooks are off, so a handler that loops would never stop. This one runs the handler after
-/// the error has unwound, under its own `pcall`, with hooks (and the sticky budget) on.
+/// the error has unwound, under its own `pcall`, with hooks (and the sticky budget) on; a
+/// tripped limit skips the handler and is raised again, like `pcall` does.
 static int clua_sandbox_xpcall(lua_State *L) {
     int arguments = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
     luaL_checkstack(L, arguments + 2, "too many arguments");
     lua_pushvalue(L, 1);
     for (int i = 3; i <= arguments; i++) lua_pushvalue(L, i);
-    if (lua_pcall(L, arguments - 2, LUA_MULTRET, 0) == LUA_OK) {
+    int status = lua_pcall(L, arguments - 2, LUA_MULTRET, 0);
+    if (status == LUA_OK) {
         lua_pushboolean(L, 1);
         lua_insert(L, arguments + 1);
         return lua_gettop(L) - arguments;
     }
+    if (clua_sandbox_trips(L, status)) return lua_error(L);
     lua_pushvalue(L, 2);
     lua_insert(L, -2);
-    lua_pcall(L, 1, 1, 0);
+    status = lua_pcall(L, 1, 1, 0);
+    if (status != LUA_OK && clua_sandbox_trips(L, status)) return lua_error(L);
     lua_pushboolean(L, 0);
     lua_insert(L, -2);
     return 2;
@@ -336,7 +375,7 @@ static int clua_sandbox_setup(lua_State *L) {
 
     lua_createtable(L, 0, 32);  // 3: the base every lookup falls back to
     int base = 3;
-    const char *functions[] = {"assert", "error", "getmetatable", "ipairs", "next", "pairs", "pcall", "rawequal",
+    const char *functions[] = {"assert", "error", "getmetatable", "ipairs", "next", "pairs", "rawequal",
                                "rawget", "rawlen", "select", "tonumber", "tostring", "type", "_VERSION",
                                NULL};
     for (int i = 0; functions[i]; i++) {
@@ -347,6 +386,8 @@ static int clua_sandbox_setup(lua_State *L) {
     lua_setfield(L, base, "setmetatable");
     lua_pushcfunction(L, clua_sandbox_rawset);
     lua_setfield(L, base, "rawset");
+    lua_pushcfunction(L, clua_sandbox_pcall);
+    lua_setfield(L, base, "pcall");
     lua_pushcfunction(L, clua_sandbox_xpcall);
     lua_setfield(L, base, "xpcall");
     lua_pushcfunction(L, clua_sandbox_require);
@@ -844,15 +885,15 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
     int tripped = s->tripped;
     lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
     s->tripped = 0;
-    if (status == LUA_OK) {
+    // A limit that tripped during the call decides its outcome, whatever the script did after.
+    if (status == LUA_OK && !tripped) {
         lua_settop(L, top);
         return call->status;
     }
-    if (tripped) {
+    if (tripped == CLUA_BUDGET || tripped == CLUA_DEADLINE) {
         call->status = tripped;
-        snprintf(call->message, CLUA_MESSAGE_SIZE, "%s",
-                 tripped == CLUA_BUDGET ? "instruction budget exhausted" : "deadline passed");
-    } else if (status == LUA_ERRMEM) {
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "%s", clua_sandbox_limit_message(tripped));
+    } else if (tripped == CLUA_MEMORY || status == LUA_ERRMEM) {
         call->status = CLUA_MEMORY;
         snprintf(call->message, CLUA_MESSAGE_SIZE, "not enough memory (the interpreter's limit is %zu bytes)",
                  s->memory_limit);

@@ -22,6 +22,14 @@ enum LuaTape {
         case .double(let number):
             bytes.append(UInt8(ascii: "d"))
             append(number.bitPattern, into: &bytes)
+        case .number(let number) where number.isExactDouble:
+            bytes.append(UInt8(ascii: "d"))
+            append(number.double.bitPattern, into: &bytes)
+        case .number(let number):
+            // Beyond what a Lua integer or float holds: the script sees the literal as a string,
+            // which Lua's arithmetic still converts (to the nearest float) when asked.
+            bytes.append(UInt8(ascii: "s"))
+            writeText(number.literal, into: &bytes)
         case .string(let text):
             bytes.append(UInt8(ascii: "s"))
             writeText(text, into: &bytes)

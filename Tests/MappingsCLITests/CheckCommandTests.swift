@@ -60,7 +60,7 @@ struct CheckCommandTests {
                   |                ^^^^^^
                   = help: did you mean "name"?
 
-                error: the default value of "age" cannot become Int: expected Int, found string "old", which is not a whole number in range
+                error: the default value of "age" cannot become Int: expected Int, found string "old", which is not a whole number
                  --> contexts/users.mappings:6:54
                   |
                 6 |         "age": { "@keyPath": "age", "@defaultValue": "old" },

@@ -36,6 +36,9 @@ struct BridgeTests {
         case (.bool(let x), .bool(let y)): x == y
         case (.integer(let x), .integer(let y)): x == y
         case (.double(let x), .double(let y)): x.bitPattern == y.bitPattern
+        // A literal kept as written (`1.0`) comes back as the float Lua held: the same value.
+        case (.double(let x), .number(let y)), (.number(let y), .double(let x)):
+            y.isExactDouble && y.double.bitPattern == x.bitPattern
         case (.string(let x), .string(let y)): x == y
         case (.array(let x), .array(let y)): x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
         case (.object(let x), .object(let y)):
@@ -66,6 +69,28 @@ struct BridgeTests {
         #expect(
             output
                 == #"{"k":["null","integer","float","string","boolean","array","object","string","true","integer/float",3]}"#
+        )
+    }
+
+    @Test("numbers beyond a Lua integer or float reach scripts as their literal text; exact ones as numbers")
+    func bigNumbers() throws {
+        let fixture = try LuaFixture(
+            [
+                "N.lua": """
+                return { see = function(value)
+                    local out = json.array()
+                    for _, v in ipairs(value) do out[#out + 1] = (math.type(v) or type(v)) .. " " .. tostring(v) end
+                    out[#out + 1] = value[1] * 1
+                    return out
+                end }
+                """
+            ], entries: ["n": "N.see"])
+        defer { fixture.remove() }
+        let (output, issues) = try fixture.map(json: "[18446744073709551617, 123456789.123456789, 2.50, 1e400]")
+        #expect(issues == [])
+        #expect(
+            output
+                == #"{"n":["string 18446744073709551617","string 123456789.123456789","float 2.5","string 1e400",1.8446744073709552e+19]}"#
         )
     }
 

@@ -74,7 +74,35 @@ struct HostileScriptTests {
             expected: ["global 'collectgarbage'"]),
         Attack(
             row: "B18 catching out-of-memory in a loop", body: "while true do pcall(string.rep, 'x', 1e9) end",
+            expected: ["out of memory"]),
+        // A limit that tripped decides the call, whatever the script did after: every way back to the caller.
+        Attack(
+            row: "B18a a tail call hands back what pcall caught of the budget",
+            body: "return pcall(function() while true do end end)", expected: ["instruction budget"]),
+        Attack(
+            row: "B18b xpcall whose handler loops too, returned",
+            body: "return xpcall(function() while true do end end, function() while true do end end)",
             expected: ["instruction budget"]),
+        Attack(
+            row: "B18c xpcall whose handler returns normally",
+            body:
+                "local ok, message = xpcall(function() while true do end end, function(m) return 'fine' end) return message",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "B18d pcall of pcall", body: "local ok = pcall(pcall, function() while true do end end) return ok",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "B18e out-of-memory caught and returned", body: "return pcall(string.rep, 'x', 1e9)",
+            expected: ["out of memory"]),
+        Attack(
+            row: "B18f out-of-memory caught by an xpcall handler",
+            body:
+                "return xpcall(function() local t = {} for i = 1, 1e8 do t[i] = {} end end, function(m) return m end)",
+            expected: ["out of memory"]),
+        Attack(
+            row: "B18g out-of-memory caught, then a value",
+            body: "pcall(function() local t = {} for i = 1, 1e9 do t[i] = i end end) return 1",
+            expected: ["out of memory"]),
         Attack(
             row: "B19 a million closures",
             body: "local t = {} for i = 1, 1e6 do t[i] = function() return i end end",

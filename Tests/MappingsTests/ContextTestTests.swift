@@ -42,7 +42,7 @@ struct ContextTestTests {
         #expect(
             results[4].failures == [
                 "expected 0 issues, got 1",
-                "unexpected issue: $.a: expected Int, found string \"x\", which is not a whole number in range (main.mappings:6)",
+                "unexpected issue: $.a: expected Int, found string \"x\", which is not a whole number (main.mappings:6)",
             ])
     }
 

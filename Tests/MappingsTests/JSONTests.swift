@@ -4,7 +4,7 @@ import Testing
 
 @Suite("payload JSON: parsing and writing")
 struct JSONTests {
-    @Test("integers stay exact, other numbers are doubles, and key order is kept")
+    @Test("integers stay exact, doubles hold what they can as written, other numbers keep their literal")
     func parsing() throws {
         let value = try JSONParser.parse(
             #"{"b": [9223372036854775807, -9223372036854775808, 1.5, 1e2, 18446744073709551616], "a": "\u00e9\ud83d\ude00"}"#
@@ -16,8 +16,8 @@ struct JSONTests {
                         (
                             "b",
                             .array([
-                                .integer(.max), .integer(.min), .double(1.5), .double(100),
-                                .double(18_446_744_073_709_551_616),
+                                .integer(.max), .integer(.min), .double(1.5), .number(JSONNumber("1e2")!),
+                                .number(JSONNumber("18446744073709551616")!),
                             ])
                         ),
                         ("a", .string("é😀")),
@@ -42,7 +42,6 @@ struct JSONTests {
             ("01", "1:2: numbers do not start with a leading zero"),
             ("{} x", "1:4: unexpected text after the JSON value"),
             ("", "1:1: unexpected end of input: a value was expected"),
-            ("1e999", "1:6: the number 1e999 is out of range"),
         ])
     func failures(text: String, expected: String) {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(text) }

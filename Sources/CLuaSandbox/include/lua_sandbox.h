@@ -62,7 +62,7 @@ typedef struct clua_sandbox {
     size_t memory_used;
     int64_t budget_left;
     int64_t deadline_ns;      // CLOCK_MONOTONIC; 0 means none
-    int tripped;              // 0, CLUA_BUDGET or CLUA_DEADLINE
+    int tripped;              // 0, CLUA_BUDGET, CLUA_DEADLINE or CLUA_MEMORY
     const void *array_mt;     // identity of the metatable that marks JSON arrays
     const void *object_mt;    // identity of the metatable that marks JSON objects
     int array_mt_ref, object_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;

@@ -14,7 +14,7 @@ extension ContextCompiler {
         var objectMember: SyntaxMember?
         var clearContent: SyntaxMember?
         var insertAtBegin: SyntaxMember?
-        var dateFormat: String?
+        var dateFormat: [String]?
         var valid = true
 
         switch member.value.kind {
@@ -47,16 +47,11 @@ extension ContextCompiler {
                 case "@clearContent": clearContent = option
                 case "@insertContentAtBegin": insertAtBegin = option
                 case "@dateFormat":
-                    guard let format = option.value.stringValue, !format.isEmpty else {
-                        diagnostics.append(
-                            Diagnostic(
-                                message:
-                                    "\"@dateFormat\" takes a non-empty pattern string, not \(option.value.typeName)",
-                                location: option.value.location, help: "for example \"EEE MMM dd HH:mm:ss Z yyyy\""))
+                    guard let formats = dateFormats(option) else {
                         valid = false
                         continue
                     }
-                    dateFormat = format
+                    dateFormat = formats
                 case "@type":
                     if model != nil {
                         diagnostics.append(
@@ -152,19 +147,20 @@ extension ContextCompiler {
                 valid = false
             }
         }
-        if let dateFormat, propertyType == nil {
+        if dateFormat != nil, propertyType == nil {
             diagnostics.append(
                 Diagnostic(
                     message: "\"@dateFormat\" needs a Date, but \"\(member.key)\" has no type",
                     location: member.keyLocation,
-                    help: "add \"@type\": \"Date\" beside \"@dateFormat\": \"\(dateFormat)\""))
+                    help: "add \"@type\": \"Date\" beside \"@dateFormat\""))
             valid = false
         }
         if let dateFormat, let type = propertyType, type.elementType != .date {
             diagnostics.append(
                 Diagnostic(
                     message: "\"@dateFormat\" applies to dates, but \"\(member.key)\" is \(type)",
-                    location: member.keyLocation, help: "remove \"@dateFormat\" (\(dateFormat)), or map into a Date"))
+                    location: member.keyLocation,
+                    help: "remove \"@dateFormat\" (\(dateFormat.joined(separator: ", "))), or map into a Date"))
             valid = false
         }
 
@@ -187,7 +183,7 @@ extension ContextCompiler {
             var failures: [ConversionFailure] = []
             let converted = converter.convert(
                 defaultNode.jsonValue, to: propertyType ?? .json,
-                dateFormat: dateFormat, failures: &failures)
+                dateFormat: dateFormat.flatMap(DateFormats.init), failures: &failures)
             if let failure = failures.first {
                 let place = failure.relativePath.isEmpty ? "" : " (at \(failure.relativePath))"
                 diagnostics.append(
@@ -207,8 +203,51 @@ extension ContextCompiler {
             reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
             clearContent: clearContent.flatMap { boolean($0) } ?? false,
             insertContentAtBegin: insertAtBegin.flatMap { boolean($0) } ?? false,
-            type: propertyType, dateFormat: dateFormat, datePattern: dateFormat.map(DatePattern.init),
+            type: propertyType, dateFormat: dateFormat, dateFormats: dateFormat.flatMap(DateFormats.init),
             provenance: provenance(member.keyLocation, member.value))
     }
 
+    /// The formats `@dateFormat` names: a pattern or named format, or a non-empty array of them.
+    mutating func dateFormats(_ option: SyntaxMember) -> [String]? {
+        let nodes: [SyntaxNode]
+        if case .array(let elements) = option.value.kind {
+            nodes = elements
+            guard !nodes.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@dateFormat\" takes a pattern, a named format or a list of them, not an empty array",
+                        location: option.value.location, help: "for example [\"@iso8601\", \"yyyy-MM-dd\"]"))
+                return nil
+            }
+        } else {
+            nodes = [option.value]
+        }
+        var formats: [String] = []
+        for node in nodes {
+            guard let format = node.stringValue, !format.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@dateFormat\" takes a non-empty pattern string or a named format, not \(node.typeName)",
+                        location: node.location,
+                        help: "for example \"EEE MMM dd HH:mm:ss Z yyyy\" or \"@unixMilliseconds\""))
+                return nil
+            }
+            if format.hasPrefix("@"), !DateFormats.names.contains(where: { $0.name == format }) {
+                let names = DateFormats.names.map(\.name)
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(format)\" is not a named date format",
+                        location: node.location,
+                        help: Suggestion.help(for: format, among: names)
+                            ?? names.first(where: { $0.lowercased().hasPrefix(format.lowercased()) }).map {
+                                "did you mean \"\($0)\"?"
+                            } ?? "the named formats are \(names.joined(separator: ", "))"))
+                return nil
+            }
+            formats.append(format)
+        }
+        return formats
+    }
 }

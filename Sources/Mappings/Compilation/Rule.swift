@@ -22,9 +22,10 @@ public struct Rule: Sendable {
     /// The type the value converts to: the property's declared type, or `@type` in a context
     /// without a model; `nil` for an untyped entry of such a context (the value is kept as JSON).
     public let type: TypeReference?
-    public let dateFormat: String?
+    /// `@dateFormat` as written: patterns and named formats (`@unixMilliseconds`), tried in order.
+    public let dateFormat: [String]?
     /// `dateFormat`, compiled.
-    let datePattern: DatePattern?
+    let dateFormats: DateFormats?
     public let provenance: Provenance
 }
 

@@ -20,18 +20,19 @@ public struct Converter: Sendable {
     public func convert(
         _ value: JSONValue, to type: TypeReference, dateFormat: String? = nil, failures: inout [ConversionFailure]
     ) -> Value {
-        convert(value, to: type, dateFormat: dateFormat.map(DatePattern.init), path: { "" }, failures: &failures)
+        let formats = dateFormat.map { DateFormats([$0]) ?? DateFormats(pattern: $0) }
+        return convert(value, to: type, dateFormat: formats, path: { "" }, failures: &failures)
     }
 
     /// Converts with a compiled `@dateFormat`: what mapping runs use.
     func convert(
-        _ value: JSONValue, to type: TypeReference, dateFormat: DatePattern?, failures: inout [ConversionFailure]
+        _ value: JSONValue, to type: TypeReference, dateFormat: DateFormats?, failures: inout [ConversionFailure]
     ) -> Value {
         convert(value, to: type, dateFormat: dateFormat, path: { "" }, failures: &failures)
     }
 
     private func convert(
-        _ value: JSONValue, to type: TypeReference, dateFormat: DatePattern?, path: () -> String,
+        _ value: JSONValue, to type: TypeReference, dateFormat: DateFormats?, path: () -> String,
         failures: inout [ConversionFailure]
     ) -> Value {
         func fail(_ message: String) -> Value {
@@ -53,6 +54,7 @@ public struct Converter: Sendable {
             case .string(let string): return .string(string)
             case .integer(let integer): return .string(String(integer))
             case .double(let double): return .string(Self.format(double))
+            case .number(let number): return .string(number.literal)
             case .bool(let bool): return .string(bool ? "true" : "false")
             default: return mismatch()
             }
@@ -60,26 +62,41 @@ public struct Converter: Sendable {
             switch value {
             case .integer(let integer): return .int(Int(integer))
             case .double(let double):
-                guard double.rounded() == double, let exact = Int(exactly: double) else {
-                    return fail("expected Int, found \(Self.describe(value)), which is not a whole number in range")
+                guard let exact = Int(exactly: double) else {
+                    return fail(Self.intFailure(value, DecimalDigits(double)))
                 }
                 return .int(exact)
+            case .number(let number):
+                guard let exact = number.int64 else { return fail(Self.intFailure(value, number.digits)) }
+                return .int(Int(exact))
             case .string(let string):
-                guard let integer = Int(string) ?? Int(string.trimmingCharacters(in: .whitespaces)) else {
-                    return fail("expected Int, found \(Self.describe(value)), which is not a whole number in range")
+                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                guard let integer = Int(trimmed) else {
+                    let digits = Self.isNumberLiteral(trimmed) ? DecimalDigits(literal: trimmed) : nil
+                    guard let exact = digits?.int64 else { return fail(Self.intFailure(value, digits)) }
+                    return .int(Int(exact))
                 }
                 return .int(integer)
             default: return mismatch()
             }
         case .double:
             switch value {
-            case .integer(let integer): return .double(Double(integer))
+            case .integer(let integer):
+                let double = Double(integer)
+                guard Int64(exactly: double) == integer else { return fail(Self.doubleFailure(value, double)) }
+                return .double(double)
             case .double(let double): return .double(double)
+            case .number(let number):
+                guard number.isExactDouble else { return fail(Self.doubleFailure(value, number.double)) }
+                return .double(number.double)
             case .string(let string):
                 let trimmed = string.trimmingCharacters(in: .whitespaces)
-                guard Self.isNumberLiteral(trimmed), let double = Double(trimmed), double.isFinite else {
+                guard Self.isNumberLiteral(trimmed), let digits = DecimalDigits(literal: trimmed),
+                    let double = Double(trimmed)
+                else {
                     return fail("expected Double, found \(Self.describe(value)), which is not a number")
                 }
+                guard DecimalDigits(double) == digits else { return fail(Self.doubleFailure(value, double)) }
                 return .double(double)
             default: return mismatch()
             }
@@ -88,6 +105,7 @@ public struct Converter: Sendable {
             case .bool(let bool): return .bool(bool)
             case .integer(0): return .bool(false)
             case .integer(1): return .bool(true)
+            case .number(let number) where number.int64 == 0 || number.int64 == 1: return .bool(number.int64 == 1)
             case .string(let string):
                 switch string.trimmingCharacters(in: .whitespaces).lowercased() {
                 case "true", "yes", "1": return .bool(true)
@@ -100,17 +118,15 @@ public struct Converter: Sendable {
             switch value {
             case .integer(let integer): return .decimal(Decimal(integer))
             case .double(let double):
-                return Decimal(string: Self.format(double), locale: Locale(identifier: "en_US_POSIX")).map(
-                    Value.decimal)
-                    ?? mismatch()
+                return Self.exactDecimal(Self.format(double)).map(Value.decimal) ?? fail(Self.decimalFailure(value))
+            case .number(let number):
+                return Self.exactDecimal(number.literal).map(Value.decimal) ?? fail(Self.decimalFailure(value))
             case .string(let string):
                 let trimmed = string.trimmingCharacters(in: .whitespaces)
-                guard Self.isNumberLiteral(trimmed),
-                    let decimal = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
-                else {
+                guard Self.isNumberLiteral(trimmed) else {
                     return fail("expected Decimal, found \(Self.describe(value)), which is not a number")
                 }
-                return .decimal(decimal)
+                return Self.exactDecimal(trimmed).map(Value.decimal) ?? fail(Self.decimalFailure(value))
             default: return mismatch()
             }
         case .url:
@@ -128,24 +144,9 @@ public struct Converter: Sendable {
             }
             return .uuid(uuid)
         case .date:
-            switch value {
-            case .integer(let seconds): return .date(Date(timeIntervalSince1970: TimeInterval(seconds)))
-            case .double(let seconds): return .date(Date(timeIntervalSince1970: seconds))
-            case .string(let string):
-                if let dateFormat {
-                    guard let date = dateFormat.parse(string) else {
-                        return fail(
-                            "expected a date in the format \"\(dateFormat.text)\", found \(Self.describe(value))")
-                    }
-                    return .date(date)
-                }
-                guard let date = DateParser.parse(string) else {
-                    return fail(
-                        "expected Date, found \(Self.describe(value)); dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\""
-                    )
-                }
-                return .date(date)
-            default: return mismatch()
+            switch Self.date(from: value, formats: dateFormat) {
+            case .success(let date): return .date(date)
+            case .failure(let failure): return fail(failure.message)
             }
         case .model(let name):
             guard let model = models[name] else { return fail("the model \"\(name)\" is not declared") }
@@ -199,10 +200,7 @@ public struct Converter: Sendable {
     }
 
     /// The shortest text that reads back as the same double (`0.1`, `1e+21`).
-    static func format(_ double: Double) -> String {
-        if double.rounded() == double, abs(double) < 1e15 { return String(Int64(double)) }
-        return "\(double)"
-    }
+    static func format(_ double: Double) -> String { JSONNumber.text(of: double) }
 
     /// Whether `text` is a decimal number as JSON writes one (an optional '-' or '+' first).
     static func isNumberLiteral(_ text: String) -> Bool {
@@ -234,9 +232,9 @@ public struct Converter: Sendable {
         case .bool(let bool): return "boolean \(bool)"
         case .integer(let integer): return "number \(integer)"
         case .double(let double): return "number \(format(double))"
+        case .number(let number): return "number \(shortened(number.literal))"
         case .string(let string):
-            let shown = string.count > 40 ? String(string.prefix(37)) + "..." : string
-            return "string \"\(shown)\""
+            return "string \"\(shortened(string))\""
         case .array(let array): return "array of \(array.count)"
         case .object(let object): return "object of \(object.count) key\(object.count == 1 ? "" : "s")"
         }

@@ -48,13 +48,17 @@ enum DateParser {
         }
     }
 
-    private static func unixSeconds(_ text: String) -> Date? {
-        guard Converter.isNumberLiteral(text), let seconds = Double(text) else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+    private static func unixSeconds(_ text: String) -> Date? { unixTime(text, unit: 1) }
+
+    /// A Unix time written as a number string, counting `unit`ths of a second.
+    static func unixTime(_ text: String, unit: Double) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard Converter.isNumberLiteral(trimmed), let count = Double(trimmed) else { return nil }
+        return Date(timeIntervalSince1970: count / unit)
     }
 
-    private static func iso8601(_ text: String) -> Date? {
-        var scanner = Scanner(text)
+    static func iso8601(_ text: String) -> Date? {
+        var scanner = Scanner(text.trimmingCharacters(in: .whitespaces))
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
             let day = scanner.digits(2)
         else { return nil }
@@ -97,8 +101,9 @@ enum DateParser {
         "PST": -8, "PDT": -7,
     ]
 
-    private static func rfc2822(_ text: String) -> Date? {
-        var words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+    static func rfc2822(_ text: String) -> Date? {
+        var words = text.trimmingCharacters(in: .whitespaces).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(
+            String.init)
         if let first = words.first, first.hasSuffix(","), days.contains(first.dropLast().lowercased()) {
             words.removeFirst()
         }

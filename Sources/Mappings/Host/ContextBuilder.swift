@@ -236,6 +236,7 @@ extension SyntaxNode {
         case .bool(let bool): self.init(.bool(bool), at: location)
         case .integer(let integer): self.init(.number(String(integer)), at: location)
         case .double(let double): self.init(.number(JSONWriter.number(double)), at: location)
+        case .number(let number): self.init(.number(number.literal), at: location)
         case .string(let string): self.init(.string(string), at: location)
         case .array(let elements): self.init(.array(elements.map { SyntaxNode(json: $0, at: location) }), at: location)
         case .object(let object):

@@ -1,7 +1,8 @@
 /// Reads payload JSON (RFC 8259, strict) into a `JSONValue`.
 ///
-/// This is the one seam every payload goes through. Integers that fit in 64 bits stay exact
-/// `integer`s; other numbers are `double`s. A duplicate key keeps its last value, as most
+/// This is the one seam every payload goes through. Numbers keep their digits: integers that
+/// fit in 64 bits are exact `integer`s, numbers a double holds as written are `double`s, and
+/// every other number keeps its literal (`JSONValue.number`). A duplicate key keeps its last value, as most
 /// JSON readers do. Errors name the 1-based line and column.
 public enum JSONParser {
     /// A payload that is not valid JSON.
@@ -394,11 +395,7 @@ public enum JSONParser {
                 }
                 if !negative, magnitude <= UInt64(Int64.max) { return .integer(Int64(magnitude)) }
             }
-            let text = utf8(start, index)
-            guard let double = Double(text), double.isFinite else {
-                throw failure("the number \(text) is out of range")
-            }
-            return .double(double)
+            return .number(literal: utf8(start, index))
         }
 
         mutating func literal(_ word: StaticString, _ value: JSONValue) throws(Failure) -> JSONValue {

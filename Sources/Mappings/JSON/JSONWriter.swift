@@ -27,6 +27,7 @@ public enum JSONWriter {
         case .bool(let bool): append(bool ? "true" : "false", to: &out)
         case .integer(let integer): writeInteger(integer, into: &out)
         case .double(let double): out.append(contentsOf: number(double).utf8)
+        case .number(let number): out.append(contentsOf: number.literal.utf8)
         case .string(let string): writeString(string, into: &out)
         case .array(let elements): writeArray(elements, into: &out, write)
         case .object(let object): writeObject(object.members, into: &out, write)

@@ -98,7 +98,7 @@ struct MappingRun {
             return
         }
         var failures: [ConversionFailure] = []
-        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.datePattern, failures: &failures)
+        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
         if !failures.isEmpty {
             let at = valuePath()
             for failure in failures {

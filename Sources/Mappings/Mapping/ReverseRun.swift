@@ -79,16 +79,16 @@ struct ReverseRun {
                 return payload(for: value, with: context, path: path, property: property)
             }
         }
-        if let format = rule.dateFormat { return Self.formatDates(value, format: format) }
+        if let formats = rule.dateFormats { return Self.formatDates(value, formats: formats) }
         return value
     }
 
-    private static func formatDates(_ value: Value, format: String) -> Value {
+    private static func formatDates(_ value: Value, formats: DateFormats) -> Value {
         switch value {
-        case .date(let date): .string(DateParser.format(date, format: format))
-        case .array(let elements): .array(elements.map { formatDates($0, format: format) })
+        case .date(let date): .json(formats.write(date))
+        case .array(let elements): .array(elements.map { formatDates($0, formats: formats) })
         case .dictionary(let dictionary):
-            .dictionary(ValueDictionary(dictionary.entries.map { ($0.key, formatDates($0.value, format: format)) }))
+            .dictionary(ValueDictionary(dictionary.entries.map { ($0.key, formatDates($0.value, formats: formats)) }))
         default: value
         }
     }

@@ -1,12 +1,16 @@
 /// A JSON value, as read from a payload or from a `.mappings` file.
 ///
-/// Numbers keep their identity: an integer literal that fits in 64 bits stays an exact
-/// `integer`, anything else is a `double`. Objects keep their key order.
+/// Numbers keep their identity and their digits: an integer literal that fits in 64 bits is an
+/// exact `integer`, a literal a double holds and the writer spells alike is a `double`, and
+/// any other (beyond Int64, more digits than a double keeps, `1.0`, `1e2`) a `number` that keeps
+/// its literal. Objects keep their key order.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int64)
     case double(Double)
+    /// A number kept as written: see `JSONNumber`.
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
@@ -16,7 +20,7 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .null: "null"
         case .bool: "boolean"
-        case .integer, .double: "number"
+        case .integer, .double, .number: "number"
         case .string: "string"
         case .array: "array"
         case .object: "object"
