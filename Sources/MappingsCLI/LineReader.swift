@@ -21,6 +21,8 @@ final class LineReader {
     private var scanned = 0
     private var ended = false
     private var discarding = false
+    /// Why reading stopped before the end, when the system refused a read.
+    private(set) var failure: InputFile.Failure?
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -95,7 +97,10 @@ final class LineReader {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
         buffer.removeLast(chunk - max(0, count))
         if count == 0 { ended = true }
-        if count < 0, errno != EINTR, errno != EAGAIN { ended = true }
+        if count < 0, errno != EINTR, errno != EAGAIN {
+            failure = InputFile.Failure(errno: errno)
+            ended = true
+        }
         return count != 0
     }
 }

@@ -77,6 +77,16 @@ struct Map: ParsableCommand {
                 throw PayloadInput.invalid(error, path: input, what: "the input")
             }
         }
+        let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
+        defer {
+            // Issues that come from the payload's shape, not its values: say which flag fits.
+            if !many, into == nil, isArray, !result.issues.isEmpty {
+                Terminal.error(
+                    "note: the input is an array; to map each of its elements into \(context), add --many")
+            } else if many, !isArray {
+                Terminal.error("note: the input is not an array; without --many it is mapped as one payload")
+            }
+        }
         try ResultOutput.emit(result, report: report, capacity: bytes.count)
     }
 }

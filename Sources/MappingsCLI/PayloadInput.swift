@@ -17,12 +17,9 @@ enum PayloadInput {
     /// The bytes at `path` (stdin when `nil`); an unreadable file ends the command with exit status 2.
     static func bytes(_ path: String?, what: String) throws -> [UInt8] {
         do {
-            return Array(
-                try path.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                    ?? FileHandle.standardInput.readDataToEndOfFile())
+            return try InputFile.bytes(path)
         } catch {
-            Terminal.error("error: cannot read \(what) \"\(path ?? "<stdin>")\"")
-            throw ToolFailure(status: .loadFailure)
+            throw InputFile.unreadable(error, path: path, what: what)
         }
     }
 

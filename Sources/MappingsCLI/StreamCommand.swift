@@ -89,12 +89,11 @@ struct StreamCommand: ParsableCommand {
         let compiled = try LoadOptions.context(context, of: mapper)
         var sources: [(name: String?, descriptor: Int32)] = []
         for path in inputs {
-            let descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else {
-                Terminal.error("error: cannot read the input \"\(path)\"")
-                throw ToolFailure(status: .loadFailure)
+            do {
+                sources.append((path, try InputFile.open(path)))
+            } catch {
+                throw InputFile.unreadable(error, path: path, what: "the input")
             }
-            sources.append((path, descriptor))
         }
         if sources.isEmpty { sources = [(nil, STDIN_FILENO)] }
         var rejectDescriptor = STDERR_FILENO
@@ -110,8 +109,13 @@ struct StreamCommand: ParsableCommand {
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
             showProgress: progress || isatty(STDERR_FILENO) == 1)
-        for source in sources where run.stopReason == nil {
-            run.consume(LineReader(descriptor: source.descriptor), file: source.name, stop: stop)
+        var unreadable: ToolFailure?
+        for source in sources where run.stopReason == nil && unreadable == nil {
+            let reader = LineReader(descriptor: source.descriptor)
+            run.consume(reader, file: source.name, stop: stop)
+            if let failure = reader.failure {
+                unreadable = InputFile.unreadable(failure, path: source.name, what: "the input")
+            }
         }
         run.finish()
         if let stats {
@@ -123,6 +127,7 @@ struct StreamCommand: ParsableCommand {
                 throw ToolFailure(status: .loadFailure)
             }
         }
+        if let unreadable { throw unreadable }
         if run.counts.rejected > 0 || run.counts.withIssues > 0 { throw ToolFailure(status: .issues) }
     }
 }

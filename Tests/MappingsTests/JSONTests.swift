@@ -48,6 +48,47 @@ struct JSONTests {
         do { _ = try JSONParser.parse(text) } catch { #expect(error.description == expected) }
     }
 
+    /// The categories of the JSONTest suite's parsing cases, written here as the project's own.
+    @Test(
+        "RFC 8259: what must be accepted is, with every number kept",
+        arguments: [
+            ("\u{FEFF}{\"a\": 1}", #"{"a":1}"#), (" [1] ", "[1]"), ("-0", "0"), ("1E22", "1E22"),
+            ("[-1e-400]", "[-1e-400]"), ("123e999999999999", "123e999999999999"), ("\"\\u0000\"", #""\u0000""#),
+            (#""\ud834\udd1e""#, "\"𝄞\""), (#"{"":0,"a":[],"b":{}}"#, #"{"":0,"a":[],"b":{}}"#),
+            ("\t\r\n null \n", "null"), (#""\/""#, #""/""#), ("[1e1,0.5e-1,-1.0E+2]", "[1e1,0.5e-1,-1.0E+2]"),
+        ])
+    func accepted(text: String, written: String) throws {
+        #expect(JSONWriter.string(try JSONParser.parse(text)) == written)
+    }
+
+    @Test(
+        "RFC 8259: what must be refused is, at its line and column",
+        arguments: [
+            ("[1,]", "1:4"), ("[,1]", "1:2"), ("{\"a\" 1}", "1:6"), ("{'a': 1}", "1:2"), ("[NaN]", "1:2"),
+            ("[Infinity]", "1:2"), ("[.5]", "1:2"), ("[1.]", "1:4"), ("[1e]", "1:4"), ("[+1]", "1:2"),
+            ("[-]", "1:3"), ("[0x1]", "1:3"), ("[\"\\x\"]", "1:3"), ("[\"\\u12\"]", "1:7"), ("[\"\t\"]", "1:3"),
+            ("[\"\\ud800\"]", "1:9"), ("[\u{0C}1]", "1:2"), ("{\"a\":1 /* c */}", "1:8"), ("[1]]", "1:4"),
+            ("\u{FEFF}\u{FEFF}[]", "1:2"), ("[true false]", "1:7"), ("nul", "1:1"), ("\"a\nb\"", "1:3"),
+        ])
+    func refused(text: String, position: String) {
+        do {
+            let value = try JSONParser.parse(text)
+            Issue.record("\(text.debugDescription) was read as \(value)")
+        } catch {
+            #expect("\(error.line):\(error.column)" == position, "\(text.debugDescription): \(error)")
+        }
+    }
+
+    @Test("bytes that are not UTF-8 are refused inside strings, wherever they are")
+    func invalidUTF8() {
+        for bytes: [UInt8] in [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
+        ] {
+            #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(bytes) }
+        }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0xEF, 0xBB]) }
+    }
+
     @Test("deep nesting is refused, not a stack overflow")
     func depth() {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(String(repeating: "[", count: 100_000)) }

@@ -25,10 +25,19 @@ public enum JSONParser {
         try parse(bytes, demand: .everything)
     }
 
+    /// The first byte of the JSON text (`[` for an array, `{` for an object), after a
+    /// byte-order mark and whitespace; `nil` for empty text.
+    public static func firstByte(of bytes: [UInt8]) -> UInt8? {
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return bytes[start...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
+    }
+
     /// Parses the whole payload but builds only what `demand` asks for; the rest is checked.
     static func parse(_ bytes: [UInt8], demand: JSONDemand) throws(Failure) -> JSONValue {
         let result: Result<JSONValue, Failure> = bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(bytes: buffer)
+            // A UTF-8 byte-order mark at the start is no part of the text (RFC 8259 §8.1 lets a reader skip it).
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
             do throws(Failure) {
                 reader.skipWhitespace()
                 let value = try reader.value(depth: 0, demand: demand)

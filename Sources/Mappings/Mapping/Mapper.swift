@@ -46,7 +46,7 @@ public struct Mapper: Sendable {
         -> MappingResult
     {
         // Only the elements of an array are mapped; anything else is reported whole.
-        let isArray = bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) == UInt8(ascii: "[")
+        let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
         return objects(
             from: try JSONParser.parse(bytes, demand: isArray ? context.demand : .everything), using: context)
     }
