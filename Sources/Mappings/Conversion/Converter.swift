@@ -11,8 +11,13 @@ public struct Converter: Sendable {
     /// The models a conversion may build, by name.
     public let models: [String: Model]
 
-    public init(models: [String: Model]) {
+    /// Whether a model built by name needs a value for each non-optional property. Objects read
+    /// back from the tool's own output (`--into`, `serialize`) do not: there `null` means unset.
+    public let requiresValues: Bool
+
+    public init(models: [String: Model], requiresValues: Bool = true) {
         self.models = models
+        self.requiresValues = requiresValues
     }
 
     /// Converts `value` to `type`; failures (there may be several, inside collections and
@@ -153,8 +158,16 @@ public struct Converter: Sendable {
             guard case .object(let object) = value else { return mismatch() }
             var instance = ModelObject(model: model)
             for (slot, property) in model.properties.enumerated() {
-                guard let member = object[property.name] else { continue }
-                if case .null = member { continue }
+                // By property name, as a context would be: a non-optional property needs a value.
+                guard let member = object[property.name], member != .null else {
+                    if !requiresValues { continue }
+                    if case .optional = property.type { continue }
+                    failures.append(
+                        ConversionFailure(
+                            relativePath: path() + "." + property.name,
+                            message: "missing required value for \(model.name).\(property.name)", isMissingValue: true))
+                    continue
+                }
                 instance.slots[slot] = convert(
                     member, to: property.type, dateFormat: nil,
                     path: { path() + "." + property.name }, failures: &failures)

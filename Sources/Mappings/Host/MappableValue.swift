@@ -170,7 +170,9 @@ extension Array: MappableValue where Element: MappableValue {
             var inner: [ConversionFailure] = []
             if let element = Element.mapped(from: item, failures: &inner) { elements.append(element) }
             failures += inner.map {
-                ConversionFailure(relativePath: "[\(index)]" + $0.relativePath, message: $0.message)
+                ConversionFailure(
+                    relativePath: "[\(index)]" + $0.relativePath, message: $0.message, isMissingValue: $0.isMissingValue
+                )
             }
         }
         return elements
@@ -188,7 +190,9 @@ extension Dictionary: MappableValue where Key == String, Value: MappableValue {
             var inner: [ConversionFailure] = []
             if let element = Value.mapped(from: item, failures: &inner) { result[key] = element }
             failures += inner.map {
-                ConversionFailure(relativePath: "[\(PathText.quoted(key))]" + $0.relativePath, message: $0.message)
+                ConversionFailure(
+                    relativePath: "[\(PathText.quoted(key))]" + $0.relativePath, message: $0.message,
+                    isMissingValue: $0.isMissingValue)
             }
         }
         return result

@@ -105,7 +105,9 @@ public struct TypedModel<Root>: Sendable {
                 var inner: [ConversionFailure] = []
                 root[keyPath: keyPath].update(from: value, failures: &inner)
                 failures += inner.map {
-                    ConversionFailure(relativePath: "." + name + $0.relativePath, message: $0.message)
+                    ConversionFailure(
+                        relativePath: "." + name + $0.relativePath, message: $0.message,
+                        isMissingValue: $0.isMissingValue)
                 }
             }
             getters.append { root in root[keyPath: keyPath].mappingValue }

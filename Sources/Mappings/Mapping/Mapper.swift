@@ -120,7 +120,8 @@ public struct Mapper: Sendable {
                 value: .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) })), issues: [])
         }
         var failures: [ConversionFailure] = []
-        let value = converter.convert(json, to: .model(model), failures: &failures)
+        let value = Converter(models: converter.models, requiresValues: false).convert(
+            json, to: .model(model), failures: &failures)
         let issues = failures.map {
             MappingIssue(
                 kind: .conversionFailed, path: "$" + $0.relativePath, property: model + $0.relativePath,

@@ -103,7 +103,8 @@ struct MappingRun {
             let at = valuePath()
             for failure in failures {
                 report(
-                    .conversionFailed, at: PathText.appending(failure.relativePath, to: at),
+                    failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
+                    at: PathText.appending(failure.relativePath, to: at),
                     property: property() + failure.relativePath,
                     rule: rule, value: Converter.describe(value), message: failure.message)
             }
@@ -191,7 +192,8 @@ struct MappingRun {
             let (at, name) = (path(), property())
             issues += failures.map {
                 MappingIssue(
-                    kind: .conversionFailed, path: PathText.appending($0.relativePath, to: at),
+                    kind: $0.isMissingValue ? .missingRequiredValue : .conversionFailed,
+                    path: PathText.appending($0.relativePath, to: at),
                     property: name + $0.relativePath,
                     rule: rule.provenance, value: Converter.describe(value), message: $0.message)
             }
