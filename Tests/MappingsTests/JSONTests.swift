@@ -89,6 +89,27 @@ struct JSONTests {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse([0xEF, 0xBB]) }
     }
 
+    @Test("keys that differ only in Unicode normalization are two keys: parser, index, lookups, demand, output")
+    func codePointKeys() throws {
+        let nfc = "\u{E9}", nfd = "e\u{301}"
+        let small = try JSONParser.parse(#"{"\#(nfc)": 1, "\#(nfd)": 2}"#)
+        #expect(JSONWriter.string(small) == #"{"\#(nfc)":1,"\#(nfd)":2}"#)
+        guard case .object(let object) = small else { return }
+        #expect(object[nfc] == .integer(1) && object[nfd] == .integer(2))
+        // Past 16 members the parser indexes keys; the duplicate check must still see two keys.
+        let filler = (0..<20).map { #""k\#($0)": \#($0)"# }.joined(separator: ", ")
+        let large = try JSONParser.parse(#"{\#(filler), "\#(nfc)": 1, "\#(nfd)": 2, "\#(nfc)": 3}"#)
+        guard case .object(let big) = large else { return }
+        #expect(big.count == 22 && big[nfc] == .integer(3) && big[nfd] == .integer(2))
+        let catalog = try Catalog.load(
+            ["k.mappings"],
+            from: .memory(["k.mappings": #"{ "$K": { "a": "\#(nfc)", "b": "\#(nfd)", "c": "x.\#(nfd)" } }"#]))
+        let mapper = Mapper(catalog: catalog)
+        let payload = Array(#"{"\#(nfd)": 2, "\#(nfc)": 1, "x": {"\#(nfc)": 3, "\#(nfd)": 4}}"#.utf8)
+        let demanded = try mapper.object(fromJSON: payload, using: mapper.context("$K"))
+        #expect(JSONWriter.string(demanded.value) == #"{"a":1,"b":2,"c":4}"#)
+    }
+
     @Test("deep nesting is refused, not a stack overflow")
     func depth() {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(String(repeating: "[", count: 100_000)) }

@@ -47,9 +47,9 @@ public struct ValueDictionary: Sendable, Equatable {
 
     /// The value for `key`; setting appends a new key at the end.
     public subscript(key: String) -> Value? {
-        get { entries.first(where: { $0.key == key })?.value }
+        get { entries.first(where: { $0.key.hasSameCodePoints(as: key) })?.value }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
+            if let index = entries.firstIndex(where: { $0.key.hasSameCodePoints(as: key) }) {
                 if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
             } else if let newValue {
                 entries.append((key, newValue))
@@ -59,6 +59,6 @@ public struct ValueDictionary: Sendable, Equatable {
 
     public static func == (lhs: ValueDictionary, rhs: ValueDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count
-            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key.hasSameCodePoints(as: $1.key) && $0.value == $1.value }
     }
 }

@@ -188,6 +188,15 @@ extension Dictionary: MappableValue where Key == String, Value: MappableValue {
         var result: [String: Value] = [:]
         for (key, item) in dictionary.entries {
             var inner: [ConversionFailure] = []
+            // Swift's String keys merge keys that differ only in Unicode normalization: say so.
+            if result[key] != nil {
+                failures.append(
+                    ConversionFailure(
+                        relativePath: "[\(PathText.quoted(key))]",
+                        message: "the key \(PathText.quoted(key)) differs from another only in Unicode normalization, "
+                            + "and a Swift dictionary holds one of them; the later value is not kept"))
+                continue
+            }
             if let element = Value.mapped(from: item, failures: &inner) { result[key] = element }
             failures += inner.map {
                 ConversionFailure(

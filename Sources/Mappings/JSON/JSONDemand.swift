@@ -28,7 +28,7 @@ indirect enum JSONDemand: Sendable, Equatable {
     func merged(with other: JSONDemand) -> JSONDemand {
         guard case .members(var mine) = self, case .members(let theirs) = other else { return .everything }
         for member in theirs {
-            if let index = mine.firstIndex(where: { $0.key == member.key }) {
+            if let index = mine.firstIndex(where: { $0.key.hasSameCodePoints(as: member.key) }) {
                 mine[index] = Member(key: member.key, demand: mine[index].demand.merged(with: member.demand))
             } else {
                 mine.append(member)

@@ -154,7 +154,7 @@ public enum JSONParser {
         mutating func object(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
             var members: [(key: String, value: JSONValue)] = []
             // Where each key is, once an object is too large for a linear search of its keys.
-            var positions: [String: Int]?
+            var positions: [CodePointKey: Int]?
             try container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
                     throw reader.failure(
@@ -182,7 +182,7 @@ public enum JSONParser {
                 if let existing = Self.position(of: key, in: members, index: &positions) {
                     members[existing].value = item
                 } else {
-                    positions?[key] = members.count
+                    positions?[CodePointKey(text: key)] = members.count
                     members.append((key, item))
                 }
             }
@@ -191,14 +191,14 @@ public enum JSONParser {
 
         /// The position of `key` among `members`: a linear search while they are few, then an index.
         static func position(
-            of key: String, in members: [(key: String, value: JSONValue)], index: inout [String: Int]?
+            of key: String, in members: [(key: String, value: JSONValue)], index: inout [CodePointKey: Int]?
         ) -> Int? {
-            if let index { return index[key] }
-            if members.count < 16 { return members.firstIndex(where: { $0.key == key }) }
-            var built: [String: Int] = [:]
-            for (position, member) in members.enumerated() { built[member.key] = position }
+            if let index { return index[CodePointKey(text: key)] }
+            if members.count < 16 { return members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) }) }
+            var built: [CodePointKey: Int] = [:]
+            for (position, member) in members.enumerated() { built[CodePointKey(text: member.key)] = position }
             index = built
-            return built[key]
+            return built[CodePointKey(text: key)]
         }
 
         /// The wanted member whose key is the string just scanned, if any.
@@ -207,7 +207,7 @@ public enum JSONParser {
                 var copy = self
                 copy.index = scanned.start - 1
                 guard let text = try? copy.string() else { return nil }
-                return wanted.first(where: { $0.key == text })
+                return wanted.first(where: { $0.key.hasSameCodePoints(as: text) })
             }
             let count = scanned.end - scanned.start
             search: for member in wanted where member.bytes.count == count {

@@ -37,11 +37,12 @@ public struct JSONObject: Sendable, Hashable {
         self.members = members
     }
 
-    /// The value for `key`, or `nil` when the object has no such member.
+    /// The value for `key`, or `nil` when the object has no such member. Keys are compared by
+    /// their code points, not by canonical equivalence.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { members.first(where: { $0.key.hasSameCodePoints(as: key) })?.value }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key, newValue))
@@ -54,7 +55,7 @@ public struct JSONObject: Sendable, Hashable {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key.hasSameCodePoints(as: $1.key) && $0.value == $1.value }
     }
 
     public func hash(into hasher: inout Hasher) {
