@@ -25,14 +25,14 @@ public struct DiagnosticRenderer: Sendable {
 
     /// Renders every diagnostic, separated by blank lines.
     public func render(_ diagnostics: [Diagnostic]) -> String {
-        diagnostics.map(render).joined(separator: "\n\n")
+        diagnostics.map { render($0) }.joined(separator: "\n\n")
     }
 
-    /// Renders one diagnostic, without a trailing newline.
-    public func render(_ diagnostic: Diagnostic) -> String {
+    /// Renders one diagnostic, without a trailing newline; `severity` starts it (`error`, `note`).
+    public func render(_ diagnostic: Diagnostic, severity: String = "error") -> String {
         let lines = [diagnostic.location?.line ?? 0] + diagnostic.notes.map { $0.location?.line ?? 0 }
         let gutter = String(lines.max() ?? 0).count
-        var out: [String] = ["error: \(diagnostic.message)"]
+        var out: [String] = ["\(severity): \(diagnostic.message)"]
         if let location = diagnostic.location {
             out += snippet(location, gutter: gutter)
         }

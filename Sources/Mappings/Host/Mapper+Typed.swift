@@ -139,59 +139,10 @@ extension Mapper {
         -> [MappingIssue]
     {
         failures.map { failure in
-            var path = base
-            var rule = context.provenance
-            var current: CompiledContext? = context
-            for token in Self.tokens(failure.relativePath) {
-                guard token.hasPrefix(".") else {
-                    path += token
-                    continue
-                }
-                let name = String(token.dropFirst())
-                if let found = current?.rules.first(where: {
-                    $0.target.steps.count == 1 && $0.target.steps[0].name == name
-                }) {
-                    rule = found.provenance
-                    path = found.source.payloadPath(from: path)
-                    current = found.object?.context.map { catalog.contexts[$0] }
-                } else {
-                    path += PathText.member(name)
-                    current = nil
-                }
-            }
+            let origin = origin(of: failure.relativePath, in: context, base: base)
             return MappingIssue(
-                kind: .conversionFailed, path: path, property: (context.model ?? "JSON") + failure.relativePath,
-                rule: rule, value: nil, message: failure.message)
+                kind: .conversionFailed, path: origin.path, property: (context.model ?? "JSON") + failure.relativePath,
+                rule: origin.rule, value: nil, message: failure.message)
         }
-    }
-
-    /// `.user.tags[2]["k"]` as `.user`, `.tags`, `[2]`, `["k"]`.
-    private static func tokens(_ path: String) -> [String] {
-        var tokens: [String] = []
-        var current = ""
-        var inString = false
-        var escaped = false
-        for character in path {
-            if inString {
-                current.append(character)
-                if escaped {
-                    escaped = false
-                } else if character == "\\" {
-                    escaped = true
-                } else if character == "\"" {
-                    inString = false
-                }
-                continue
-            }
-            if character == "." || character == "[" {
-                if !current.isEmpty { tokens.append(current) }
-                current = String(character)
-            } else {
-                current.append(character)
-                if character == "\"" { inString = true }
-            }
-        }
-        if !current.isEmpty { tokens.append(current) }
-        return tokens
     }
 }

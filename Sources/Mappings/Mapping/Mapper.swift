@@ -125,7 +125,7 @@ public struct Mapper: Sendable {
         let issues = failures.map {
             MappingIssue(
                 kind: .conversionFailed, path: "$" + $0.relativePath, property: model + $0.relativePath,
-                rule: context.provenance, value: nil, message: $0.message)
+                rule: origin(of: $0.relativePath, in: context, base: "$").rule, value: nil, message: $0.message)
         }
         return MappingResult(value: value, issues: issues)
     }

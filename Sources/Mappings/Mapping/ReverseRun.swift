@@ -2,9 +2,10 @@
 ///
 /// Each rule reads its target property and writes it at its source key path, in rule order:
 /// nested objects go back through their own contexts, dates with `@dateFormat` are written
-/// with that pattern (other values as the JSON output writes them: dates in ISO 8601, URLs
-/// as strings, decimals with their digits), and a transformer's value goes through its
-/// reverse transformer. What a key path cannot say back (`@count`, an index) is left out.
+/// with their first format (other values as the JSON output writes them: dates in ISO 8601,
+/// URLs as strings, decimals with their digits), and a transformer's value goes through its
+/// reverse transformer. `@count` cannot be said back: such a rule is left out, and
+/// `Mapper.reverseNotes(for:)` says so when the catalog loads.
 struct ReverseRun {
     let mapper: Mapper
     var issues: [MappingIssue] = []
@@ -15,11 +16,17 @@ struct ReverseRun {
 
     /// The payload for `object`, as `context` would read it; `path` is where it stands in the
     /// payload being written (issues name it).
+    ///
+    /// Rules whose key paths share a prefix write into one payload object or array: shorter
+    /// paths first, so that a fan-out path (`labels.name`) writes into the elements of the
+    /// array an entry for `labels` wrote. Two rules that would write different values at one
+    /// place are an issue naming both.
     mutating func payload(
         for object: Value, with context: CompiledContext, path: () -> String, property: () -> String
     ) -> Value {
         var out = Value.null
-        for rule in context.rules {
+        var writers: [String: Rule] = [:]
+        for rule in Self.writingOrder(context.rules) {
             guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
             if case .null = value { continue }
             func name() -> String { property() + "." + rule.target.description }
@@ -46,10 +53,21 @@ struct ReverseRun {
                     continue
                 }
             }
-            Self.write(written, at: rule.source.components[...], into: &out)
+            guard !rule.source.components.contains(.count) else { continue }
+            var writer = PayloadWriter(rule: rule, property: name(), writers: writers)
+            writer.write(written, at: rule.source.components[...], into: &out, path: path())
+            writers = writer.writers
+            issues += writer.issues
         }
         if case .null = out { return .dictionary(ValueDictionary()) }
         return out
+    }
+
+    /// The rules in the order they write: by the length of their key paths, then as written.
+    private static func writingOrder(_ rules: [Rule]) -> [Rule] {
+        rules.enumerated().sorted {
+            ($0.element.source.components.count, $0.offset) < ($1.element.source.components.count, $1.offset)
+        }.map(\.element)
     }
 
     /// A property's value in payload form; `nil` when nothing is to be written.
@@ -90,43 +108,6 @@ struct ReverseRun {
         case .dictionary(let dictionary):
             .dictionary(ValueDictionary(dictionary.entries.map { ($0.key, formatDates($0.value, formats: formats)) }))
         default: value
-        }
-    }
-
-    /// Sets `value` at a source key path, creating objects along it. `@self` merges an object
-    /// into what is there (or replaces anything else); `@first` and `@last` write a
-    /// one-element array; `@count` and indexes cannot be written back.
-    static func write(_ value: Value, at components: ArraySlice<KeyPath.Component>, into out: inout Value) {
-        guard let component = components.first else {
-            var value = value
-            if case .json(.object(let object)) = value {
-                value = .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) }))
-            }
-            if case .dictionary(let incoming) = value, case .dictionary(var existing) = out {
-                out = .null
-                for entry in incoming.entries { existing[entry.key] = entry.value }
-                out = .dictionary(existing)
-            } else {
-                out = value
-            }
-            return
-        }
-        switch component {
-        case .key(let key):
-            var dictionary: ValueDictionary
-            if case .dictionary(let existing) = out { dictionary = existing } else { dictionary = ValueDictionary() }
-            out = .null
-            var child = dictionary[key] ?? .null
-            write(value, at: components.dropFirst(), into: &child)
-            dictionary[key] = child
-            out = .dictionary(dictionary)
-        case .first, .last:
-            guard case .null = out else { return }
-            var child = Value.null
-            write(value, at: components.dropFirst(), into: &child)
-            out = .array([child])
-        case .index, .count:
-            return
         }
     }
 
@@ -181,6 +162,31 @@ extension Mapper {
             run.payload(for: object, with: context, path: { "$[\(index)]" }, property: { "\(name)[\(index)]" })
         }
         return MappingResult(value: .array(values), issues: run.issues)
+    }
+
+    /// What reverse mapping with `context` cannot write back, known when the catalog loads: one
+    /// note per entry (in the context and the contexts it nests) whose key path reads `@count`,
+    /// which is derived from an array and says nothing of its elements.
+    public func reverseNotes(for context: CompiledContext) -> [Diagnostic] {
+        var notes: [Diagnostic] = []
+        var seen: Set<Int> = []
+        var pending = [context]
+        while let current = pending.popLast() {
+            guard seen.insert(current.index).inserted else { continue }
+            for rule in current.rules {
+                if rule.source.components.contains(.count) {
+                    notes.append(
+                        Diagnostic(
+                            message:
+                                "\"\(rule.target)\" reads \"\(rule.source)\", a count, which cannot be written back: serialize leaves it out",
+                            location: rule.provenance.location))
+                }
+                if let index = rule.object?.context { pending.append(catalog.contexts[index]) }
+            }
+        }
+        return notes.sorted {
+            ($0.location?.file ?? "", $0.location?.line ?? 0) < ($1.location?.file ?? "", $1.location?.line ?? 0)
+        }
     }
 
     /// The payload a typed instance would be mapped from.
