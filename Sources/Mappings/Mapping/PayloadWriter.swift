@@ -15,12 +15,32 @@ struct PayloadWriter {
     let property: String
     /// The rule that wrote each payload path so far.
     var writers: [String: Rule]
+    /// The key paths (of the context's rules) followed by a key, or by an index from the end
+    /// (`-1`, `@last`): an array made there by indexes would give those rules values they never
+    /// had (a key fans out over an array), so indexes there write member keys.
+    let objectsOnly: Set<[KeyPath.Component]>
     var issues: [MappingIssue] = []
 
-    init(rule: Rule, property: String, writers: [String: Rule]) {
+    init(rule: Rule, property: String, writers: [String: Rule], objectsOnly: Set<[KeyPath.Component]>) {
         self.rule = rule
         self.property = property
         self.writers = writers
+        self.objectsOnly = objectsOnly
+    }
+
+    /// Every prefix of the rules' key paths that a key or an index from the end follows.
+    static func objectsOnly(_ rules: [Rule]) -> Set<[KeyPath.Component]> {
+        var prefixes: Set<[KeyPath.Component]> = []
+        for rule in rules {
+            for (offset, component) in rule.source.components.enumerated() {
+                switch component {
+                case .key, .last: prefixes.insert(Array(rule.source.components[..<offset]))
+                case .index(let index) where index < 0: prefixes.insert(Array(rule.source.components[..<offset]))
+                default: continue
+                }
+            }
+        }
+        return prefixes
     }
 
     mutating func write(
@@ -33,6 +53,14 @@ struct PayloadWriter {
         }
         let rest = components.dropFirst()
         switch (component, out) {
+        case (.key(let key), .array(let elements)) where isPositional(elements, path) && !Self.fansOut(value, elements):
+            // Indexes wrote here first, but a key says it is an object: the indexes were member keys.
+            out = Self.object(from: elements)
+            member(key, value, rest, &out, path)
+        case (.index(let index), .array(let elements)) where index < 0 && isPositional(elements, path):
+            // Counting from the end of an array only indexes made: a member key such as `-1`.
+            out = Self.object(from: elements)
+            member(String(index), value, rest, &out, path)
         case (.key, .array(var elements)):
             // A fan-out: one value per element of the array already there.
             guard case .array(let values) = Self.expanded(value), values.count == elements.count else {
@@ -50,7 +78,8 @@ struct PayloadWriter {
             member(key, value, rest, &out, path)
         case (.index(let index), .dictionary):
             member(String(index), value, rest, &out, path)
-        case (.index(let index), .null) where index < 0:
+        case (.index(let index), .null)
+        where index < 0 || objectsOnly.contains(Array(rule.source.components[..<components.startIndex])):
             member(String(index), value, rest, &out, path)
         case (.index(let index), .array), (.index(let index), .null):
             element(at: index, value, rest, &out, path)
@@ -78,6 +107,22 @@ struct PayloadWriter {
         default:
             conflict(at: path, found: out, wanted: value)
         }
+    }
+
+    /// The object an array made by indexes stands for: its elements under their positions.
+    private static func object(from elements: [Value]) -> Value {
+        .dictionary(
+            ValueDictionary(
+                elements.enumerated().compactMap { index, element in
+                    if case .null = element { return nil }
+                    return (String(index), element)
+                }))
+    }
+
+    /// Whether `value` holds one value for each of `elements` (a fan-out into them).
+    private static func fansOut(_ value: Value, _ elements: [Value]) -> Bool {
+        if case .array(let values) = expanded(value) { return values.count == elements.count }
+        return false
     }
 
     /// Whether the array at `path` was built position by position (no rule wrote it whole).

@@ -26,6 +26,7 @@ struct ReverseRun {
     ) -> Value {
         var out = Value.null
         var writers: [String: Rule] = [:]
+        let objectsOnly = PayloadWriter.objectsOnly(context.rules)
         for rule in Self.writingOrder(context.rules) {
             guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
             if case .null = value { continue }
@@ -54,7 +55,7 @@ struct ReverseRun {
                 }
             }
             guard !rule.source.components.contains(.count) else { continue }
-            var writer = PayloadWriter(rule: rule, property: name(), writers: writers)
+            var writer = PayloadWriter(rule: rule, property: name(), writers: writers, objectsOnly: objectsOnly)
             writer.write(written, at: rule.source.components[...], into: &out, path: path())
             writers = writer.writers
             issues += writer.issues
