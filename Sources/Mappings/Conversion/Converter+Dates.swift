@@ -24,7 +24,7 @@ extension Converter {
                 return .success(date)
             }
             if let date = DateParser.iso8601(string) ?? DateParser.rfc2822(string) { return .success(date) }
-            let trimmed = string.trimmingCharacters(in: .whitespaces)
+            let trimmed = string.trimmingSpaces
             guard isNumberLiteral(trimmed), let seconds = Double(trimmed) else {
                 return .failure(
                     DateFailure(

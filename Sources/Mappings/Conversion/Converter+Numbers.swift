@@ -42,3 +42,14 @@ extension Converter {
             + "(38 significant digits, exponents -128 to 127); declare it String or JSON to keep it"
     }
 }
+
+extension String {
+    /// The text without the spaces around it (`CharacterSet.whitespaces`: tabs and Unicode
+    /// spaces); itself, with no Foundation call, when it starts and ends with a visible ASCII
+    /// character, as nearly every payload value does.
+    var trimmingSpaces: String {
+        guard let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last)
+        else { return trimmingCharacters(in: .whitespaces) }
+        return self
+    }
+}

@@ -75,7 +75,7 @@ public struct Converter: Sendable {
                 guard let exact = number.int64 else { return fail(Self.intFailure(value, number.digits)) }
                 return .int(Int(exact))
             case .string(let string):
-                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                let trimmed = string.trimmingSpaces
                 guard let integer = Int(trimmed) else {
                     let digits = Self.isNumberLiteral(trimmed) ? DecimalDigits(literal: trimmed) : nil
                     guard let exact = digits?.int64 else { return fail(Self.intFailure(value, digits)) }
@@ -95,7 +95,7 @@ public struct Converter: Sendable {
                 guard number.isExactDouble else { return fail(Self.doubleFailure(value, number.double)) }
                 return .double(number.double)
             case .string(let string):
-                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                let trimmed = string.trimmingSpaces
                 guard Self.isNumberLiteral(trimmed), let digits = DecimalDigits(literal: trimmed),
                     let double = Double(trimmed)
                 else {
@@ -112,7 +112,7 @@ public struct Converter: Sendable {
             case .integer(1): return .bool(true)
             case .number(let number) where number.int64 == 0 || number.int64 == 1: return .bool(number.int64 == 1)
             case .string(let string):
-                switch string.trimmingCharacters(in: .whitespaces).lowercased() {
+                switch string.trimmingSpaces.lowercased() {
                 case "true", "yes", "1": return .bool(true)
                 case "false", "no", "0": return .bool(false)
                 default: return fail("expected Bool, found \(Self.describe(value)); write true, false, yes, no, 1 or 0")
@@ -127,7 +127,7 @@ public struct Converter: Sendable {
             case .number(let number):
                 return Self.exactDecimal(number.literal).map(Value.decimal) ?? fail(Self.decimalFailure(value))
             case .string(let string):
-                let trimmed = string.trimmingCharacters(in: .whitespaces)
+                let trimmed = string.trimmingSpaces
                 guard Self.isNumberLiteral(trimmed) else {
                     return fail("expected Decimal, found \(Self.describe(value)), which is not a number")
                 }

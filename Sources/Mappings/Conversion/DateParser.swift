@@ -7,7 +7,7 @@ import Foundation
 /// (`Wed, 29 Aug 2012 14:40:05 +0000`), and Unix seconds written as a number string.
 enum DateParser {
     static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         return iso8601(trimmed) ?? rfc2822(trimmed) ?? unixSeconds(trimmed)
     }
 
@@ -52,13 +52,13 @@ enum DateParser {
 
     /// A Unix time written as a number string, counting `unit`ths of a second.
     static func unixTime(_ text: String, unit: Double) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces
         guard Converter.isNumberLiteral(trimmed), let count = Double(trimmed) else { return nil }
         return Date(timeIntervalSince1970: count / unit)
     }
 
     static func iso8601(_ text: String) -> Date? {
-        var scanner = Scanner(text.trimmingCharacters(in: .whitespaces))
+        var scanner = Scanner(text.trimmingSpaces)
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
             let day = scanner.digits(2)
         else { return nil }
@@ -102,7 +102,7 @@ enum DateParser {
     ]
 
     static func rfc2822(_ text: String) -> Date? {
-        var words = text.trimmingCharacters(in: .whitespaces).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(
+        var words = text.trimmingSpaces.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(
             String.init)
         if let first = words.first, first.hasSuffix(","), days.contains(first.dropLast().lowercased()) {
             words.removeFirst()

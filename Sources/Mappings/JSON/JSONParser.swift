@@ -194,7 +194,12 @@ public enum JSONParser {
             of key: String, in members: [(key: String, value: JSONValue)], index: inout [CodePointKey: Int]?
         ) -> Int? {
             if let index { return index[CodePointKey(text: key)] }
-            if members.count < 16 { return members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) }) }
+            if members.count < 16 {
+                for position in members.indices where members[position].key.hasSameCodePoints(as: key) {
+                    return position
+                }
+                return nil
+            }
             var built: [CodePointKey: Int] = [:]
             for (position, member) in members.enumerated() { built[CodePointKey(text: member.key)] = position }
             index = built

@@ -214,9 +214,9 @@ struct PayloadWriter {
         issues.append(
             MappingIssue(
                 kind: .invalidSource, path: path, property: property, rule: rule.provenance,
-                value: JSONWriter.string(wanted),
+                value: Converter.shortened(JSONWriter.string(wanted)),
                 message:
-                    "\(property) would write \(JSONWriter.string(wanted)) at \(path), where \(by) wrote \(JSONWriter.string(found)); the first is kept"
+                    "\(property) would write \(Converter.shortened(JSONWriter.string(wanted))) at \(path), where \(by) wrote \(Converter.shortened(JSONWriter.string(found))); the first is kept"
             ))
     }
 }

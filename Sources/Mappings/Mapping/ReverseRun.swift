@@ -124,7 +124,7 @@ struct ReverseRun {
         issues.append(
             MappingIssue(
                 kind: .transformerFailed, path: path, property: property, rule: rule.provenance,
-                value: JSONWriter.string(value), message: message))
+                value: Converter.shortened(JSONWriter.string(value)), message: message))
     }
 }
 

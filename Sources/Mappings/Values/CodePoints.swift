@@ -1,14 +1,23 @@
+import Foundation
+
 extension String {
     /// Whether both strings hold the same code points, in the same order.
     ///
     /// Swift's `==` compares by canonical equivalence, so `"é"` written as U+00E9 equals `"é"`
     /// written as `e` + U+0301. Payload keys are data: two keys that differ in their code points
     /// are two keys, as every JSON reader outside Swift sees them.
+    ///
+    /// Strings with the same code points are canonically equivalent, so Swift's `==` (a byte
+    /// comparison for the ASCII keys of most payloads) rules out almost every pair first; only
+    /// a pair it finds equal has its bytes compared.
     @inline(__always)
     func hasSameCodePoints(as other: String) -> Bool {
-        var a = self
-        var b = other
-        return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && x.elementsEqual(y) } }
+        guard self == other else { return false }
+        return utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }.flatMap { $0 } ?? utf8.elementsEqual(other.utf8)
     }
 }
 

@@ -40,7 +40,12 @@ public struct JSONObject: Sendable, Hashable {
     /// The value for `key`, or `nil` when the object has no such member. Keys are compared by
     /// their code points, not by canonical equivalence.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key.hasSameCodePoints(as: key) })?.value }
+        get {
+            for index in members.indices where members[index].key.hasSameCodePoints(as: key) {
+                return members[index].value
+            }
+            return nil
+        }
         set {
             if let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
