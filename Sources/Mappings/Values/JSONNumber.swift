@@ -146,9 +146,6 @@ struct DecimalDigits: Hashable {
         self.init(literal: "\(double)")
     }
 
-    /// The number of significant digits.
-    var precision: Int { digits.count }
-
     /// The value as an Int64, when it is a whole number in range.
     var int64: Int64? {
         guard !digits.isEmpty else { return 0 }
