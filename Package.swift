@@ -117,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsLuaTests",
-            dependencies: ["MappingsLua", "TwitterModels"],
+            dependencies: ["MappingsLua", "TwitterModels", "CLua"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,6 +1,6 @@
 // The transformer sandbox; lua_sandbox.h says what it is for, docs/lua.md what scripts see.
 #define _GNU_SOURCE
-#include "lua_sandbox.h"
+#include "sandbox_internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -17,7 +17,7 @@ static int64_t clua_now_ns(void) {
 }
 
 /// The sandbox of a state; why: the hook and the C functions find their limits through `ud`.
-static clua_sandbox *clua_sandbox_of(lua_State *L) {
+clua_sandbox *clua_sandbox_of(lua_State *L) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
     return (clua_sandbox *)ud;
@@ -66,6 +66,31 @@ static void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
     }
     lua_pushstring(L, clua_sandbox_limit_message(s->tripped));
     lua_error(L);
+}
+
+int clua_sandbox_trip(lua_State *L, int limit) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    if (!s->tripped) s->tripped = limit;
+    lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
+    lua_pushstring(L, clua_sandbox_limit_message(s->tripped));
+    return lua_error(L);
+}
+
+void clua_sandbox_charge(lua_State *L, int64_t steps) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    if (s->tripped) clua_sandbox_trip(L, s->tripped);
+    s->budget_left -= steps;
+    if (s->budget_left <= 0) clua_sandbox_trip(L, CLUA_BUDGET);
+    s->unclocked += steps;
+    if (s->unclocked >= 4096) {
+        s->unclocked = 0;
+        if (s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) clua_sandbox_trip(L, CLUA_DEADLINE);
+    }
+}
+
+size_t clua_sandbox_headroom(lua_State *L) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    return s->memory_used >= s->memory_limit ? 0 : s->memory_limit - s->memory_used;
 }
 
 /// Makes a limit sticky once it has tripped: a memory error becomes `tripped` too, and the
@@ -123,22 +148,6 @@ static int clua_sandbox_rawset(lua_State *L) {
     lua_settop(L, 3);
     lua_rawset(L, 1);
     return 1;
-}
-
-/// Raises when the call's deadline has passed; why: a pattern function is one long C call the
-/// count hook cannot interrupt, so each call of one is a checkpoint (upvalue 1: the function).
-static int clua_sandbox_checkpoint(lua_State *L) {
-    clua_sandbox *s = clua_sandbox_of(L);
-    if (!s->tripped && s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) {
-        s->tripped = CLUA_DEADLINE;
-        lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, 1);
-    }
-    if (s->tripped) return luaL_error(L, "%s", clua_sandbox_limit_message(s->tripped));
-    int arguments = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, arguments, LUA_MULTRET);
-    return lua_gettop(L);
 }
 
 /// `pcall` for scripts; why: a limit that tripped inside (budget, deadline, memory) is raised
@@ -360,12 +369,7 @@ static int clua_sandbox_setup(lua_State *L) {
     lua_getmetatable(L, -1);
     lua_getmetatable(L, 3);
     lua_getfield(L, -1, "__index");  // the filtered copy
-    const char *patterns[] = {"find", "match", "gmatch", "gsub", NULL};
-    for (int i = 0; patterns[i]; i++) {
-        lua_getfield(L, -1, patterns[i]);
-        lua_pushcclosure(L, clua_sandbox_checkpoint, 1);
-        lua_setfield(L, -2, patterns[i]);
-    }
+    clua_bounded_string_library(L, -1);
     lua_setfield(L, -3, "__index");
     lua_pop(L, 1);
     lua_pushboolean(L, 0);
@@ -397,6 +401,10 @@ static int clua_sandbox_setup(lua_State *L) {
 
     lua_getfield(L, real, "table");
     clua_sandbox_push_library(L, -1, NULL, 1);
+    lua_getmetatable(L, -1);
+    lua_getfield(L, -1, "__index");  // the copy behind the proxy
+    clua_bounded_table_library(L, -1);
+    lua_pop(L, 2);
     lua_setfield(L, base, "table");
     lua_pop(L, 1);
     const char *no_seed[] = {"-randomseed", NULL};
@@ -757,12 +765,27 @@ static int clua_tape_write(lua_State *L, clua_call *call, int index, const void 
 
 // MARK: Protected operations
 
+/// Keeps a script's message, cut to what `call->message` holds: a longer one keeps its head (up
+/// to a whole UTF-8 character) and says how long it was; why: a message is read by people and
+/// logged per record, and a script chooses its size.
+static void clua_call_keep_message(clua_call *call, const char *message, size_t length) {
+    if (length < CLUA_MESSAGE_SIZE) {
+        memcpy(call->message, message, length);
+        call->message[length] = 0;
+        return;
+    }
+    size_t head = CLUA_MESSAGE_SIZE - 64;
+    while (head > 0 && ((unsigned char)message[head] & 0xC0) == 0x80) head--;
+    snprintf(call->message, CLUA_MESSAGE_SIZE, "%.*s… (cut: %zu bytes in all)", (int)head, message, length);
+}
+
 /// Clears the globals the previous call left and re-arms the budget; why: calls are isolated.
 static void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeout_ns) {
     clua_sandbox *s = clua_sandbox_of(L);
     s->budget_left = budget;
     s->deadline_ns = timeout_ns > 0 ? clua_now_ns() + timeout_ns : 0;
     s->tripped = 0;
+    s->unclocked = 0;
     lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
 }
 
@@ -852,10 +875,17 @@ int clua_sandbox_call_protected(lua_State *L) {
     }
     call->status = CLUA_FAILED;  // until the function returns
     lua_call(L, 2, 2);
-    if (lua_isnil(L, 1) && lua_type(L, 2) == LUA_TSTRING) {
-        size_t length = 0;
-        const char *message = lua_tolstring(L, 2, &length);
-        snprintf(call->message, CLUA_MESSAGE_SIZE, "%.*s", (int)(length < CLUA_MESSAGE_SIZE ? length : CLUA_MESSAGE_SIZE - 1), message);
+    // `nil, message` refuses the value; a second value that is no message is a refusal too.
+    if (lua_isnil(L, 1) && !lua_isnil(L, 2)) {
+        int kind = lua_type(L, 2);
+        if (kind == LUA_TSTRING || kind == LUA_TNUMBER) {
+            size_t length = 0;
+            const char *message = lua_tolstring(L, 2, &length);
+            clua_call_keep_message(call, message, length);
+        } else {
+            snprintf(call->message, CLUA_MESSAGE_SIZE, "refused without a message (its second value is a %s, not a string)",
+                     lua_type(L, 2) == LUA_TLIGHTUSERDATA ? "json.null" : luaL_typename(L, 2));
+        }
         return 0;
     }
     const void *ancestors[CLUA_MAX_DEPTH];
@@ -883,6 +913,8 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
     lua_pushlightuserdata(L, call);
     int status = lua_pcall(L, 1, 0, 0);
     int tripped = s->tripped;
+    // A result that comes back after the deadline is refused too: the call ran past it.
+    if (!tripped && s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) tripped = CLUA_DEADLINE;
     lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
     s->tripped = 0;
     // A limit that tripped during the call decides its outcome, whatever the script did after.
@@ -904,7 +936,7 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
         } else if (lua_type(L, -1) == LUA_TSTRING) {
             size_t length = 0;
             const char *message = lua_tolstring(L, -1, &length);
-            snprintf(call->message, CLUA_MESSAGE_SIZE, "%.*s", (int)(length < CLUA_MESSAGE_SIZE ? length : CLUA_MESSAGE_SIZE - 1), message);
+            clua_call_keep_message(call, message, length);
         } else if (lua_type(L, -1) == LUA_TNIL) {
             snprintf(call->message, CLUA_MESSAGE_SIZE, "error called with nil");
         } else {

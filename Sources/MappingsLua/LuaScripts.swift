@@ -194,9 +194,20 @@ struct LuaFunction: Sendable {
 
 /// Reading the `path:line:` prefix Lua puts on error messages.
 enum LuaMessage {
+    /// The place a message names and the message after it. An error raised again with
+    /// `error(e)` gets a second prefix (`W.lua:3: W.lua:6: boom`); the innermost one, where
+    /// the error happened, is the place, and the others are dropped.
     static func place(in message: String) -> (file: String, line: Int, rest: String)? {
+        guard var place = outerPlace(in: message) else { return nil }
+        while let inner = outerPlace(in: place.rest) { place = inner }
+        return place
+    }
+
+    private static func outerPlace(in message: String) -> (file: String, line: Int, rest: String)? {
         let parts = message.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let line = Int(parts[1]), line > 0 else { return nil }
+        guard parts.count == 3, !parts[0].isEmpty, let line = Int(parts[1]), line > 0 else {
+            return nil
+        }
         return (String(parts[0]), line, parts[2].drop(while: { $0 == " " }).description)
     }
 }

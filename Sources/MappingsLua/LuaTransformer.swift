@@ -46,7 +46,7 @@ struct LuaTransformer: Transformer {
         case .badInput: return "\(display): could not be given the value: \(failure.message)"
         case .failed:
             if let place = LuaMessage.place(in: failure.message), scripts.sources[place.file] != nil {
-                return failure.message
+                return "\(place.file):\(place.line): \(place.rest)"
             }
             return "\(display): \(failure.message)"
         }

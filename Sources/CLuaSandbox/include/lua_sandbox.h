@@ -62,6 +62,7 @@ typedef struct clua_sandbox {
     size_t memory_used;
     int64_t budget_left;
     int64_t deadline_ns;      // CLOCK_MONOTONIC; 0 means none
+    int64_t unclocked;        // steps charged by C functions since the deadline was last checked
     int tripped;              // 0, CLUA_BUDGET, CLUA_DEADLINE or CLUA_MEMORY
     const void *array_mt;     // identity of the metatable that marks JSON arrays
     const void *object_mt;    // identity of the metatable that marks JSON objects
