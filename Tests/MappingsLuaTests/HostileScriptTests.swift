@@ -335,14 +335,38 @@ struct HostileScriptTests {
         #expect(try String(contentsOf: sentinel, encoding: .utf8) == "untouched")
     }
 
+    @Test(
+        "calls that once ran for seconds in one C call return their value at once",
+        arguments: [
+            ("return #string.rep('', math.maxinteger)", "0"),
+            ("return #string.rep('', 1e15, '')", "0"),
+            (
+                "local h = ('a'):rep(2 << 20) local n = ('a'):rep((1 << 20) - 1) .. 'b' return json.type(h:find(n, 1, true))",
+                #""null""#
+            ),
+            ("local h = ('ab'):rep(1 << 20) local n = ('ab'):rep(1 << 19) .. 'c' return json.type(h:find(n))", #""null""#),
+            ("return (('x'):rep(1e6):find('x', 1e6, true))", "1000000"),
+        ])
+    func boundedValues(_ row: (String, String)) throws {
+        let fixture = try LuaFixture(
+            ["Fast.lua": "return { f = function() \(row.0) end }"], entries: ["v": "Fast.f"])
+        defer { fixture.remove() }
+        let started = ContinuousClock.now
+        let (output, issues) = try fixture.map()
+        #expect(ContinuousClock.now - started < .milliseconds(500))
+        #expect(issues == [])
+        #expect(output == #"{"v":\#(row.1)}"#)
+    }
+
     @Test("a long error message is cut, not carried whole")
     func longError() throws {
         let fixture = try LuaFixture(
-            ["Attack.lua": "return { f = function() error(('x'):rep(1e7)) end }"], entries: ["a": "Attack.f"])
+            ["Attack.lua": "return { f = function() error(('x'):rep(3e6)) end }"], entries: ["a": "Attack.f"])
         defer { fixture.remove() }
         let (_, issues) = try fixture.map()
         #expect(issues.count == 1)
         #expect((issues.first?.utf8.count ?? 0) < 1200)
+        #expect(issues.first?.contains("bytes in all)") == true, "\(issues.first?.suffix(200) ?? "")")
     }
 
     @Test("metamethods of a returned table never run; it is read raw")
