@@ -593,7 +593,8 @@ static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor,
 
 /// Appends bytes to the output tape, within its limit; why: results are bounded. Returns 0 when full.
 static int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
-    if (call->output_count + count > CLUA_MAX_TAPE_BYTES) return 0;
+    size_t limit = call->output_limit ? call->output_limit : CLUA_MAX_TAPE_BYTES;
+    if (call->output_count + count > limit) return 0;
     if (call->output_count + count > call->output_capacity) {
         size_t capacity = call->output_capacity ? call->output_capacity : 256;
         while (capacity < call->output_count + count) capacity *= 2;
@@ -662,12 +663,14 @@ static int clua_tape_write(lua_State *L, clua_call *call, int index, const void 
     case LUA_TSTRING: {
         size_t length = 0;
         const char *bytes = lua_tolstring(L, index, &length);
-        if (length > CLUA_MAX_TAPE_BYTES) return clua_tape_refuse(call, "the value is too large (more than 16 MiB)");
         uint32_t length32 = (uint32_t)length;
         tag = CLUA_TAPE_STRING;
-        return (clua_tape_append(call, &tag, 1) && clua_tape_append(call, &length32, 4)
-                && clua_tape_append(call, bytes, length))
-            || clua_tape_refuse(call, "the value is too large (more than 16 MiB)");
+        if (length <= UINT32_MAX && clua_tape_append(call, &tag, 1) && clua_tape_append(call, &length32, 4)
+            && clua_tape_append(call, bytes, length))
+            return 1;
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is too large (more than the result limit of %zu bytes)",
+                 call->output_limit ? call->output_limit : (size_t)CLUA_MAX_TAPE_BYTES);
+        return 0;
     }
     case LUA_TTABLE: break;
     default: {

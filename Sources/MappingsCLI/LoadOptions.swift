@@ -40,7 +40,16 @@ struct LoadOptions: ParsableArguments {
         help: ArgumentHelp("Time one Lua transformer call may take, in milliseconds.", valueName: "ms"))
     var luaTimeout = 1000
 
+    @Option(
+        name: .customLong("lua-max-result"),
+        help: ArgumentHelp(
+            "The largest value a Lua transformer may return, in MiB; a larger one is an issue.", valueName: "mib"))
+    var luaMaxResult = 8
+
     func validate() throws {
+        guard (1...1024).contains(luaMaxResult) else {
+            throw ValidationError("--lua-max-result must be 1 to 1024 (MiB)")
+        }
         guard luaMemory >= 1, luaMemory <= 1 << 20 else {
             throw ValidationError("--lua-memory must be 1 to 1048576 (MiB)")
         }
@@ -66,7 +75,8 @@ struct LoadOptions: ParsableArguments {
     var transformers: TransformerRegistry {
         var registry = TransformerRegistry()
         let limits = LuaLimits(
-            memory: luaMemory << 20, instructions: luaBudget, timeout: .milliseconds(luaTimeout))
+            memory: luaMemory << 20, instructions: luaBudget, timeout: .milliseconds(luaTimeout),
+            result: luaMaxResult << 20)
         registry.add(LuaScripts(directory: scriptsDirectory, limits: limits))
         return registry
     }

@@ -17,12 +17,19 @@ struct StreamCommand: ParsableCommand {
             gets one JSON line {"line", "input", "issues"} for it. --on-issue emit writes it to stdout \
             anyway and its issues to stderr; --on-issue fail stops at the first one.
 
-            At the end (end of input, SIGINT or SIGTERM: records in flight are finished, not dropped) \
-            stderr gets 'mappings stream: read N, written W, rejected R', with read = written + rejected.
+            At the end (end of input, SIGINT or SIGTERM) stderr gets 'mappings stream: read N, written W, \
+            rejected R' (and ', not processed U' when some were not), with read = written + rejected + \
+            unprocessed. After SIGINT or SIGTERM, records in flight are finished within a grace period (the \
+            Lua timeout plus one second); one still mapping then is rejected as "interrupted", and records \
+            not started are counted as not processed.
+
+            Memory: records between reading and writing are bounded by --max-in-flight (MiB, default 64), \
+            a Lua result by --lua-max-result (MiB, default 8).
 
             With --watch, edits of the .mappings files and Lua scripts are picked up while records flow \
-            (SIGHUP forces a reload): the new version must load and pass its @tests before it is swapped in \
-            between records; otherwise the previous version keeps serving. Each swap or refusal is logged.
+            (SIGHUP forces a reload): the new version must load and pass its @tests within --reload-timeout \
+            before it is swapped in between records; otherwise the previous version keeps serving. Each swap \
+            or refusal is logged.
 
             Exit status: 0 every record mapped cleanly; 1 some were rejected or had issues (or --on-issue \
             fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded.
@@ -54,6 +61,18 @@ struct StreamCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the final counts here as JSON.", valueName: "file"))
     var stats: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Bytes of records held between reading and writing, in MiB (beyond one record per worker).",
+            valueName: "mib"))
+    var maxInFlight = 64
+
+    @Option(
+        help: ArgumentHelp(
+            "With --watch: seconds a reload (load, compile, @tests) may take before it is refused.",
+            valueName: "seconds"))
+    var reloadTimeout = 10
+
     @Flag(help: "Show a progress line on stderr (on by default when stderr is a terminal).")
     var progress = false
 
@@ -70,6 +89,12 @@ struct StreamCommand: ParsableCommand {
 
     func validate() throws {
         guard (1...256).contains(workers) else { throw ValidationError("--workers must be 1 to 256") }
+        guard (1...65536).contains(maxInFlight) else {
+            throw ValidationError("--max-in-flight must be 1 to 65536 (MiB)")
+        }
+        guard (1...86400).contains(reloadTimeout) else {
+            throw ValidationError("--reload-timeout must be 1 to 86400 (seconds)")
+        }
     }
 
     func run() throws {
@@ -108,7 +133,8 @@ struct StreamCommand: ParsableCommand {
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
-            showProgress: progress || isatty(STDERR_FILENO) == 1)
+            showProgress: progress || isatty(STDERR_FILENO) == 1, maxInFlight: maxInFlight << 20,
+            grace: .milliseconds(load.luaTimeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout))
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {
             let reader = LineReader(descriptor: source.descriptor)

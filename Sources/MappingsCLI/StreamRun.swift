@@ -1,15 +1,21 @@
 import Dispatch
 import Foundation
 import Mappings
+import Synchronization
 
 /// One `mappings stream` run: reads records in chunks, maps each chunk on the workers, and
-/// writes the results in input order; every record read is either written or rejected.
+/// writes the results in input order; every record read is written, rejected, or (when a stop
+/// signal's grace period ran out first) counted as not processed.
 struct StreamRun {
-    /// What the counts say at the end: `read == written + rejected`.
+    /// What the counts say at the end: `read == written + rejected + unprocessed`.
     struct Counts {
         var read = 0
         var written = 0
         var rejected = 0
+        /// Read, but never mapped: the stream stopped first (a signal, or --on-issue fail).
+        var unprocessed = 0
+        /// Rejected because the stream stopped while they were being mapped, a part of `rejected`.
+        var interrupted = 0
         /// Records written with issues (`--on-issue emit`), a part of `written`.
         var withIssues = 0
         /// Rejected because the line was not JSON (or too long, or cut off), a part of `rejected`.
@@ -20,7 +26,8 @@ struct StreamRun {
                 JSONObject([
                     ("read", .integer(Int64(read))), ("written", .integer(Int64(written))),
                     ("rejected", .integer(Int64(rejected))), ("withIssues", .integer(Int64(withIssues))),
-                    ("invalid", .integer(Int64(invalid))),
+                    ("invalid", .integer(Int64(invalid))), ("unprocessed", .integer(Int64(unprocessed))),
+                    ("interrupted", .integer(Int64(interrupted))),
                     ("stopped", .string(stopReason?.description ?? "end of input")),
                 ]))
         }
@@ -52,6 +59,15 @@ struct StreamRun {
         case mapped([UInt8])
         case withIssues([UInt8], [MappingIssue])
         case invalid(kind: String, message: String)
+
+        /// About the bytes it holds, for the in-flight bound.
+        var size: Int {
+            switch self {
+            case .mapped(let text): text.count
+            case .withIssues(let text, let issues): text.count + issues.count * 256
+            case .invalid(_, let message): message.utf8.count
+            }
+        }
     }
 
     private(set) var mapper: Mapper
@@ -66,6 +82,14 @@ struct StreamRun {
     let output: OutputBuffer
     let rejects: OutputBuffer
     let showProgress: Bool
+    /// The bytes of records held in flight (read but not yet written), beyond one per worker.
+    let maxInFlight: Int
+    /// How long records in flight may still take once a stop signal came.
+    let grace: Duration
+    private var graceEnds: ContinuousClock.Instant?
+    private var pendingReload: PendingReload?
+    /// How long a reload may take before it is refused.
+    let reloadTimeout: Duration
     private(set) var counts = Counts()
     private(set) var stopReason: StopReason?
     private var lastProgress = DispatchTime.now()
@@ -76,8 +100,12 @@ struct StreamRun {
     init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
         policy: StreamCommand.IssuePolicy,
-        output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool
+        output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool, maxInFlight: Int, grace: Duration,
+        reloadTimeout: Duration
     ) {
+        self.maxInFlight = maxInFlight
+        self.grace = grace
+        self.reloadTimeout = reloadTimeout
         self.mapper = mapper
         self.compiled = compiled
         self.reloader = reloader
@@ -96,7 +124,11 @@ struct StreamRun {
         let stopped = { stop.raisedSignal != nil }
         while stopReason == nil {
             chunk.removeAll(keepingCapacity: true)
-            while chunk.count < Self.chunkSize, let item = reader.next(wait: chunk.isEmpty, stop: stopped) {
+            var held = 0
+            while chunk.count < Self.chunkSize, held < maxInFlight / 2,
+                let item = reader.next(wait: chunk.isEmpty, stop: stopped)
+            {
+                if case .line(let text) = item { held += text.count }
                 line += 1
                 switch item {
                 case .line(let bytes):
@@ -120,21 +152,50 @@ struct StreamRun {
             }
             reloadIfAsked(stop)
             // After a signal the reader still hands over every line already buffered, then the
-            // unfinished rest, then nil: records in flight are mapped, not dropped.
-            handle(chunk)
+            // unfinished rest, then nil: records in flight are mapped, not dropped, as long as the
+            // grace period lasts.
+            handle(chunk, stop: stop)
+        }
+        // Stopped before the end of what was read: the lines still buffered are read, not processed.
+        while case .signal = stopReason, let item = reader.next(wait: false, stop: { true }) {
+            if case .line(let bytes) = item, bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            counts.read += 1
+            counts.unprocessed += 1
         }
     }
 
     /// Between chunks: with `--watch`, picks up edits (checked at most every 250 ms); on SIGHUP,
-    /// reloads. A new version is swapped in only when it loads and its tests pass, and only if
-    /// it still has the context; every swap and refusal is logged on stderr with its version.
+    /// reloads. A new version is swapped in only when it loads and its tests pass within the
+    /// reload timeout, and only if it still has the context; every swap and refusal is logged
+    /// on stderr with its version. The reload runs on its own thread: the stream waits for it
+    /// up to a second, then goes on with the version it has and looks again between chunks.
     private mutating func reloadIfAsked(_ stop: StopSignal) {
         guard let reloader else { return }
-        let forced = stop.takeHangup()
-        let now = DispatchTime.now()
-        guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return }
-        lastWatch = now
-        switch forced ? reloader.reload() : reloader.reloadIfChanged() {
+        if pendingReload == nil {
+            let forced = stop.takeHangup()
+            let now = DispatchTime.now()
+            guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return }
+            lastWatch = now
+            pendingReload = PendingReload(reloader: reloader, forced: forced, timeout: reloadTimeout)
+        }
+        guard let pending = pendingReload else { return }
+        let waitUntil = min(pending.started + reloadTimeout, ContinuousClock.now + .seconds(1))
+        while pending.outcome == nil, ContinuousClock.now < waitUntil, stop.raisedSignal == nil {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        guard let outcome = pending.outcome else {
+            if !pending.abandoned, ContinuousClock.now >= pending.started + reloadTimeout {
+                pending.abandoned = true
+                Terminal.error(
+                    "mappings stream: version \(pending.attempt) refused, still mapping with version \(reloader.current.number): loading took longer than \(reloadTimeout) (--reload-timeout)"
+                )
+            }
+            return
+        }
+        pendingReload = nil
+        // An abandoned reload was logged as refused when it was given up; the reloader refused it too.
+        if pending.abandoned { return }
+        switch outcome {
         case .unchanged:
             break
         case .swapped(let version):
@@ -154,61 +215,89 @@ struct StreamRun {
         }
     }
 
-    /// Maps a chunk on the workers and writes its outcomes in order.
-    private mutating func handle(_ chunk: [Record]) {
-        let outcomes = map(chunk)
-        for (record, outcome) in zip(chunk, outcomes) {
-            counts.read += 1
-            switch outcome {
-            case .mapped(let text):
-                output.line(text)
-                counts.written += 1
-            case .withIssues(let text, let issues):
-                switch policy {
-                case .reject:
-                    reject(record, issues: issues.map(\.json))
-                case .emit:
-                    output.line(text)
-                    counts.written += 1
-                    counts.withIssues += 1
-                    for issue in issues { Terminal.error("\(place(of: record)): \(issue)") }
-                case .fail:
-                    reject(record, issues: issues.map(\.json))
-                    for issue in issues { Terminal.error("\(place(of: record)): \(issue)") }
-                    stopReason = .failure
-                }
-            case .invalid(let kind, let message):
-                counts.invalid += 1
-                reject(record, issues: [.object(JSONObject([("kind", .string(kind)), ("message", .string(message))]))])
-                if policy == .fail {
-                    Terminal.error("\(place(of: record)): \(message)")
-                    stopReason = .failure
+    /// Maps a chunk on the workers and writes its outcomes in order, as they come. After a stop
+    /// signal, records still mapping when the grace period ends are rejected as interrupted, and
+    /// those not started are counted as not processed.
+    private mutating func handle(_ chunk: [Record], stop: StopSignal) {
+        let mapper = self.mapper
+        let context = self.compiled
+        let pipeline = ChunkPipeline(inputs: chunk, lanes: workers, byteLimit: maxInFlight) { record in
+            let outcome = Self.outcome(of: record, mapper: mapper, context: context)
+            return (outcome, outcome.size + record.bytes.count)
+        }
+        var index = 0
+        while index < chunk.count, stopReason == nil {
+            let ready = pipeline.take(from: index, timeout: 0.05)
+            for outcome in ready where stopReason == nil {
+                write(outcome, of: chunk[index])
+                index += 1
+            }
+            if stopReason == nil, ready.isEmpty, let signal = stop.raisedSignal {
+                let now = ContinuousClock.now
+                if graceEnds == nil { graceEnds = now + grace }
+                if let graceEnds, now >= graceEnds {
+                    stopReason = .signal(signal)
                 }
             }
-            if stopReason != nil { break }
+        }
+        if index < chunk.count {
+            for (record, rest) in zip(chunk[index...], pipeline.cancel(from: index)) {
+                guard case .signal(let signal) = stopReason else {
+                    counts.read += 1
+                    counts.unprocessed += 1
+                    continue
+                }
+                if let output = rest.output {
+                    write(output, of: record)  // done within the grace period after all
+                } else if rest.started {
+                    counts.read += 1
+                    counts.interrupted += 1
+                    let message =
+                        "the stream was stopped (\(StopReason.signal(signal))) while this record was being mapped"
+                    reject(
+                        record,
+                        issues: [
+                            .object(JSONObject([("kind", .string("interrupted")), ("message", .string(message))]))
+                        ])
+                } else {
+                    counts.read += 1
+                    counts.unprocessed += 1
+                }
+            }
         }
         output.flush()
         rejects.flush()
         reportProgress()
     }
 
-    private func map(_ chunk: [Record]) -> [Outcome] {
-        let mapper = self.mapper
-        let context = self.compiled
-        guard workers > 1, chunk.count > 1 else {
-            return chunk.map { Self.outcome(of: $0, mapper: mapper, context: context) }
-        }
-        let lanes = min(workers, chunk.count)
-        return [Outcome](unsafeUninitializedCapacity: chunk.count) { buffer, initialized in
-            // Each lane initializes its own elements; none is touched by two lanes.
-            nonisolated(unsafe) let shared = buffer
-            DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-                for index in stride(from: lane, to: chunk.count, by: lanes) {
-                    (shared.baseAddress! + index).initialize(
-                        to: Self.outcome(of: chunk[index], mapper: mapper, context: context))
-                }
+    /// Writes or rejects one record's outcome, by the policy.
+    private mutating func write(_ outcome: Outcome, of record: Record) {
+        counts.read += 1
+        switch outcome {
+        case .mapped(let text):
+            output.line(text)
+            counts.written += 1
+        case .withIssues(let text, let issues):
+            switch policy {
+            case .reject:
+                reject(record, issues: issues.map(\.json))
+            case .emit:
+                output.line(text)
+                counts.written += 1
+                counts.withIssues += 1
+                for issue in issues { Terminal.error("\(place(of: record)): \(issue)") }
+            case .fail:
+                reject(record, issues: issues.map(\.json))
+                for issue in issues { Terminal.error("\(place(of: record)): \(issue)") }
+                stopReason = .failure
             }
-            initialized = chunk.count
+        case .invalid(let kind, let message):
+            counts.invalid += 1
+            reject(record, issues: [.object(JSONObject([("kind", .string(kind)), ("message", .string(message))]))])
+            if policy == .fail {
+                Terminal.error("\(place(of: record)): \(message)")
+                stopReason = .failure
+            }
         }
     }
 
@@ -251,11 +340,13 @@ struct StreamRun {
 
     private var summary: String {
         var text = "mappings stream: read \(counts.read), written \(counts.written), rejected \(counts.rejected)"
+        if counts.unprocessed > 0 { text += ", not processed \(counts.unprocessed)" }
         if counts.withIssues > 0 { text += " (\(counts.withIssues) written with issues)" }
+        if counts.interrupted > 0 { text += " (\(counts.interrupted) rejected as interrupted)" }
         return text
     }
 
-    /// Prints the summary; `read == written + rejected` always holds.
+    /// Prints the summary; `read == written + rejected + unprocessed` always holds.
     func finish() {
         output.flush()
         rejects.flush()
@@ -263,4 +354,27 @@ struct StreamRun {
         if let stopReason { text += ", stopped by \(stopReason)" }
         FileHandle.standardError.write(Data(((progressShown ? "\r" : "") + text + "\n").utf8))
     }
+}
+
+/// A reload on a thread of its own, so a load that hangs never holds the stream.
+final class PendingReload: @unchecked Sendable {
+    let started = ContinuousClock.now
+    /// The version number it would get.
+    let attempt: Int
+    /// Set by the stream once it gave up waiting (and logged the refusal).
+    var abandoned = false
+    private let result = Mutex<CatalogReloader.Outcome?>(nil)
+
+    init(reloader: CatalogReloader, forced: Bool, timeout: Duration) {
+        attempt = reloader.current.number + 1
+        let deadline = started + timeout
+        let thread = Thread { [self] in
+            let outcome = forced ? reloader.reload(deadline: deadline) : reloader.reloadIfChanged(deadline: deadline)
+            result.withLock { $0 = outcome }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    var outcome: CatalogReloader.Outcome? { result.withLock { $0 } }
 }

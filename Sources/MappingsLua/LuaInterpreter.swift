@@ -91,6 +91,7 @@ final class LuaInterpreter: @unchecked Sendable {
         var call = clua_call()
         defer { clua_call_release(&call) }
         call.function_ref = reference
+        call.output_limit = limits.result
         let status = input.withUnsafeBufferPointer { input in
             call.input = input.baseAddress
             call.input_count = input.count

@@ -84,7 +84,7 @@ struct StreamCommandTests {
         let stats = try String(contentsOf: directory.appendingPathComponent("stats.json"), encoding: .utf8)
         #expect(
             stats
-                == #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"withIssues":0,"invalid":\#(bad.filter { Self.kind(of: $0) == .badJSON }.count),"stopped":"end of input"}"#
+                == #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"withIssues":0,"invalid":\#(bad.filter { Self.kind(of: $0) == .badJSON }.count),"unprocessed":0,"interrupted":0,"stopped":"end of input"}"#
                 + "\n")
     }
 
@@ -110,11 +110,11 @@ struct StreamCommandTests {
         #expect(fail.stdout.split(separator: "\n").count == 1)
         #expect(
             fail.stderr.hasSuffix(
-                "mappings stream: read 2, written 1, rejected 1, stopped by the first record with issues (--on-issue fail)\n"
+                "mappings stream: read 3, written 1, rejected 1, not processed 1, stopped by the first record with issues (--on-issue fail)\n"
             ))
     }
 
-    @Test("SIGTERM in the middle: records in flight are finished, and read = written + rejected")
+    @Test("SIGTERM in the middle: records in flight are finished, and read = written + rejected + unprocessed")
     func sigterm() throws {
         var files = Self.files
         files["scripts/Score.lua"] = """
@@ -144,7 +144,8 @@ struct StreamCommandTests {
         let read = stats?["read"] as? Int ?? -1
         let written = stats?["written"] as? Int ?? -1
         let rejected = stats?["rejected"] as? Int ?? -1
-        #expect(read == written + rejected)
+        let unprocessed = stats?["unprocessed"] as? Int ?? -1
+        #expect(read == written + rejected + unprocessed)
         #expect(read > 0 && read < count, "read \(read) of \(count)")
         #expect(lines.count == written)
         #expect(lines.enumerated().allSatisfy { $0.element.hasPrefix(#"{"id":\#($0.offset),"#) })

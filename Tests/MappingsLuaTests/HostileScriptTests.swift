@@ -344,7 +344,10 @@ struct HostileScriptTests {
                 "local h = ('a'):rep(2 << 20) local n = ('a'):rep((1 << 20) - 1) .. 'b' return json.type(h:find(n, 1, true))",
                 #""null""#
             ),
-            ("local h = ('ab'):rep(1 << 20) local n = ('ab'):rep(1 << 19) .. 'c' return json.type(h:find(n))", #""null""#),
+            (
+                "local h = ('ab'):rep(1 << 20) local n = ('ab'):rep(1 << 19) .. 'c' return json.type(h:find(n))",
+                #""null""#
+            ),
             ("return (('x'):rep(1e6):find('x', 1e6, true))", "1000000"),
         ])
     func boundedValues(_ row: (String, String)) throws {

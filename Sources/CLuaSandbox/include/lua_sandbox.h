@@ -24,7 +24,8 @@
 #define CLUA_MAX_DEPTH 128
 /// The most values (nodes) one returned value may hold.
 #define CLUA_MAX_NODES 262144
-/// The most bytes one returned value may take on the tape (strings included).
+/// The most bytes one returned value may take on the tape (strings included) when the call sets
+/// no `output_limit` of its own.
 #define CLUA_MAX_TAPE_BYTES (16u << 20)
 /// The longest error message kept from a script; longer ones are cut.
 #define CLUA_MESSAGE_SIZE 512
@@ -81,6 +82,7 @@ typedef struct clua_call {
     const char *function;      // for resolving: the function name
     uint8_t *output;           // malloc'd tape of the result
     size_t output_count, output_capacity;
+    size_t output_limit;       // the most bytes the result's tape may take; 0: CLUA_MAX_TAPE_BYTES
     int nodes;
     int status;
     int line_defined;

@@ -72,8 +72,8 @@ public final class CatalogReloader: Sendable {
         state.withLock { $0.version }
     }
 
-    /// Reloads when a watched file changed (or appeared, or went away).
-    public func reloadIfChanged() -> Outcome {
+    /// Reloads when a watched file changed (or appeared, or went away); see `reload(deadline:)`.
+    public func reloadIfChanged(deadline: ContinuousClock.Instant? = nil) -> Outcome {
         let known = state.withLock { $0.fingerprint }
         var changed = false
         for (path, bytes) in known where Self.contents(of: path) != bytes {
@@ -86,11 +86,13 @@ public final class CatalogReloader: Sendable {
                 break
             }
         }
-        return changed ? reload() : .unchanged
+        return changed ? reload(deadline: deadline) : .unchanged
     }
 
-    /// Loads, compiles and tests the files as they are now; swaps them in when all succeeds.
-    public func reload() -> Outcome {
+    /// Loads, compiles and tests the files as they are now; swaps them in when all succeeds
+    /// and, with a `deadline`, only if it has not passed: a load that took longer is refused,
+    /// so a host that stopped waiting for it never finds it swapped in later.
+    public func reload(deadline: ContinuousClock.Instant? = nil) -> Outcome {
         let attempt = current.number + 1
         let registry = makeTransformers()
         let catalog: Catalog
@@ -107,11 +109,13 @@ public final class CatalogReloader: Sendable {
             state.withLock { $0.fingerprint = fingerprint }
             return .refused(attempt: attempt, reason: "the contexts' tests fail:\n" + Self.describe(failures))
         }
-        let version = state.withLock { state in
-            state.version = Version(number: state.version.number + 1, catalog: catalog)
+        let version = state.withLock { state -> Version? in
             state.fingerprint = fingerprint
+            if let deadline, ContinuousClock.now > deadline { return nil }
+            state.version = Version(number: state.version.number + 1, catalog: catalog)
             return state.version
         }
+        guard let version else { return .refused(attempt: attempt, reason: "loading took longer than allowed") }
         return .swapped(version)
     }
 

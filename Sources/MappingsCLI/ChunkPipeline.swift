@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+
+/// Maps one chunk of records on worker lanes while the caller takes the outcomes in input
+/// order, with the bytes of outcomes done but not yet taken bounded.
+///
+/// A lane starts the next record only while the outcomes held stay under `byteLimit`, or when
+/// that record is the one the caller takes next (so the stream always moves). Memory in
+/// flight is therefore at most `byteLimit` plus one record per lane. The caller never blocks
+/// for long: `take` waits at most its timeout, so a stop signal is seen even while a lane is
+/// stuck in a call; `cancel` then keeps lanes from starting anything more.
+final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private let inputs: [Input]
+    private let byteLimit: Int
+    private let work: (Input) -> (Output, Int)
+    // Guarded by `condition`.
+    private var outputs: [Output?]
+    private var sizes: [Int]
+    private var started: [Bool]
+    private var next = 0
+    private var head = 0
+    private var held = 0
+    private var cancelled = false
+    private var takerWaiting = false
+    private var lanesWaiting = 0
+
+    /// Starts `lanes` lanes over `inputs`; `work` returns an outcome and its size in bytes.
+    init(inputs: [Input], lanes: Int, byteLimit: Int, work: @escaping (Input) -> (Output, Int)) {
+        self.inputs = inputs
+        self.byteLimit = byteLimit
+        self.work = work
+        outputs = Array(repeating: nil, count: inputs.count)
+        sizes = Array(repeating: 0, count: inputs.count)
+        started = Array(repeating: false, count: inputs.count)
+        for _ in 0..<max(1, min(lanes, inputs.count)) {
+            DispatchQueue.global().async { self.lane() }
+        }
+    }
+
+    private func lane() {
+        condition.lock()
+        while true {
+            while !cancelled, next < inputs.count, held > byteLimit, next != head {
+                lanesWaiting += 1
+                condition.wait()
+                lanesWaiting -= 1
+            }
+            if cancelled || next >= inputs.count { break }
+            let index = next
+            next += 1
+            started[index] = true
+            condition.unlock()
+            let (output, size) = work(inputs[index])
+            condition.lock()
+            outputs[index] = output
+            sizes[index] = size
+            held += size
+            if takerWaiting { condition.broadcast() }
+        }
+        condition.unlock()
+    }
+
+    /// The outcomes from `index` on that are done, in order; waits up to `timeout` seconds for
+    /// the first of them, and returns none when it is not done by then.
+    func take(from index: Int, timeout: TimeInterval) -> [Output] {
+        condition.lock()
+        defer { condition.unlock() }
+        if outputs[index] == nil {
+            let limit = Date(timeIntervalSinceNow: timeout)
+            takerWaiting = true
+            while outputs[index] == nil, condition.wait(until: limit) {}
+            takerWaiting = false
+        }
+        var taken: [Output] = []
+        var at = index
+        while at < outputs.count, let output = outputs[at] {
+            taken.append(output)
+            outputs[at] = nil
+            held -= sizes[at]
+            at += 1
+        }
+        head = at
+        if !taken.isEmpty, lanesWaiting > 0 { condition.broadcast() }
+        return taken
+    }
+
+    /// Starts nothing more. Returns, for each record from `index` on, its outcome when it is
+    /// done, else whether a lane had started it.
+    func cancel(from index: Int) -> [(output: Output?, started: Bool)] {
+        condition.lock()
+        defer { condition.unlock() }
+        cancelled = true
+        condition.broadcast()
+        return (index..<inputs.count).map { at in
+            let output = outputs[at]
+            outputs[at] = nil
+            return (output, started[at])
+        }
+    }
+}
