@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Maps one chunk of records on worker lanes while the caller takes the outcomes in input
@@ -33,8 +32,12 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
         outputs = Array(repeating: nil, count: inputs.count)
         sizes = Array(repeating: 0, count: inputs.count)
         started = Array(repeating: false, count: inputs.count)
+        // Threads of their own, not Dispatch's pool: a lane stuck in a long call must not take
+        // the threads the signal handlers run on. 8 MiB of stack each, for Lua's C recursion.
         for _ in 0..<max(1, min(lanes, inputs.count)) {
-            DispatchQueue.global().async { self.lane() }
+            let thread = Thread { self.lane() }
+            thread.stackSize = 8 << 20
+            thread.start()
         }
     }
 
