@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "MappingsLua", targets: ["MappingsLua"]),
         .library(name: "MappingsFetch", targets: ["MappingsFetch"]),
         .executable(name: "mappings", targets: ["MappingsCLI"]),
+        // The sandbox worker process of `--lua-isolation process`; installed next to `mappings`.
+        .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
@@ -44,6 +46,13 @@ let package = Package(
             name: "MappingsLua",
             dependencies: ["Mappings", "CLua", "CLuaSandbox"],
             swiftSettings: strictSettings
+        ),
+        // One sandboxed interpreter in a confined process (RLIMIT_AS, RLIMIT_CPU, seccomp), in C.
+        .executableTarget(
+            name: "mappings-lua-worker",
+            dependencies: ["CLuaSandbox"],
+            path: "Sources/LuaWorker",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
         ),
         // REST fetching over FoundationNetworking, apart so that hosts that do not fetch do not link it.
         .target(

@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 #include "sandbox_internal.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -976,3 +978,7 @@ size_t clua_stack_remaining(void) {
     return at > low ? (size_t)(at - low) : 0;
 }
 
+
+/// A pipe whose ends close on exec; why: a worker process started by another thread must not
+/// inherit them (Swift's Glibc module does not import `pipe2`).
+int clua_pipe_cloexec(int descriptors[2]) { return pipe2(descriptors, O_CLOEXEC); }

@@ -46,7 +46,19 @@ struct LoadOptions: ParsableArguments {
             "The largest value a Lua transformer may return, in MiB; a larger one is an issue.", valueName: "mib"))
     var luaMaxResult = 8
 
+    @Option(
+        name: .customLong("lua-isolation"),
+        help: ArgumentHelp(
+            "Where Lua transformers run: none (in this process, default) or process (sandbox worker processes, killed at their deadline).",
+            valueName: "none|process"))
+    var luaIsolationName = LuaIsolation.inProcess.rawValue
+
+    var luaIsolation: LuaIsolation { LuaIsolation(rawValue: luaIsolationName) ?? .inProcess }
+
     func validate() throws {
+        guard LuaIsolation(rawValue: luaIsolationName) != nil else {
+            throw ValidationError("--lua-isolation takes none or process, but got '\(luaIsolationName)'")
+        }
         guard (1...1024).contains(luaMaxResult) else {
             throw ValidationError("--lua-max-result must be 1 to 1024 (MiB)")
         }
@@ -77,7 +89,7 @@ struct LoadOptions: ParsableArguments {
         let limits = LuaLimits(
             memory: luaMemory << 20, instructions: luaBudget, timeout: .milliseconds(luaTimeout),
             result: luaMaxResult << 20)
-        registry.add(LuaScripts(directory: scriptsDirectory, limits: limits))
+        registry.add(LuaScripts(directory: scriptsDirectory, limits: limits, isolation: luaIsolation))
         return registry
     }
 

@@ -7,7 +7,7 @@ import Mappings
 /// Every operation that can raise a Lua error runs in C under `lua_pcall` (`sandbox.h`); this
 /// class only sets up calls and reads their status. An interpreter is used by one thread at a
 /// time: `LuaScripts` hands it out from its pool under a lock.
-final class LuaInterpreter: @unchecked Sendable {
+final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     private let state: OpaquePointer
     /// The registry reference of each function, by the function's id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] = []
@@ -48,6 +48,8 @@ final class LuaInterpreter: @unchecked Sendable {
 
     /// Bytes the interpreter holds.
     var memoryInUse: Int { clua_sandbox_memory(state) }
+
+    var isAlive: Bool { true }
 
     /// Loads `module` (once) and finds `function` in the table it returns.
     func resolve(module: String, function: String, limits: LuaLimits) -> Resolution {
@@ -126,6 +128,19 @@ final class LuaInterpreter: @unchecked Sendable {
     }
 }
 
+/// What runs Lua calls: an interpreter in this process, or a worker process.
+protocol LuaEngine: AnyObject, Sendable {
+    /// The engine's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
+    var functionReferences: [Int32] { get set }
+    func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
+    func functionNames(module: String, limits: LuaLimits) -> [String]
+    func call(_ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits) -> Result<
+        JSONValue, LuaFailure
+    >
+    /// Whether it can serve another call (a worker process that was killed cannot).
+    var isAlive: Bool { get }
+}
+
 /// A Lua script's text and the chunk name its errors carry (`@scripts/Geo.lua`).
 struct LuaModule: Sendable {
     var chunkName: String
@@ -154,6 +169,11 @@ struct LuaFailure: Error {
 
     fileprivate init(status: Int32, call: clua_call) {
         var call = call
+        self.init(status: status, message: LuaInterpreter.message(of: &call))
+    }
+
+    init(status: Int32, message: String) {
+        self.message = message
         switch status {
         case CLUA_BUDGET: kind = .budget
         case CLUA_DEADLINE: kind = .deadline
@@ -162,7 +182,6 @@ struct LuaFailure: Error {
         case CLUA_BAD_INPUT: kind = .badInput
         default: kind = .failed
         }
-        message = LuaInterpreter.message(of: &call)
     }
 
     /// Whether the interpreter should be replaced after this failure: after a trip of a limit

@@ -24,6 +24,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// The directory the scripts were read from, as given.
     public let directory: String
     public let limits: LuaLimits
+    /// Where calls run: interpreters in this process, or sandbox worker processes.
+    public let isolation: LuaIsolation
     /// The text of every script read, by its path (`scripts/Geo.lua`).
     public let sources: [String: String]
     /// Every script, by module name (`Geo`, or `lib.strings` for `lib/strings.lua`).
@@ -31,15 +33,18 @@ public final class LuaScripts: TransformerProvider, Sendable {
     private let pool: Mutex<Pool>
 
     private struct Pool {
-        var idle: [LuaInterpreter] = []
+        var idle: [any LuaEngine] = []
         var functions: [LuaFunction] = []
         var ids: [String: Int] = [:]
     }
 
-    /// Reads every `*.lua` file under `directory` (a missing directory holds no scripts).
-    public init(directory: String = "scripts", limits: LuaLimits = LuaLimits()) {
+    /// Reads every `*.lua` file under `directory` (a missing directory holds no scripts); calls
+    /// run in this process, or with `.process` in sandbox worker processes (`mappings-lua-worker`
+    /// next to the program, on `PATH`, or at `MAPPINGS_LUA_WORKER`).
+    public init(directory: String = "scripts", limits: LuaLimits = LuaLimits(), isolation: LuaIsolation = .inProcess) {
         self.directory = directory
         self.limits = limits
+        self.isolation = isolation
         var sources: [String: String] = [:]
         var modules: [String: LuaModule] = [:]
         let root = URL(fileURLWithPath: directory)
@@ -78,8 +83,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     help: Suggestion.help(for: module, among: Array(modules.keys)).map { "\($0) (a script name)" }
                         ?? "create \(script) returning a table with a function \"\(function)\""))
         }
-        guard let interpreter = checkOut() else {
-            return .failed(Diagnostic(message: "cannot create a Lua interpreter within \(limits.memory) bytes"))
+        let interpreter: any LuaEngine
+        switch checkOut() {
+        case .success(let engine): interpreter = engine
+        case .failure(let failure): return .failed(Diagnostic(message: failure.message))
         }
         let resolution = interpreter.resolve(module: module, function: function, limits: limits)
         switch resolution {
@@ -141,8 +148,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// stack, in an interpreter no other thread is using.
     func call(function id: Int, input: [UInt8], userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
         LuaThread.withLargeStack {
-            guard let interpreter = checkOut() else {
-                return .failure(LuaFailure(kind: .memory, message: "cannot create a Lua interpreter"))
+            let interpreter: any LuaEngine
+            switch checkOut() {
+            case .success(let engine): interpreter = engine
+            case .failure(let failure): return .failure(failure)
             }
             let function = pool.withLock { $0.functions[id] }
             if interpreter.functionReferences.count <= id {
@@ -161,7 +170,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             }
             let result = interpreter.call(
                 interpreter.functionReferences[id], input: input, userData: userData, limits: limits)
-            if case .failure(let failure) = result, failure.poisonsInterpreter {
+            if case .failure(let failure) = result, failure.poisonsInterpreter || !interpreter.isAlive {
                 return result
             }
             checkIn(interpreter)
@@ -174,12 +183,26 @@ public final class LuaScripts: TransformerProvider, Sendable {
         pool.withLock { $0.functions[id] }
     }
 
-    private func checkOut() -> LuaInterpreter? {
-        if let interpreter = pool.withLock({ $0.idle.popLast() }) { return interpreter }
-        return LuaInterpreter(memoryLimit: limits.memory, modules: modules)
+    private func checkOut() -> Result<any LuaEngine, LuaFailure> {
+        if let interpreter = pool.withLock({ $0.idle.popLast() }) { return .success(interpreter) }
+        switch isolation {
+        case .inProcess:
+            guard let interpreter = LuaInterpreter(memoryLimit: limits.memory, modules: modules) else {
+                return .failure(
+                    LuaFailure(kind: .memory, message: "cannot create a Lua interpreter within \(limits.memory) bytes"))
+            }
+            return .success(interpreter)
+        case .process:
+            do {
+                return .success(try LuaWorkerProcess(modules: modules, limits: limits))
+            } catch {
+                return .failure(LuaFailure(kind: .failed, message: error.message))
+            }
+        }
     }
 
-    private func checkIn(_ interpreter: LuaInterpreter) {
+    private func checkIn(_ interpreter: any LuaEngine) {
+        guard interpreter.isAlive else { return }
         pool.withLock { $0.idle.append(interpreter) }
     }
 }

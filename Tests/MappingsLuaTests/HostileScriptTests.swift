@@ -305,14 +305,16 @@ struct HostileScriptTests {
         """
     static let checked = #"{"leaked":"null","mt":false,"rep":"aa","upper":"OK"}"#
 
-    @Test("each attack is an issue for that value, in bounded time, and the next call is correct", arguments: attacks)
-    func attack(_ attack: Attack) throws {
+    @Test(
+        "each attack is an issue for that value, in bounded time, and the next call is correct",
+        arguments: attacks, LuaIsolation.allCases)
+    func attack(_ attack: Attack, isolation: LuaIsolation) throws {
         let fixture = try LuaFixture(
             [
                 "Attack.lua": "return { f = function(value, userData) \(attack.body) end }", "Check.lua": Self.check,
                 "Slow.lua": "string.find(string.rep('a', 200), '.-.-.-.-.-b') return {}",
             ],
-            entries: ["attack": "Attack.f", "check": "Check.check"])
+            entries: ["attack": "Attack.f", "check": "Check.check"], isolation: isolation)
         defer { fixture.remove() }
         let sentinel = fixture.directory.appendingPathComponent("sentinel.txt")
         try Data("untouched".utf8).write(to: sentinel)

@@ -13,7 +13,7 @@ struct LuaFixture {
     /// `Class.function` on the whole payload: `entries` maps a property to `Class.function`.
     init(
         _ files: [String: String], entries: [String: String], userData: String? = nil,
-        limits: LuaLimits = LuaFixture.testLimits
+        limits: LuaLimits = LuaFixture.testLimits, isolation: LuaIsolation = .inProcess
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -23,7 +23,7 @@ struct LuaFixture {
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
         }
-        scripts = LuaScripts(directory: directory.path, limits: limits)
+        scripts = LuaScripts(directory: directory.path, limits: limits, isolation: isolation)
         var registry = TransformerRegistry()
         registry.add(scripts)
         let rules = entries.sorted { $0.key < $1.key }.map { property, target in

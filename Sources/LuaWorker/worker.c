@@ -1,0 +1,223 @@
+// mappings-lua-worker: one sandboxed Lua interpreter in a process of its own, for
+// `--lua-isolation process`. The host (MappingsLua's LuaWorkerPool) starts it with two pipes,
+// sends the scripts and the limits once, then one request at a time; a call that passes its
+// deadline is ended by the host killing this process.
+//
+// Before it reads a request, the worker limits its address space (RLIMIT_AS) and CPU time
+// (RLIMIT_CPU), asks to be killed when the host dies, and installs a seccomp filter: from then
+// on it can read and write the pipes it has, manage memory and exit; opening files, sockets,
+// starting processes and every other system call fail with EPERM.
+//
+// Framing (little-endian, as the host writes it):
+//   setup:    u64 memory, i64 budget, i64 timeout_ns, u64 result_limit, u64 cpu_seconds, u32 modules,
+//             then per module: str name, str chunk name, str text
+//   request:  u8 kind ('R' resolve, 'N' names, 'C' call), str module, str function,
+//             for 'C': str input tape, u8 has_user_data, [str user data tape]
+//   response: i32 status, str message, i32 a, i32 b, str output
+//             ('R': a = function_ref (-1 missing, -2 not a table), b = line, output = source;
+//              'N': output = names, newline-separated; 'C': output = the result tape)
+// where str is u32 length + bytes.
+#define _GNU_SOURCE
+#include <lua_sandbox.h>
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define WORKER_IN 0
+#define WORKER_OUT 1
+
+/// Reads exactly `count` bytes, or exits: the host closed the pipe or broke the framing.
+static void worker_read(void *into, size_t count) {
+    uint8_t *at = (uint8_t *)into;
+    while (count > 0) {
+        ssize_t got = read(WORKER_IN, at, count);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) _exit(0);
+        at += got;
+        count -= (size_t)got;
+    }
+}
+
+static void worker_write(const void *bytes, size_t count) {
+    const uint8_t *at = (const uint8_t *)bytes;
+    while (count > 0) {
+        ssize_t put = write(WORKER_OUT, at, count);
+        if (put < 0 && errno == EINTR) continue;
+        if (put <= 0) _exit(0);
+        at += put;
+        count -= (size_t)put;
+    }
+}
+
+static uint64_t worker_u64(void) {
+    uint64_t value;
+    worker_read(&value, 8);
+    return value;
+}
+
+static uint32_t worker_u32(void) {
+    uint32_t value;
+    worker_read(&value, 4);
+    return value;
+}
+
+/// Reads a string into a malloc'd, NUL-terminated buffer; `length` gets its size.
+static char *worker_string(size_t *length) {
+    uint32_t count = worker_u32();
+    char *text = (char *)malloc((size_t)count + 1);
+    if (text == NULL) _exit(3);
+    worker_read(text, count);
+    text[count] = 0;
+    if (length) *length = count;
+    return text;
+}
+
+static void worker_respond(int status, const char *message, int32_t a, int32_t b, const void *output, size_t count) {
+    int32_t header[1] = {status};
+    uint32_t message_length = (uint32_t)strlen(message);
+    uint32_t output_length = (uint32_t)count;
+    worker_write(header, 4);
+    worker_write(&message_length, 4);
+    worker_write(message, message_length);
+    worker_write(&a, 4);
+    worker_write(&b, 4);
+    worker_write(&output_length, 4);
+    if (count) worker_write(output, count);
+}
+
+/// The seccomp filter: the system calls a worker needs, and EPERM for every other one.
+static int worker_confine(void) {
+#if defined(__x86_64__)
+#define WORKER_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define WORKER_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifdef WORKER_ARCH
+    static const int allowed[] = {
+        SYS_read, SYS_write, SYS_close, SYS_exit, SYS_exit_group, SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap,
+        SYS_mprotect, SYS_madvise, SYS_clock_gettime, SYS_gettimeofday, SYS_futex, SYS_rt_sigreturn,
+        SYS_rt_sigprocmask, SYS_getpid, SYS_gettid, SYS_tgkill, SYS_getrusage,
+#ifdef SYS_time
+        SYS_time,
+#endif
+    };
+    enum { COUNT = sizeof allowed / sizeof allowed[0] };
+    struct sock_filter program[COUNT + 6];
+    int n = 0;
+    program[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    program[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, WORKER_ARCH, 1, 0);
+    program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    program[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    for (int i = 0; i < COUNT; i++) {
+        // Equal: jump to the ALLOW at the end (past the remaining checks and the EPERM).
+        program[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed[i],
+                                                  (unsigned char)(COUNT - i), 0);
+        n++;
+    }
+    program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog filter = {.len = (unsigned short)n, .filter = program};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter);
+#else
+    return -1;
+#endif
+}
+
+int main(int argc, char **argv) {
+    // Killed with the host; and if the host is already gone, nothing to do.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (argc > 1 && getppid() != (pid_t)atol(argv[1])) return 0;
+    signal(SIGPIPE, SIG_IGN);
+
+    uint64_t memory = worker_u64();
+    int64_t budget = (int64_t)worker_u64();
+    int64_t timeout_ns = (int64_t)worker_u64();
+    uint64_t result_limit = worker_u64();
+    uint64_t cpu_seconds = worker_u64();
+    uint32_t modules = worker_u32();
+
+    lua_State *L = clua_sandbox_open((size_t)memory);
+    if (L == NULL) return 3;
+    for (uint32_t i = 0; i < modules; i++) {
+        char *name = worker_string(NULL);
+        char *chunk = worker_string(NULL);
+        size_t length = 0;
+        char *text = worker_string(&length);
+        clua_call call;
+        memset(&call, 0, sizeof call);
+        call.input = (const uint8_t *)text;
+        call.input_count = length;
+        call.module = name;
+        call.function = chunk;
+        if (clua_sandbox_run(L, clua_sandbox_add_source_protected, &call, 0, 0) != CLUA_OK) return 3;
+        free(name);
+        free(chunk);
+        free(text);
+    }
+
+    // The address space: the interpreter's cap, twice the largest result (the tape and its
+    // copy on the way out), and room for the program itself.
+    rlim_t space = (rlim_t)(memory + 2 * result_limit + (256u << 20));
+    struct rlimit limit = {space, space};
+    setrlimit(RLIMIT_AS, &limit);
+    struct rlimit cpu = {(rlim_t)cpu_seconds, (rlim_t)cpu_seconds};
+    setrlimit(RLIMIT_CPU, &cpu);
+    int confined = worker_confine() == 0;
+    // Tell the host whether the filter is on: a status line of its own.
+    worker_respond(CLUA_OK, confined ? "confined" : "not confined", 0, 0, NULL, 0);
+
+    for (;;) {
+        uint8_t kind;
+        worker_read(&kind, 1);
+        char *module = worker_string(NULL);
+        char *function = worker_string(NULL);
+        clua_call call;
+        memset(&call, 0, sizeof call);
+        call.module = module;
+        call.function = function;
+        if (kind == 'R') {
+            int status = clua_sandbox_run(L, clua_sandbox_resolve_protected, &call, budget, timeout_ns);
+            worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source));
+        } else if (kind == 'N') {
+            int status = clua_sandbox_run(L, clua_sandbox_functions_protected, &call, budget, timeout_ns);
+            worker_respond(status, call.message, 0, 0, call.output, call.output_count);
+        } else if (kind == 'C') {
+            int32_t reference = (int32_t)worker_u32();
+            size_t input_length = 0, data_length = 0;
+            char *input = worker_string(&input_length);
+            uint8_t has_data;
+            worker_read(&has_data, 1);
+            char *data = has_data ? worker_string(&data_length) : NULL;
+            call.function_ref = reference;
+            call.input = (const uint8_t *)input;
+            call.input_count = input_length;
+            call.user_data = (const uint8_t *)data;
+            call.user_data_count = data_length;
+            call.output_limit = (size_t)result_limit;
+            int status = clua_sandbox_run(L, clua_sandbox_call_protected, &call, budget, timeout_ns);
+            worker_respond(status, call.message, 0, 0, call.output, status == CLUA_OK ? call.output_count : 0);
+            free(input);
+            free(data);
+        } else {
+            return 4;
+        }
+        clua_call_release(&call);
+        free(module);
+        free(function);
+        // After a tripped limit the interpreter holds whatever the script left half-built:
+        // the host replaces this worker, as it replaces an interpreter in process.
+    }
+}

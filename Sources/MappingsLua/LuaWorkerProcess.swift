@@ -1,0 +1,282 @@
+internal import CLuaSandbox
+import Foundation
+import Mappings
+
+/// One `mappings-lua-worker` process: a sandboxed interpreter behind two pipes.
+///
+/// The host writes one request and reads its response; when the response does not come by
+/// the call's deadline (plus a margin), the worker is killed and the value gets a deadline
+/// issue. A worker is used by one thread at a time: `LuaScripts` pools them like interpreters.
+final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
+    private let pid: pid_t
+    private let input: Int32
+    private let output: Int32
+    /// Whether the worker's seccomp filter is on (false where the kernel refuses one).
+    private(set) var confined = false
+    /// The worker's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
+    var functionReferences: [Int32] = []
+    private var dead = false
+
+    /// How long past a call's deadline the host waits before it kills the worker.
+    static let margin = Duration.milliseconds(250)
+
+    /// Why a worker could not be started.
+    struct StartFailure: Error {
+        var message: String
+    }
+
+    /// The worker executable: `MAPPINGS_LUA_WORKER`, else `mappings-lua-worker` next to this
+    /// program, else on `PATH`.
+    static var executable: String? {
+        if let path = ProcessInfo.processInfo.environment["MAPPINGS_LUA_WORKER"], !path.isEmpty { return path }
+        let name = "mappings-lua-worker"
+        if let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let beside = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Starts a worker that knows `modules`, within `limits`.
+    init(modules: [String: LuaModule], limits: LuaLimits) throws(StartFailure) {
+        guard let executable = Self.executable else {
+            throw StartFailure(
+                message:
+                    "cannot start a Lua worker process: mappings-lua-worker is not next to this program nor on PATH (set MAPPINGS_LUA_WORKER)"
+            )
+        }
+        var toWorker: [Int32] = [0, 0]
+        var fromWorker: [Int32] = [0, 0]
+        guard clua_pipe_cloexec(&toWorker) == 0 else { throw StartFailure(message: "cannot create a pipe") }
+        guard clua_pipe_cloexec(&fromWorker) == 0 else {
+            close(toWorker[0])
+            close(toWorker[1])
+            throw StartFailure(message: "cannot create a pipe")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
+        let arguments = [executable, String(getpid())]
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = [nil]
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, nil, &argv, &environment)
+        close(toWorker[0])
+        close(fromWorker[1])
+        guard status == 0 else {
+            close(toWorker[1])
+            close(fromWorker[0])
+            throw StartFailure(message: "cannot start \(executable): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        input = toWorker[1]
+        output = fromWorker[0]
+        var setup = Frame()
+        setup.u64(UInt64(limits.memory))
+        setup.u64(UInt64(limits.instructions))
+        setup.u64(UInt64(limits.timeoutNanoseconds))
+        setup.u64(UInt64(limits.result))
+        setup.u64(3600)
+        setup.u32(UInt32(modules.count))
+        for (name, module) in modules.sorted(by: { $0.key < $1.key }) {
+            setup.string(name)
+            setup.string(module.chunkName)
+            setup.string(module.text)
+        }
+        // Loading every script's text into the worker is quick; allow ten seconds all the same.
+        guard send(setup.bytes), let ready = receive(until: .now + .seconds(10)) else {
+            stop()
+            throw StartFailure(message: "the Lua worker process did not start")
+        }
+        confined = ready.message == "confined"
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Kills the worker (when it still runs) and reaps it.
+    func stop() {
+        guard !dead else { return }
+        dead = true
+        kill(pid, SIGKILL)
+        close(input)
+        close(output)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    }
+
+    /// What the worker answered.
+    struct Response {
+        var status: Int32
+        var message: String
+        var a: Int32
+        var b: Int32
+        var output: [UInt8]
+    }
+
+    /// Sends a request and waits for its answer until `deadline`; nil (and the worker killed)
+    /// when it does not come by then or the worker died.
+    func request(_ frame: Frame, until deadline: ContinuousClock.Instant) -> Response? {
+        guard !dead, send(frame.bytes), let response = receive(until: deadline) else {
+            stop()
+            return nil
+        }
+        return response
+    }
+
+    private func send(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(input, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    private func receive(until deadline: ContinuousClock.Instant) -> Response? {
+        var reader = Reader(descriptor: output, deadline: deadline)
+        guard let status = reader.u32(), let message = reader.bytes(), let a = reader.u32(), let b = reader.u32(),
+            let output = reader.bytes()
+        else { return nil }
+        return Response(
+            status: Int32(bitPattern: status), message: String(decoding: message, as: UTF8.self),
+            a: Int32(bitPattern: a), b: Int32(bitPattern: b), output: output)
+    }
+
+    /// A request or setup message, as the worker reads it (worker.c).
+    struct Frame {
+        var bytes: [UInt8] = []
+
+        mutating func u8(_ value: UInt8) { bytes.append(value) }
+        mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        mutating func string(_ text: String) { data(Array(text.utf8)) }
+
+        mutating func data(_ data: [UInt8]) {
+            u32(UInt32(data.count))
+            bytes.append(contentsOf: data)
+        }
+    }
+
+    /// Reads a response with a deadline on every wait.
+    private struct Reader {
+        let descriptor: Int32
+        let deadline: ContinuousClock.Instant
+
+        func fill(_ count: Int) -> [UInt8]? {
+            var result = [UInt8](repeating: 0, count: count)
+            var offset = 0
+            while offset < count {
+                let left = deadline - .now
+                guard left > .zero else { return nil }
+                let (seconds, attoseconds) = left.components
+                let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, milliseconds)
+                if ready < 0, errno == EINTR { continue }
+                guard ready > 0 else { continue }
+                let got = result.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, count - offset) }
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { return nil }
+                offset += got
+            }
+            return result
+        }
+
+        mutating func u32() -> UInt32? {
+            guard let raw = fill(4) else { return nil }
+            return UInt32(raw[0]) | UInt32(raw[1]) << 8 | UInt32(raw[2]) << 16 | UInt32(raw[3]) << 24
+        }
+
+        mutating func bytes() -> [UInt8]? {
+            guard let count = u32() else { return nil }
+            return count == 0 ? [] : fill(Int(count))
+        }
+    }
+}
+
+extension LuaWorkerProcess {
+    /// How long a request may take: the call's timeout and the margin.
+    static func deadline(for limits: LuaLimits) -> ContinuousClock.Instant {
+        .now + limits.timeout + margin
+    }
+
+    /// Resolves `function` of `module` in this worker.
+    func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution {
+        var frame = Frame()
+        frame.u8(UInt8(ascii: "R"))
+        frame.string(module)
+        frame.string(function)
+        guard let response = request(frame, until: Self.deadline(for: limits)) else {
+            return .failed(LuaFailure(kind: .deadline, message: "deadline passed"))
+        }
+        guard response.status == CLUA_OK else {
+            return .failed(LuaFailure(status: response.status, message: response.message))
+        }
+        let source = String(decoding: response.output, as: UTF8.self)
+        switch response.a {
+        case -2: return .notATable(typeName: source)
+        case -1: return .missingFunction
+        default: return .function(reference: response.a, source: source, line: Int(response.b))
+        }
+    }
+
+    /// The function names `module` returns, for suggestions.
+    func functionNames(module: String, limits: LuaLimits) -> [String] {
+        var frame = Frame()
+        frame.u8(UInt8(ascii: "N"))
+        frame.string(module)
+        frame.string("")
+        guard let response = request(frame, until: Self.deadline(for: limits)), response.status == CLUA_OK else {
+            return []
+        }
+        return String(decoding: response.output, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
+    }
+
+    /// Calls the function with the worker's reference `reference` as `f(value, userData)`.
+    func call(_ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits) -> Result<
+        JSONValue, LuaFailure
+    > {
+        var frame = Frame()
+        frame.u8(UInt8(ascii: "C"))
+        frame.string("")
+        frame.string("")
+        frame.u32(UInt32(bitPattern: reference))
+        frame.data(input)
+        if let userData {
+            frame.u8(1)
+            frame.data(userData)
+        } else {
+            frame.u8(0)
+        }
+        guard let response = request(frame, until: Self.deadline(for: limits)) else {
+            // Killed at its deadline, or it died (its address space or CPU limit): either way the
+            // call did not finish in time and within its limits.
+            return .failure(LuaFailure(kind: .deadline, message: "deadline passed (the worker process was ended)"))
+        }
+        guard response.status == CLUA_OK else {
+            return .failure(LuaFailure(status: response.status, message: response.message))
+        }
+        let decoded = response.output.withUnsafeBytes { bytes in
+            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes) }
+        }
+        return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
+    }
+
+    /// Whether the worker can serve another call.
+    var isAlive: Bool { !dead }
+}
