@@ -137,6 +137,7 @@ static int worker_confine(void) {
 }
 
 int main(int argc, char **argv) {
+    // argv: the host's pid, then a label (the scripts directory) that only `ps` reads.
     // Killed with the host; and if the host is already gone, nothing to do.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (argc > 1 && getppid() != (pid_t)atol(argv[1])) return 0;

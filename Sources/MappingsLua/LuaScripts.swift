@@ -194,7 +194,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             return .success(interpreter)
         case .process:
             do {
-                return .success(try LuaWorkerProcess(modules: modules, limits: limits))
+                return .success(try LuaWorkerProcess(modules: modules, limits: limits, label: directory))
             } catch {
                 return .failure(LuaFailure(kind: .failed, message: error.message))
             }

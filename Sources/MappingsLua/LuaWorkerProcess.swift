@@ -41,8 +41,9 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         return nil
     }
 
-    /// Starts a worker that knows `modules`, within `limits`.
-    init(modules: [String: LuaModule], limits: LuaLimits) throws(StartFailure) {
+    /// Starts a worker that knows `modules`, within `limits`; `label` (the scripts directory)
+    /// is its last argument, so `ps` tells whose worker it is.
+    init(modules: [String: LuaModule], limits: LuaLimits, label: String) throws(StartFailure) {
         guard let executable = Self.executable else {
             throw StartFailure(
                 message:
@@ -62,7 +63,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
-        let arguments = [executable, String(getpid())]
+        let arguments = [executable, String(getpid()), label]
         var argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var environment: [UnsafeMutablePointer<CChar>?] = [nil]
