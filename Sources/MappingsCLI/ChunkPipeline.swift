@@ -23,6 +23,7 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
     private var cancelled = false
     private var takerWaiting = false
     private var lanesWaiting = 0
+    private var finished = 0
 
     /// Starts `lanes` lanes over `inputs`; `work` returns an outcome and its size in bytes.
     init(inputs: [Input], lanes: Int, byteLimit: Int, work: @escaping (Input) -> (Output, Int)) {
@@ -32,12 +33,8 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
         outputs = Array(repeating: nil, count: inputs.count)
         sizes = Array(repeating: 0, count: inputs.count)
         started = Array(repeating: false, count: inputs.count)
-        // Threads of their own, not Dispatch's pool: a lane stuck in a long call must not take
-        // the threads the signal handlers run on. 8 MiB of stack each, for Lua's C recursion.
         for _ in 0..<max(1, min(lanes, inputs.count)) {
-            let thread = Thread { self.lane() }
-            thread.stackSize = 8 << 20
-            thread.start()
+            LanePool.shared.run { self.lane() }
         }
     }
 
@@ -59,22 +56,27 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
             outputs[index] = output
             sizes[index] = size
             held += size
-            if takerWaiting { condition.broadcast() }
+            finished += 1
+            // Waking the taker for every record would cost a context switch each: it is woken
+            // when the chunk is done, or when held outcomes should be written to make room.
+            if takerWaiting, finished == inputs.count || held > byteLimit / 2 || lanesWaiting > 0 {
+                condition.broadcast()
+            }
         }
         condition.unlock()
     }
 
-    /// The outcomes from `index` on that are done, in order; waits up to `timeout` seconds for
-    /// the first of them, and returns none when it is not done by then.
+    /// The outcomes from `index` on that are done, in order. Waits until the chunk is done or
+    /// room is needed, at most `timeout` seconds, then returns what is ready (maybe none).
     func take(from index: Int, timeout: TimeInterval) -> [Output] {
         condition.lock()
         defer { condition.unlock() }
-        if outputs[index] == nil {
-            let limit = Date(timeIntervalSinceNow: timeout)
-            takerWaiting = true
-            while outputs[index] == nil, condition.wait(until: limit) {}
-            takerWaiting = false
-        }
+        let limit = Date(timeIntervalSinceNow: timeout)
+        takerWaiting = true
+        while finished < inputs.count, held <= byteLimit / 2, lanesWaiting == 0, !cancelled,
+            condition.wait(until: limit)
+        {}
+        takerWaiting = false
         var taken: [Output] = []
         var at = index
         while at < outputs.count, let output = outputs[at] {
@@ -99,6 +101,44 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
             let output = outputs[at]
             outputs[at] = nil
             return (output, started[at])
+        }
+    }
+}
+
+/// The threads lanes run on, kept from chunk to chunk (a fresh thread per chunk costs more
+/// than the mapping of small records). Threads of their own, not Dispatch's pool: a lane stuck
+/// in a long call must not take the threads the signal handlers run on; a job that finds no
+/// idle thread gets a new one. 8 MiB of stack each, for Lua's C recursion.
+final class LanePool: @unchecked Sendable {
+    static let shared = LanePool()
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+    private var idle = 0
+
+    func run(_ job: @escaping () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        let spare = idle >= jobs.count
+        if spare { condition.signal() }
+        condition.unlock()
+        guard !spare else { return }
+        let thread = Thread { self.serve() }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private func serve() {
+        condition.lock()
+        while true {
+            while jobs.isEmpty {
+                idle += 1
+                condition.wait()
+                idle -= 1
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+            condition.lock()
         }
     }
 }

@@ -173,39 +173,52 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         }
     }
 
-    /// Reads a response with a deadline on every wait.
+    /// Reads a response with a deadline on every wait, in as few reads as the pipe allows.
     private struct Reader {
         let descriptor: Int32
         let deadline: ContinuousClock.Instant
+        var buffer: [UInt8] = []
+        var offset = 0
 
-        func fill(_ count: Int) -> [UInt8]? {
-            var result = [UInt8](repeating: 0, count: count)
-            var offset = 0
-            while offset < count {
+        init(descriptor: Int32, deadline: ContinuousClock.Instant) {
+            self.descriptor = descriptor
+            self.deadline = deadline
+        }
+
+        /// Reads until `count` bytes past `offset` are buffered; false at the deadline or the end.
+        mutating func need(_ count: Int) -> Bool {
+            while buffer.count - offset < count {
                 let left = deadline - .now
-                guard left > .zero else { return nil }
+                guard left > .zero else { return false }
                 let (seconds, attoseconds) = left.components
                 let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let ready = poll(&poller, 1, milliseconds)
                 if ready < 0, errno == EINTR { continue }
                 guard ready > 0 else { continue }
-                let got = result.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, count - offset) }
+                let wanted = max(count - (buffer.count - offset), 1 << 16)
+                let old = buffer.count
+                let descriptor = self.descriptor
+                buffer.append(contentsOf: repeatElement(0, count: wanted))
+                let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, wanted) }
+                buffer.removeLast(wanted - max(0, got))
                 if got < 0, errno == EINTR { continue }
-                guard got > 0 else { return nil }
-                offset += got
+                guard got > 0 else { return false }
             }
-            return result
+            return true
         }
 
         mutating func u32() -> UInt32? {
-            guard let raw = fill(4) else { return nil }
-            return UInt32(raw[0]) | UInt32(raw[1]) << 8 | UInt32(raw[2]) << 16 | UInt32(raw[3]) << 24
+            guard need(4) else { return nil }
+            defer { offset += 4 }
+            return UInt32(buffer[offset]) | UInt32(buffer[offset + 1]) << 8 | UInt32(buffer[offset + 2]) << 16
+                | UInt32(buffer[offset + 3]) << 24
         }
 
         mutating func bytes() -> [UInt8]? {
-            guard let count = u32() else { return nil }
-            return count == 0 ? [] : fill(Int(count))
+            guard let count = u32().map(Int.init), need(count) else { return nil }
+            defer { offset += count }
+            return Array(buffer[offset..<offset + count])
         }
     }
 }
