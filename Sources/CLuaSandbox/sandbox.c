@@ -2,10 +2,9 @@
 #define _GNU_SOURCE
 #include "sandbox_internal.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
-#include <unistd.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -979,6 +978,9 @@ size_t clua_stack_remaining(void) {
 }
 
 
-/// A pipe whose ends close on exec; why: a worker process started by another thread must not
-/// inherit them (Swift's Glibc module does not import `pipe2`).
-int clua_pipe_cloexec(int descriptors[2]) { return pipe2(descriptors, O_CLOEXEC); }
+/// A connected pair of Unix sockets whose ends close on exec; why: a worker process started by
+/// another thread must not inherit them, and the host writes with MSG_NOSIGNAL, so a worker
+/// that died is an error to handle, never a SIGPIPE that ends the host.
+int clua_worker_channel(int descriptors[2]) {
+    return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, descriptors);
+}

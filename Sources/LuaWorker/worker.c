@@ -1,11 +1,11 @@
 // mappings-lua-worker: one sandboxed Lua interpreter in a process of its own, for
-// `--lua-isolation process`. The host (MappingsLua's LuaWorkerPool) starts it with two pipes,
-// sends the scripts and the limits once, then one request at a time; a call that passes its
-// deadline is ended by the host killing this process.
+// `--lua-isolation process`. The host (MappingsLua's LuaWorkerProcess) starts it with one end
+// of a Unix socket pair as its stdin and stdout, sends the scripts and the limits once, then
+// one request at a time; a call that passes its deadline is ended by the host killing it.
 //
 // Before it reads a request, the worker limits its address space (RLIMIT_AS) and CPU time
-// (RLIMIT_CPU), asks to be killed when the host dies, and installs a seccomp filter: from then
-// on it can read and write the pipes it has, manage memory and exit; opening files, sockets,
+// (RLIMIT_CPU) and installs a seccomp filter: from then
+// on it can read and write the channel it has, manage memory and exit; opening files, sockets,
 // starting processes and every other system call fail with EPERM.
 //
 // Framing (little-endian, as the host writes it):
@@ -145,8 +145,9 @@ static int worker_confine(void) {
 
 int main(int argc, char **argv) {
     // argv: the host's pid, then a label (the scripts directory) that only `ps` reads.
-    // Killed with the host; and if the host is already gone, nothing to do.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // If the host is already gone, nothing to do. Once it goes, the next read of the channel
+    // ends this process (after the call in progress, which the sandbox's own limits bound).
+    // Not PR_SET_PDEATHSIG: it fires when the host *thread* that started the worker ends.
     if (argc > 1 && getppid() != (pid_t)atol(argv[1])) return 0;
     signal(SIGPIPE, SIG_IGN);
 

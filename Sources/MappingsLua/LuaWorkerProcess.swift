@@ -1,16 +1,17 @@
 internal import CLuaSandbox
 import Foundation
+import Glibc
 import Mappings
 
-/// One `mappings-lua-worker` process: a sandboxed interpreter behind two pipes.
+/// One `mappings-lua-worker` process: a sandboxed interpreter behind a Unix socket.
 ///
 /// The host writes one request and reads its response; when the response does not come by
 /// the call's deadline (plus a margin), the worker is killed and the value gets a deadline
 /// issue. A worker is used by one thread at a time: `LuaScripts` pools them like interpreters.
 final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     private let pid: pid_t
-    private let input: Int32
-    private let output: Int32
+    /// The host's end of the channel; the worker has the other as its stdin and stdout.
+    private let channel: Int32
     /// Whether the worker's seccomp filter is on (false where the kernel refuses one).
     private(set) var confined = false
     /// The worker's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
@@ -50,35 +51,26 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
                     "cannot start a Lua worker process: mappings-lua-worker is not next to this program nor on PATH (set MAPPINGS_LUA_WORKER)"
             )
         }
-        var toWorker: [Int32] = [0, 0]
-        var fromWorker: [Int32] = [0, 0]
-        guard clua_pipe_cloexec(&toWorker) == 0 else { throw StartFailure(message: "cannot create a pipe") }
-        guard clua_pipe_cloexec(&fromWorker) == 0 else {
-            close(toWorker[0])
-            close(toWorker[1])
-            throw StartFailure(message: "cannot create a pipe")
-        }
+        var ends: [Int32] = [0, 0]
+        guard clua_worker_channel(&ends) == 0 else { throw StartFailure(message: "cannot create a socket pair") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         let arguments = [executable, String(getpid()), label]
         var argv = arguments.map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var environment: [UnsafeMutablePointer<CChar>?] = [nil]
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, nil, &argv, &environment)
-        close(toWorker[0])
-        close(fromWorker[1])
+        close(ends[1])
         guard status == 0 else {
-            close(toWorker[1])
-            close(fromWorker[0])
+            close(ends[0])
             throw StartFailure(message: "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
-        input = toWorker[1]
-        output = fromWorker[0]
+        channel = ends[0]
         var setup = Frame()
         setup.u64(UInt64(limits.memory))
         setup.u64(UInt64(limits.instructions))
@@ -108,11 +100,13 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         guard !dead else { return }
         dead = true
         kill(pid, SIGKILL)
-        close(input)
-        close(output)
+        close(channel)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
     }
+
+    /// Why the last request got no answer: the deadline, or the worker ending by itself.
+    private(set) var lastLoss = ""
 
     /// What the worker answered.
     struct Response {
@@ -127,6 +121,10 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     /// when it does not come by then or the worker died.
     func request(_ frame: Frame, until deadline: ContinuousClock.Instant) -> Response? {
         guard !dead, send(frame.bytes), let response = receive(until: deadline) else {
+            lastLoss =
+                ContinuousClock.now >= deadline
+                ? "deadline passed (the worker process was ended)"
+                : "the worker process ended before it answered (its address space or CPU limit, or a crash)"
             stop()
             return nil
         }
@@ -137,7 +135,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = write(input, raw.baseAddress! + offset, raw.count - offset)
+                let written = Glibc.send(channel, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 if written < 0 {
                     if errno == EINTR { continue }
                     return false
@@ -149,7 +147,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     }
 
     private func receive(until deadline: ContinuousClock.Instant) -> Response? {
-        var reader = Reader(descriptor: output, deadline: deadline)
+        var reader = Reader(descriptor: channel, deadline: deadline)
         guard let status = reader.u32(), let message = reader.bytes(), let a = reader.u32(), let b = reader.u32(),
             let output = reader.bytes()
         else { return nil }
@@ -236,7 +234,8 @@ extension LuaWorkerProcess {
         frame.string(module)
         frame.string(function)
         guard let response = request(frame, until: Self.deadline(for: limits)) else {
-            return .failed(LuaFailure(kind: .deadline, message: "deadline passed"))
+            let kind: LuaFailure.Kind = lastLoss.hasPrefix("deadline") ? .deadline : .failed
+            return .failed(LuaFailure(kind: kind, message: lastLoss))
         }
         guard response.status == CLUA_OK else {
             return .failed(LuaFailure(status: response.status, message: response.message))
@@ -278,9 +277,10 @@ extension LuaWorkerProcess {
             frame.u8(0)
         }
         guard let response = request(frame, until: Self.deadline(for: limits)) else {
-            // Killed at its deadline, or it died (its address space or CPU limit): either way the
-            // call did not finish in time and within its limits.
-            return .failure(LuaFailure(kind: .deadline, message: "deadline passed (the worker process was ended)"))
+            // Killed at its deadline, or it ended by itself: either way the call did not finish
+            // within its limits.
+            let kind: LuaFailure.Kind = lastLoss.hasPrefix("deadline") ? .deadline : .failed
+            return .failure(LuaFailure(kind: kind, message: lastLoss))
         }
         guard response.status == CLUA_OK else {
             return .failure(LuaFailure(status: response.status, message: response.message))

@@ -93,4 +93,24 @@ struct LuaIsolationTests {
         }
         #expect(directory.map { Self.workers(of: $0) } == [])
     }
+
+    @Test("workers started by a thread that has ended still serve (a reload loads on a thread of its own)")
+    func startedByAnEndedThread() throws {
+        final class Box: @unchecked Sendable { var fixture: LuaFixture? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            box.fixture = try? LuaFixture(
+                ["Slow.lua": Self.slow], entries: ["s": "Slow.f"], limits: LuaFixture.testLimits, isolation: .process)
+            _ = try? box.fixture?.map(.double(0))
+            done.signal()
+        }.start()
+        done.wait()
+        Thread.sleep(forTimeInterval: 0.2)  // the thread has ended by now
+        let fixture = try #require(box.fixture)
+        defer { fixture.remove() }
+        let result = try fixture.map(.double(0))
+        #expect(result.issues == [])
+        #expect(result.output == #"{"s":0}"#)
+    }
 }

@@ -123,7 +123,7 @@ int clua_sandbox_functions_protected(lua_State *L);
 /// One transformer call; runs under `lua_pcall`: decode the input and user data, call, encode.
 int clua_sandbox_call_protected(lua_State *L);
 
-/// A pipe whose ends close on exec (pipe2 with O_CLOEXEC), for the worker processes' pipes.
-int clua_pipe_cloexec(int descriptors[2]);
+/// A connected pair of Unix sockets that close on exec, the channel to a worker process.
+int clua_worker_channel(int descriptors[2]);
 
 #endif
