@@ -195,17 +195,8 @@ struct StreamCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, stdin, stdout, stderr) = try ToolRunner.start(
             ["stream", "--context", "$R", "--watch"], in: directory)
-        var pending = ""
-        func send(_ record: String) -> String {
-            stdin.fileHandleForWriting.write(Data((record + "\n").utf8))
-            let deadline = Date().addingTimeInterval(10)
-            while !pending.contains("\n"), Date() < deadline {
-                pending += String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
-            }
-            let line = pending.prefix { $0 != "\n" }
-            pending = String(pending.dropFirst(line.count + 1))
-            return String(line)
-        }
+        let exchange = LineExchange(stdin: stdin, stdout: stdout)
+        func send(_ record: String) -> String { exchange.send(record) }
         let pause = 0.4
         #expect(send(#"{"name": "a", "label": "A", "score": 1}"#) == #"{"name":"a","score":2}"#)
         // A context edit and a script edit together: version 2.

@@ -165,17 +165,11 @@ struct StreamLimitsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, stdin, stdout, stderr) = try ToolRunner.start(
             ["stream", "--context", "$R", "--watch", "--reload-timeout", "1", "--lua-timeout", "900"], in: directory)
-        var pending = ""
+        let exchange = LineExchange(stdin: stdin, stdout: stdout)
         func send(_ record: String) -> (line: String, took: Duration) {
             let started = ContinuousClock.now
-            stdin.fileHandleForWriting.write(Data((record + "\n").utf8))
-            let deadline = Date().addingTimeInterval(10)
-            while !pending.contains("\n"), Date() < deadline {
-                pending += String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
-            }
-            let line = pending.prefix { $0 != "\n" }
-            pending = String(pending.dropFirst(line.count + 1))
-            return (String(line), ContinuousClock.now - started)
+            let line = exchange.send(record)
+            return (line, ContinuousClock.now - started)
         }
         #expect(send(#"{"name": "a", "score": 1}"#).line == #"{"name":"a","score":2}"#)
         // Version 2: each of its eight tests calls a function that takes 0.5 s, 4 s in all.

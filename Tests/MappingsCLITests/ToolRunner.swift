@@ -72,3 +72,27 @@ struct ToolRunner {
         return root
     }
 }
+
+/// Talks to a running tool line by line: sends a line on its stdin, returns the next line of
+/// its stdout (waiting up to 10 seconds).
+final class LineExchange {
+    private let stdin: Pipe
+    private let stdout: Pipe
+    private var pending = ""
+
+    init(stdin: Pipe, stdout: Pipe) {
+        self.stdin = stdin
+        self.stdout = stdout
+    }
+
+    func send(_ line: String) -> String {
+        stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
+        let deadline = Date().addingTimeInterval(10)
+        while !pending.contains("\n"), Date() < deadline {
+            pending += String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        let answer = pending.prefix { $0 != "\n" }
+        pending = String(pending.dropFirst(answer.count + 1))
+        return String(answer)
+    }
+}
