@@ -232,7 +232,7 @@ struct StreamRun {
                 write(outcome, of: chunk[index])
                 index += 1
             }
-            if stopReason == nil, ready.isEmpty, let signal = stop.raisedSignal {
+            if stopReason == nil, let signal = stop.raisedSignal {
                 let now = ContinuousClock.now
                 if graceEnds == nil { graceEnds = now + grace }
                 if let graceEnds, now >= graceEnds {
