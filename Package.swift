@@ -51,8 +51,7 @@ let package = Package(
         .executableTarget(
             name: "mappings-lua-worker",
             dependencies: ["CLuaSandbox"],
-            path: "Sources/LuaWorker",
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+            path: "Sources/LuaWorker"
         ),
         // REST fetching over FoundationNetworking, apart so that hosts that do not fetch do not link it.
         .target(
