@@ -39,8 +39,7 @@ let package = Package(
         // The sandbox in C, so every Lua error is raised and caught in C frames (never through Swift).
         .target(
             name: "CLuaSandbox",
-            dependencies: ["CLua"],
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+            dependencies: ["CLua"]
         ),
         .target(
             name: "MappingsLua",
