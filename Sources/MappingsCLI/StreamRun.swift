@@ -168,7 +168,8 @@ struct StreamRun {
     /// reloads. A new version is swapped in only when it loads and its tests pass within the
     /// reload timeout, and only if it still has the context; every swap and refusal is logged
     /// on stderr with its version. The reload runs on its own thread: the stream waits for it
-    /// up to a second, then goes on with the version it has and looks again between chunks.
+    /// once, up to a second, then goes on with the version it has and looks again between
+    /// chunks without waiting.
     private mutating func reloadIfAsked(_ stop: StopSignal) {
         guard let reloader else { return }
         if pendingReload == nil {
@@ -179,9 +180,13 @@ struct StreamRun {
             pendingReload = PendingReload(reloader: reloader, forced: forced, timeout: reloadTimeout)
         }
         guard let pending = pendingReload else { return }
-        let waitUntil = min(pending.started + reloadTimeout, ContinuousClock.now + .seconds(1))
-        while pending.outcome == nil, ContinuousClock.now < waitUntil, stop.raisedSignal == nil {
-            Thread.sleep(forTimeInterval: 0.002)
+        // Wait once, when the reload starts; later chunks only look whether it has finished.
+        if !pending.waited {
+            pending.waited = true
+            let waitUntil = min(pending.started + reloadTimeout, ContinuousClock.now + .seconds(1))
+            while pending.outcome == nil, ContinuousClock.now < waitUntil, stop.raisedSignal == nil {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
         }
         guard let outcome = pending.outcome else {
             if !pending.abandoned, ContinuousClock.now >= pending.started + reloadTimeout {
@@ -363,6 +368,8 @@ final class PendingReload: @unchecked Sendable {
     let attempt: Int
     /// Set by the stream once it gave up waiting (and logged the refusal).
     var abandoned = false
+    /// Set once the stream has waited for it (it waits at most once, at the start).
+    var waited = false
     private let result = Mutex<CatalogReloader.Outcome?>(nil)
 
     init(reloader: CatalogReloader, forced: Bool, timeout: Duration) {
