@@ -121,9 +121,9 @@ public struct Fetcher: Sendable {
         case .whole:
             return payload
         case .keyPath(let text):
-            let keyPath: KeyPath
+            let keyPath: PayloadKeyPath
             do {
-                keyPath = try KeyPath(parsing: text)
+                keyPath = try PayloadKeyPath(parsing: text)
             } catch {
                 throw .selection(url: url, message: error.diagnostics.map(\.message).joined(separator: "; "))
             }

@@ -20,7 +20,7 @@ struct CompilationTests {
     @Test(
         "key paths: dotted keys, @self, @first, @last, @count and indexes",
         arguments: [
-            ("user.name", [KeyPath.Component.key("user"), .key("name")]),
+            ("user.name", [PayloadKeyPath.Component.key("user"), .key("name")]),
             ("@self", []),
             ("", []),
             ("@self.user", [.key("user")]),
@@ -30,7 +30,7 @@ struct CompilationTests {
             ("tags.0", [.key("tags"), .index(0)]),
             ("tags.-1", [.key("tags"), .index(-1)]),
         ])
-    func keyPaths(text: String, components: [KeyPath.Component]) throws {
+    func keyPaths(text: String, components: [PayloadKeyPath.Component]) throws {
         let rule = try context(#""$T": { "x": { "@keyPath": "\#(text)" } }"#).rules[0]
         #expect(rule.source.components == components)
     }

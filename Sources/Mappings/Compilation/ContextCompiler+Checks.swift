@@ -51,9 +51,9 @@ extension ContextCompiler {
         return ResolvedTarget(path: TargetPath(steps: steps), type: type)
     }
 
-    mutating func keyPath(_ text: String, at location: SourceLocation) -> KeyPath? {
+    mutating func keyPath(_ text: String, at location: SourceLocation) -> PayloadKeyPath? {
         do {
-            return try KeyPath.parse(text)
+            return try PayloadKeyPath.parse(text)
         } catch {
             diagnostics.append(Diagnostic(message: error.message, location: location, help: error.help))
             return nil

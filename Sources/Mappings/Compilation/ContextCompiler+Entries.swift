@@ -3,7 +3,7 @@ extension ContextCompiler {
     mutating func compileEntry(_ member: SyntaxMember, model: String?) -> Rule? {
         guard let target = targetPath(member.key, at: member.keyLocation, model: model) else { return nil }
         var propertyType = target.type
-        var source = KeyPath(components: [], text: "")
+        var source = PayloadKeyPath(components: [], text: "")
         var isOptional = false
         var explicitRequired: SourceLocation?
         var defaultNode: SyntaxNode?

@@ -2,7 +2,7 @@
 public struct Rule: Sendable {
     /// The target property path, resolved to slots where the context has a model.
     public let target: TargetPath
-    public let source: KeyPath
+    public let source: PayloadKeyPath
     public let isOptional: Bool
     /// The default, already converted to the target's type (`nil` when there is none).
     public let defaultValue: Value?

@@ -63,7 +63,7 @@ indirect enum JSONDemand: Sendable, Equatable {
     }
 
     /// The demand at the start of `components` when the value at their end needs `leaf`.
-    private static func along(_ components: ArraySlice<KeyPath.Component>, leaf: JSONDemand) -> JSONDemand {
+    private static func along(_ components: ArraySlice<PayloadKeyPath.Component>, leaf: JSONDemand) -> JSONDemand {
         guard let first = components.first else { return leaf }
         guard case .key(let key) = first else { return .everything }
         return .members([Member(key: key, demand: along(components.dropFirst(), leaf: leaf))])

@@ -18,10 +18,10 @@ struct PayloadWriter {
     /// The key paths (of the context's rules) followed by a key, or by an index from the end
     /// (`-1`, `@last`): an array made there by indexes would give those rules values they never
     /// had (a key fans out over an array), so indexes there write member keys.
-    let objectsOnly: Set<[KeyPath.Component]>
+    let objectsOnly: Set<[PayloadKeyPath.Component]>
     var issues: [MappingIssue] = []
 
-    init(rule: Rule, property: String, writers: [String: Rule], objectsOnly: Set<[KeyPath.Component]>) {
+    init(rule: Rule, property: String, writers: [String: Rule], objectsOnly: Set<[PayloadKeyPath.Component]>) {
         self.rule = rule
         self.property = property
         self.writers = writers
@@ -29,8 +29,8 @@ struct PayloadWriter {
     }
 
     /// Every prefix of the rules' key paths that a key or an index from the end follows.
-    static func objectsOnly(_ rules: [Rule]) -> Set<[KeyPath.Component]> {
-        var prefixes: Set<[KeyPath.Component]> = []
+    static func objectsOnly(_ rules: [Rule]) -> Set<[PayloadKeyPath.Component]> {
+        var prefixes: Set<[PayloadKeyPath.Component]> = []
         for rule in rules {
             for (offset, component) in rule.source.components.enumerated() {
                 switch component {
@@ -44,7 +44,7 @@ struct PayloadWriter {
     }
 
     mutating func write(
-        _ value: Value, at components: ArraySlice<KeyPath.Component>, into out: inout Value, path: String
+        _ value: Value, at components: ArraySlice<PayloadKeyPath.Component>, into out: inout Value, path: String
     ) {
         if case .null = value { return }
         guard let component = components.first else {
@@ -132,7 +132,7 @@ struct PayloadWriter {
 
     /// Writes into the member `key` of the object `out` (made when it is null).
     private mutating func member(
-        _ key: String, _ value: Value, _ rest: ArraySlice<KeyPath.Component>, _ out: inout Value, _ path: String
+        _ key: String, _ value: Value, _ rest: ArraySlice<PayloadKeyPath.Component>, _ out: inout Value, _ path: String
     ) {
         var dictionary = ValueDictionary()
         if case .dictionary(let existing) = out { dictionary = existing }
@@ -146,7 +146,7 @@ struct PayloadWriter {
     /// Writes into position `index` of the array `out` (made when it is null; counted from the
     /// end when negative), with null before it where nothing is yet.
     private mutating func element(
-        at index: Int, _ value: Value, _ rest: ArraySlice<KeyPath.Component>, _ out: inout Value, _ path: String
+        at index: Int, _ value: Value, _ rest: ArraySlice<PayloadKeyPath.Component>, _ out: inout Value, _ path: String
     ) {
         var elements: [Value] = []
         if case .array(let existing) = out { elements = existing }

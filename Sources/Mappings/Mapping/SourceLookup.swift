@@ -31,7 +31,7 @@ enum SourceLookup {
 
     /// Follows `keyPath` from `value` as `lookup` does, building no path text: the mapping's
     /// hot path. `lookup` tells where, when an issue needs it.
-    static func find(_ keyPath: KeyPath, in value: JSONValue) -> Found {
+    static func find(_ keyPath: PayloadKeyPath, in value: JSONValue) -> Found {
         switch walk(keyPath, in: value, path: nil) {
         case .found(let found, _): .value(found)
         case .missing: .missing
@@ -40,13 +40,13 @@ enum SourceLookup {
     }
 
     /// Follows `keyPath` from `value`, whose payload path is `base`.
-    static func lookup(_ keyPath: KeyPath, in value: JSONValue, base: String) -> Outcome {
+    static func lookup(_ keyPath: PayloadKeyPath, in value: JSONValue, base: String) -> Outcome {
         walk(keyPath, in: value, path: base)
     }
 
     /// The one walk behind both: with a `path`, the text of each step is appended to it (and
     /// messages are written); without, no text is made.
-    private static func walk(_ keyPath: KeyPath, in value: JSONValue, path: String?) -> Outcome {
+    private static func walk(_ keyPath: PayloadKeyPath, in value: JSONValue, path: String?) -> Outcome {
         var current = value
         var path = path
         for component in keyPath.components {
@@ -95,7 +95,7 @@ enum SourceLookup {
         return .found(current, path: path ?? "")
     }
 
-    private static func describe(_ component: KeyPath.Component) -> String {
+    private static func describe(_ component: PayloadKeyPath.Component) -> String {
         switch component {
         case .key(let key): "\"\(key)\""
         case .index(let index): "index \(index)"

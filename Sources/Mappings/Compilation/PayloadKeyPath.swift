@@ -5,7 +5,7 @@ import Foundation
 /// `user.name` reads a member of a member; `@self` (or an empty path) is the whole current
 /// source; a key applied to an array fans out over its elements; `@first`, `@last`, `@count`
 /// and integer indexes (negative ones count from the end) work on arrays.
-public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+public struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
     public enum Component: Sendable, Hashable {
         case key(String)
         /// An array index; on an object, the member whose key is the same digits.
@@ -35,8 +35,8 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a source key path.
-    static func parse(_ text: String) throws(Failure) -> KeyPath {
-        if text.isEmpty || text == "@self" { return KeyPath(components: [], text: "") }
+    static func parse(_ text: String) throws(Failure) -> PayloadKeyPath {
+        if text.isEmpty || text == "@self" { return PayloadKeyPath(components: [], text: "") }
         var components: [Component] = []
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         for (offset, part) in parts.enumerated() {
@@ -66,11 +66,11 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
                 }
             }
         }
-        return KeyPath(components: components, text: text == "@self" ? "" : text)
+        return PayloadKeyPath(components: components, text: text == "@self" ? "" : text)
     }
 }
 
-extension KeyPath {
+extension PayloadKeyPath {
     /// The payload path this key path reads from `base` (`$.user.name`): `@first` is `[0]`,
     /// `@last` and `@count` read the whole array (`[*]`).
     func payloadPath(from base: String) -> String {
@@ -90,7 +90,7 @@ extension KeyPath {
     /// malformed one is an error of kind `.invalidInput` saying why.
     public init(parsing text: String) throws(MappingsError) {
         do {
-            self = try KeyPath.parse(text)
+            self = try PayloadKeyPath.parse(text)
         } catch {
             throw MappingsError(
                 kind: .invalidInput,
