@@ -32,8 +32,35 @@ let package = Package(
             pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
+        // The layers of the library, bottom to top; each may import only those below it
+        // (docs/architecture.md draws them). Hosts import `Mappings`, which re-exports them.
+        // JSON values, the reader and the writer: the leaf.
+        .target(
+            name: "MappingsJSON",
+            swiftSettings: strictSettings
+        ),
+        // Declared models, converted values and conversion: what the compiled form is made of.
+        .target(
+            name: "MappingsModel",
+            dependencies: ["MappingsJSON"],
+            swiftSettings: strictSettings
+        ),
+        // The front end: syntax, loading, model declarations, host definitions, compilation.
+        .target(
+            name: "MappingsCompiler",
+            dependencies: ["MappingsJSON", "MappingsModel"],
+            swiftSettings: strictSettings
+        ),
+        // The back end: mapping, reverse mapping and reports, from the compiled form only.
+        .target(
+            name: "MappingsEngine",
+            dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler"],
+            swiftSettings: strictSettings
+        ),
+        // Operations on top (reloading, context tests) and the public face hosts import.
         .target(
             name: "Mappings",
+            dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
             swiftSettings: strictSettings
         ),
         // The sandbox in C, so every Lua error is raised and caught in C frames (never through Swift).
@@ -119,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsTests",
-            dependencies: ["Mappings"],
+            dependencies: ["Mappings", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import Mappings
+@testable import MappingsCompiler
+@testable import MappingsEngine
+@testable import MappingsJSON
+@testable import MappingsModel
 
 /// The compiled `@dateFormat` reader must give exactly what `DateFormatter` gives, for the
 /// values it reads itself and (through its fallback) for every other.

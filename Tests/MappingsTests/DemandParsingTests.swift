@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import Mappings
+@testable import MappingsCompiler
+@testable import MappingsEngine
+@testable import MappingsJSON
+@testable import MappingsModel
 
 /// Parsing only what a context reads must change nothing but the time it takes: the same
 /// objects, the same issues, the same errors for invalid JSON anywhere in the payload.

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 
 @testable import Mappings
+@testable import MappingsCompiler
+@testable import MappingsEngine
+@testable import MappingsJSON
+@testable import MappingsModel
 
 @Suite("mapping payloads")
 struct MapperTests {

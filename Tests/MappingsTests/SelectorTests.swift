@@ -1,6 +1,10 @@
 import Testing
 
 @testable import Mappings
+@testable import MappingsCompiler
+@testable import MappingsEngine
+@testable import MappingsJSON
+@testable import MappingsModel
 
 @Suite("selectors and traits")
 struct SelectorTests {

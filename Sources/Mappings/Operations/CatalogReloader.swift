@@ -1,0 +1,161 @@
+import Foundation
+import MappingsCompiler
+import MappingsEngine
+import MappingsJSON
+import MappingsModel
+import Synchronization
+
+/// Keeps a catalog current while files change on disk: a new version is loaded, compiled and
+/// its `"@tests"` run first, and swapped in only when all of that succeeds; a broken edit
+/// leaves the previous version serving and says why.
+///
+/// It watches every `.mappings` file the catalog loaded, the `*.mappings` of the directories
+/// it was given, and every file a transformer provider read (the Lua scripts). Hosts call
+/// `reloadIfChanged()` between records (it compares file contents, so it is cheap when
+/// nothing changed) or `reload()` to force it (SIGHUP):
+/// ```swift
+/// let reloader = try CatalogReloader(paths: ["contexts"]) {
+///     var registry = TransformerRegistry()
+///     registry.add(LuaScripts(directory: "scripts"))   // read again on every reload
+///     return registry
+/// }
+/// switch reloader.reloadIfChanged() {
+/// case .swapped(let version): print("now serving version \(version.number)")
+/// case .refused(let number, let reason): print("kept the old version; \(number) was refused: \(reason)")
+/// case .unchanged: break
+/// }
+/// let mapper = Mapper(catalog: reloader.current.catalog)
+/// ```
+public final class CatalogReloader: Sendable {
+    /// A catalog and its version number (1 for the first load, then one more per swap).
+    public struct Version: Sendable {
+        public let number: Int
+        public let catalog: Catalog
+    }
+
+    /// What a reload did.
+    public enum Outcome: Sendable {
+        case unchanged
+        case swapped(Version)
+        /// The attempt (numbered as the version it would have been) and why it was refused:
+        /// the rendered diagnostics, or the failing tests.
+        case refused(attempt: Int, reason: String)
+    }
+
+    private struct State {
+        var version: Version
+        var fingerprint: [String: [UInt8]]
+    }
+
+    private let paths: [String]
+    private let traits: Traits
+    private let makeTransformers: @Sendable () -> TransformerRegistry
+    private let state: Mutex<State>
+
+    /// Loads the first version; its tests must pass too.
+    public init(
+        paths: [String], traits: Traits = Traits(), transformers: @escaping @Sendable () -> TransformerRegistry
+    ) throws(MappingsError) {
+        self.paths = paths
+        self.traits = traits
+        self.makeTransformers = transformers
+        let registry = transformers()
+        let catalog = try Catalog.load(paths, traits: traits, transformers: registry)
+        let failures = ContextTestRunner.run(catalog).filter { !$0.passed }
+        guard failures.isEmpty else {
+            throw MappingsError(
+                kind: .invalidMappings,
+                diagnostics: [Diagnostic(message: "the contexts' tests fail:\n" + Self.describe(failures))])
+        }
+        let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
+        state = Mutex(State(version: Version(number: 1, catalog: catalog), fingerprint: fingerprint))
+    }
+
+    /// The version serving now.
+    public var current: Version {
+        state.withLock { $0.version }
+    }
+
+    /// Reloads when a watched file changed (or appeared, or went away); see `reload(deadline:)`.
+    public func reloadIfChanged(deadline: ContinuousClock.Instant? = nil) -> Outcome {
+        let known = state.withLock { $0.fingerprint }
+        var changed = false
+        for (path, bytes) in known where Self.contents(of: path) != bytes {
+            changed = true
+            break
+        }
+        if !changed {
+            for path in Self.listed(paths) where known[path] == nil {
+                changed = true
+                break
+            }
+        }
+        return changed ? reload(deadline: deadline) : .unchanged
+    }
+
+    /// Loads, compiles and tests the files as they are now; swaps them in when all succeeds
+    /// and, with a `deadline`, only if it has not passed: a load that took longer is refused,
+    /// so a host that stopped waiting for it never finds it swapped in later.
+    public func reload(deadline: ContinuousClock.Instant? = nil) -> Outcome {
+        let attempt = current.number + 1
+        let registry = makeTransformers()
+        let catalog: Catalog
+        do {
+            catalog = try Catalog.load(paths, traits: traits, transformers: registry)
+        } catch {
+            let fingerprint = Self.fingerprint(paths: paths, catalog: nil, registry: registry, keeping: current)
+            state.withLock { $0.fingerprint = fingerprint }
+            return .refused(attempt: attempt, reason: error.description)
+        }
+        let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
+        let failures = ContextTestRunner.run(catalog).filter { !$0.passed }
+        guard failures.isEmpty else {
+            state.withLock { $0.fingerprint = fingerprint }
+            return .refused(attempt: attempt, reason: "the contexts' tests fail:\n" + Self.describe(failures))
+        }
+        let version = state.withLock { state -> Version? in
+            state.fingerprint = fingerprint
+            if let deadline, ContinuousClock.now > deadline { return nil }
+            state.version = Version(number: state.version.number + 1, catalog: catalog)
+            return state.version
+        }
+        guard let version else { return .refused(attempt: attempt, reason: "loading took longer than allowed") }
+        return .swapped(version)
+    }
+
+    private static func describe(_ failures: [ContextTestResult]) -> String {
+        failures.map { failure in
+            ([failure.title] + failure.failures.map { "  " + $0 }).joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
+    /// The contents of every watched file. After a refused load the files the new catalog
+    /// would have loaded are unknown, so the old version's files are watched as well.
+    private static func fingerprint(
+        paths: [String], catalog: Catalog?, registry: TransformerRegistry, keeping old: Version? = nil
+    ) -> [String: [UInt8]] {
+        var files = Set(listed(paths))
+        files.formUnion(catalog?.files ?? [])
+        files.formUnion(old?.catalog.files ?? [])
+        for provider in registry.providers { files.formUnion(provider.sources.keys) }
+        var fingerprint: [String: [UInt8]] = [:]
+        for file in files { fingerprint[file] = contents(of: file) }
+        return fingerprint
+    }
+
+    /// The files named, and the `*.mappings` of the directories named.
+    private static func listed(_ paths: [String]) -> [String] {
+        paths.flatMap { path -> [String] in
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return [path] }
+            guard isDirectory.boolValue else { return [path] }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.filter { $0.hasSuffix(".mappings") }.sorted().map { Path.join(path, $0) }
+        }
+    }
+
+    /// A file's bytes; empty for a file that cannot be read (so its return is a change).
+    private static func contents(of path: String) -> [UInt8] {
+        FileManager.default.contents(atPath: path).map { Array($0) } ?? []
+    }
+}

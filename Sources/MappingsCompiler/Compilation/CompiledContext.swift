@@ -1,0 +1,20 @@
+package import MappingsJSON
+package import MappingsModel
+
+/// A context, compiled: the model it builds and its rules in declaration order.
+public struct CompiledContext: Sendable {
+    /// The identifier (`$TweetModel`); `nil` for an inline `@mappings` block.
+    public let identifier: String?
+    /// Its index in `Catalog.contexts`.
+    public let index: Int
+    /// The model it builds (`@class`); `nil` for a context that maps into a plain JSON object.
+    public let model: String?
+    public internal(set) var rules: [Rule]
+    public let provenance: Provenance
+    /// The tests the context carries in `"@tests"` (its own, not those of a parent).
+    public var tests: [ContextTest] = []
+    /// The declaration of `model`, resolved when the catalog loads (no lookup per object).
+    package var modelDefinition: Model?
+    /// What the context reads of a payload: the parser builds only that.
+    package var demand: JSONDemand = .everything
+}

@@ -1,0 +1,116 @@
+import MappingsJSON
+import MappingsModel
+
+extension ContextCompiler {
+    static let testKeys = ["name", "input", "output", "issues", "many"]
+    static let issueKeys = ["kind", "path", "property", "message"]
+
+    /// The tests of a context's `"@tests"` (an array of test objects), checked for shape.
+    /// Tests a context inherits are not its own and are skipped: they describe the parent.
+    mutating func compileTests(_ member: SyntaxMember) -> [ContextTest] {
+        guard member.value.inheritedVia.isEmpty else { return [] }
+        guard case .array(let elements) = member.value.kind else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@tests\" takes an array of tests, not \(member.value.typeName)",
+                    location: member.value.location,
+                    help: "write \"@tests\": [ { \"input\": { … }, \"output\": { … } } ]"))
+            return []
+        }
+        return elements.compactMap { compileTest($0) }
+    }
+
+    private mutating func compileTest(_ node: SyntaxNode) -> ContextTest? {
+        guard let members = node.members else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "a test is an object with \"input\" and \"output\" or \"issues\", not \(node.typeName)",
+                    location: node.location))
+            return nil
+        }
+        var test = ContextTest(name: nil, input: .null, output: nil, issues: nil, many: false, location: node.location)
+        var hasInput = false
+        var valid = true
+        for member in members {
+            switch member.key {
+            case "name":
+                test.name = member.value.stringValue
+            case "input":
+                test.input = member.value.jsonValue
+                hasInput = true
+            case "output":
+                test.output = member.value.jsonValue
+            case "many":
+                guard case .bool(let flag) = member.value.kind else {
+                    diagnostics.append(
+                        Diagnostic(message: "\"many\" is true or false", location: member.value.location))
+                    valid = false
+                    continue
+                }
+                test.many = flag
+            case "issues":
+                guard let issues = compileExpectedIssues(member.value) else {
+                    valid = false
+                    continue
+                }
+                test.issues = issues
+            default:
+                diagnostics.append(
+                    Diagnostic(
+                        message: "unknown key \"\(member.key)\" in a test", location: member.keyLocation,
+                        help: Suggestion.help(for: member.key, among: Self.testKeys)
+                            ?? "a test has \"input\", \"output\", \"issues\", \"many\" and \"name\""))
+                valid = false
+            }
+        }
+        if !hasInput {
+            diagnostics.append(
+                Diagnostic(message: "this test has no \"input\"", location: node.location, help: "add \"input\": { … }")
+            )
+            valid = false
+        }
+        return valid ? test : nil
+    }
+
+    private mutating func compileExpectedIssues(_ node: SyntaxNode) -> [ContextTest.ExpectedIssue]? {
+        guard case .array(let elements) = node.kind else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"issues\" is an array of expected issues, not \(node.typeName)",
+                    location: node.location))
+            return nil
+        }
+        var issues: [ContextTest.ExpectedIssue] = []
+        for element in elements {
+            guard let members = element.members else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "an expected issue is an object with \"path\", \"kind\", \"property\" or \"message\"",
+                        location: element.location))
+                return nil
+            }
+            var issue = ContextTest.ExpectedIssue()
+            for member in members {
+                guard let text = member.value.stringValue else {
+                    diagnostics.append(
+                        Diagnostic(message: "\"\(member.key)\" is a string", location: member.value.location))
+                    return nil
+                }
+                switch member.key {
+                case "kind": issue.kind = text
+                case "path": issue.path = text
+                case "property": issue.property = text
+                case "message": issue.message = text
+                default:
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "unknown key \"\(member.key)\" in an expected issue", location: member.keyLocation,
+                            help: Suggestion.help(for: member.key, among: Self.issueKeys)))
+                    return nil
+                }
+            }
+            issues.append(issue)
+        }
+        return issues
+    }
+}

@@ -1,0 +1,132 @@
+import MappingsJSON
+import MappingsModel
+
+/// Compiles resolved context definitions into `CompiledContext`s, checking every entry
+/// against the models: unknown keywords, classes, properties and contexts, and defaults
+/// that cannot convert, each reported with a "did you mean" where one is close.
+struct ContextCompiler {
+    let models: [String: Model]
+    let converter: Converter
+    var inheritance: InheritanceResolver
+    /// Index of each named context in `contexts`.
+    let named: [String: Int]
+    /// For each file path, the `@import` sites that loaded it, nearest first.
+    let importChains: [String: [SourceLocation]]
+    var contexts: [CompiledContext?]
+    var diagnostics: [Diagnostic] = []
+    /// Definitions compiled again for a model they do not name themselves, by name and model.
+    var retargeted: [String: Int] = [:]
+
+    init(
+        models: [String: Model], inheritance: InheritanceResolver, named: [String],
+        importChains: [String: [SourceLocation]]
+    ) {
+        self.models = models
+        self.converter = Converter(models: models)
+        self.inheritance = inheritance
+        self.named = Dictionary(named.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        self.importChains = importChains
+        self.contexts = Array(repeating: nil, count: named.count)
+    }
+
+    /// Compiles the named context at `index`.
+    mutating func compileNamed(_ name: String, index: Int) {
+        guard let node = inheritance.definition(name) else { return }
+        contexts[index] = compileBody(node, identifier: name, index: index, model: nil)
+    }
+
+    // MARK: Contexts
+
+    mutating func compileBody(
+        _ node: SyntaxNode, identifier: String?, index: Int, model forcedModel: String?
+    ) -> CompiledContext {
+        let provenance = self.provenance(node.location, node)
+        guard let members = node.members else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "a context is an object of entries, not \(node.typeName)", location: node.location,
+                    help: "write { \"@class\": \"MyModel\", \"property\": \"source.key.path\" }"))
+            return CompiledContext(
+                identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
+        }
+        if let object = members.first(where: { $0.key == "@object" }) {
+            return compileObjectForm(
+                object, members: members, identifier: identifier, index: index,
+                forcedModel: forcedModel, provenance: provenance)
+        }
+        var model = forcedModel
+        if let classMember = members.first(where: { $0.key == "@class" }) {
+            if let declared = className(classMember.value), forcedModel == nil || declared == forcedModel {
+                model = declared
+            } else if let declared = classMember.value.stringValue, let forcedModel, declared != forcedModel {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "this context builds \"\(declared)\", but it is used to build \"\(forcedModel)\"",
+                        location: classMember.value.location))
+            }
+        }
+        var rules: [Rule] = []
+        var tests: [ContextTest] = []
+        for member in members where member.key != "@class" {
+            if member.key == "@tests", identifier != nil {
+                tests += compileTests(member)
+                continue
+            }
+            if member.key.hasPrefix("@") {
+                diagnostics.append(unknownKeyword(member, in: "a context", allowed: Keywords.context))
+                continue
+            }
+            if let rule = compileEntry(member, model: model) { rules.append(rule) }
+        }
+        return CompiledContext(
+            identifier: identifier, index: index, model: model, rules: rules, provenance: provenance, tests: tests)
+    }
+
+    /// `{ "@object": { "@class": …, "@mappings": … } }` at the top of a context.
+    private mutating func compileObjectForm(
+        _ object: SyntaxMember, members: [SyntaxMember], identifier: String?, index: Int, forcedModel: String?,
+        provenance: Provenance
+    ) -> CompiledContext {
+        var tests: [ContextTest] = []
+        for member in members where member.key == "@tests" && identifier != nil {
+            tests += compileTests(member)
+        }
+        for member in members where member.key != "@object" && !(member.key == "@tests" && identifier != nil) {
+            diagnostics.append(
+                Diagnostic(
+                    message: "a context written with \"@object\" holds nothing else, but it also has \"\(member.key)\"",
+                    location: member.keyLocation, help: "move the entries into \"@object\": { \"@mappings\": { … } }"))
+        }
+        guard let options = objectOptions(object) else {
+            return CompiledContext(
+                identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
+        }
+        var model = forcedModel
+        var body: SyntaxNode?
+        var referencedBody: SyntaxNode?
+        for member in options {
+            switch member.key {
+            case "@class": model = className(member.value) ?? model
+            case "@mappings":
+                if let reference = member.value.stringValue {
+                    body = inheritance.lookup(reference, at: member.value.location, purpose: "\"@mappings\"")
+                    referencedBody = body  // its "@tests" belong to the context it names
+                } else if case .object = member.value.kind {
+                    body = member.value
+                } else {
+                    reportMappingsShape(member)
+                }
+            default:
+                diagnostics.append(unknownKeyword(member, in: "\"@object\"", allowed: Keywords.object))
+            }
+        }
+        guard let body else {
+            return CompiledContext(
+                identifier: identifier, index: index, model: model, rules: [], provenance: provenance)
+        }
+        let compiled = compileBody(body, identifier: identifier, index: index, model: model ?? declaredClass(body))
+        return CompiledContext(
+            identifier: identifier, index: index, model: compiled.model, rules: compiled.rules,
+            provenance: provenance, tests: tests + (body.location == referencedBody?.location ? [] : compiled.tests))
+    }
+}

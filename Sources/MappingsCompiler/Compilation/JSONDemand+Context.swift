@@ -1,0 +1,36 @@
+package import MappingsJSON
+import MappingsModel
+
+extension JSONDemand {
+    /// What a context reads of the value it maps, following `@object` contexts; a context
+    /// reached again while its own demand is being worked out (a recursive model) reads
+    /// everything there.
+    package static func of(context index: Int, in contexts: [CompiledContext]) -> JSONDemand {
+        var visiting: Set<Int> = []
+        return of(context: index, in: contexts, visiting: &visiting)
+    }
+
+    private static func of(context index: Int, in contexts: [CompiledContext], visiting: inout Set<Int>) -> JSONDemand {
+        guard visiting.insert(index).inserted else { return .everything }
+        defer { visiting.remove(index) }
+        var demand = JSONDemand.members([])
+        for rule in contexts[index].rules {
+            var leaf = JSONDemand.everything
+            // A dictionary of objects reads every key of its value: only arrays pass a demand on.
+            let isDictionary = if case .dictionary? = rule.type?.unwrapped { true } else { false }
+            if rule.transformer == nil, !isDictionary, let object = rule.object, let nested = object.context {
+                leaf = of(context: nested, in: contexts, visiting: &visiting)
+            }
+            demand = demand.merged(with: along(rule.source.components[...], leaf: leaf))
+            if case .everything = demand { return .everything }
+        }
+        return demand
+    }
+
+    /// The demand at the start of `components` when the value at their end needs `leaf`.
+    private static func along(_ components: ArraySlice<PayloadKeyPath.Component>, leaf: JSONDemand) -> JSONDemand {
+        guard let first = components.first else { return leaf }
+        guard case .key(let key) = first else { return .everything }
+        return .members([Member(key: key, demand: along(components.dropFirst(), leaf: leaf))])
+    }
+}

@@ -1,0 +1,19 @@
+import MappingsJSON
+import MappingsModel
+
+/// The `@` keywords of the language, by where they may stand.
+enum Keywords {
+    static let topLevel = ["@import", "@models"]
+    /// Keywords of a context (besides its entries).
+    static let context = ["@class", "@object", "@inherits", "@tests"]
+    /// Keywords of a long-form entry.
+    static let entry = [
+        "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
+        "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
+        "@inherits",
+    ]
+    /// Keywords of an `@object`.
+    static let object = ["@class", "@mappings", "@inherits"]
+    /// Every keyword, for suggestions where a keyword stands in the wrong place.
+    static let all = Set(topLevel + context + entry + object + ["@self", "@first", "@last", "@count"])
+}

@@ -1,0 +1,104 @@
+import Foundation
+import MappingsJSON
+import MappingsModel
+
+/// A source key path, parsed once when the catalog compiles.
+///
+/// `user.name` reads a member of a member; `@self` (or an empty path) is the whole current
+/// source; a key applied to an array fans out over its elements; `@first`, `@last`, `@count`
+/// and integer indexes (negative ones count from the end) work on arrays.
+public struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
+    public enum Component: Sendable, Hashable {
+        case key(String)
+        /// An array index; on an object, the member whose key is the same digits.
+        case index(Int)
+        case first
+        case last
+        case count
+    }
+
+    public let components: [Component]
+    /// The path as written.
+    public let text: String
+
+    public var description: String { text.isEmpty ? "@self" : text }
+
+    /// Whether the path is the whole current source.
+    public var isSelf: Bool { components.isEmpty }
+
+    struct Failure: Error {
+        var message: String
+        var help: String?
+    }
+
+    init(components: [Component], text: String) {
+        self.components = components
+        self.text = text
+    }
+
+    /// Parses a source key path.
+    static func parse(_ text: String) throws(Failure) -> PayloadKeyPath {
+        if text.isEmpty || text == "@self" { return PayloadKeyPath(components: [], text: "") }
+        var components: [Component] = []
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        for (offset, part) in parts.enumerated() {
+            switch part {
+            case "":
+                throw Failure(
+                    message: "the key path \"\(text)\" has an empty component",
+                    help: "remove the extra '.'")
+            case "@self":
+                guard offset == 0 else {
+                    throw Failure(message: "\"@self\" can only start a key path", help: "remove \".@self\"")
+                }
+            case "@first": components.append(.first)
+            case "@last": components.append(.last)
+            case "@count": components.append(.count)
+            default:
+                if part.hasPrefix("@") {
+                    throw Failure(
+                        message: "unknown key path operator \"\(part)\" in \"\(text)\"",
+                        help: Suggestion.help(for: String(part), among: ["@self", "@first", "@last", "@count"])
+                            ?? "key path operators are @self, @first, @last and @count")
+                }
+                if let index = Int(part), part.allSatisfy({ $0.isNumber || $0 == "-" }) {
+                    components.append(.index(index))
+                } else {
+                    components.append(.key(String(part)))
+                }
+            }
+        }
+        return PayloadKeyPath(components: components, text: text == "@self" ? "" : text)
+    }
+}
+
+extension PayloadKeyPath {
+    /// The payload path this key path reads from `base` (`$.user.name`): `@first` is `[0]`,
+    /// `@last` and `@count` read the whole array (`[*]`).
+    package func payloadPath(from base: String) -> String {
+        var path = base
+        for component in components {
+            switch component {
+            case .key(let key): path += PathText.member(key)
+            case .index(let index): path += "[\(index)]"
+            case .first: path += "[0]"
+            case .last, .count: path += "[*]"
+            }
+        }
+        return path
+    }
+
+    /// Parses a key path as entries write it (`data.items`, `@self`, `results.@first`); a
+    /// malformed one is an error of kind `.invalidInput` saying why.
+    public init(parsing text: String) throws(MappingsError) {
+        do {
+            self = try PayloadKeyPath.parse(text)
+        } catch {
+            throw MappingsError(
+                kind: .invalidInput,
+                diagnostics: [
+                    Diagnostic(message: "the key path \"\(text)\" is not valid: \(error.message)", help: error.help)
+                ])
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import MappingsJSON
+import MappingsModel
+
+/// The one error type the Mappings API throws.
+///
+/// `kind` says what failed; `diagnostics` say every problem found, each with its place.
+/// `description` renders them all, source lines and carets included.
+public struct MappingsError: Error, Sendable, CustomStringConvertible {
+    /// What failed. A struct rather than an enum, so that kinds can be added without breaking clients.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// `.mappings` files could not be read, parsed, resolved or compiled.
+        public static let invalidMappings = Kind("invalid mappings")
+        /// A payload was not valid JSON or not of the shape an operation needs.
+        public static let invalidInput = Kind("invalid input")
+        /// A name given through the API (a context identifier, say) does not exist.
+        public static let unknownName = Kind("unknown name")
+
+        public var description: String { name }
+    }
+
+    public var kind: Kind
+    public var diagnostics: [Diagnostic]
+    /// Texts of the files the diagnostics point into, so that they can be rendered with their lines.
+    public var sources: [String: String]
+
+    public init(kind: Kind, diagnostics: [Diagnostic], sources: [String: String] = [:]) {
+        self.kind = kind
+        self.diagnostics = diagnostics
+        self.sources = sources
+    }
+
+    /// Every diagnostic, rendered.
+    public var description: String {
+        DiagnosticRenderer(sources: sources).render(diagnostics)
+    }
+}

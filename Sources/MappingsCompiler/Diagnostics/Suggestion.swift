@@ -1,0 +1,47 @@
+import MappingsJSON
+import MappingsModel
+
+/// Finds the candidate closest to a misspelled name, for "did you mean" help.
+public enum Suggestion {
+    /// The closest candidate to `name`, if one is close enough to be a likely typo.
+    ///
+    /// Close enough means an edit distance of at most a third of the name's length
+    /// (at least 1), or the same name up to letter case.
+    public static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
+        let lowered = name.lowercased()
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates where candidate != name {
+            if candidate.lowercased() == lowered { return candidate }
+            let distance = editDistance(Array(lowered.unicodeScalars), Array(candidate.lowercased().unicodeScalars))
+            if distance < (best?.distance ?? .max) { best = (candidate, distance) }
+        }
+        guard let best, best.distance <= max(1, name.count / 3) else { return nil }
+        return best.candidate
+    }
+
+    /// `did you mean "x"?`, or `nil` when nothing is close.
+    /// A name with a space (`@whn x`) is matched by its first word.
+    public static func help(for name: String, among candidates: some Sequence<String>) -> String? {
+        let word = name.split(separator: " ", maxSplits: 1).first.map(String.init) ?? name
+        return closest(to: word, among: candidates).map { "did you mean \"\($0)\"?" }
+    }
+
+    /// Edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`.
+    private static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}

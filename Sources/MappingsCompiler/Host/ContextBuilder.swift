@@ -1,0 +1,254 @@
+public import MappingsJSON
+import MappingsModel
+
+/// The entries and tests of a context declared in Swift: what a context object of a
+/// `.mappings` file says, one call per entry (AppCoreKit's `setKeyPath:fromKeyPath:…`).
+///
+/// ```swift
+/// definitions.context("$Tweet", class: "TweetModel") { tweet in
+///     tweet.map("identifier", from: "id_str")
+///     tweet.map("user", from: "user", object: .context("$User"))
+///     tweet.map("createdAt", from: "created_at", optional: true, dateFormat: "EEE MMM dd HH:mm:ss Z yyyy")
+///     tweet.map("retweets", from: "retweet_count", defaultValue: 0)
+///     tweet.map("coordinates", from: "coordinates", optional: true,
+///               transform: .closure { value, _ in value })
+/// }
+/// ```
+/// Every call records the Swift file and line it is written on: a load-time problem with the
+/// entry (an unknown property, a default that cannot convert) is reported there.
+public struct ContextBuilder {
+    private var members: [SyntaxMember] = []
+    private(set) var closures: [(reference: TransformerReference, transformer: any Transformer)] = []
+    private(set) var sourcePaths: [String: String] = [:]
+    private var tests: [SyntaxNode] = []
+    private let location: SourceLocation
+
+    init(modelName: String?, inherits: [String], location: SourceLocation) {
+        self.location = location
+        if let modelName {
+            members.append(
+                SyntaxMember(key: "@class", keyLocation: location, value: SyntaxNode(.string(modelName), at: location)))
+        }
+        if !inherits.isEmpty {
+            let list = inherits.map { SyntaxNode(.string($0), at: location) }
+            members.append(
+                SyntaxMember(key: "@inherits", keyLocation: location, value: SyntaxNode(.array(list), at: location)))
+        }
+    }
+
+    /// The context as the loader reads it.
+    var node: SyntaxNode {
+        var all = members
+        if !tests.isEmpty {
+            all.append(
+                SyntaxMember(key: "@tests", keyLocation: location, value: SyntaxNode(.array(tests), at: location)))
+        }
+        return SyntaxNode(.object(all), at: location)
+    }
+
+    /// Maps the property `property` (a dotted target path) from the payload's `keyPath`.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the source key path (`user.name`, `entities.hashtags.text`, `@first`…);
+    ///     `"@self"` is the whole current payload.
+    ///   - optional: a missing value is not an issue (`@optional`).
+    ///   - defaultValue: the value to use when the source is missing or null (`@defaultValue`);
+    ///     converted like a payload value, and implies `optional`.
+    ///   - type: the type to convert to in a context without a model (`@type`), such as `"Date"`.
+    ///   - dateFormat: the date pattern of the source (`@dateFormat`).
+    ///   - transform: a transformer applied before the conversion.
+    ///   - object: how to build a nested object, or each element of a collection (`@object`).
+    ///   - clearContent: empty the collection before adding (`@clearContent`).
+    ///   - insertContentAtBegin: add at the front, in source order (`@insertContentAtBegin`).
+    public mutating func map(
+        _ property: String, from keyPath: String = "@self", optional: Bool = false,
+        defaultValue: JSONValue? = nil, type: String? = nil, dateFormat: String? = nil,
+        transform: Transform? = nil, object: NestedObject? = nil, clearContent: Bool = false,
+        insertContentAtBegin: Bool = false,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = SourceLocation(file: fileID, line: line, column: 1)
+        sourcePaths[fileID] = filePath
+        func string(_ text: String) -> SyntaxNode { SyntaxNode(.string(text), at: at) }
+        var options: [(String, SyntaxNode)] = []
+        if keyPath != "@self" || object == nil { options.append(("@keyPath", string(keyPath))) }
+        if optional { options.append(("@optional", SyntaxNode(.bool(true), at: at))) }
+        if let defaultValue { options.append(("@defaultValue", SyntaxNode(json: defaultValue, at: at))) }
+        if let type { options.append(("@type", string(type))) }
+        if let dateFormat { options.append(("@dateFormat", string(dateFormat))) }
+        if let transform {
+            let reference: TransformerReference
+            switch transform.kind {
+            case .named(let className, let selector):
+                reference = TransformerReference(className: className, selector: selector, userData: nil)
+            case .closure(let forward, let reverse):
+                let selector = "\(fileID)#\(line)#\(closures.count)"
+                reference = TransformerReference(className: Transform.closureClass, selector: selector, userData: nil)
+                closures.append((reference, forward))
+                if let reverse {
+                    closures.append(
+                        (
+                            TransformerReference(
+                                className: Transform.closureClass, selector: selector + "#reverse", userData: nil),
+                            reverse
+                        ))
+                }
+            }
+            options.append(("@transformClass", string(reference.className)))
+            options.append(("@transformSelector", string(reference.selector)))
+            if let userData = transform.userData {
+                options.append(("@transformUserData", SyntaxNode(json: userData, at: at)))
+            }
+            switch transform.kind {
+            case .named(_, _):
+                if let reverse = transform.reverseSelector {
+                    options.append(("@reverseTransformSelector", string(reverse)))
+                }
+            case .closure(_, let reverse):
+                if reverse != nil {
+                    options.append(("@reverseTransformSelector", string(reference.selector + "#reverse")))
+                }
+            }
+        }
+        if let object {
+            var objectMembers: [(String, SyntaxNode)] = []
+            if let className = object.className { objectMembers.append(("@class", string(className))) }
+            switch object.kind {
+            case .context(let identifier): objectMembers.append(("@mappings", string(identifier)))
+            case .inline(let builder):
+                closures += builder.closures
+                for (file, path) in builder.sourcePaths { sourcePaths[file] = path }
+                objectMembers.append(("@mappings", builder.node))
+            case .model: break
+            }
+            options.append(("@object", Self.object(objectMembers, at: at)))
+        }
+        if clearContent { options.append(("@clearContent", SyntaxNode(.bool(true), at: at))) }
+        if insertContentAtBegin { options.append(("@insertContentAtBegin", SyntaxNode(.bool(true), at: at))) }
+        let value: SyntaxNode
+        if options.count == 1, options[0].0 == "@keyPath" {
+            value = options[0].1
+        } else {
+            value = Self.object(options, at: at)
+        }
+        members.append(SyntaxMember(key: property, keyLocation: at, value: value))
+    }
+
+    /// Adds a test, as one element of `"@tests"`: `input` must map to `output` (when given)
+    /// with exactly `issues` (each `{"kind":…, "path":…, "property":…, "message":…}`, any
+    /// subset), or with none when `issues` is `nil`.
+    public mutating func test(
+        _ name: String? = nil, input: JSONValue, output: JSONValue? = nil, issues: [JSONValue]? = nil,
+        many: Bool = false, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        var fields: JSONObject = JSONObject()
+        if let name { fields["name"] = .string(name) }
+        fields["input"] = input
+        if let output { fields["output"] = output }
+        if let issues { fields["issues"] = .array(issues) }
+        if many { fields["many"] = .bool(true) }
+        sourcePaths[fileID] = filePath
+        tests.append(SyntaxNode(json: .object(fields), at: SourceLocation(file: fileID, line: line, column: 1)))
+    }
+
+    private static func object(_ options: [(String, SyntaxNode)], at location: SourceLocation) -> SyntaxNode {
+        SyntaxNode(.object(options.map { SyntaxMember(key: $0.0, keyLocation: location, value: $0.1) }), at: location)
+    }
+}
+
+/// The transformer of an entry declared in Swift.
+public struct Transform: Sendable {
+    enum Kind: Sendable {
+        case named(className: String, selector: String)
+        case closure(forward: any Transformer, reverse: (any Transformer)?)
+    }
+
+    let kind: Kind
+    let userData: JSONValue?
+    let reverseSelector: String?
+
+    /// The `@transformClass` entries with a Swift closure name.
+    static let closureClass = "Closure"
+
+    /// A transformer named like a file's entry: a Swift closure registered in the
+    /// `TransformerRegistry` or a Lua function of `scripts/<className>.lua`.
+    ///
+    /// - Parameter reverseSelector: the transformer of the same class that undoes it when an
+    ///   object is serialized back to JSON (`@reverseTransformSelector`).
+    public static func named(
+        _ className: String, _ selector: String, userData: JSONValue? = nil, reverseSelector: String? = nil
+    ) -> Transform {
+        Transform(
+            kind: .named(className: className, selector: selector), userData: userData, reverseSelector: reverseSelector
+        )
+    }
+
+    /// A Swift closure, for this entry only: it gets the payload value and `userData`, and
+    /// returns the new value or throws (`TransformerFailure("why")`) to report an issue.
+    ///
+    /// - Parameter reverse: the closure that undoes it when an object is serialized back to JSON.
+    public static func closure(
+        userData: JSONValue? = nil,
+        reverse: (@Sendable (JSONValue, JSONValue?) throws -> JSONValue)? = nil,
+        _ body: @escaping @Sendable (JSONValue, JSONValue?) throws -> JSONValue
+    ) -> Transform {
+        Transform(
+            kind: .closure(forward: ClosureTransformer(body), reverse: reverse.map { ClosureTransformer($0) }),
+            userData: userData, reverseSelector: nil)
+    }
+}
+
+/// How an entry declared in Swift builds a nested object (`@object`).
+public struct NestedObject {
+    enum Kind {
+        case context(String)
+        case inline(ContextBuilder)
+        case model
+    }
+
+    let kind: Kind
+    let className: String?
+
+    /// Maps with the named context (`"@object": { "@mappings": "$User" }`).
+    public static func context(_ identifier: String, class className: String? = nil) -> NestedObject {
+        NestedObject(kind: .context(identifier), className: className)
+    }
+
+    /// Builds a model from the same-named keys of the payload object (`"@object": { "@class": … }`).
+    public static func model(_ name: String) -> NestedObject {
+        NestedObject(kind: .model, className: name)
+    }
+
+    /// Maps with a context written in place (`"@object": { "@mappings": { … } }`).
+    public static func inline(
+        class className: String? = nil, fileID: String = #fileID, line: Int = #line,
+        _ body: (inout ContextBuilder) -> Void
+    ) -> NestedObject {
+        var builder = ContextBuilder(
+            modelName: className, inherits: [], location: SourceLocation(file: fileID, line: line, column: 1))
+        body(&builder)
+        return NestedObject(kind: .inline(builder), className: nil)
+    }
+}
+
+extension SyntaxNode {
+    /// A JSON value as a node written at `location` (every node below it too).
+    init(json: JSONValue, at location: SourceLocation) {
+        switch json {
+        case .null: self.init(.null, at: location)
+        case .bool(let bool): self.init(.bool(bool), at: location)
+        case .integer(let integer): self.init(.number(String(integer)), at: location)
+        case .double(let double): self.init(.number(JSONWriter.number(double)), at: location)
+        case .number(let number): self.init(.number(number.literal), at: location)
+        case .string(let string): self.init(.string(string), at: location)
+        case .array(let elements): self.init(.array(elements.map { SyntaxNode(json: $0, at: location) }), at: location)
+        case .object(let object):
+            self.init(
+                .object(
+                    object.members.map {
+                        SyntaxMember(
+                            key: $0.key, keyLocation: location, value: SyntaxNode(json: $0.value, at: location))
+                    }), at: location)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import MappingsJSON
+public import MappingsModel
+
+/// Models and contexts a Swift host declares in code, loaded beside the `.mappings` files.
+///
+/// Everything declared here goes through the same loader as a file: `@inherits`, the checks
+/// against the models, `"@tests"`, transformer resolution, and the same compiled form. Where
+/// a file names `file:line:column`, a definition names the Swift file and line that made it.
+/// ```swift
+/// var definitions = Definitions()
+/// definitions.register(Tweet.self)                  // a typed model, and the models it nests
+/// definitions.context("$User", class: "UserModel") { user in
+///     user.map("name", from: "name")
+///     user.map("imageUrl", from: "profile_image_url", defaultValue: "https://example.com/none.png")
+/// }
+/// let catalog = try Catalog.load(["contexts"], definitions: definitions)
+/// ```
+public struct Definitions: Sendable {
+    /// Context definitions, as the loader reads them from a file.
+    var contexts: [Declaration] = []
+    /// Untyped model declarations, likewise.
+    var models: [Declaration] = []
+    /// Models bound to Swift types, by name, in registration order.
+    private(set) var typedModels: [RegisteredModel] = []
+    /// Swift closures given to entries (`transform:`), under the names their entries use.
+    var closures: [(reference: TransformerReference, transformer: any Transformer)] = []
+    /// For each Swift file named by a location, the path it can be read from (for source lines).
+    var sourcePaths: [String: String] = [:]
+
+    /// The pseudo file identity every definition of a host shares.
+    static let identity = "<swift host>"
+
+    /// No definitions: a catalog of the files alone.
+    public init() {}
+
+    /// Declares an untyped model, as `@models` does: property names and types as written in a
+    /// file (`"String"`, `"URL?"`, `"[TweetModel]"`).
+    public mutating func model(
+        _ name: String, _ properties: KeyValuePairs<String, String>,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = location(fileID, filePath, line)
+        let members = properties.map {
+            SyntaxMember(key: $0.key, keyLocation: at, value: SyntaxNode(.string($0.value), at: at))
+        }
+        models.append(
+            Declaration(name: name, nameLocation: at, node: SyntaxNode(.object(members), at: at), file: Self.identity))
+    }
+
+    /// Declares a context, as a top-level `"$Identifier": { … }` of a file does.
+    ///
+    /// - Parameters:
+    ///   - identifier: the context's identifier (`$Tweet`).
+    ///   - modelName: the `@class` it builds; `nil` maps into a plain JSON object.
+    ///   - inherits: the definitions it inherits from (`@inherits`), first listed wins.
+    ///   - body: adds its entries and tests.
+    public mutating func context(
+        _ identifier: String, class modelName: String? = nil, inherits: [String] = [],
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+        _ body: (inout ContextBuilder) -> Void
+    ) {
+        let at = location(fileID, filePath, line)
+        var builder = ContextBuilder(modelName: modelName, inherits: inherits, location: at)
+        body(&builder)
+        closures += builder.closures
+        for (file, path) in builder.sourcePaths { sourcePaths[file] = path }
+        contexts.append(Declaration(name: identifier, nameLocation: at, node: builder.node, file: Self.identity))
+    }
+
+    /// Registers a Swift type as a model, under `T.mapping.name`, with every model type its
+    /// properties name (nested models, elements of arrays and dictionaries). A context whose
+    /// `@class` is that name builds the Swift type through `Mapper.object(_:from:context:)`.
+    public mutating func register<T: MappedModel>(_ type: T.Type) {
+        let typed = T.mapping
+        guard !typedModels.contains(where: { $0.model.name == typed.name }) else { return }
+        typedModels.append(
+            RegisteredModel(model: typed.model, swiftType: String(reflecting: T.self), location: typed.location))
+        if let path = typed.sourcePath { sourcePaths[typed.location.file] = path }
+        for nested in typed.nestedRegistrations { nested(&self) }
+    }
+
+    /// The models registered through `register(_:)`, in order.
+    public var registeredModels: [Model] { typedModels.map(\.model) }
+
+    private mutating func location(_ fileID: String, _ filePath: String, _ line: Int) -> SourceLocation {
+        sourcePaths[fileID] = filePath
+        return SourceLocation(file: fileID, line: line, column: 1)
+    }
+}
+
+/// A model bound to a Swift type, as the catalog sees it.
+struct RegisteredModel: Sendable {
+    var model: Model
+    /// The Swift type's name, for messages.
+    var swiftType: String
+    var location: SourceLocation
+}

@@ -1,0 +1,152 @@
+import MappingsJSON
+public import MappingsModel
+
+/// A Swift type the engine builds: it says once, through key paths, how its properties bind.
+///
+/// ```swift
+/// struct User: MappedModel {
+///     var name = ""
+///     var imageUrl: URL?
+///     static let mapping = TypedModel<User>("UserModel", make: User.init) { user in
+///         user.bind("name", \.name)
+///         user.bind("imageUrl", \.imageUrl)
+///     }
+/// }
+/// ```
+/// A class conforms the same way; it must be `final` (the mapping names `Self`).
+public protocol MappedModel: MappableValue {
+    /// How the type's properties bind, and the model name contexts build it by (`@class`).
+    static var mapping: TypedModel<Self> { get }
+}
+
+extension MappedModel {
+    public static var mappingType: TypeReference { .model(mapping.name) }
+
+    public static func mapped(from value: Value, failures: inout [ConversionFailure]) -> Self? {
+        guard case .object = value else { return mismatch(value, &failures) }
+        var instance = mapping.make()
+        mapping.update(&instance, from: value, failures: &failures)
+        return instance
+    }
+
+    public var mappingValue: Value { Self.mapping.value(of: self) }
+
+    public mutating func update(from value: Value, failures: inout [ConversionFailure]) {
+        guard case .object = value else {
+            if let new = Self.mapped(from: value, failures: &failures) { self = new }
+            return
+        }
+        Self.mapping.update(&self, from: value, failures: &failures)
+    }
+
+    public static func registerModels(in definitions: inout Definitions) {
+        definitions.register(Self.self)
+    }
+}
+
+/// How a Swift type's properties bind to a model: each property's name, key path and type.
+///
+/// The model it declares lists the properties in binding order, with the types their Swift
+/// types map to (`String?` is `String?`, `[Tweet]` is `[TweetModel]`). Values are read and
+/// written through the key paths, never by name.
+public struct TypedModel<Root>: Sendable {
+    /// The model name (`@class`).
+    public let name: String
+    /// The model, as the catalog holds it.
+    public let model: Model
+    let make: @Sendable () -> Root
+    private let setters: [@Sendable (inout Root, Value, inout [ConversionFailure]) -> Void]
+    private let getters: [@Sendable (Root) -> Value]
+    let nestedRegistrations: [@Sendable (inout Definitions) -> Void]
+    let location: SourceLocation
+    let sourcePath: String?
+
+    /// Declares the binding of `Root`.
+    ///
+    /// - Parameters:
+    ///   - name: the model name contexts build it by.
+    ///   - make: a new instance, before mapping sets its properties (for a property no value
+    ///     reaches, its initial value stays).
+    ///   - bind: binds each property, in declaration order.
+    public init(
+        _ name: String, make: @escaping @Sendable () -> Root,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+        _ bind: (inout Bindings) -> Void
+    ) {
+        var bindings = Bindings(location: SourceLocation(file: fileID, line: line, column: 1))
+        bind(&bindings)
+        self.name = name
+        self.make = make
+        self.setters = bindings.setters
+        self.getters = bindings.getters
+        self.nestedRegistrations = bindings.nested
+        self.location = SourceLocation(file: fileID, line: line, column: 1)
+        self.sourcePath = filePath
+        self.model = Model(name: name, properties: bindings.properties, location: location)
+    }
+
+    /// The properties of a typed model, bound one by one.
+    public struct Bindings {
+        fileprivate var properties: [Property] = []
+        fileprivate var setters: [@Sendable (inout Root, Value, inout [ConversionFailure]) -> Void] = []
+        fileprivate var getters: [@Sendable (Root) -> Value] = []
+        fileprivate var nested: [@Sendable (inout Definitions) -> Void] = []
+        fileprivate let location: SourceLocation
+
+        fileprivate init(location: SourceLocation) {
+            self.location = location
+        }
+
+        /// Binds the property `name` to `keyPath`; its model type is `V.mappingType`.
+        public mutating func bind<V: MappableValue>(
+            _ name: String, _ keyPath: any WritableKeyPath<Root, V> & Sendable, line: Int = #line
+        ) {
+            var at = location
+            at.line = line
+            properties.append(Property(name: name, type: V.mappingType, location: at))
+            setters.append { root, value, failures in
+                var inner: [ConversionFailure] = []
+                root[keyPath: keyPath].update(from: value, failures: &inner)
+                failures += inner.map {
+                    ConversionFailure(
+                        relativePath: "." + name + $0.relativePath, message: $0.message,
+                        isMissingValue: $0.isMissingValue)
+                }
+            }
+            getters.append { root in root[keyPath: keyPath].mappingValue }
+            nested.append { definitions in V.registerModels(in: &definitions) }
+        }
+    }
+
+    /// Sets every property of `root` from a mapped object of this model; a property whose
+    /// value is unset keeps its value. Values that do not fit are added to `failures`, with
+    /// their property path (`.kind`).
+    public func update(_ root: inout Root, from value: Value, failures: inout [ConversionFailure]) {
+        // The catalog holds this very model when the type is registered: no name to compare then.
+        guard case .object(let object) = value, object.model.isIdentical(to: model) || object.model.name == name,
+            object.slots.count == setters.count
+        else {
+            failures.append(ConversionFailure(message: "expected a \(name), found \(value.kindName)"))
+            return
+        }
+        for (slot, set) in setters.enumerated() {
+            set(&root, object.slots[slot], &failures)
+        }
+    }
+
+    /// A new instance from a mapped object of this model.
+    public func instance(from value: Value, failures: inout [ConversionFailure]) -> Root {
+        var root = make()
+        update(&root, from: value, failures: &failures)
+        return root
+    }
+
+    /// The instance as a mapped object: what reverse mapping writes, and what mapping into it starts from.
+    public func value(of root: Root) -> Value {
+        var object = ModelObject(model: model)
+        for (slot, get) in getters.enumerated() {
+            object.slots[slot] = get(root)
+        }
+        return .object(object)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import MappingsJSON
+import MappingsModel
+
+/// Where `.mappings` files are read from: the disk, or texts a host holds in memory.
+public struct FileSource: Sendable {
+    enum Storage: Sendable {
+        case disk
+        case memory([String: String])
+    }
+
+    let storage: Storage
+
+    /// Files on disk, paths relative to the current directory.
+    public static let disk = FileSource(storage: .disk)
+
+    /// Files held in memory, by path (`"contexts/tweets.mappings"`); directories are implied by the paths.
+    public static func memory(_ files: [String: String]) -> FileSource {
+        var normalized: [String: String] = [:]
+        for (path, text) in files { normalized[Path.normalize(path)] = text }
+        return FileSource(storage: .memory(normalized))
+    }
+
+    enum Entry { case file, directory, missing }
+
+    func entry(at path: String) -> Entry {
+        switch storage {
+        case .disk:
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .missing }
+            return isDirectory.boolValue ? .directory : .file
+        case .memory(let files):
+            let path = Path.normalize(path)
+            if files[path] != nil { return .file }
+            let prefix = path == "." ? "" : path + "/"
+            return files.keys.contains(where: { $0.hasPrefix(prefix) }) ? .directory : .missing
+        }
+    }
+
+    /// The `*.mappings` files directly inside `directory`, sorted by name.
+    func mappingsFiles(in directory: String) throws -> [String] {
+        let names: [String]
+        switch storage {
+        case .disk:
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        case .memory(let files):
+            let directory = Path.normalize(directory)
+            let prefix = directory == "." ? "" : directory + "/"
+            names = files.keys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+                .filter { !$0.contains("/") }
+        }
+        return names.filter { $0.hasSuffix(".mappings") }.sorted().map { Path.join(directory, $0) }
+    }
+
+    /// The bytes of a file.
+    func read(_ path: String) throws -> [UInt8] {
+        switch storage {
+        case .disk:
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        case .memory(let files):
+            guard let text = files[Path.normalize(path)] else { throw CocoaError(.fileReadNoSuchFile) }
+            return Array(text.utf8)
+        }
+    }
+
+    /// A key that is the same for every spelling of the same file (symbolic links resolved on disk).
+    func identity(of path: String) -> String {
+        switch storage {
+        case .disk: URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        case .memory: Path.normalize(path)
+        }
+    }
+}
+
+/// Lexical path handling for the paths users write (no file system access).
+package enum Path {
+    /// `a/./b/../c` → `a/c`; keeps leading `..` of relative paths; `""` → `.`.
+    static func normalize(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if part == "..", absolute { continue }
+            parts.append(part)
+        }
+        let joined = parts.joined(separator: "/")
+        if absolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    package static func join(_ directory: String, _ name: String) -> String {
+        if name.hasPrefix("/") { return normalize(name) }
+        return normalize(directory == "." ? name : directory + "/" + name)
+    }
+
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func hasExtension(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last ?? ""
+        return name.dropFirst().contains(".")
+    }
+}

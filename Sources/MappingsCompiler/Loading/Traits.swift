@@ -1,0 +1,32 @@
+import Foundation
+import MappingsJSON
+import MappingsModel
+
+/// Facts about the environment that selectors test, such as `apiVersion=2` or `build=debug`.
+///
+/// Traits come from the host (`Traits(["apiVersion": "2"])`) or from the tool
+/// (`--trait apiVersion=2`). A trait given without a value is `true`.
+public struct Traits: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    public var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) {
+        self.values = values
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.values = Dictionary(elements, uniquingKeysWith: { _, last in last })
+    }
+
+    public subscript(name: String) -> String? {
+        get { values[name] }
+        set { values[name] = newValue }
+    }
+
+    /// Parses `KEY=VALUE` (or `KEY`, meaning `KEY=true`); `nil` when the key is empty.
+    public static func parseAssignment(_ text: String) -> (key: String, value: String)? {
+        let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        let key = parts[0].trimmingCharacters(in: .whitespaces)
+        guard !key.isEmpty else { return nil }
+        return (key, parts.count > 1 ? String(parts[1]) : "true")
+    }
+}

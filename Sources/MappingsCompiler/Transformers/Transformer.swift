@@ -1,0 +1,49 @@
+public import MappingsJSON
+import MappingsModel
+
+/// A plugin transformer: converts a value before the engine converts it to the property's type.
+///
+/// Hosts register Swift closures under a `@transformClass` and `@transformSelector`; the Lua
+/// provider plugs into the same protocol. A transformer throws to fail: the failure becomes
+/// an issue for that value (always, even on an optional entry), and mapping goes on.
+public protocol Transformer: Sendable {
+    /// Returns the new value for `value`; `userData` is the entry's `@transformUserData`.
+    func transform(_ value: JSONValue, userData: JSONValue?) throws -> JSONValue
+
+    /// The transformer to use for one entry, given its `@transformUserData`; called once per
+    /// entry when the catalog compiles, so a transformer can prepare the user data once
+    /// instead of on every value. The default returns `self`.
+    func bound(to userData: JSONValue?) -> any Transformer
+
+    /// Where the transformer is defined, for explanations (`scripts/Geo.lua:12`); `nil` by default.
+    var origin: String? { get }
+}
+
+extension Transformer {
+    public func bound(to userData: JSONValue?) -> any Transformer { self }
+    public var origin: String? { nil }
+}
+
+/// A transformer made of a Swift closure.
+public struct ClosureTransformer: Transformer {
+    private let body: @Sendable (JSONValue, JSONValue?) throws -> JSONValue
+
+    public init(_ body: @escaping @Sendable (JSONValue, JSONValue?) throws -> JSONValue) {
+        self.body = body
+    }
+
+    public func transform(_ value: JSONValue, userData: JSONValue?) throws -> JSONValue {
+        try body(value, userData)
+    }
+}
+
+/// Why a transformer refused a value, in words for the report.
+public struct TransformerFailure: Error, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

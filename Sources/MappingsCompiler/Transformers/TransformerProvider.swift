@@ -1,0 +1,29 @@
+import MappingsJSON
+import MappingsModel
+
+/// A source of transformers besides the Swift closures of a `TransformerRegistry`, such as
+/// the Lua scripts of `MappingsLua`.
+///
+/// A provider is asked once per entry when a catalog compiles. It answers `.found` with a
+/// transformer, `.failed` when the class is its own but the transformer cannot be used (a
+/// script that does not compile, a missing function), or `.unknown` when the class is not
+/// its own, so the next provider is asked.
+public protocol TransformerProvider: Sendable {
+    /// Resolves the transformer an entry names.
+    func resolve(_ reference: TransformerReference) -> TransformerResolution
+
+    /// The text of the files the provider read, by the path its diagnostics name, so those
+    /// diagnostics can show source lines.
+    var sources: [String: String] { get }
+}
+
+/// What a provider answers for a transformer reference.
+public enum TransformerResolution: Sendable {
+    case found(any Transformer)
+    /// The provider owns the class (or is the last place it could be), but cannot give this
+    /// transformer; the diagnostic says why. When it has a location (a line of a script), the
+    /// entry that asked is added as a note; without one, it points at the entry.
+    case failed(Diagnostic)
+    /// The provider does not know the class, so the next one is asked.
+    case unknown
+}

@@ -1,0 +1,151 @@
+public import MappingsCompiler
+public import MappingsJSON
+public import MappingsModel
+
+/// Maps JSON payloads with a catalog's contexts: AppCoreKit's `objectFromValue:`,
+/// `objectsFromValue:` and `mapValue:toObject:`.
+///
+/// Mapping never stops at the first problem: it returns the object, as complete as it could
+/// be made, with every issue (payload path, property, rule and a short rendering of the value).
+/// ```swift
+/// let mapper = Mapper(catalog: catalog)
+/// let result = try mapper.object(from: payload, context: "$TweetModel")
+/// print(JSONWriter.string(result.value))
+/// result.issues.forEach { print($0) }   // $.user.name: missing required value … (contexts/twitter.mappings:8)
+/// ```
+public struct Mapper: Sendable {
+    public let catalog: Catalog
+    let converter: Converter
+
+    public init(catalog: Catalog) {
+        self.catalog = catalog
+        self.converter = Converter(models: catalog.models)
+    }
+
+    /// A new object from a payload.
+    public func object(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
+        object(from: payload, using: try context(identifier))
+    }
+
+    /// A new object from a payload, with a context looked up once beforehand (see
+    /// `context(_:)`): what a loop over many payloads should call.
+    public func object(from payload: JSONValue, using context: CompiledContext) -> MappingResult {
+        var run = MappingRun(mapper: self)
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        return MappingResult(value: value, issues: run.issues)
+    }
+
+    /// A new object from a payload's JSON text, parsed as the mapping needs it: members the
+    /// context never reads are checked but not built. The same result as parsing with
+    /// `JSONParser` and calling `object(from:using:)`, in less time.
+    public func object(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
+        -> MappingResult
+    {
+        object(from: try JSONParser.parse(bytes, demand: context.demand), using: context)
+    }
+
+    /// One new object per element of a JSON array's text, parsed as the mapping needs it.
+    public func objects(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
+        -> MappingResult
+    {
+        // Only the elements of an array are mapped; anything else is reported whole.
+        let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
+        return objects(
+            from: try JSONParser.parse(bytes, demand: isArray ? context.demand : .everything), using: context)
+    }
+
+    /// A new object from a payload, with what each rule did: where each property's value came
+    /// from (source path, transformer, default) or why it has none.
+    public func explain(_ payload: JSONValue, context identifier: String) throws(MappingsError) -> (
+        result: MappingResult, explanations: [Explanation]
+    ) {
+        let context = try self.context(identifier)
+        var run = MappingRun(mapper: self)
+        run.explanations = []
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        return (MappingResult(value: value, issues: run.issues), run.explanations ?? [])
+    }
+
+    /// One new object per element of a payload array.
+    public func objects(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
+        objects(from: payload, using: try context(identifier))
+    }
+
+    /// One new object per element of a payload array, with a context looked up once beforehand.
+    public func objects(from payload: JSONValue, using context: CompiledContext) -> MappingResult {
+        var run = MappingRun(mapper: self)
+        let name = run.rootName(context)
+        guard case .array(let elements) = payload else {
+            run.issues.append(
+                MappingIssue(
+                    kind: .invalidSource, path: "$", property: run.rootName(context), rule: context.provenance,
+                    value: Converter.describe(payload),
+                    message: "expected an array of payloads, found \(Converter.describe(payload))"))
+            return MappingResult(value: .array([]), issues: run.issues)
+        }
+        var values: [Value] = []
+        values.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            values.append(
+                run.build(context, from: element, path: { "$[\(index)]" }, existing: nil, property: { name }))
+        }
+        return MappingResult(value: .array(values), issues: run.issues)
+    }
+
+    /// Populates an existing object from a payload: untouched properties keep their values,
+    /// nested objects of the same model are updated in place, collections are appended to
+    /// unless the rule says `@clearContent`.
+    public func map(_ payload: JSONValue, into existing: Value, context identifier: String) throws(MappingsError)
+        -> MappingResult
+    {
+        map(payload, into: existing, using: try self.context(identifier))
+    }
+
+    /// Populates an existing object from a payload, with a context looked up once beforehand.
+    public func map(_ payload: JSONValue, into existing: Value, using context: CompiledContext) -> MappingResult {
+        var run = MappingRun(mapper: self)
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
+        return MappingResult(value: value, issues: run.issues)
+    }
+
+    /// An existing object read from JSON for `map(_:into:context:)`: a model object by
+    /// property name for a context with a model, a JSON object otherwise.
+    public func existingObject(from json: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult
+    {
+        let context = try self.context(identifier)
+        guard let model = context.model else {
+            guard case .object(let object) = json else {
+                return MappingResult(value: .dictionary(ValueDictionary()), issues: [])
+            }
+            return MappingResult(
+                value: .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) })), issues: [])
+        }
+        var failures: [ConversionFailure] = []
+        let value = Converter(models: converter.models, requiresValues: false).convert(
+            json, to: .model(model), failures: &failures)
+        let issues = failures.map {
+            MappingIssue(
+                kind: .conversionFailed, path: "$" + $0.relativePath, property: model + $0.relativePath,
+                rule: origin(of: $0.relativePath, in: context, base: "$").rule, value: nil, message: $0.message)
+        }
+        return MappingResult(value: value, issues: issues)
+    }
+
+    /// The context with this identifier; an unknown one is an error with a "did you mean".
+    public func context(_ identifier: String) throws(MappingsError) -> CompiledContext {
+        guard let context = catalog.context(identifier) else {
+            throw MappingsError(
+                kind: .unknownName,
+                diagnostics: [
+                    Diagnostic(
+                        message: "no context named \"\(identifier)\"",
+                        help: Suggestion.help(for: identifier, among: catalog.identifiers)
+                            ?? "the contexts are " + catalog.identifiers.map { "\"\($0)\"" }.joined(separator: ", "))
+                ])
+        }
+        return context
+    }
+}

@@ -1,0 +1,238 @@
+import MappingsCompiler
+import MappingsJSON
+import MappingsModel
+
+/// One mapping operation: walks the rules of a context over a payload and collects issues.
+struct MappingRun {
+    let mapper: Mapper
+    var issues: [MappingIssue] = []
+    /// What each rule did, when the run explains itself (`nil`: not recorded, no cost).
+    var explanations: [Explanation]?
+
+    init(mapper: Mapper) {
+        self.mapper = mapper
+    }
+
+    func rootName(_ context: CompiledContext) -> String {
+        context.model ?? context.identifier ?? "JSON"
+    }
+
+    /// Maps `source` with `context` into `existing` (or a new object) and returns the object.
+    ///
+    /// Payload paths and property names are closures, called only when an issue or an
+    /// explanation needs the text: a record that maps cleanly builds no path string.
+    mutating func build(
+        _ context: CompiledContext, from source: JSONValue, path: () -> String, existing: Value?,
+        property: () -> String
+    ) -> Value {
+        var target: Value
+        if let model = context.modelDefinition {
+            if case .object(let object)? = existing, object.model.name == model.name {
+                target = .object(object)
+            } else {
+                target = .object(ModelObject(model: model))
+            }
+        } else if case .dictionary? = existing {
+            target = existing!
+        } else {
+            target = .dictionary(ValueDictionary())
+        }
+        for index in context.rules.indices {
+            apply(context.rules[index], from: source, path: path, to: &target, parent: property)
+        }
+        return target
+    }
+
+    private mutating func apply(
+        _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
+    ) {
+        func property() -> String { parent() + "." + rule.target.description }
+        func valuePath() -> String { SourceLookup.lookup(rule.source, in: source, base: path()).path }
+        var value: JSONValue?
+        switch SourceLookup.find(rule.source, in: source) {
+        case .value(let found):
+            if case .null = found { value = nil } else { value = found }
+        case .missing:
+            break
+        case .invalid:
+            let (message, at) = SourceLookup.lookup(rule.source, in: source, base: path()).failure
+            report(.invalidSource, at: at, property: property(), rule: rule, value: nil, message: message)
+            explain(property(), rule, at, .failed(message))
+            return
+        }
+        let found = value
+        if let transform = rule.transform, let input = value, let reference = rule.transformer {
+            do {
+                let output = try transform.transform(input, userData: reference.userData)
+                value = output == .null ? nil : output
+            } catch {
+                let message = "\(reference.className).\(reference.functionName) failed: \(error)"
+                report(
+                    .transformerFailed, at: valuePath(), property: property(), rule: rule,
+                    value: Converter.describe(input), message: message)
+                explain(property(), rule, valuePath(), .failed(message))
+                return
+            }
+        }
+        guard let value else {
+            if !rule.isOptional {
+                report(
+                    .missingRequiredValue, at: valuePath(), property: property(), rule: rule, value: nil,
+                    message: "missing required value for \(property())")
+                explain(property(), rule, valuePath(), .failed("missing required value"))
+            } else if let defaultValue = rule.defaultValue {
+                Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+                explain(
+                    property(), rule, valuePath(), .defaulted(found == nil ? "missing" : "null after the transformer"))
+            } else {
+                explain(
+                    property(), rule, valuePath(), .skipped(found == nil ? "missing" : "null after the transformer"))
+            }
+            return
+        }
+        if explanations != nil {
+            explain(property(), rule, valuePath(), .mapped(JSONWriter.string(value)))
+        }
+        if let object = rule.object {
+            mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)
+            return
+        }
+        guard let type = rule.type else {
+            Target.assign(.json(value), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            return
+        }
+        var failures: [ConversionFailure] = []
+        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
+        if !failures.isEmpty {
+            let at = valuePath()
+            for failure in failures {
+                report(
+                    failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
+                    at: PathText.appending(failure.relativePath, to: at),
+                    property: property() + failure.relativePath,
+                    rule: rule, value: Converter.describe(value), message: failure.message)
+            }
+            if failures.contains(where: { $0.relativePath.isEmpty }) {
+                explain(property(), rule, at, .failed(failures.map(\.message).joined(separator: "; ")))
+                return
+            }
+        }
+        if case .array(let elements) = converted {
+            combine(elements, rule: rule, target: &target)
+        } else {
+            Target.assign(converted, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+        }
+    }
+
+    private mutating func mapObject(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        if case .dictionary? = rule.type?.unwrapped {
+            mapDictionary(value, with: object, rule: rule, path: path, target: &target, property: property)
+            return
+        }
+        let isCollection = rule.type.map(\.isCollection) ?? { if case .array = value { true } else { false } }()
+        guard isCollection else {
+            let existing = Target.value(at: rule.target.steps[...], in: target)
+            let built = element(value, with: object, rule: rule, path: path, existing: existing, property: property)
+            Target.assign(built, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            return
+        }
+        guard case .array(let elements) = value else {
+            report(
+                .invalidSource, at: path(), property: property(), rule: rule, value: Converter.describe(value),
+                message: "expected an array for the collection \(property()), found \(Converter.describe(value))")
+            return
+        }
+        var built: [Value] = []
+        built.reserveCapacity(elements.count)
+        for (index, item) in elements.enumerated() {
+            built.append(
+                element(
+                    item, with: object, rule: rule, path: { PathText.appending("[\(index)]", to: path()) },
+                    existing: nil, property: { property() + "[\(index)]" }))
+        }
+        combine(built, rule: rule, target: &target)
+    }
+
+    /// A `[String: Model]` property: each member of the JSON object becomes one object, under
+    /// the same key. Keys already in an existing dictionary stay unless `@clearContent` is set;
+    /// an existing entry of the same class is updated in place.
+    private mutating func mapDictionary(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        guard case .object(let members) = value else {
+            report(
+                .invalidSource, at: path(), property: property(), rule: rule, value: Converter.describe(value),
+                message: "expected an object for the dictionary \(property()), found \(Converter.describe(value))")
+            return
+        }
+        var result = ValueDictionary()
+        if !rule.clearContent, case .dictionary(let old)? = Target.value(at: rule.target.steps[...], in: target) {
+            result = old
+        }
+        for (key, item) in members.members {
+            result[key] = element(
+                item, with: object, rule: rule, path: { path() + PathText.member(key) }, existing: result[key],
+                property: { property() + "[\(PathText.quoted(key))]" })
+        }
+        Target.assign(.dictionary(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+    }
+
+    private mutating func element(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, existing: Value?,
+        property: () -> String
+    ) -> Value {
+        if let index = object.context {
+            return build(
+                mapper.catalog.contexts[index], from: value, path: path, existing: existing, property: property)
+        }
+        guard let model = object.model else { return .json(value) }
+        var failures: [ConversionFailure] = []
+        let converted = mapper.converter.convert(value, to: .model(model), failures: &failures)
+        if !failures.isEmpty {
+            let (at, name) = (path(), property())
+            issues += failures.map {
+                MappingIssue(
+                    kind: $0.isMissingValue ? .missingRequiredValue : .conversionFailed,
+                    path: PathText.appending($0.relativePath, to: at),
+                    property: name + $0.relativePath,
+                    rule: rule.provenance, value: Converter.describe(value), message: $0.message)
+            }
+        }
+        return converted
+    }
+
+    /// Puts collection elements into the target: appended by default, inserted at the front
+    /// with `@insertContentAtBegin`, replacing the old ones with `@clearContent`.
+    private func combine(_ elements: [Value], rule: Rule, target: inout Value) {
+        var result = elements
+        if !rule.clearContent, case .array(let old)? = Target.value(at: rule.target.steps[...], in: target) {
+            result = rule.insertContentAtBegin ? elements + old : old + elements
+        }
+        Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+    }
+
+    /// Records what a rule did when the run explains itself; the texts are made only then.
+    private mutating func explain(
+        _ property: @autoclosure () -> String, _ rule: Rule, _ path: @autoclosure () -> String,
+        _ outcome: @autoclosure () -> Explanation.Outcome
+    ) {
+        guard explanations != nil else { return }
+        explanations?.append(
+            Explanation(
+                property: property(), source: path(), outcome: outcome(), rule: rule.provenance,
+                transformer: rule.transformer.map { "\($0.className).\($0.functionName)" },
+                transformerOrigin: rule.transform?.origin))
+    }
+
+    private mutating func report(
+        _ kind: MappingIssue.Kind, at path: String, property: String, rule: Rule, value: String?, message: String
+    ) {
+        issues.append(
+            MappingIssue(
+                kind: kind, path: path, property: property, rule: rule.provenance, value: value, message: message))
+    }
+}

@@ -1,0 +1,203 @@
+public import MappingsCompiler
+import MappingsJSON
+public import MappingsModel
+
+/// One reverse mapping: writes an object back into the payload shape a context reads.
+///
+/// Each rule reads its target property and writes it at its source key path, in rule order:
+/// nested objects go back through their own contexts, dates with `@dateFormat` are written
+/// with their first format (other values as the JSON output writes them: dates in ISO 8601,
+/// URLs as strings, decimals with their digits), and a transformer's value goes through its
+/// reverse transformer. `@count` cannot be said back: such a rule is left out, and
+/// `Mapper.reverseNotes(for:)` says so when the catalog loads.
+struct ReverseRun {
+    let mapper: Mapper
+    var issues: [MappingIssue] = []
+
+    init(mapper: Mapper) {
+        self.mapper = mapper
+    }
+
+    /// The payload for `object`, as `context` would read it; `path` is where it stands in the
+    /// payload being written (issues name it).
+    ///
+    /// Rules whose key paths share a prefix write into one payload object or array: shorter
+    /// paths first, so that a fan-out path (`labels.name`) writes into the elements of the
+    /// array an entry for `labels` wrote. Two rules that would write different values at one
+    /// place are an issue naming both.
+    mutating func payload(
+        for object: Value, with context: CompiledContext, path: () -> String, property: () -> String
+    ) -> Value {
+        var out = Value.null
+        var writers: [String: Rule] = [:]
+        let objectsOnly = PayloadWriter.objectsOnly(context.rules)
+        for rule in Self.writingOrder(context.rules) {
+            guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
+            if case .null = value { continue }
+            func name() -> String { property() + "." + rule.target.description }
+            func at() -> String { rule.source.payloadPath(from: path()) }
+            guard var written = json(value, rule: rule, path: at, property: name) else { continue }
+            if let reference = rule.transformer {
+                guard let reverse = rule.reverseTransform else {
+                    report(
+                        rule, path: at(), property: name(), value: value,
+                        message:
+                            "\(reference.className).\(reference.functionName) has no reverse transformer (\"@reverseTransformSelector\"): \(name()) is left out"
+                    )
+                    continue
+                }
+                do {
+                    let input = Self.jsonValue(written)
+                    written = .json(try reverse.transform(input, userData: reference.userData))
+                } catch {
+                    report(
+                        rule, path: at(), property: name(), value: value,
+                        message:
+                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error)"
+                    )
+                    continue
+                }
+            }
+            guard !rule.source.components.contains(.count) else { continue }
+            var writer = PayloadWriter(rule: rule, property: name(), writers: writers, objectsOnly: objectsOnly)
+            writer.write(written, at: rule.source.components[...], into: &out, path: path())
+            writers = writer.writers
+            issues += writer.issues
+        }
+        if case .null = out { return .dictionary(ValueDictionary()) }
+        return out
+    }
+
+    /// The rules in the order they write: by the length of their key paths, then as written.
+    private static func writingOrder(_ rules: [Rule]) -> [Rule] {
+        rules.enumerated().sorted {
+            ($0.element.source.components.count, $0.offset) < ($1.element.source.components.count, $1.offset)
+        }.map(\.element)
+    }
+
+    /// A property's value in payload form; `nil` when nothing is to be written.
+    private mutating func json(_ value: Value, rule: Rule, path: () -> String, property: () -> String) -> Value? {
+        if let object = rule.object, let index = object.context {
+            let context = mapper.catalog.contexts[index]
+            switch value {
+            case .array(let elements):
+                return .array(
+                    elements.enumerated().map { offset, element in
+                        payload(
+                            for: element, with: context, path: { path() + "[\(offset)]" },
+                            property: { property() + "[\(offset)]" })
+                    })
+            case .dictionary(let dictionary) where context.model != nil:
+                return .dictionary(
+                    ValueDictionary(
+                        dictionary.entries.map { entry in
+                            (
+                                entry.key,
+                                payload(
+                                    for: entry.value, with: context, path: { path() + PathText.member(entry.key) },
+                                    property: { property() + "[\(PathText.quoted(entry.key))]" })
+                            )
+                        }))
+            default:
+                return payload(for: value, with: context, path: path, property: property)
+            }
+        }
+        if let formats = rule.dateFormats { return Self.formatDates(value, formats: formats) }
+        return value
+    }
+
+    private static func formatDates(_ value: Value, formats: DateFormats) -> Value {
+        switch value {
+        case .date(let date): .json(formats.write(date))
+        case .array(let elements): .array(elements.map { formatDates($0, formats: formats) })
+        case .dictionary(let dictionary):
+            .dictionary(ValueDictionary(dictionary.entries.map { ($0.key, formatDates($0.value, formats: formats)) }))
+        default: value
+        }
+    }
+
+    /// A payload-form value as a JSON value (what a transformer takes).
+    static func jsonValue(_ value: Value) -> JSONValue {
+        if case .json(let json) = value { return json }
+        var bytes: [UInt8] = []
+        JSONWriter.write(value, into: &bytes)
+        return (try? JSONParser.parse(bytes)) ?? .null
+    }
+
+    private mutating func report(_ rule: Rule, path: String, property: String, value: Value, message: String) {
+        issues.append(
+            MappingIssue(
+                kind: .transformerFailed, path: path, property: property, rule: rule.provenance,
+                value: Converter.shortened(JSONWriter.string(value)), message: message))
+    }
+}
+
+/// Reverse mapping (serialization): objects back into the payloads their contexts read.
+///
+/// ```swift
+/// let tweet = try mapper.object(from: payload, context: "$TweetModel").value
+/// let back = try mapper.payload(from: tweet, context: "$TweetModel")
+/// print(JSONWriter.string(back.value))   // {"id_str":"1","text":"hi","user":{"name":"Ann",…},…}
+/// ```
+/// Mapping the payload again with the same context gives the same object: the tests check
+/// it for every shipped context and `"@tests"` vector.
+extension Mapper {
+    /// The payload an object would be mapped from with the context `identifier`. The result's
+    /// value is in JSON form (`JSONWriter` writes it); its issues name what could not be
+    /// written back (a transformer without a reverse, or one that failed): where it would
+    /// have gone in the payload, and the property.
+    public func payload(from object: Value, context identifier: String) throws(MappingsError) -> MappingResult {
+        payload(from: object, using: try context(identifier))
+    }
+
+    /// The payload for an object, with a context looked up once beforehand.
+    public func payload(from object: Value, using context: CompiledContext) -> MappingResult {
+        var run = ReverseRun(mapper: self)
+        let name = context.model ?? context.identifier ?? "JSON"
+        let value = run.payload(for: object, with: context, path: { "$" }, property: { name })
+        return MappingResult(value: value, issues: run.issues)
+    }
+
+    /// One payload per object, as a JSON array (the reverse of `objects(from:context:)`).
+    public func payloads(from objects: [Value], context identifier: String) throws(MappingsError) -> MappingResult {
+        let context = try self.context(identifier)
+        var run = ReverseRun(mapper: self)
+        let name = context.model ?? context.identifier ?? "JSON"
+        let values = objects.enumerated().map { index, object in
+            run.payload(for: object, with: context, path: { "$[\(index)]" }, property: { "\(name)[\(index)]" })
+        }
+        return MappingResult(value: .array(values), issues: run.issues)
+    }
+
+    /// What reverse mapping with `context` cannot write back, known when the catalog loads: one
+    /// note per entry (in the context and the contexts it nests) whose key path reads `@count`,
+    /// which is derived from an array and says nothing of its elements.
+    public func reverseNotes(for context: CompiledContext) -> [Diagnostic] {
+        var notes: [Diagnostic] = []
+        var seen: Set<Int> = []
+        var pending = [context]
+        while let current = pending.popLast() {
+            guard seen.insert(current.index).inserted else { continue }
+            for rule in current.rules {
+                if rule.source.components.contains(.count) {
+                    notes.append(
+                        Diagnostic(
+                            message:
+                                "\"\(rule.target)\" reads \"\(rule.source)\", a count, which cannot be written back: serialize leaves it out",
+                            location: rule.provenance.location))
+                }
+                if let index = rule.object?.context { pending.append(catalog.contexts[index]) }
+            }
+        }
+        return notes.sorted {
+            ($0.location?.file ?? "", $0.location?.line ?? 0) < ($1.location?.file ?? "", $1.location?.line ?? 0)
+        }
+    }
+
+    /// The payload a typed instance would be mapped from.
+    public func payload<T: MappedModel>(from object: T, context identifier: String) throws(MappingsError)
+        -> MappingResult
+    {
+        payload(from: object.mappingValue, using: try typedContext(T.self, identifier))
+    }
+}

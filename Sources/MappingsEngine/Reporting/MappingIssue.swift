@@ -1,0 +1,58 @@
+public import MappingsCompiler
+public import MappingsJSON
+public import MappingsModel
+
+/// One problem found while mapping a payload: what, where in the payload, which property,
+/// and which rule.
+///
+/// Rendered on one line as `path: message (file:line)`:
+/// ```
+/// $.tweets[3].user.name: missing required value (contexts/twitter.mappings:8)
+/// ```
+public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case missingRequiredValue = "missing required value"
+        case conversionFailed = "conversion failed"
+        case transformerFailed = "transformer failed"
+        case invalidSource = "invalid source"
+    }
+
+    public var kind: Kind
+    /// Where in the payload: `$.tweets[3].user.name`.
+    public var path: String
+    /// The target property: `TweetModel.user.name`.
+    public var property: String
+    /// The rule that asked for the value.
+    public var rule: Provenance
+    /// A short rendering of the offending value, when there is one.
+    public var value: String?
+    /// What went wrong, in words.
+    public var message: String
+
+    public var description: String {
+        "\(path): \(message) (\(rule.location.file):\(rule.location.line))"
+    }
+}
+
+/// What a mapping produced: the object (as complete as it could be made) and the issues.
+public struct MappingResult: Sendable {
+    public var value: Value
+    public var issues: [MappingIssue]
+}
+
+extension MappingIssue {
+    /// The issue as a JSON object, the form `--report` files and rejects use:
+    /// ```json
+    /// {"kind":"missing required value","path":"$.user.name","property":"TweetModel.user.name",
+    ///  "rule":"contexts/twitter.mappings:9","provenance":"contexts/twitter.mappings:9","message":"…"}
+    /// ```
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("kind", .string(kind.rawValue)), ("path", .string(path)), ("property", .string(property)),
+            ("rule", .string("\(rule.location.file):\(rule.location.line)")), ("provenance", .string(rule.description)),
+        ]
+        if let value { members.append(("value", .string(value))) }
+        members.append(("message", .string(message)))
+        return .object(JSONObject(members))
+    }
+}

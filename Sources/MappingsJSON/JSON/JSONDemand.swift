@@ -1,0 +1,39 @@
+/// Which parts of a payload a context reads, so that the parser builds only those.
+///
+/// A context reads a handful of keys out of records that often carry dozens; the rest is
+/// checked (the payload must still be valid JSON) but never turned into values. A demand is
+/// `everything` at a value the mapping hands on whole (to a converter, a transformer or a
+/// JSON property), or the keys it reads of any object found at that place, directly or as
+/// an element of an array (a key applied to an array reads it from each element).
+/// Only key steps narrow a demand: an object whose members are counted or read by index is
+/// kept whole, so counts and messages are those of the full payload.
+package indirect enum JSONDemand: Sendable, Equatable {
+    case everything
+    case members([Member])
+
+    package struct Member: Sendable, Equatable {
+        package let key: String
+        /// `key`'s UTF-8 bytes, compared with the raw bytes of payload keys.
+        package let bytes: [UInt8]
+        package let demand: JSONDemand
+
+        package init(key: String, demand: JSONDemand) {
+            self.key = key
+            self.bytes = Array(key.utf8)
+            self.demand = demand
+        }
+    }
+
+    /// Both demands at once.
+    package func merged(with other: JSONDemand) -> JSONDemand {
+        guard case .members(var mine) = self, case .members(let theirs) = other else { return .everything }
+        for member in theirs {
+            if let index = mine.firstIndex(where: { $0.key.hasSameCodePoints(as: member.key) }) {
+                mine[index] = Member(key: member.key, demand: mine[index].demand.merged(with: member.demand))
+            } else {
+                mine.append(member)
+            }
+        }
+        return .members(mine)
+    }
+}

@@ -1,0 +1,448 @@
+/// Reads payload JSON (RFC 8259, strict) into a `JSONValue`.
+///
+/// This is the one seam every payload goes through. Numbers keep their digits: integers that
+/// fit in 64 bits are exact `integer`s, numbers a double holds as written are `double`s, and
+/// every other number keeps its literal (`JSONValue.number`). A duplicate key keeps its last value, as most
+/// JSON readers do. Errors name the 1-based line and column.
+public enum JSONParser {
+    /// A payload that is not valid JSON.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public var message: String
+        public var line: Int
+        public var column: Int
+
+        public var description: String { "\(line):\(column): \(message)" }
+    }
+
+    /// How deeply a payload may nest.
+    public static let maximumDepth = 512
+
+    public static func parse(_ text: String) throws(Failure) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+        try parse(bytes, demand: .everything)
+    }
+
+    /// The first byte of the JSON text (`[` for an array, `{` for an object), after a
+    /// byte-order mark and whitespace; `nil` for empty text.
+    public static func firstByte(of bytes: [UInt8]) -> UInt8? {
+        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return bytes[start...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
+    }
+
+    /// Parses the whole payload but builds only what `demand` asks for; the rest is checked.
+    package static func parse(_ bytes: [UInt8], demand: JSONDemand) throws(Failure) -> JSONValue {
+        let result: Result<JSONValue, Failure> = bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(bytes: buffer)
+            // A UTF-8 byte-order mark at the start is no part of the text (RFC 8259 §8.1 lets a reader skip it).
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
+            do throws(Failure) {
+                reader.skipWhitespace()
+                let value = try reader.value(depth: 0, demand: demand)
+                reader.skipWhitespace()
+                guard reader.index == buffer.count else { throw reader.failure("unexpected text after the JSON value") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) {
+            self.bytes = bytes
+        }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func value(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
+            guard index < bytes.count else { throw failure("unexpected end of input: a value was expected") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try object(depth: depth + 1, demand: demand)
+            case UInt8(ascii: "["): return try array(depth: depth + 1, demand: demand)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): return try literal("true", .bool(true))
+            case UInt8(ascii: "f"): return try literal("false", .bool(false))
+            case UInt8(ascii: "n"): return try literal("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+            default: throw failure("unexpected character \(shown(bytes[index])): a value was expected")
+            }
+        }
+
+        /// Checks a value without building it.
+        mutating func skipValue(depth: Int) throws(Failure) {
+            guard index < bytes.count else { throw failure("unexpected end of input: a value was expected") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                try container(depth: depth + 1, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
+                    guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
+                        throw reader.failure(
+                            reader.index < reader.bytes.count
+                                ? "expected a key in double quotes" : "unexpected end of input in an object")
+                    }
+                    _ = try reader.scanString()
+                    try reader.colon()
+                    try reader.skipValue(depth: depth + 1)
+                }
+            case UInt8(ascii: "["):
+                try container(depth: depth + 1, close: UInt8(ascii: "]"), what: "an array") { reader throws(Failure) in
+                    try reader.skipValue(depth: depth + 1)
+                }
+            case UInt8(ascii: "\""): _ = try scanString()
+            case UInt8(ascii: "t"): _ = try literal("true", .null)
+            case UInt8(ascii: "f"): _ = try literal("false", .null)
+            case UInt8(ascii: "n"): _ = try literal("null", .null)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+            default: throw failure("unexpected character \(shown(bytes[index])): a value was expected")
+            }
+        }
+
+        /// Reads the elements of an array or the members of an object with `element`, checking
+        /// the separators; the opening bracket is at `index`.
+        mutating func container(
+            depth: Int, close: UInt8, what: String, _ element: (inout Reader) throws(Failure) -> Void
+        ) throws(Failure) {
+            guard depth <= JSONParser.maximumDepth else {
+                throw failure("nesting deeper than \(JSONParser.maximumDepth) levels")
+            }
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == close {
+                index += 1
+                return
+            }
+            while true {
+                try element(&self)
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unexpected end of input in \(what)") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    skipWhitespace()
+                    continue
+                }
+                if bytes[index] == close {
+                    index += 1
+                    return
+                }
+                throw failure(
+                    close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+            }
+        }
+
+        mutating func colon() throws(Failure) {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure("expected ':' after a key")
+            }
+            index += 1
+            skipWhitespace()
+        }
+
+        mutating func object(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
+            var members: [(key: String, value: JSONValue)] = []
+            // Where each key is, once an object is too large for a linear search of its keys.
+            var positions: [CodePointKey: Int]?
+            try container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
+                guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
+                    throw reader.failure(
+                        reader.index < reader.bytes.count
+                            ? "expected a key in double quotes" : "unexpected end of input in an object")
+                }
+                let key: String
+                let itemDemand: JSONDemand
+                switch demand {
+                case .everything:
+                    key = try reader.string()
+                    itemDemand = .everything
+                case .members(let wanted):
+                    let scanned = try reader.scanString()
+                    guard let member = reader.match(scanned, in: wanted) else {
+                        try reader.colon()
+                        try reader.skipValue(depth: depth)
+                        return
+                    }
+                    key = member.key
+                    itemDemand = member.demand
+                }
+                try reader.colon()
+                let item = try reader.value(depth: depth, demand: itemDemand)
+                if let existing = Self.position(of: key, in: members, index: &positions) {
+                    members[existing].value = item
+                } else {
+                    positions?[CodePointKey(text: key)] = members.count
+                    members.append((key, item))
+                }
+            }
+            return .object(JSONObject(members))
+        }
+
+        /// The position of `key` among `members`: a linear search while they are few, then an index.
+        static func position(
+            of key: String, in members: [(key: String, value: JSONValue)], index: inout [CodePointKey: Int]?
+        ) -> Int? {
+            if let index { return index[CodePointKey(text: key)] }
+            if members.count < 16 {
+                for position in members.indices where members[position].key.hasSameCodePoints(as: key) {
+                    return position
+                }
+                return nil
+            }
+            var built: [CodePointKey: Int] = [:]
+            for (position, member) in members.enumerated() { built[CodePointKey(text: member.key)] = position }
+            index = built
+            return built[CodePointKey(text: key)]
+        }
+
+        /// The wanted member whose key is the string just scanned, if any.
+        func match(_ scanned: ScannedString, in wanted: [JSONDemand.Member]) -> JSONDemand.Member? {
+            if scanned.hasEscapes {
+                var copy = self
+                copy.index = scanned.start - 1
+                guard let text = try? copy.string() else { return nil }
+                return wanted.first(where: { $0.key.hasSameCodePoints(as: text) })
+            }
+            let count = scanned.end - scanned.start
+            search: for member in wanted where member.bytes.count == count {
+                for offset in 0..<count where member.bytes[offset] != bytes[scanned.start + offset] { continue search }
+                return member
+            }
+            return nil
+        }
+
+        mutating func array(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
+            var elements: [JSONValue] = []
+            try container(depth: depth, close: UInt8(ascii: "]"), what: "an array") { reader throws(Failure) in
+                elements.append(try reader.value(depth: depth, demand: demand))
+            }
+            return .array(elements)
+        }
+
+        /// Where a string's content is (between its quotes) and whether it has escapes.
+        struct ScannedString {
+            var start: Int
+            var end: Int
+            var hasEscapes: Bool
+        }
+
+        /// Checks the string at `index` (control characters, escapes, UTF-8) and moves past it.
+        mutating func scanString() throws(Failure) -> ScannedString {
+            index += 1
+            let start = index
+            var hasEscapes = false
+            var ascii = true
+            while true {
+                // Eight bytes at a time while none is a quote, a backslash, a control character or non-ASCII.
+                while index + 8 <= bytes.count {
+                    let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                    guard !Self.mayNeedAttention(word) else { break }
+                    index += 8
+                }
+                guard index < bytes.count else { throw failure("unexpected end of input in a string") }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") { break }
+                if byte < 0x20 { throw failure("a control character must be escaped in a string") }
+                if byte >= 0x80 { ascii = false }
+                if byte == UInt8(ascii: "\\") {
+                    hasEscapes = true
+                    index += 1
+                    guard index < bytes.count else { throw failure("unexpected end of input in an escape") }
+                    let escape = bytes[index]
+                    index += 1
+                    if JSONEscape.character(after: escape) != nil { continue }
+                    guard escape == UInt8(ascii: "u") else {
+                        index -= 2
+                        throw failure("invalid escape sequence")
+                    }
+                    _ = try unicodeEscape()
+                    continue
+                }
+                index += 1
+            }
+            if !ascii, UTF8Check.firstInvalid(bytes, from: start, to: index) != nil {
+                throw failure("a string is not valid UTF-8", at: start)
+            }
+            index += 1
+            return ScannedString(start: start, end: index - 1, hasEscapes: hasEscapes)
+        }
+
+        /// Whether any of the eight bytes of `word` is `"`, `\\`, below 0x20 or above 0x7F
+        /// (the usual bit tricks: a byte is zero after XOR with the one sought, or is small).
+        static func mayNeedAttention(_ word: UInt64) -> Bool {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+            let quote = hasZeroByte(word ^ (ones &* 0x22))
+            let backslash = hasZeroByte(word ^ (ones &* 0x5C))
+            let control = (word &- ones &* 0x20) & ~word & highs != 0
+            return quote || backslash || control || word & highs != 0
+        }
+
+        mutating func string() throws(Failure) -> String {
+            let scanned = try scanString()
+            guard scanned.hasEscapes else {
+                return String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[scanned.start..<scanned.end]), as: UTF8.self)
+            }
+            // Escapes: decode again, now that the text is known to be valid.
+            var scalars = String.UnicodeScalarView()
+            var position = scanned.start
+            var runStart = position
+            let resume = index
+            while position < scanned.end {
+                guard bytes[position] == UInt8(ascii: "\\") else {
+                    position += 1
+                    continue
+                }
+                scalars.append(contentsOf: utf8(runStart, position).unicodeScalars)
+                let escape = bytes[position + 1]
+                if let character = JSONEscape.character(after: escape) {
+                    scalars.append(character)
+                    position += 2
+                } else {
+                    index = position + 2
+                    scalars.append(try unicodeEscape())
+                    position = index
+                }
+                runStart = position
+            }
+            scalars.append(contentsOf: utf8(runStart, scanned.end).unicodeScalars)
+            index = resume
+            return String(scalars)
+        }
+
+        mutating func unicodeEscape() throws(Failure) -> Unicode.Scalar {
+            let high = try hex4()
+            if (0xD800...0xDBFF).contains(high) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
+                    throw failure("a high surrogate must be followed by a low surrogate")
+                }
+                index += 2
+                let low = try hex4()
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw failure("a high surrogate must be followed by a low surrogate")
+                }
+                return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
+            }
+            guard let scalar = Unicode.Scalar(high) else { throw failure("a lone low surrogate is not a character") }
+            return scalar
+        }
+
+        mutating func hex4() throws(Failure) -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard index < bytes.count else { throw failure("\\u needs four hexadecimal digits") }
+                let byte = bytes[index]
+                let digit: UInt32
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte) - 48
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte) - 87
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte) - 55
+                default: throw failure("\\u needs four hexadecimal digits")
+                }
+                value = value << 4 | digit
+                index += 1
+            }
+            return value
+        }
+
+        mutating func number() throws(Failure) -> JSONValue {
+            let start = index
+            var negative = false
+            if bytes[index] == UInt8(ascii: "-") {
+                negative = true
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs digits") }
+            var magnitude: UInt64 = 0
+            var overflow = false
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+                if index < bytes.count, isDigit(bytes[index]) {
+                    throw failure("numbers do not start with a leading zero")
+                }
+            } else {
+                while index < bytes.count, isDigit(bytes[index]) {
+                    let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (plus, o2) = times.addingReportingOverflow(UInt64(bytes[index] - 48))
+                    overflow = overflow || o1 || o2
+                    magnitude = plus
+                    index += 1
+                }
+            }
+            var integral = true
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                integral = false
+                index += 1
+                guard index < bytes.count, isDigit(bytes[index]) else {
+                    throw failure("a number needs digits after '.'")
+                }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                integral = false
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard index < bytes.count, isDigit(bytes[index]) else {
+                    throw failure("a number needs digits in its exponent")
+                }
+                while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            }
+            if integral, !overflow {
+                if negative, magnitude <= UInt64(Int64.max) + 1 {
+                    return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+                }
+                if !negative, magnitude <= UInt64(Int64.max) { return .integer(Int64(magnitude)) }
+            }
+            return .number(literal: utf8(start, index))
+        }
+
+        mutating func literal(_ word: StaticString, _ value: JSONValue) throws(Failure) -> JSONValue {
+            let count = word.utf8CodeUnitCount
+            guard index + count <= bytes.count else { throw failure("unexpected end of input: a value was expected") }
+            for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+                throw failure("unexpected character \(shown(bytes[index])): a value was expected")
+            }
+            index += count
+            return value
+        }
+
+        /// Text already checked to be valid UTF-8.
+        func utf8(_ start: Int, _ end: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+
+        func shown(_ byte: UInt8) -> String {
+            byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
+        }
+
+        func failure(_ message: String, at offset: Int? = nil) -> Failure {
+            let position = min(offset ?? index, bytes.count)
+            var line = 1
+            var lineStart = 0
+            for i in 0..<position where bytes[i] == 0x0A {
+                line += 1
+                lineStart = i + 1
+            }
+            let column = bytes[lineStart..<position].reduce(1) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+            return Failure(message: message, line: line, column: column)
+        }
+    }
+}

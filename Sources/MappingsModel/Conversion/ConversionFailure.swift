@@ -1,0 +1,18 @@
+import MappingsJSON
+
+/// A value that could not be converted to its declared type.
+public struct ConversionFailure: Sendable, Hashable {
+    /// Where, below the converted value, the failure is: `""` for the value itself,
+    /// `.user.name` or `[3]` for a part of it.
+    public var relativePath: String
+    public var message: String
+    /// Whether a required property of a model built by name had no value (the rest are
+    /// values that did not convert).
+    public var isMissingValue: Bool
+
+    public init(relativePath: String = "", message: String, isMissingValue: Bool = false) {
+        self.relativePath = relativePath
+        self.message = message
+        self.isMissingValue = isMissingValue
+    }
+}

@@ -1,0 +1,91 @@
+package import Foundation
+package import MappingsJSON
+
+/// What `@dateFormat` says: one pattern, a named format, or a list of them tried in order.
+///
+/// The named formats are `@iso8601` (ISO 8601 / RFC 3339), `@rfc2822`, `@unixSeconds` and
+/// `@unixMilliseconds`. A string is read by the first format that takes it; a number by the
+/// first Unix format in the list (seconds when there is none). Reverse mapping writes with
+/// the first format. Compiled once, when the catalog loads.
+package struct DateFormats: Sendable, Hashable {
+    package enum Format: Sendable, Hashable {
+        case pattern(DatePattern)
+        case iso8601, rfc2822, unixSeconds, unixMilliseconds
+    }
+
+    /// The named formats, as `@dateFormat` spells them.
+    package static let names: [(name: String, format: Format)] = [
+        ("@iso8601", .iso8601), ("@rfc2822", .rfc2822), ("@unixSeconds", .unixSeconds),
+        ("@unixMilliseconds", .unixMilliseconds),
+    ]
+
+    /// The formats, in the order they are tried.
+    let formats: [Format]
+    /// The formats as written, for messages (`"EEE MMM dd"`, `"@iso8601" or "yyyy-MM-dd"`).
+    let text: String
+
+    /// Compiles the formats as written; `nil` when one starts with `@` but names no format.
+    package init?(_ written: [String]) {
+        var formats: [Format] = []
+        for text in written {
+            if text.hasPrefix("@") {
+                guard let named = Self.names.first(where: { $0.name == text }) else { return nil }
+                formats.append(named.format)
+            } else {
+                formats.append(.pattern(DatePattern(text)))
+            }
+        }
+        self.formats = formats
+        self.text = written.map { "\"\($0)\"" }.joined(separator: " or ")
+    }
+
+    /// One pattern, even one that starts with `@`.
+    init(pattern: String) {
+        formats = [.pattern(DatePattern(pattern))]
+        text = "\"\(pattern)\""
+    }
+
+    /// The latest instant a date may have: 9999-12-31T23:59:59Z (ISO 8601 writes four-digit years).
+    static let latest: Double = 253_402_300_799
+    /// The earliest: 0001-01-01T00:00:00Z.
+    static let earliest: Double = -62_135_596_800
+
+    /// Whether a number counts milliseconds under these formats (their first Unix format).
+    var numbersAreMilliseconds: Bool {
+        formats.first(where: { $0 == .unixSeconds || $0 == .unixMilliseconds }) == .unixMilliseconds
+    }
+
+    /// Reads a string with the first format that takes it.
+    func parse(_ string: String) -> Date? {
+        for format in formats {
+            let date: Date? =
+                switch format {
+                case .pattern(let pattern): pattern.parse(string)
+                case .iso8601: DateParser.iso8601(string)
+                case .rfc2822: DateParser.rfc2822(string)
+                case .unixSeconds: DateParser.unixTime(string, unit: 1)
+                case .unixMilliseconds: DateParser.unixTime(string, unit: 1000)
+                }
+            if let date, Self.isInRange(date.timeIntervalSince1970) { return date }
+        }
+        return nil
+    }
+
+    static func isInRange(_ seconds: Double) -> Bool { seconds >= earliest && seconds <= latest }
+
+    /// The value reverse mapping writes for `date`: with the first format.
+    package func write(_ date: Date) -> JSONValue {
+        switch formats.first {
+        case .pattern(let pattern): .string(DateParser.format(date, format: pattern.text))
+        case .rfc2822: .string(DateParser.format(date, format: "EEE, dd MMM yyyy HH:mm:ss Z"))
+        case .unixSeconds: Self.number(date.timeIntervalSince1970)
+        case .unixMilliseconds: .integer(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        case .iso8601, nil: .string(JSONWriter.iso8601(date))
+        }
+    }
+
+    /// Seconds as a JSON number: an integer when whole.
+    private static func number(_ seconds: Double) -> JSONValue {
+        Int64(exactly: seconds).map(JSONValue.integer) ?? .double(seconds)
+    }
+}

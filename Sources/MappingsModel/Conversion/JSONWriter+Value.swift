@@ -1,0 +1,41 @@
+import Foundation
+public import MappingsJSON
+
+/// Converted values as JSON text, by the output rules of `JSONWriter`.
+extension JSONWriter {
+    public static func string(_ value: Value) -> String {
+        var out: [UInt8] = []
+        write(value, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the JSON text of a converted value to `out`, by the output rules.
+    public static func write(_ value: Value, into out: inout [UInt8]) {
+        switch value {
+        case .null: append("null", to: &out)
+        case .string(let string): writeString(string, into: &out)
+        case .int(let int): writeInteger(Int64(int), into: &out)
+        case .double(let double): out.append(contentsOf: number(double).utf8)
+        case .bool(let bool): append(bool ? "true" : "false", to: &out)
+        case .decimal(let decimal): out.append(contentsOf: decimal.description.utf8)
+        case .url(let url): writeString(url.absoluteString, into: &out)
+        case .uuid(let uuid): writeString(uuid.uuidString, into: &out)
+        case .date(let date):
+            out.append(UInt8(ascii: "\""))
+            writeISO8601(date, into: &out)
+            out.append(UInt8(ascii: "\""))
+        case .json(let json): write(json, into: &out)
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            let keys = object.model.encodedKeys
+            for slot in object.slots.indices {
+                if slot > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: keys[slot])
+                write(object.slots[slot], into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .array(let elements): writeArray(elements, into: &out, write)
+        case .dictionary(let dictionary): writeObject(dictionary.entries, into: &out, write)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import MappingsJSON
+
+/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, nested freely.
+///
+/// Names are not checked here (a model may be declared after it is used); the caller checks
+/// `modelNames` once every model is known.
+package struct TypeParser {
+    package struct Failure: Error {
+        package var message: String
+        /// Offset, in characters, into the type text.
+        package var offset: Int
+        package var length: Int
+        package var help: String?
+    }
+
+    private let characters: [Character]
+    private var index = 0
+
+    init(_ text: String) {
+        self.characters = Array(text)
+    }
+
+    package static func parse(_ text: String) throws(Failure) -> TypeReference {
+        var parser = TypeParser(text)
+        parser.skipSpaces()
+        let type = try parser.parseType()
+        parser.skipSpaces()
+        guard parser.index == parser.characters.count else {
+            throw Failure(
+                message: "unexpected \"\(String(parser.characters[parser.index...]))\" after the type",
+                offset: parser.index, length: parser.characters.count - parser.index, help: nil)
+        }
+        return type
+    }
+
+    private mutating func parseType() throws(Failure) -> TypeReference {
+        var type: TypeReference
+        guard index < characters.count else {
+            throw Failure(
+                message: "a type is missing", offset: index, length: 1,
+                help: "write a type such as String, Int, [String] or UserModel")
+        }
+        if characters[index] == "[" {
+            let open = index
+            index += 1
+            skipSpaces()
+            let first = try parseType()
+            skipSpaces()
+            if index < characters.count, characters[index] == ":" {
+                guard first == .string else {
+                    throw Failure(
+                        message: "dictionary keys are String, not \(first)", offset: open + 1,
+                        length: 1, help: "write [String: T]")
+                }
+                index += 1
+                skipSpaces()
+                let value = try parseType()
+                skipSpaces()
+                type = .dictionary(value)
+            } else {
+                type = .array(first)
+            }
+            guard index < characters.count, characters[index] == "]" else {
+                throw Failure(
+                    message: "this \"[\" is not closed", offset: open, length: 1, help: "add the closing \"]\"")
+            }
+            index += 1
+        } else {
+            let start = index
+            while index < characters.count,
+                characters[index].isLetter || characters[index].isNumber
+                    || characters[index] == "_"
+            {
+                index += 1
+            }
+            guard index > start else {
+                throw Failure(
+                    message: "unexpected \"\(characters[index])\" where a type was expected",
+                    offset: index, length: 1, help: "write a type such as String, Int, [String] or UserModel")
+            }
+            let name = String(characters[start..<index])
+            type = TypeReference.scalars[name] ?? .model(name)
+        }
+        skipSpaces()
+        if index < characters.count, characters[index] == "?" {
+            index += 1
+            skipSpaces()
+            if index < characters.count, characters[index] == "?" {
+                throw Failure(
+                    message: "a type is optional once: \"??\" is one \"?\" too many", offset: index,
+                    length: 1, help: nil)
+            }
+            type = .optional(type)
+        }
+        return type
+    }
+
+    private mutating func skipSpaces() {
+        while index < characters.count, characters[index] == " " { index += 1 }
+    }
+}
