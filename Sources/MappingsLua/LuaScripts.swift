@@ -70,7 +70,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
     }
 
-    public func resolve(_ reference: TransformerReference) -> TransformerResolution {
+    package func resolve(_ reference: TransformerReference) -> TransformerResolution {
         let module = reference.className
         let function = reference.functionName
         let name = "\(module).\(function)"

@@ -9,10 +9,10 @@ public struct CompiledContext: Sendable {
     public let index: Int
     /// The model it builds (`@class`); `nil` for a context that maps into a plain JSON object.
     public let model: String?
-    public internal(set) var rules: [Rule]
+    package internal(set) var rules: [Rule]
     public let provenance: Provenance
     /// The tests the context carries in `"@tests"` (its own, not those of a parent).
-    public var tests: [ContextTest] = []
+    package var tests: [ContextTest] = []
     /// The declaration of `model`, resolved when the catalog loads (no lookup per object).
     package var modelDefinition: Model?
     /// What the context reads of a payload: the parser builds only that.

@@ -1,4 +1,4 @@
-public import MappingsJSON
+package import MappingsJSON
 import MappingsModel
 
 /// One test a context carries in `"@tests"`: a payload, and the output or issues it must give.
@@ -10,25 +10,25 @@ import MappingsModel
 ///     { "input": {}, "issues": [ { "path": "$.id_str", "kind": "missing required value" } ] }
 /// ]
 /// ```
-public struct ContextTest: Sendable {
+package struct ContextTest: Sendable {
     /// What an issue of the result must look like; `nil` fields are not checked, and the
     /// message matches when it contains `message`.
-    public struct ExpectedIssue: Sendable, Hashable {
-        public var kind: String?
-        public var path: String?
-        public var property: String?
-        public var message: String?
+    package struct ExpectedIssue: Sendable, Hashable {
+        package var kind: String?
+        package var path: String?
+        package var property: String?
+        package var message: String?
     }
 
     /// A name for reports, when the test has one.
-    public var name: String?
-    public var input: JSONValue
+    package var name: String?
+    package var input: JSONValue
     /// The expected output (object keys in any order; `1` equals `1.0`); `nil`: not checked.
-    public var output: JSONValue?
+    package var output: JSONValue?
     /// The expected issues, in order; `nil`: there must be none.
-    public var issues: [ExpectedIssue]?
+    package var issues: [ExpectedIssue]?
     /// Map `input` as an array of payloads (`--many`).
-    public var many: Bool
+    package var many: Bool
     /// Where the test is written.
-    public var location: SourceLocation
+    package var location: SourceLocation
 }

@@ -7,8 +7,8 @@ import MappingsModel
 /// `user.name` reads a member of a member; `@self` (or an empty path) is the whole current
 /// source; a key applied to an array fans out over its elements; `@first`, `@last`, `@count`
 /// and integer indexes (negative ones count from the end) work on arrays.
-public struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
-    public enum Component: Sendable, Hashable {
+package struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
+    package enum Component: Sendable, Hashable {
         case key(String)
         /// An array index; on an object, the member whose key is the same digits.
         case index(Int)
@@ -17,14 +17,14 @@ public struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
         case count
     }
 
-    public let components: [Component]
+    package let components: [Component]
     /// The path as written.
-    public let text: String
+    package let text: String
 
-    public var description: String { text.isEmpty ? "@self" : text }
+    package var description: String { text.isEmpty ? "@self" : text }
 
     /// Whether the path is the whole current source.
-    public var isSelf: Bool { components.isEmpty }
+    package var isSelf: Bool { components.isEmpty }
 
     struct Failure: Error {
         var message: String
@@ -90,7 +90,7 @@ extension PayloadKeyPath {
 
     /// Parses a key path as entries write it (`data.items`, `@self`, `results.@first`); a
     /// malformed one is an error of kind `.invalidInput` saying why.
-    public init(parsing text: String) throws(MappingsError) {
+    package init(parsing text: String) throws(MappingsError) {
         do {
             self = try PayloadKeyPath.parse(text)
         } catch {

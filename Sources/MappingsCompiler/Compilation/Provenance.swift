@@ -7,11 +7,11 @@ public struct Provenance: Sendable, Hashable, CustomStringConvertible {
     /// Where the rule is written.
     public var location: SourceLocation
     /// The `@inherits` steps that brought it in, nearest first.
-    public var inheritedVia: [InheritanceStep]
+    package var inheritedVia: [InheritanceStep]
     /// The `@import`s that loaded the rule's file, nearest first (empty for a file named directly).
     public var importedVia: [SourceLocation]
 
-    public init(location: SourceLocation, inheritedVia: [InheritanceStep] = [], importedVia: [SourceLocation] = []) {
+    package init(location: SourceLocation, inheritedVia: [InheritanceStep] = [], importedVia: [SourceLocation] = []) {
         self.location = location
         self.inheritedVia = inheritedVia
         self.importedVia = importedVia

@@ -1,83 +1,83 @@
-public import MappingsJSON
-public import MappingsModel
+package import MappingsJSON
+package import MappingsModel
 
 /// One compiled entry of a context: which property to set, from where, and how.
-public struct Rule: Sendable {
+package struct Rule: Sendable {
     /// The target property path, resolved to slots where the context has a model.
-    public let target: TargetPath
-    public let source: PayloadKeyPath
-    public let isOptional: Bool
+    package let target: TargetPath
+    package let source: PayloadKeyPath
+    package let isOptional: Bool
     /// The default, already converted to the target's type (`nil` when there is none).
-    public let defaultValue: Value?
+    package let defaultValue: Value?
     /// The default as written.
-    public let defaultJSON: JSONValue?
-    public let transformer: TransformerReference?
+    package let defaultJSON: JSONValue?
+    package let transformer: TransformerReference?
     /// The transformer `transformer` names, resolved when the catalog loaded.
-    public internal(set) var transform: (any Transformer)?
+    package internal(set) var transform: (any Transformer)?
     /// The transformer that undoes `transformer` when an object is serialized back to JSON
     /// (`@reverseTransformSelector`, same class and user data); `nil` when the entry names none.
-    public let reverseTransformer: TransformerReference?
+    package let reverseTransformer: TransformerReference?
     /// `reverseTransformer`, resolved when the catalog loaded.
-    public internal(set) var reverseTransform: (any Transformer)?
-    public let object: ObjectRule?
-    public let clearContent: Bool
-    public let insertContentAtBegin: Bool
+    package internal(set) var reverseTransform: (any Transformer)?
+    package let object: ObjectRule?
+    package let clearContent: Bool
+    package let insertContentAtBegin: Bool
     /// The type the value converts to: the property's declared type, or `@type` in a context
     /// without a model; `nil` for an untyped entry of such a context (the value is kept as JSON).
-    public let type: TypeReference?
+    package let type: TypeReference?
     /// `@dateFormat` as written: patterns and named formats (`@unixMilliseconds`), tried in order.
-    public let dateFormat: [String]?
+    package let dateFormat: [String]?
     /// `dateFormat`, compiled.
     package let dateFormats: DateFormats?
-    public let provenance: Provenance
+    package let provenance: Provenance
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.
-public struct TargetPath: Sendable, Hashable, CustomStringConvertible {
-    public struct Step: Sendable, Hashable {
-        public let name: String
+package struct TargetPath: Sendable, Hashable, CustomStringConvertible {
+    package struct Step: Sendable, Hashable {
+        package let name: String
         /// The property's slot in its model; `nil` in a context without a model.
-        public let slot: Int?
+        package let slot: Int?
 
-        public init(name: String, slot: Int?) {
+        package init(name: String, slot: Int?) {
             self.name = name
             self.slot = slot
         }
     }
 
-    public let steps: [Step]
+    package let steps: [Step]
 
-    public var description: String { steps.map(\.name).joined(separator: ".") }
+    package var description: String { steps.map(\.name).joined(separator: ".") }
 }
 
 /// The transformer an entry names; resolved to a function when transformers are bound.
-public struct TransformerReference: Sendable, Hashable {
+package struct TransformerReference: Sendable, Hashable {
     /// `@transformClass`.
-    public let className: String
+    package let className: String
     /// `@transformSelector` as written.
-    public let selector: String
+    package let selector: String
     /// `@transformUserData`, handed to the transformer with each value.
-    public let userData: JSONValue?
+    package let userData: JSONValue?
     /// The function name: the selector up to its first ':'.
-    public init(className: String, selector: String, userData: JSONValue?) {
+    package init(className: String, selector: String, userData: JSONValue?) {
         self.className = className
         self.selector = selector
         self.userData = userData
     }
 
-    public var functionName: String {
+    package var functionName: String {
         String(selector.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])
     }
 }
 
 /// How an entry maps a nested object (or each element of a collection).
-public struct ObjectRule: Sendable, Hashable {
+package struct ObjectRule: Sendable, Hashable {
     /// The model built; `nil` builds a JSON object.
-    public let model: String?
+    package let model: String?
     /// Index of the context in `Catalog.contexts` that maps it; `nil` copies same-named keys.
-    public let context: Int?
+    package let context: Int?
 
-    public init(model: String?, context: Int?) {
+    package init(model: String?, context: Int?) {
         self.model = model
         self.context = context
     }

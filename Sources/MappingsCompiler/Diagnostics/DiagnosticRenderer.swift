@@ -18,21 +18,21 @@ import MappingsModel
 ///   |         ^^^^^^
 ///   = help: remove one of the two, or merge them into one
 /// ```
-public struct DiagnosticRenderer: Sendable {
+package struct DiagnosticRenderer: Sendable {
     /// The texts of the files the diagnostics point into, by the path they name.
-    public var sources: [String: String]
+    package var sources: [String: String]
 
-    public init(sources: [String: String] = [:]) {
+    package init(sources: [String: String] = [:]) {
         self.sources = sources
     }
 
     /// Renders every diagnostic, separated by blank lines.
-    public func render(_ diagnostics: [Diagnostic]) -> String {
+    package func render(_ diagnostics: [Diagnostic]) -> String {
         diagnostics.map { render($0) }.joined(separator: "\n\n")
     }
 
     /// Renders one diagnostic, without a trailing newline; `severity` starts it (`error`, `note`).
-    public func render(_ diagnostic: Diagnostic, severity: String = "error") -> String {
+    package func render(_ diagnostic: Diagnostic, severity: String = "error") -> String {
         let lines = [diagnostic.location?.line ?? 0] + diagnostic.notes.map { $0.location?.line ?? 0 }
         let gutter = String(lines.max() ?? 0).count
         var out: [String] = ["\(severity): \(diagnostic.message)"]

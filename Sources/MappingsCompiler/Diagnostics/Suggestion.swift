@@ -2,12 +2,12 @@ import MappingsJSON
 import MappingsModel
 
 /// Finds the candidate closest to a misspelled name, for "did you mean" help.
-public enum Suggestion {
+package enum Suggestion {
     /// The closest candidate to `name`, if one is close enough to be a likely typo.
     ///
     /// Close enough means an edit distance of at most a third of the name's length
     /// (at least 1), or the same name up to letter case.
-    public static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
+    package static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
         let lowered = name.lowercased()
         var best: (candidate: String, distance: Int)?
         for candidate in candidates where candidate != name {
@@ -21,7 +21,7 @@ public enum Suggestion {
 
     /// `did you mean "x"?`, or `nil` when nothing is close.
     /// A name with a space (`@whn x`) is matched by its first word.
-    public static func help(for name: String, among candidates: some Sequence<String>) -> String? {
+    package static func help(for name: String, among candidates: some Sequence<String>) -> String? {
         let word = name.split(separator: " ", maxSplits: 1).first.map(String.init) ?? name
         return closest(to: word, among: candidates).map { "did you mean \"\($0)\"?" }
     }

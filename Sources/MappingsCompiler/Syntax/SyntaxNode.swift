@@ -1,4 +1,4 @@
-public import MappingsJSON
+package import MappingsJSON
 import MappingsModel
 
 /// One value of a `.mappings` file, with the place it was written and how it got where it is.
@@ -107,9 +107,9 @@ struct SyntaxMember: Sendable {
 }
 
 /// One `@inherits` that copied content from a parent: which parent, and where it was asked for.
-public struct InheritanceStep: Sendable, Hashable {
+package struct InheritanceStep: Sendable, Hashable {
     /// The reference as written, such as `$Base` or `$Templates.user`.
-    public var parent: String
+    package var parent: String
     /// Where the `@inherits` naming the parent stands.
-    public var location: SourceLocation
+    package var location: SourceLocation
 }

@@ -25,14 +25,14 @@ extension Transformer {
 }
 
 /// A transformer made of a Swift closure.
-public struct ClosureTransformer: Transformer {
+package struct ClosureTransformer: Transformer {
     private let body: @Sendable (JSONValue, JSONValue?) throws -> JSONValue
 
-    public init(_ body: @escaping @Sendable (JSONValue, JSONValue?) throws -> JSONValue) {
+    package init(_ body: @escaping @Sendable (JSONValue, JSONValue?) throws -> JSONValue) {
         self.body = body
     }
 
-    public func transform(_ value: JSONValue, userData: JSONValue?) throws -> JSONValue {
+    package func transform(_ value: JSONValue, userData: JSONValue?) throws -> JSONValue {
         try body(value, userData)
     }
 }

@@ -8,7 +8,7 @@ import MappingsModel
 /// transformer, `.failed` when the class is its own but the transformer cannot be used (a
 /// script that does not compile, a missing function), or `.unknown` when the class is not
 /// its own, so the next provider is asked.
-public protocol TransformerProvider: Sendable {
+package protocol TransformerProvider: Sendable {
     /// Resolves the transformer an entry names.
     func resolve(_ reference: TransformerReference) -> TransformerResolution
 
@@ -18,7 +18,7 @@ public protocol TransformerProvider: Sendable {
 }
 
 /// What a provider answers for a transformer reference.
-public enum TransformerResolution: Sendable {
+package enum TransformerResolution: Sendable {
     case found(any Transformer)
     /// The provider owns the class (or is the last place it could be), but cannot give this
     /// transformer; the diagnostic says why. When it has a location (a line of a script), the

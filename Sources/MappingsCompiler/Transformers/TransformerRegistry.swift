@@ -16,12 +16,12 @@ import MappingsModel
 public struct TransformerRegistry: Sendable {
     private var entries: [String: any Transformer] = [:]
     /// Where transformers come from when no Swift closure is registered, asked in order.
-    public private(set) var providers: [any TransformerProvider] = []
+    package private(set) var providers: [any TransformerProvider] = []
 
     public init() {}
 
     /// Adds a provider (such as the Lua scripts) asked for the transformers no Swift closure answers.
-    public mutating func add(_ provider: any TransformerProvider) {
+    package mutating func add(provider: any TransformerProvider) {
         providers.append(provider)
     }
 
@@ -39,7 +39,7 @@ public struct TransformerRegistry: Sendable {
     }
 
     /// The Swift transformer registered for `reference`, if any (providers are not asked).
-    public func transformer(for reference: TransformerReference) -> (any Transformer)? {
+    package func transformer(for reference: TransformerReference) -> (any Transformer)? {
         entries[Self.key(reference.className, reference.selector)]
     }
 

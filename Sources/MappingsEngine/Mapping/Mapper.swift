@@ -23,7 +23,7 @@ public struct Mapper: Sendable {
     }
 
     /// A new object from a payload.
-    public func object(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
+    package func object(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
         object(from: payload, using: try context(identifier))
     }
 
@@ -39,14 +39,14 @@ public struct Mapper: Sendable {
     /// A new object from a payload's JSON text, parsed as the mapping needs it: members the
     /// context never reads are checked but not built. The same result as parsing with
     /// `JSONParser` and calling `object(from:using:)`, in less time.
-    public func object(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
+    package func object(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
         -> MappingResult
     {
         object(from: try JSONParser.parse(bytes, demand: context.demand), using: context)
     }
 
     /// One new object per element of a JSON array's text, parsed as the mapping needs it.
-    public func objects(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
+    package func objects(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
         -> MappingResult
     {
         // Only the elements of an array are mapped; anything else is reported whole.
@@ -57,10 +57,16 @@ public struct Mapper: Sendable {
 
     /// A new object from a payload, with what each rule did: where each property's value came
     /// from (source path, transformer, default) or why it has none.
-    public func explain(_ payload: JSONValue, context identifier: String) throws(MappingsError) -> (
+    package func explain(_ payload: JSONValue, context identifier: String) throws(MappingsError) -> (
         result: MappingResult, explanations: [Explanation]
     ) {
-        let context = try self.context(identifier)
+        explain(payload, using: try context(identifier))
+    }
+
+    /// A new object from a payload, with what each rule did, with a context looked up once beforehand.
+    public func explain(_ payload: JSONValue, using context: CompiledContext) -> (
+        result: MappingResult, explanations: [Explanation]
+    ) {
         var run = MappingRun(mapper: self)
         run.explanations = []
         let name = run.rootName(context)
@@ -69,7 +75,7 @@ public struct Mapper: Sendable {
     }
 
     /// One new object per element of a payload array.
-    public func objects(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
+    package func objects(from payload: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult {
         objects(from: payload, using: try context(identifier))
     }
 
@@ -97,7 +103,7 @@ public struct Mapper: Sendable {
     /// Populates an existing object from a payload: untouched properties keep their values,
     /// nested objects of the same model are updated in place, collections are appended to
     /// unless the rule says `@clearContent`.
-    public func map(_ payload: JSONValue, into existing: Value, context identifier: String) throws(MappingsError)
+    package func map(_ payload: JSONValue, into existing: Value, context identifier: String) throws(MappingsError)
         -> MappingResult
     {
         map(payload, into: existing, using: try self.context(identifier))
@@ -113,9 +119,14 @@ public struct Mapper: Sendable {
 
     /// An existing object read from JSON for `map(_:into:context:)`: a model object by
     /// property name for a context with a model, a JSON object otherwise.
-    public func existingObject(from json: JSONValue, context identifier: String) throws(MappingsError) -> MappingResult
+    package func existingObject(from json: JSONValue, context identifier: String) throws(MappingsError)
+        -> MappingResult
     {
-        let context = try self.context(identifier)
+        existingObject(from: json, using: try context(identifier))
+    }
+
+    /// An existing object read from JSON, with a context looked up once beforehand.
+    public func existingObject(from json: JSONValue, using context: CompiledContext) -> MappingResult {
         guard let model = context.model else {
             guard case .object(let object) = json else {
                 return MappingResult(value: .dictionary(ValueDictionary()), issues: [])

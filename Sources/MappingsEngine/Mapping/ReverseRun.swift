@@ -146,7 +146,7 @@ extension Mapper {
     /// value is in JSON form (`JSONWriter` writes it); its issues name what could not be
     /// written back (a transformer without a reverse, or one that failed): where it would
     /// have gone in the payload, and the property.
-    public func payload(from object: Value, context identifier: String) throws(MappingsError) -> MappingResult {
+    package func payload(from object: Value, context identifier: String) throws(MappingsError) -> MappingResult {
         payload(from: object, using: try context(identifier))
     }
 
@@ -159,8 +159,12 @@ extension Mapper {
     }
 
     /// One payload per object, as a JSON array (the reverse of `objects(from:context:)`).
-    public func payloads(from objects: [Value], context identifier: String) throws(MappingsError) -> MappingResult {
-        let context = try self.context(identifier)
+    package func payloads(from objects: [Value], context identifier: String) throws(MappingsError) -> MappingResult {
+        payloads(from: objects, using: try context(identifier))
+    }
+
+    /// One payload per object, as a JSON array, with a context looked up once beforehand.
+    public func payloads(from objects: [Value], using context: CompiledContext) -> MappingResult {
         var run = ReverseRun(mapper: self)
         let name = context.model ?? context.identifier ?? "JSON"
         let values = objects.enumerated().map { index, object in
@@ -195,9 +199,15 @@ extension Mapper {
     }
 
     /// The payload a typed instance would be mapped from.
-    public func payload<T: MappedModel>(from object: T, context identifier: String) throws(MappingsError)
+    package func payload<T: MappedModel>(from object: T, context identifier: String) throws(MappingsError)
         -> MappingResult
     {
         payload(from: object.mappingValue, using: try typedContext(T.self, identifier))
+    }
+
+    /// The payload a typed instance would be mapped from, with a context checked once
+    /// beforehand by `typedContext(_:_:)`.
+    public func payload<T: MappedModel>(from object: T, using context: CompiledContext) -> MappingResult {
+        payload(from: object.mappingValue, using: context)
     }
 }

@@ -10,11 +10,22 @@ public import MappingsModel
 /// $.tweets[3].user.name: missing required value (contexts/twitter.mappings:8)
 /// ```
 public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case missingRequiredValue = "missing required value"
-        case conversionFailed = "conversion failed"
-        case transformerFailed = "transformer failed"
-        case invalidSource = "invalid source"
+    /// What kind of issue. A struct rather than an enum, so that kinds can be added without
+    /// breaking clients (as `MappingsError.Kind`); `rawValue` is the name reports print.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// A required value is missing or null.
+        public static let missingRequiredValue = Kind("missing required value")
+        /// A value could not be converted to its property's type.
+        public static let conversionFailed = Kind("conversion failed")
+        /// A transformer failed, or tripped a limit.
+        public static let transformerFailed = Kind("transformer failed")
+        /// The payload is not of the shape the operation needs.
+        public static let invalidSource = Kind("invalid source")
+
+        public var description: String { rawValue }
     }
 
     public var kind: Kind

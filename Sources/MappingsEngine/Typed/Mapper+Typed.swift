@@ -24,7 +24,7 @@ extension TypedMappingResult: Sendable where T: Sendable {}
 /// ```
 extension Mapper {
     /// A new instance of `T` from a payload.
-    public func object<T: MappedModel>(_ type: T.Type, from payload: JSONValue, context identifier: String)
+    package func object<T: MappedModel>(_ type: T.Type, from payload: JSONValue, context identifier: String)
         throws(MappingsError) -> TypedMappingResult<T>
     {
         object(type, from: payload, using: try typedContext(T.self, identifier))
@@ -44,7 +44,7 @@ extension Mapper {
     }
 
     /// One new instance of `T` per element of a payload array.
-    public func objects<T: MappedModel>(_ type: T.Type, from payload: JSONValue, context identifier: String)
+    package func objects<T: MappedModel>(_ type: T.Type, from payload: JSONValue, context identifier: String)
         throws(MappingsError) -> TypedMappingResult<[T]>
     {
         objects(type, from: payload, using: try typedContext(T.self, identifier))
@@ -74,7 +74,7 @@ extension Mapper {
     /// instance stays the same instance), collections are appended to unless the rule says
     /// `@clearContent`.
     @discardableResult
-    public func map<T: MappedModel>(_ payload: JSONValue, into existing: inout T, context identifier: String)
+    package func map<T: MappedModel>(_ payload: JSONValue, into existing: inout T, context identifier: String)
         throws(MappingsError) -> [MappingIssue]
     {
         map(payload, into: &existing, using: try typedContext(T.self, identifier))

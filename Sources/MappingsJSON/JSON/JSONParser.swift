@@ -4,30 +4,30 @@
 /// fit in 64 bits are exact `integer`s, numbers a double holds as written are `double`s, and
 /// every other number keeps its literal (`JSONValue.number`). A duplicate key keeps its last value, as most
 /// JSON readers do. Errors name the 1-based line and column.
-public enum JSONParser {
+package enum JSONParser {
     /// A payload that is not valid JSON.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        public var message: String
-        public var line: Int
-        public var column: Int
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        package var message: String
+        package var line: Int
+        package var column: Int
 
-        public var description: String { "\(line):\(column): \(message)" }
+        package var description: String { "\(line):\(column): \(message)" }
     }
 
     /// How deeply a payload may nest.
-    public static let maximumDepth = 512
+    package static let maximumDepth = 512
 
-    public static func parse(_ text: String) throws(Failure) -> JSONValue {
+    package static func parse(_ text: String) throws(Failure) -> JSONValue {
         try parse(Array(text.utf8))
     }
 
-    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         try parse(bytes, demand: .everything)
     }
 
     /// The first byte of the JSON text (`[` for an array, `{` for an object), after a
     /// byte-order mark and whitespace; `nil` for empty text.
-    public static func firstByte(of bytes: [UInt8]) -> UInt8? {
+    package static func firstByte(of bytes: [UInt8]) -> UInt8? {
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         return bytes[start...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
     }

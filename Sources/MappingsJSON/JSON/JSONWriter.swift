@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Writes JSON text: `JSONValue`s as they are (converted values: `JSONWriter+Value.swift` in MappingsModel).
 ///
@@ -6,8 +6,8 @@ public import Foundation
 /// declaration order (`null` where unset); dates are ISO 8601 in UTC
 /// (`2012-08-29T14:40:05Z`, fraction only when non-zero); URLs and UUIDs are strings;
 /// decimals are JSON numbers with their exact digits. Output is compact, on one line.
-public enum JSONWriter {
-    public static func string(_ value: JSONValue) -> String {
+package enum JSONWriter {
+    package static func string(_ value: JSONValue) -> String {
         var out: [UInt8] = []
         write(value, into: &out)
         return String(decoding: out, as: UTF8.self)
@@ -15,7 +15,7 @@ public enum JSONWriter {
 
     /// Appends the JSON text of `value` to `out`, as UTF-8: what a stream writes, with no
     /// intermediate string.
-    public static func write(_ value: JSONValue, into out: inout [UInt8]) {
+    package static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .null: append("null", to: &out)
         case .bool(let bool): append(bool ? "true" : "false", to: &out)
@@ -80,7 +80,7 @@ public enum JSONWriter {
     }
 
     /// `2012-08-29T14:40:05Z`, with a fraction (milliseconds or finer) only when it is not zero.
-    public static func iso8601(_ date: Date) -> String {
+    package static func iso8601(_ date: Date) -> String {
         var out: [UInt8] = []
         writeISO8601(date, into: &out)
         return String(decoding: out, as: UTF8.self)

@@ -3,7 +3,7 @@ import MappingsJSON
 
 extension Converter {
     /// How many characters of a payload value a message quotes; longer values are cut with `...`.
-    public static let quotedLength = 40
+    package static let quotedLength = 40
 
     /// `text`, cut to `quotedLength` characters.
     package static func shortened(_ text: String) -> String {

@@ -1,5 +1,5 @@
 import Foundation
-public import MappingsJSON
+package import MappingsJSON
 
 /// Converts JSON values to declared types, exactly or not at all.
 ///
@@ -8,22 +8,22 @@ public import MappingsJSON
 /// parse as written; dates accept ISO 8601, RFC 3339, RFC 2822 and Unix seconds (or a
 /// `dateFormat`); objects become models by property name; arrays and dictionaries convert
 /// element by element. What cannot convert is a `ConversionFailure`, never a zero.
-public struct Converter: Sendable {
+package struct Converter: Sendable {
     /// The models a conversion may build, by name.
-    public let models: [String: Model]
+    package let models: [String: Model]
 
     /// Whether a model built by name needs a value for each non-optional property. Objects read
     /// back from the tool's own output (`--into`, `serialize`) do not: there `null` means unset.
-    public let requiresValues: Bool
+    package let requiresValues: Bool
 
-    public init(models: [String: Model], requiresValues: Bool = true) {
+    package init(models: [String: Model], requiresValues: Bool = true) {
         self.models = models
         self.requiresValues = requiresValues
     }
 
     /// Converts `value` to `type`; failures (there may be several, inside collections and
     /// models) are appended to `failures`, and the value converts as far as it can.
-    public func convert(
+    package func convert(
         _ value: JSONValue, to type: TypeReference, dateFormat: String? = nil, failures: inout [ConversionFailure]
     ) -> Value {
         let formats = dateFormat.map { DateFormats([$0]) ?? DateFormats(pattern: $0) }
@@ -240,7 +240,7 @@ public struct Converter: Sendable {
     }
 
     /// A short rendering of a value for messages: `string "abc"`, `number 3.5`, `object`.
-    public static func describe(_ value: JSONValue) -> String {
+    package static func describe(_ value: JSONValue) -> String {
         switch value {
         case .null: return "null"
         case .bool(let bool): return "boolean \(bool)"

@@ -1,16 +1,16 @@
 import Foundation
-public import MappingsJSON
+import MappingsJSON
 
 /// Converted values as JSON text, by the output rules of `JSONWriter`.
 extension JSONWriter {
-    public static func string(_ value: Value) -> String {
+    package static func string(_ value: Value) -> String {
         var out: [UInt8] = []
         write(value, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends the JSON text of a converted value to `out`, by the output rules.
-    public static func write(_ value: Value, into out: inout [UInt8]) {
+    package static func write(_ value: Value, into out: inout [UInt8]) {
         switch value {
         case .null: append("null", to: &out)
         case .string(let string): writeString(string, into: &out)
