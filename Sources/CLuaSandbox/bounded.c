@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/// Steps a C loop may take between two charges; why: one clock read per few thousand steps.
-#define CLUA_STEP_QUANTUM 4096
 /// The deepest recursion of the matcher (as in Lua: "pattern too complex").
 #define CLUA_MATCH_DEPTH 200
 /// At most this many captures (as in Lua).
@@ -231,7 +229,7 @@ typedef struct clua_match {
 #define CAPTURE_OPEN (-1)
 #define CAPTURE_POSITION (-2)
 
-/// Counts one step of matching; charges them in quanta.
+/// Counts one step of matching; charges them in quanta. Stack: [-0, +0, v]
 static inline void clua_match_step(clua_match *m, int64_t steps) {
     m->steps += steps;
     if (m->steps >= CLUA_STEP_QUANTUM) {
@@ -242,7 +240,7 @@ static inline void clua_match_step(clua_match *m, int64_t steps) {
 }
 
 /// Where the match of items `i...` starting at `s` ends, or NULL. Backtracking, with each
-/// attempt and each byte scanned counted as a step.
+/// attempt and each byte scanned counted as a step. Stack: [-0, +0, v]
 static const char *clua_match_from(clua_match *m, const char *s, int i) {
     if (++m->depth > CLUA_MATCH_DEPTH) luaL_error(m->L, "pattern too complex");
     const char *result = NULL;
@@ -349,14 +347,14 @@ static const char *clua_match_from(clua_match *m, const char *s, int i) {
     return result;
 }
 
-/// Tries a match at `s` with fresh captures.
+/// Tries a match at `s` with fresh captures. Stack: [-0, +0, v]
 static const char *clua_match_at(clua_match *m, const char *s) {
     m->level = 0;
     m->depth = 0;
     return clua_match_from(m, s, 0);
 }
 
-/// Pushes capture `i` (or the whole match `s..e` when the pattern has none). Stack: [-0, +1, m]
+/// Pushes capture `i` (or the whole match `s..e` when the pattern has none). Stack: [-0, +1, v]
 static void clua_push_capture(clua_match *m, int i, const char *s, const char *e) {
     if (i >= m->level) {
         if (i != 0) luaL_error(m->L, "invalid capture index %%%d", i + 1);
@@ -369,7 +367,7 @@ static void clua_push_capture(clua_match *m, int i, const char *s, const char *e
     else lua_pushlstring(m->L, m->capture[i].start, (size_t)length);
 }
 
-/// Pushes every capture (or the whole match); returns how many. Stack: [-0, +n, m]
+/// Pushes every capture (or the whole match); returns how many. Stack: [-0, +n, v]
 static int clua_push_captures(clua_match *m, const char *s, const char *e, int whole) {
     int count = (m->level == 0 && whole) ? 1 : m->level;
     luaL_checkstack(m->L, count, "too many captures");
@@ -378,7 +376,7 @@ static int clua_push_captures(clua_match *m, const char *s, const char *e, int w
 }
 
 /// Compiles a pattern into a buffer on the C stack when it is small, else into a userdata
-/// the interpreter's memory cap counts (left on the stack). Stack: [-0, +(0|1), m]
+/// the interpreter's memory cap counts (left on the stack). Stack: [-0, +(0|1), v]
 static void clua_pattern_prepare(lua_State *L, const char *p, size_t length, int anchor_allowed,
                                  clua_item *small, int small_count, clua_pattern *pattern) {
     if (length <= (size_t)small_count) {
@@ -416,7 +414,7 @@ static int clua_is_plain(const char *p, size_t length) {
 
 #define CLUA_SMALL_PATTERN 32
 
-/// `string.find` (find = 1) and `string.match` (find = 0).
+/// `string.find` (find = 1) and `string.match` (find = 0). Stack: [-(2|3|4), +(1|n), v]
 static int clua_bounded_find_or_match(lua_State *L, int find) {
     size_t length = 0, pattern_length = 0;
     const char *s = luaL_checklstring(L, 1, &length);
@@ -463,8 +461,10 @@ static int clua_bounded_find_or_match(lua_State *L, int find) {
     return 1;
 }
 
+/// `string.find(s, pattern [, init [, plain]])`. Stack: [-(2|3|4), +(1|2+n), v]
 static int clua_bounded_find(lua_State *L) { return clua_bounded_find_or_match(L, 1); }
 
+/// `string.match(s, pattern [, init])`. Stack: [-(2|3), +(1|n), v]
 static int clua_bounded_match(lua_State *L) { return clua_bounded_find_or_match(L, 0); }
 
 /// The state of one `gmatch` iteration, kept in a userdata upvalue with the compiled pattern.
@@ -474,7 +474,7 @@ typedef struct clua_gmatch {
     clua_pattern pattern;
 } clua_gmatch;
 
-/// The iterator `gmatch` returns (upvalues: subject, pattern text, state).
+/// The iterator `gmatch` returns (upvalues: subject, pattern text, state). Stack: [-2, +(0|n), v]
 static int clua_bounded_gmatch_next(lua_State *L) {
     size_t length = 0;
     const char *s = lua_tolstring(L, lua_upvalueindex(1), &length);
@@ -496,6 +496,7 @@ static int clua_bounded_gmatch_next(lua_State *L) {
 }
 
 /// `string.gmatch(s, pattern [, init])`: '^' is an ordinary character here, as in Lua 5.4.
+/// Stack: [-(2|3), +1, v]
 static int clua_bounded_gmatch(lua_State *L) {
     size_t length = 0, pattern_length = 0;
     luaL_checklstring(L, 1, &length);
@@ -514,6 +515,7 @@ static int clua_bounded_gmatch(lua_State *L) {
 }
 
 /// Appends `bytes` to a buffer whose box may not outgrow the memory left; counted as steps.
+/// Stack: [-?, +?, v]
 static void clua_buffer_add(lua_State *L, luaL_Buffer *buffer, const char *bytes, size_t length, int64_t *steps) {
     *steps += (int64_t)(length / 16) + 1;
     if (*steps >= CLUA_STEP_QUANTUM) {
@@ -523,7 +525,7 @@ static void clua_buffer_add(lua_State *L, luaL_Buffer *buffer, const char *bytes
     luaL_addlstring(buffer, bytes, length);
 }
 
-/// Adds what one match of `gsub` is replaced with. Stack: [-0, +0, m]
+/// Adds what one match of `gsub` is replaced with. Stack: [-?, +?, e]
 static void clua_gsub_replace(clua_match *m, luaL_Buffer *buffer, const char *s, const char *e, int64_t *steps) {
     lua_State *L = m->L;
     int kind = lua_type(L, 3);
@@ -574,7 +576,7 @@ static void clua_gsub_replace(clua_match *m, luaL_Buffer *buffer, const char *s,
     luaL_addvalue(buffer);
 }
 
-/// `string.gsub(s, pattern, replacement [, n])`.
+/// `string.gsub(s, pattern, replacement [, n])`. Stack: [-(3|4), +2, e]
 static int clua_bounded_gsub(lua_State *L) {
     size_t length = 0, pattern_length = 0;
     const char *s = luaL_checklstring(L, 1, &length);
@@ -618,7 +620,7 @@ static int clua_bounded_gsub(lua_State *L) {
 // MARK: Sizes checked before allocating
 
 /// `string.rep(s, n [, sep])`: nothing to repeat is "" at once; a result larger than the memory
-/// left is refused before a byte is copied.
+/// left is refused before a byte is copied. Stack: [-(2|3), +1, v]
 static int clua_bounded_rep(lua_State *L) {
     size_t length = 0, separator_length = 0;
     const char *s = luaL_checklstring(L, 1, &length);
@@ -652,6 +654,7 @@ static int clua_bounded_rep(lua_State *L) {
 static size_t clua_add(size_t a, size_t b) { return a + b < a ? SIZE_MAX : a + b; }
 
 /// `string.format`, after an estimate of the result's size against the memory left.
+/// Stack: [-(1+n), +1, e]
 static int clua_bounded_format(lua_State *L) {
     size_t length = 0;
     const char *format = luaL_checklstring(L, 1, &length);
@@ -671,14 +674,14 @@ static int clua_bounded_format(lua_State *L) {
     }
     if (estimate > clua_sandbox_headroom(L)) return clua_sandbox_trip(L, CLUA_MEMORY);
     clua_sandbox_charge(L, (int64_t)(estimate / 64));
-    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_getfield(L, lua_upvalueindex(1), "format");  // Lua's own
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
     return 1;
 }
 
 /// `string.pack`, after a bound on the result's size (every size the format names, 16 bytes
-/// per option, and the strings it packs) against the memory left.
+/// per option, and the strings it packs) against the memory left. Stack: [-(1+n), +1, v]
 static int clua_bounded_pack(lua_State *L) {
     size_t length = 0;
     const char *format = luaL_checklstring(L, 1, &length);
@@ -704,7 +707,7 @@ static int clua_bounded_pack(lua_State *L) {
     }
     if (bound > clua_sandbox_headroom(L)) return clua_sandbox_trip(L, CLUA_MEMORY);
     clua_sandbox_charge(L, (int64_t)(bound / 64));
-    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_getfield(L, lua_upvalueindex(1), "pack");  // Lua's own
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
     return lua_gettop(L);
@@ -713,6 +716,7 @@ static int clua_bounded_pack(lua_State *L) {
 // MARK: Table functions that count their steps
 
 /// Counts one element's worth of work in a table loop (an access may call a C metamethod).
+/// Stack: [-0, +0, v]
 static inline void clua_table_step(lua_State *L, int64_t *steps) {
     if (++*steps >= CLUA_STEP_QUANTUM / 4) {
         clua_sandbox_charge(L, *steps * 4);
@@ -721,6 +725,7 @@ static inline void clua_table_step(lua_State *L, int64_t *steps) {
 }
 
 /// Checks that argument 1 is a table, or something that acts like one through its metatable.
+/// Stack: [-0, +0, v]
 static void clua_check_table(lua_State *L, int index) {
     if (lua_type(L, index) == LUA_TTABLE) return;
     if (lua_getmetatable(L, index)) {
@@ -730,7 +735,7 @@ static void clua_check_table(lua_State *L, int index) {
     luaL_checktype(L, index, LUA_TTABLE);
 }
 
-/// `table.concat(t [, sep [, i [, j]]])`.
+/// `table.concat(t [, sep [, i [, j]]])`. Stack: [-(1|2|3|4), +1, e]
 static int clua_bounded_concat(lua_State *L) {
     clua_check_table(L, 1);
     size_t separator_length = 0;
@@ -760,7 +765,7 @@ static int clua_bounded_concat(lua_State *L) {
     return 1;
 }
 
-/// `table.insert(t, [pos,] value)`.
+/// `table.insert(t, [pos,] value)`. Stack: [-(2|3), +0, e]
 static int clua_bounded_insert(lua_State *L) {
     clua_check_table(L, 1);
     lua_Integer end = (lua_Integer)((lua_Unsigned)luaL_len(L, 1) + 1u);
@@ -785,7 +790,7 @@ static int clua_bounded_insert(lua_State *L) {
     return 0;
 }
 
-/// `table.remove(t [, pos])`.
+/// `table.remove(t [, pos])`. Stack: [-(1|2), +1, e]
 static int clua_bounded_remove(lua_State *L) {
     clua_check_table(L, 1);
     lua_Integer size = luaL_len(L, 1);
@@ -805,7 +810,7 @@ static int clua_bounded_remove(lua_State *L) {
     return 1;
 }
 
-/// `table.move(a1, f, e, t [, a2])`.
+/// `table.move(a1, f, e, t [, a2])`. Stack: [-(4|5), +1, e]
 static int clua_bounded_move(lua_State *L) {
     lua_Integer from = luaL_checkinteger(L, 2);
     lua_Integer end = luaL_checkinteger(L, 3);
@@ -855,6 +860,7 @@ static int clua_sort_less(lua_State *L, lua_Integer a, lua_Integer b) {
     return less;
 }
 
+/// Swaps t[a] and t[b]. Stack: [-0, +0, e]
 static void clua_sort_swap(lua_State *L, lua_Integer a, lua_Integer b) {
     lua_geti(L, 1, a);
     lua_geti(L, 1, b);
@@ -862,7 +868,7 @@ static void clua_sort_swap(lua_State *L, lua_Integer a, lua_Integer b) {
     lua_seti(L, 1, b);
 }
 
-/// Moves element `root` down the heap of the first `size` elements (1-based).
+/// Moves element `root` down the heap of the first `size` elements (1-based). Stack: [-0, +0, e]
 static void clua_sort_sift(lua_State *L, lua_Integer root, lua_Integer size, int64_t *steps) {
     for (;;) {
         lua_Integer child = root * 2;
@@ -876,7 +882,7 @@ static void clua_sort_sift(lua_State *L, lua_Integer root, lua_Integer size, int
 }
 
 /// `table.sort(t [, less])`: a heap sort, O(n log n) whatever the order function does, each
-/// comparison counted. Like Lua's, it is not stable.
+/// comparison counted. Like Lua's, it is not stable. Stack: [-(1|2), +0, e]
 static int clua_bounded_sort(lua_State *L) {
     clua_check_table(L, 1);
     lua_Integer size = luaL_len(L, 1);
@@ -895,30 +901,24 @@ static int clua_bounded_sort(lua_State *L) {
     return 0;
 }
 
-// MARK: Installing
+// MARK: The tables the sandbox installs
 
-/// Sets `name` of the table at `index` to `function`, with the original function as its upvalue.
-static void clua_replace(lua_State *L, int index, const char *name, lua_CFunction function) {
-    index = lua_absindex(L, index);
-    lua_getfield(L, index, name);
-    lua_pushcclosure(L, function, 1);
-    lua_setfield(L, index, name);
-}
+const luaL_Reg clua_bounded_string_functions[] = {
+    {"find", clua_bounded_find},
+    {"match", clua_bounded_match},
+    {"gmatch", clua_bounded_gmatch},
+    {"gsub", clua_bounded_gsub},
+    {"rep", clua_bounded_rep},
+    {"format", clua_bounded_format},
+    {"pack", clua_bounded_pack},
+    {NULL, NULL},
+};
 
-void clua_bounded_string_library(lua_State *L, int index) {
-    clua_replace(L, index, "find", clua_bounded_find);
-    clua_replace(L, index, "match", clua_bounded_match);
-    clua_replace(L, index, "gmatch", clua_bounded_gmatch);
-    clua_replace(L, index, "gsub", clua_bounded_gsub);
-    clua_replace(L, index, "rep", clua_bounded_rep);
-    clua_replace(L, index, "format", clua_bounded_format);
-    clua_replace(L, index, "pack", clua_bounded_pack);
-}
-
-void clua_bounded_table_library(lua_State *L, int index) {
-    clua_replace(L, index, "concat", clua_bounded_concat);
-    clua_replace(L, index, "insert", clua_bounded_insert);
-    clua_replace(L, index, "remove", clua_bounded_remove);
-    clua_replace(L, index, "move", clua_bounded_move);
-    clua_replace(L, index, "sort", clua_bounded_sort);
-}
+const luaL_Reg clua_bounded_table_functions[] = {
+    {"concat", clua_bounded_concat},
+    {"insert", clua_bounded_insert},
+    {"remove", clua_bounded_remove},
+    {"move", clua_bounded_move},
+    {"sort", clua_bounded_sort},
+    {NULL, NULL},
+};

@@ -1,4 +1,9 @@
 // The transformer sandbox; lua_sandbox.h says what it is for, docs/lua.md what scripts see.
+//
+// Stack effects are written as the Lua manual writes them, `Stack: [-o, +p, x]`: `o` values
+// popped, `p` pushed, and `x` one of `-` (raises nothing), `m` (may raise a memory error), `v`
+// (raises on purpose) or `e` (may raise anything: it runs a script's code). For a function
+// scripts call, what it pops is its arguments and what it pushes its results.
 #define _GNU_SOURCE
 #include "sandbox_internal.h"
 
@@ -51,6 +56,7 @@ static const char *clua_sandbox_limit_message(int tripped) {
 
 /// The count hook; why: a sticky instruction budget and deadline. Once tripped (memory too) it
 /// re-arms on every instruction, so a script's `pcall` cannot swallow the error and go on.
+/// Stack: [-0, +0, v]
 static void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     clua_sandbox *s = clua_sandbox_of(L);
@@ -69,6 +75,7 @@ static void clua_sandbox_hook(lua_State *L, lua_Debug *ar) {
     lua_error(L);
 }
 
+/// Trips `limit` and raises it (see sandbox_internal.h). Stack: [-0, +0, v]
 int clua_sandbox_trip(lua_State *L, int limit) {
     clua_sandbox *s = clua_sandbox_of(L);
     if (!s->tripped) s->tripped = limit;
@@ -77,13 +84,14 @@ int clua_sandbox_trip(lua_State *L, int limit) {
     return lua_error(L);
 }
 
+/// Charges `steps` of a C loop to the budget (see sandbox_internal.h). Stack: [-0, +0, v]
 void clua_sandbox_charge(lua_State *L, int64_t steps) {
     clua_sandbox *s = clua_sandbox_of(L);
     if (s->tripped) clua_sandbox_trip(L, s->tripped);
     s->budget_left -= steps;
     if (s->budget_left <= 0) clua_sandbox_trip(L, CLUA_BUDGET);
     s->unclocked += steps;
-    if (s->unclocked >= 4096) {
+    if (s->unclocked >= CLUA_STEP_QUANTUM) {
         s->unclocked = 0;
         if (s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) clua_sandbox_trip(L, CLUA_DEADLINE);
     }
@@ -105,13 +113,17 @@ static int clua_sandbox_trips(lua_State *L, int status) {
 }
 
 /// Panics only on a host bug (an unprotected error); why: `lua_newstate` installs no panic handler.
+/// Stack: [-0, +0, -]
 static int clua_sandbox_panic(lua_State *L) {
     const char *message = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(not a string)";
     fprintf(stderr, "mappings: unprotected Lua error (a bug in the host): %s\n", message);
     abort();
 }
 
-/// Whether a table has one of the sandbox's read-only metatables; why: `rawset` must not write through.
+// MARK: Functions scripts call in place of Lua's
+
+/// Whether a table has one of the sandbox's read-only metatables; why: `rawset` must not write
+/// through. Stack: [-0, +0, m]
 static int clua_sandbox_is_readonly(lua_State *L, int index) {
     if (!lua_getmetatable(L, index)) return 0;
     lua_pushliteral(L, "__readonly");
@@ -121,16 +133,17 @@ static int clua_sandbox_is_readonly(lua_State *L, int index) {
     return readonly;
 }
 
-/// `setmetatable` for scripts; why: refuses `__gc` and `__close`, which run where no hook can stop them.
+/// `setmetatable` for scripts; why: refuses `__gc` and `__close`, which run where no hook can
+/// stop them. Stack: [-2, +1, v]
 static int clua_sandbox_setmetatable(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     int kind = lua_type(L, 2);
     luaL_argexpected(L, kind == LUA_TNIL || kind == LUA_TTABLE, 2, "nil or table");
     if (kind == LUA_TTABLE) {
-        const char *banned[] = {"__gc", "__close"};
-        for (int i = 0; i < 2; i++) {
-            lua_pushstring(L, banned[i]);
-            if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "setmetatable: %s is not allowed here", banned[i]);
+        static const char *const banned[] = {"__gc", "__close", NULL};
+        for (const char *const *field = banned; *field; field++) {
+            lua_pushstring(L, *field);
+            if (lua_rawget(L, 2) != LUA_TNIL) return luaL_error(L, "setmetatable: %s is not allowed here", *field);
             lua_pop(L, 1);
         }
     }
@@ -141,6 +154,7 @@ static int clua_sandbox_setmetatable(lua_State *L) {
 }
 
 /// `rawset` for scripts; why: the library tables are read-only proxies, even to raw writes.
+/// Stack: [-3, +1, v]
 static int clua_sandbox_rawset(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checkany(L, 2);
@@ -153,6 +167,7 @@ static int clua_sandbox_rawset(lua_State *L) {
 
 /// `pcall` for scripts; why: a limit that tripped inside (budget, deadline, memory) is raised
 /// again at once, so not even a tail call `return pcall(f)` gets back to the host as a value.
+/// Stack: [-(nargs+1), +(nresults+1|2), e]
 static int clua_sandbox_pcall(lua_State *L) {
     luaL_checkany(L, 1);
     int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
@@ -171,6 +186,7 @@ static int clua_sandbox_pcall(lua_State *L) {
 /// hooks are off, so a handler that loops would never stop. This one runs the handler after
 /// the error has unwound, under its own `pcall`, with hooks (and the sticky budget) on; a
 /// tripped limit skips the handler and is raised again, like `pcall` does.
+/// Stack: [-(nargs+2), +(nresults+1|2), e]
 static int clua_sandbox_xpcall(lua_State *L) {
     int arguments = lua_gettop(L);
     luaL_checktype(L, 2, LUA_TFUNCTION);
@@ -193,7 +209,7 @@ static int clua_sandbox_xpcall(lua_State *L) {
     return 2;
 }
 
-/// Raises "read-only"; why: the `__newindex` of every library proxy.
+/// Raises "read-only"; why: the `__newindex` of every library proxy. Stack: [-3, +0, v]
 static int clua_sandbox_readonly_error(lua_State *L) {
     return luaL_error(L, "attempt to modify a read-only table");
 }
@@ -219,36 +235,41 @@ static void clua_sandbox_drain(lua_State *L, int from, int to) {
 }
 
 /// `require` for scripts; why: loads only other scripts the host handed over, as text, once.
+/// Stack: [-1, +1, e]
 static int clua_sandbox_require(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     const char *name = luaL_checkstring(L, 1);
     lua_settop(L, 1);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->loaded_ref);  // 2
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->loaded_ref);
+    int loaded = lua_gettop(L);
     lua_pushvalue(L, 1);
-    if (lua_rawget(L, 2) != LUA_TNIL) {
+    if (lua_rawget(L, loaded) != LUA_TNIL) {
         if (lua_type(L, -1) == LUA_TLIGHTUSERDATA && lua_touserdata(L, -1) == (void *)&s->loaded_ref)
             return luaL_error(L, "require cycle through '%s'", name);
         return 1;
     }
     lua_pop(L, 1);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->sources_ref);  // 3
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->sources_ref);
     lua_pushvalue(L, 1);
-    if (lua_rawget(L, 3) != LUA_TTABLE) return luaL_error(L, "module '%s' not found in the scripts directory", name);
-    lua_rawgeti(L, 4, 1);  // 5 text
-    lua_rawgeti(L, 4, 2);  // 6 chunk name
+    if (lua_rawget(L, -2) != LUA_TTABLE) return luaL_error(L, "module '%s' not found in the scripts directory", name);
+    int source = lua_gettop(L);  // {text, chunk name}
+    lua_rawgeti(L, source, 1);
+    lua_rawgeti(L, source, 2);
     size_t length = 0;
-    const char *text = lua_tolstring(L, 5, &length);
-    if (luaL_loadbufferx(L, text, length, lua_tostring(L, 6), "t") != LUA_OK) return lua_error(L);
+    const char *text = lua_tolstring(L, -2, &length);
+    const char *chunk_name = lua_tostring(L, -1);
+    if (luaL_loadbufferx(L, text, length, chunk_name, "t") != LUA_OK) return lua_error(L);
+    // Loading: a mark that a `require` of the same name while it loads is a cycle.
     lua_pushvalue(L, 1);
     lua_pushlightuserdata(L, (void *)&s->loaded_ref);
-    lua_rawset(L, 2);
+    lua_rawset(L, loaded);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
     lua_setupvalue(L, -2, 1);
     if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
         // Forget the half-loaded module, so a later require reports the real error again.
         lua_pushvalue(L, 1);
         lua_pushnil(L);
-        lua_rawset(L, 2);
+        lua_rawset(L, loaded);
         return lua_error(L);
     }
     if (lua_isnil(L, -1)) {
@@ -257,7 +278,7 @@ static int clua_sandbox_require(lua_State *L) {
     }
     lua_pushvalue(L, 1);
     lua_pushvalue(L, -2);
-    lua_rawset(L, 2);
+    lua_rawset(L, loaded);
     // The globals a script defines while it loads stay; those a call defines do not.
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->snapshot_ref);
@@ -266,26 +287,38 @@ static int clua_sandbox_require(lua_State *L) {
     return 1;
 }
 
-/// `json.array(t)`, `json.object(t)`; why: scripts mark an (empty) table as the JSON kind they mean.
-static int clua_sandbox_mark(lua_State *L) {
+/// The upvalues every `json` function has: the metatables that mark arrays and objects.
+enum { CLUA_JSON_ARRAY_MT = 1, CLUA_JSON_OBJECT_MT = 2 };
+
+/// Sets the mark (the metatable in upvalue `mark`) of the table argument, or of a new table;
+/// why: scripts mark an (empty) table as the JSON kind they mean. Stack: [-(0|1), +1, v]
+static int clua_json_mark(lua_State *L, int mark) {
     if (lua_isnoneornil(L, 1)) {
         lua_settop(L, 0);
         lua_createtable(L, 0, 0);
     }
     luaL_checktype(L, 1, LUA_TTABLE);
     if (lua_getmetatable(L, 1)) {
-        int ours = lua_rawequal(L, -1, lua_upvalueindex(1)) || lua_rawequal(L, -1, lua_upvalueindex(2));
+        int ours = lua_rawequal(L, -1, lua_upvalueindex(CLUA_JSON_ARRAY_MT))
+            || lua_rawequal(L, -1, lua_upvalueindex(CLUA_JSON_OBJECT_MT));
         lua_pop(L, 1);
         if (!ours) return luaL_error(L, "the table already has a metatable");
     }
     lua_settop(L, 1);
-    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushvalue(L, lua_upvalueindex(mark));
     lua_setmetatable(L, 1);
     return 1;
 }
 
-/// `json.type(v)`; why: tells "array" from "object" and "integer" from "float", which `type` cannot.
-static int clua_sandbox_json_type(lua_State *L) {
+/// `json.array(t)`: marks `t` (or a new table) as a JSON array. Stack: [-(0|1), +1, v]
+static int clua_json_array(lua_State *L) { return clua_json_mark(L, CLUA_JSON_ARRAY_MT); }
+
+/// `json.object(t)`: marks `t` (or a new table) as a JSON object. Stack: [-(0|1), +1, v]
+static int clua_json_object(lua_State *L) { return clua_json_mark(L, CLUA_JSON_OBJECT_MT); }
+
+/// `json.type(v)`; why: tells "array" from "object" and "integer" from "float", which `type`
+/// cannot. Stack: [-1, +1, v]
+static int clua_json_type(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     luaL_checkany(L, 1);
     switch (lua_type(L, 1)) {
@@ -312,170 +345,217 @@ static int clua_sandbox_json_type(lua_State *L) {
     return 1;
 }
 
-/// Copies the named fields of the table at `from` into a new table, and pushes a read-only
-/// proxy of it; why: a library table scripts can read but never change. Stack: [-0, +1, m]
-static void clua_sandbox_push_library(lua_State *L, int from, const char *const *names, int copy_all) {
-    from = lua_absindex(L, from);
-    lua_createtable(L, 0, 0);  // the copy
-    if (copy_all) {
-        lua_pushnil(L);
-        while (lua_next(L, from)) {
-            lua_pushvalue(L, -2);
-            lua_insert(L, -2);
-            lua_rawset(L, -4);
-        }
-    }
-    for (int i = 0; names && names[i]; i++) {
-        if (names[i][0] == '-') {
-            lua_pushnil(L);
-            lua_setfield(L, -2, names[i] + 1);
-        } else {
-            lua_getfield(L, from, names[i]);
-            lua_setfield(L, -2, names[i]);
-        }
-    }
+// MARK: The environment
+
+/// The standard libraries the sandbox takes its functions from, opened as `linit.c` opens them.
+/// Scripts never see these tables: only the copies and proxies built from them below.
+static const luaL_Reg clua_standard_libraries[] = {
+    {LUA_GNAME, luaopen_base},         {LUA_STRLIBNAME, luaopen_string}, {LUA_TABLIBNAME, luaopen_table},
+    {LUA_MATHLIBNAME, luaopen_math},   {LUA_UTF8LIBNAME, luaopen_utf8},  {LUA_OSLIBNAME, luaopen_os},
+    {NULL, NULL},
+};
+
+/// What scripts keep of Lua's base library, as Lua has it.
+static const char *const clua_base_kept[] = {
+    "assert", "error", "getmetatable", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "select",
+    "tonumber", "tostring", "type", "_VERSION", NULL,
+};
+
+/// The base functions the sandbox writes itself; `null`, `json`, `_G` and the libraries are
+/// filled in by `clua_sandbox_setup` (a NULL function is a placeholder, as in `lbaselib.c`).
+static const luaL_Reg clua_sandbox_base[] = {
+    {"setmetatable", clua_sandbox_setmetatable},
+    {"rawset", clua_sandbox_rawset},
+    {"pcall", clua_sandbox_pcall},
+    {"xpcall", clua_sandbox_xpcall},
+    {"require", clua_sandbox_require},
+    {"null", NULL},
+    {"json", NULL},
+    {"_G", NULL},
+    {NULL, NULL},
+};
+
+/// The `json` library; every function has the array and object metatables as its upvalues
+/// (CLUA_JSON_ARRAY_MT, CLUA_JSON_OBJECT_MT); `null` is filled in by `clua_sandbox_push_json`.
+static const luaL_Reg clua_sandbox_json[] = {
+    {"array", clua_json_array},
+    {"object", clua_json_object},
+    {"type", clua_json_type},
+    {"null", NULL},
+    {NULL, NULL},
+};
+
+/// The metamethods of every library proxy; `clua_sandbox_push_readonly` adds `__index` (the copy
+/// behind it), `__metatable` (false: scripts cannot see it) and `__readonly` (for `rawset`).
+static const luaL_Reg clua_readonly_metamethods[] = {
+    {"__newindex", clua_sandbox_readonly_error},
+    {NULL, NULL},
+};
+
+/// A library scripts see: a copy of a standard library with some of its fields, where the
+/// functions that could outrun the limits are replaced by bounded ones, behind a read-only proxy.
+typedef struct clua_sandbox_library {
+    const char *name;
+    const char *const *kept;        // the only fields kept (NULL-terminated); NULL: all but `dropped`
+    const char *dropped;            // a field left out of the copy, or NULL
+    const luaL_Reg *bounded;        // replacements with Lua's own library as their upvalue, or NULL
+    int indexed_by_strings;         // whether the string metatable's `__index` is this copy
+} clua_sandbox_library;
+
+static const char *const clua_os_kept[] = {"time", "clock", "date", NULL};
+
+/// The libraries scripts see, besides the base and `json` (docs/lua.md, "The sandbox").
+static const clua_sandbox_library clua_sandbox_libraries[] = {
+    {LUA_STRLIBNAME, NULL, "dump", clua_bounded_string_functions, 1},
+    {LUA_TABLIBNAME, NULL, NULL, clua_bounded_table_functions, 0},
+    {LUA_MATHLIBNAME, NULL, "randomseed", NULL, 0},
+    {LUA_UTF8LIBNAME, NULL, NULL, NULL, 0},
+    {LUA_OSLIBNAME, clua_os_kept, NULL, NULL, 0},
+    {NULL, NULL, NULL, NULL, 0},
+};
+
+/// Pushes a read-only proxy of the table at `index`; why: a library table scripts can read but
+/// never change, not even with `rawset`. Stack: [-0, +1, m]
+static void clua_sandbox_push_readonly(lua_State *L, int index) {
+    index = lua_absindex(L, index);
     lua_createtable(L, 0, 0);  // the proxy
     lua_createtable(L, 0, 4);  // its metatable
-    lua_pushvalue(L, -3);
+    luaL_setfuncs(L, clua_readonly_metamethods, 0);
+    lua_pushvalue(L, index);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, clua_sandbox_readonly_error);
-    lua_setfield(L, -2, "__newindex");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_pushboolean(L, 1);
     lua_setfield(L, -2, "__readonly");
     lua_setmetatable(L, -2);
-    lua_remove(L, -2);
+}
+
+/// Pushes the copy of `library` that scripts see, made from the standard library of that name
+/// in the table at `globals`; why: an allow-list, never the library as Lua has it. Stack: [-0, +1, m]
+static void clua_sandbox_push_library(lua_State *L, int globals, const clua_sandbox_library *library) {
+    lua_getfield(L, globals, library->name);
+    int original = lua_gettop(L);
+    lua_createtable(L, 0, 0);
+    if (library->kept) {
+        for (const char *const *field = library->kept; *field; field++) {
+            lua_getfield(L, original, *field);
+            lua_setfield(L, -2, *field);
+        }
+    } else {
+        lua_pushnil(L);
+        while (lua_next(L, original)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, -4);
+        }
+        if (library->dropped) {
+            lua_pushnil(L);
+            lua_setfield(L, -2, library->dropped);
+        }
+    }
+    if (library->bounded) {
+        lua_pushvalue(L, original);
+        luaL_setfuncs(L, library->bounded, 1);
+    }
+    lua_remove(L, original);
+}
+
+/// Makes strings index the library copy at `index` (so `("").upper` finds it) and hides the
+/// string metatable (`getmetatable("")` is false); why: scripts can neither reach nor change
+/// what a string's methods are. Stack: [-0, +0, m]
+static void clua_sandbox_index_strings(lua_State *L, int index) {
+    index = lua_absindex(L, index);
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushvalue(L, index);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+}
+
+/// Pushes a metatable that marks a JSON kind (array or object); scripts cannot see it.
+/// Stack: [-0, +1, m]
+static void clua_sandbox_push_mark(lua_State *L) {
+    lua_createtable(L, 0, 2);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+}
+
+/// Pushes the read-only `json` library and records its array and object metatables in the
+/// sandbox; why: the bridge marks the tables it decodes with the same two. Stack: [-0, +1, m]
+static void clua_sandbox_push_json(lua_State *L, clua_sandbox *s) {
+    luaL_newlibtable(L, clua_sandbox_json);
+    int json = lua_gettop(L);
+    clua_sandbox_push_mark(L);  // upvalue CLUA_JSON_ARRAY_MT
+    s->array_mt = lua_topointer(L, -1);
+    clua_sandbox_push_mark(L);  // upvalue CLUA_JSON_OBJECT_MT
+    s->object_mt = lua_topointer(L, -1);
+    lua_pushvalue(L, -1);
+    s->object_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, -2);
+    s->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    luaL_setfuncs(L, clua_sandbox_json, 2);
+    lua_pushlightuserdata(L, (void *)s);
+    lua_setfield(L, json, "null");
+    clua_sandbox_push_readonly(L, json);
+    lua_remove(L, json);
+}
+
+/// Pushes an empty table that finds what it lacks in the table at `fallback`, behind a metatable
+/// scripts can neither see nor change; why: the environment is layers (the globals of a call,
+/// those of loading, the base). Stack: [-0, +1, m]
+static void clua_sandbox_push_layer(lua_State *L, int fallback) {
+    fallback = lua_absindex(L, fallback);
+    lua_createtable(L, 0, 0);
+    lua_createtable(L, 0, 2);
+    lua_pushvalue(L, fallback);
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
 }
 
 /// Builds the environment scripts see; why: an allow-list, never the full standard library.
+/// Runs under `lua_pcall`. Stack: [-0, +0, m]
 static int clua_sandbox_setup(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
-    luaL_requiref(L, "_G", luaopen_base, 1);
-    luaL_requiref(L, "string", luaopen_string, 1);
-    luaL_requiref(L, "table", luaopen_table, 1);
-    luaL_requiref(L, "math", luaopen_math, 1);
-    luaL_requiref(L, "utf8", luaopen_utf8, 1);
-    luaL_requiref(L, "os", luaopen_os, 1);
-    lua_settop(L, 0);
-    lua_pushglobaltable(L);  // 1: the real globals, never seen by scripts
-    int real = 1;
-
-    // The string library without `dump`, also behind the string metatable, which scripts
-    // cannot reach (`getmetatable("")` is false) or change.
-    const char *no_dump[] = {"-dump", NULL};
-    lua_getfield(L, real, "string");
-    clua_sandbox_push_library(L, -1, no_dump, 1);  // 3: the proxy
-    lua_pushliteral(L, "");
-    lua_getmetatable(L, -1);
-    lua_getmetatable(L, 3);
-    lua_getfield(L, -1, "__index");  // the filtered copy
-    clua_bounded_string_library(L, -1);
-    lua_setfield(L, -3, "__index");
-    lua_pop(L, 1);
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 2);
-    lua_remove(L, 2);  // 2: the string proxy
-
-    lua_createtable(L, 0, 32);  // 3: the base every lookup falls back to
-    int base = 3;
-    const char *functions[] = {"assert", "error", "getmetatable", "ipairs", "next", "pairs", "rawequal",
-                               "rawget", "rawlen", "select", "tonumber", "tostring", "type", "_VERSION",
-                               NULL};
-    for (int i = 0; functions[i]; i++) {
-        lua_getfield(L, real, functions[i]);
-        lua_setfield(L, base, functions[i]);
+    for (const luaL_Reg *library = clua_standard_libraries; library->func; library++) {
+        luaL_requiref(L, library->name, library->func, 1);
+        lua_pop(L, 1);
     }
-    lua_pushcfunction(L, clua_sandbox_setmetatable);
-    lua_setfield(L, base, "setmetatable");
-    lua_pushcfunction(L, clua_sandbox_rawset);
-    lua_setfield(L, base, "rawset");
-    lua_pushcfunction(L, clua_sandbox_pcall);
-    lua_setfield(L, base, "pcall");
-    lua_pushcfunction(L, clua_sandbox_xpcall);
-    lua_setfield(L, base, "xpcall");
-    lua_pushcfunction(L, clua_sandbox_require);
-    lua_setfield(L, base, "require");
-    lua_pushvalue(L, 2);
-    lua_setfield(L, base, "string");
+    lua_pushglobaltable(L);  // the real globals, never seen by scripts
+    int globals = lua_gettop(L);
 
-    lua_getfield(L, real, "table");
-    clua_sandbox_push_library(L, -1, NULL, 1);
-    lua_getmetatable(L, -1);
-    lua_getfield(L, -1, "__index");  // the copy behind the proxy
-    clua_bounded_table_library(L, -1);
-    lua_pop(L, 2);
-    lua_setfield(L, base, "table");
-    lua_pop(L, 1);
-    const char *no_seed[] = {"-randomseed", NULL};
-    lua_getfield(L, real, "math");
-    clua_sandbox_push_library(L, -1, no_seed, 1);
-    lua_setfield(L, base, "math");
-    lua_pop(L, 1);
-    lua_getfield(L, real, "utf8");
-    clua_sandbox_push_library(L, -1, NULL, 1);
-    lua_setfield(L, base, "utf8");
-    lua_pop(L, 1);
-    const char *clock[] = {"time", "clock", "date", NULL};
-    lua_getfield(L, real, "os");
-    clua_sandbox_push_library(L, -1, clock, 0);
-    lua_setfield(L, base, "os");
-    lua_pop(L, 1);
-
-    // JSON: the null sentinel and the array/object marks.
+    lua_createtable(L, 0, 32);  // the base every lookup falls back to
+    int base = lua_gettop(L);
+    for (const char *const *name = clua_base_kept; *name; name++) {
+        lua_getfield(L, globals, *name);
+        lua_setfield(L, base, *name);
+    }
+    luaL_setfuncs(L, clua_sandbox_base, 0);
     lua_pushlightuserdata(L, (void *)s);
     lua_setfield(L, base, "null");
-    lua_createtable(L, 0, 2);  // 4: array metatable
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    s->array_mt = lua_topointer(L, -1);
-    lua_createtable(L, 0, 2);  // 5: object metatable
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    s->object_mt = lua_topointer(L, -1);
-    lua_createtable(L, 0, 4);  // the json table's contents
-    lua_pushlightuserdata(L, (void *)s);
-    lua_setfield(L, -2, "null");
-    lua_pushvalue(L, 4);
-    lua_pushvalue(L, 5);
-    lua_pushcclosure(L, clua_sandbox_mark, 2);
-    lua_setfield(L, -2, "array");
-    lua_pushvalue(L, 5);
-    lua_pushvalue(L, 4);
-    lua_pushcclosure(L, clua_sandbox_mark, 2);
-    lua_setfield(L, -2, "object");
-    lua_pushcfunction(L, clua_sandbox_json_type);
-    lua_setfield(L, -2, "type");
-    clua_sandbox_push_library(L, -1, NULL, 1);
+    for (const clua_sandbox_library *library = clua_sandbox_libraries; library->name; library++) {
+        clua_sandbox_push_library(L, globals, library);
+        if (library->indexed_by_strings) clua_sandbox_index_strings(L, -1);
+        clua_sandbox_push_readonly(L, -1);
+        lua_setfield(L, base, library->name);
+        lua_pop(L, 1);
+    }
+    clua_sandbox_push_json(L, s);
     lua_setfield(L, base, "json");
-    lua_pop(L, 1);
-    lua_pushvalue(L, 5);
-    s->object_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, 4);
-    s->array_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_settop(L, 3);
 
     // Load-time globals sit between the per-call globals and the base.
-    lua_createtable(L, 0, 0);  // 4: snapshot
-    lua_createtable(L, 0, 2);
-    lua_pushvalue(L, base);
-    lua_setfield(L, -2, "__index");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, 4);
-    lua_createtable(L, 0, 0);  // 5: the environment, emptied before every call
-    lua_createtable(L, 0, 2);
-    lua_pushvalue(L, 4);
-    lua_setfield(L, -2, "__index");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, 5);
-    lua_pushvalue(L, 5);
+    clua_sandbox_push_layer(L, base);
+    int snapshot = lua_gettop(L);
+    clua_sandbox_push_layer(L, snapshot);  // the environment, emptied before every call
+    int env = lua_gettop(L);
+    lua_pushvalue(L, env);
     lua_setfield(L, base, "_G");
-    lua_pushvalue(L, 4);
+    lua_pushvalue(L, snapshot);
     s->snapshot_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_pushvalue(L, 5);
+    lua_pushvalue(L, env);
     s->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_createtable(L, 0, 0);
     s->loaded_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -485,7 +565,8 @@ static int clua_sandbox_setup(lua_State *L) {
     return 0;
 }
 
-/// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails.
+/// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails; its stack is
+/// left empty. Stack: [-0, +0, -]
 lua_State *clua_sandbox_open(size_t memory_limit) {
     clua_sandbox *s = (clua_sandbox *)calloc(1, sizeof(clua_sandbox));
     if (s == NULL) return NULL;
@@ -526,7 +607,8 @@ static const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_t *end,
     return at;
 }
 
-/// Pushes the value a tape encodes; why: host values enter Lua under `lua_pcall`. Stack: [-0, +1, m]
+/// Pushes the value a tape encodes; why: host values enter Lua under `lua_pcall`. Returns 0 when
+/// the tape is malformed, leaving what it pushed so far. Stack: [-0, +1, v]
 static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
     const uint8_t *tag = clua_tape_take(cursor, end, 1);
     if (tag == NULL || depth > CLUA_MAX_DEPTH) return 0;
@@ -629,12 +711,18 @@ static int clua_tape_refuse(clua_call *call, const char *message) {
     return 0;
 }
 
+/// Records that a result holds more than CLUA_MAX_NODES values.
+static int clua_tape_refuse_too_many(clua_call *call) {
+    snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is too large (more than %d values)", CLUA_MAX_NODES);
+    return 0;
+}
+
 /// Writes the value at `index` to the output tape, with raw access only: no metamethod of a
-/// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, m]
+/// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
 static int clua_tape_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
     clua_sandbox *s = call->sandbox;
     index = lua_absindex(L, index);
-    if (++call->nodes > CLUA_MAX_NODES) return clua_tape_refuse(call, "the value is too large (more than 262144 values)");
+    if (++call->nodes > CLUA_MAX_NODES) return clua_tape_refuse_too_many(call);
     uint8_t tag;
     switch (lua_type(L, index)) {
     case LUA_TNIL:
@@ -684,7 +772,11 @@ static int clua_tape_write(lua_State *L, clua_call *call, int index, const void 
     const void *self = lua_topointer(L, index);
     for (int i = 0; i < depth; i++)
         if (ancestors[i] == self) return clua_tape_refuse(call, "the value contains itself (a cycle)");
-    if (depth >= CLUA_MAX_DEPTH) return clua_tape_refuse(call, "the value is nested too deeply (more than 128 levels)");
+    if (depth >= CLUA_MAX_DEPTH) {
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is nested too deeply (more than %d levels)",
+                 CLUA_MAX_DEPTH);
+        return 0;
+    }
     ancestors[depth] = self;
     luaL_checkstack(L, 6, "value too deep");
 
@@ -707,7 +799,7 @@ static int clua_tape_write(lua_State *L, clua_call *call, int index, const void 
         }
         if (keys > CLUA_MAX_NODES) {
             lua_pop(L, 1);
-            return clua_tape_refuse(call, "the value is too large (more than 262144 values)");
+            return clua_tape_refuse_too_many(call);
         }
     }
     int is_array;
@@ -793,7 +885,8 @@ static void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeout_ns) {
     lua_sethook(L, clua_sandbox_hook, LUA_MASKCOUNT, CLUA_HOOK_STEP);
 }
 
-/// Registers a script's text under its module name; runs under `lua_pcall`.
+/// Registers a script's text under its module name; runs under `lua_pcall`, with the call (a
+/// light userdata) as its argument. Stack: [-1, +0, m]
 int clua_sandbox_add_source_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     clua_sandbox *s = call->sandbox;
@@ -807,21 +900,24 @@ int clua_sandbox_add_source_protected(lua_State *L) {
     return 0;
 }
 
-/// Loads a module and finds one of its functions; runs under `lua_pcall`.
+/// Loads a module and finds one of its functions: a registry reference in `call->function_ref`,
+/// or CLUA_RESOLVE_NOT_A_TABLE or CLUA_RESOLVE_MISSING_FUNCTION; runs under `lua_pcall`, with the
+/// call (a light userdata) as its argument. Stack: [-1, +0, e]
 int clua_sandbox_resolve_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_pushcfunction(L, clua_sandbox_require);
     lua_pushstring(L, call->module);
     lua_call(L, 1, 1);
-    if (lua_type(L, 1) != LUA_TTABLE) {
-        call->function_ref = -2;  // not a table of functions
-        snprintf(call->source, sizeof call->source, "%s", luaL_typename(L, 1));
+    int module = lua_gettop(L);
+    if (lua_type(L, module) != LUA_TTABLE) {
+        call->function_ref = CLUA_RESOLVE_NOT_A_TABLE;
+        snprintf(call->source, sizeof call->source, "%s", luaL_typename(L, module));
         return 0;
     }
     lua_pushstring(L, call->function);
-    if (lua_rawget(L, 1) != LUA_TFUNCTION) {
-        call->function_ref = -1;
+    if (lua_rawget(L, module) != LUA_TFUNCTION) {
+        call->function_ref = CLUA_RESOLVE_MISSING_FUNCTION;
         return 0;
     }
     lua_Debug info;
@@ -833,16 +929,19 @@ int clua_sandbox_resolve_protected(lua_State *L) {
     return 0;
 }
 
-/// Lists the function names a module returns, newline-separated, into `call->output`; why: suggestions.
+/// Lists the function names a module returns, newline-separated, into `call->output`; why:
+/// suggestions. Runs under `lua_pcall`, with the call (a light userdata) as its argument.
+/// Stack: [-1, +0, e]
 int clua_sandbox_functions_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     lua_settop(L, 0);
     lua_pushcfunction(L, clua_sandbox_require);
     lua_pushstring(L, call->module);
     lua_call(L, 1, 1);
-    if (lua_type(L, 1) != LUA_TTABLE) return 0;
+    int module = lua_gettop(L);
+    if (lua_type(L, module) != LUA_TTABLE) return 0;
     lua_pushnil(L);
-    while (lua_next(L, 1)) {
+    while (lua_next(L, module)) {
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) {
             size_t length = 0;
             const char *name = lua_tolstring(L, -2, &length);
@@ -854,14 +953,15 @@ int clua_sandbox_functions_protected(lua_State *L) {
     return 0;
 }
 
-/// One transformer call; runs under `lua_pcall`: decode the input and user data, call, encode.
+/// One transformer call: decode the input and user data, call, encode. Runs under `lua_pcall`,
+/// with the call (a light userdata) as its argument. Stack: [-1, +0, e]
 int clua_sandbox_call_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     clua_sandbox *s = call->sandbox;
     lua_settop(L, 0);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
-    clua_sandbox_drain(L, 1, 0);
-    lua_settop(L, 0);
+    clua_sandbox_drain(L, -1, 0);
+    lua_pop(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
     const uint8_t *cursor = call->input;
     if (!clua_tape_push(L, s, &cursor, call->input + call->input_count, 0) || cursor != call->input + call->input_count) {
@@ -879,23 +979,24 @@ int clua_sandbox_call_protected(lua_State *L) {
     }
     call->status = CLUA_FAILED;  // until the function returns
     lua_call(L, 2, 2);
+    int result = lua_gettop(L) - 1, refusal = lua_gettop(L);
     // `nil, message` refuses the value; a second value that is no message is a refusal too.
-    if (lua_isnil(L, 1) && !lua_isnil(L, 2)) {
-        int kind = lua_type(L, 2);
+    if (lua_isnil(L, result) && !lua_isnil(L, refusal)) {
+        int kind = lua_type(L, refusal);
         if (kind == LUA_TSTRING || kind == LUA_TNUMBER) {
             size_t length = 0;
-            const char *message = lua_tolstring(L, 2, &length);
+            const char *message = lua_tolstring(L, refusal, &length);
             clua_call_keep_message(call, message, length);
         } else {
             snprintf(call->message, CLUA_MESSAGE_SIZE, "refused without a message (its second value is a %s, not a string)",
-                     lua_type(L, 2) == LUA_TLIGHTUSERDATA ? "json.null" : luaL_typename(L, 2));
+                     kind == LUA_TLIGHTUSERDATA ? "json.null" : luaL_typename(L, refusal));
         }
         return 0;
     }
     const void *ancestors[CLUA_MAX_DEPTH];
     call->nodes = 0;
     call->output_count = 0;
-    if (!clua_tape_write(L, call, 1, ancestors, 0)) {
+    if (!clua_tape_write(L, call, result, ancestors, 0)) {
         call->status = CLUA_BAD_RESULT;
         return 0;
     }
@@ -905,6 +1006,7 @@ int clua_sandbox_call_protected(lua_State *L) {
 
 /// Runs `operation` under `lua_pcall` with the budget armed and turns the outcome into a status,
 /// with the message in `call->message`; why: the one place a Lua error becomes a host value.
+/// Stack: [-0, +0, -]
 int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
                                    int64_t timeout_ns) {
     clua_sandbox *s = clua_sandbox_of(L);
@@ -963,6 +1065,13 @@ void clua_call_release(clua_call *call) {
 size_t clua_stack_remaining(void) {
     static _Thread_local uintptr_t low = 0;
     if (low == 0) {
+#if defined(__APPLE__)
+        // Darwin gives the top of the stack (it grows down) and its size.
+        pthread_t self = pthread_self();
+        uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(self);
+        size_t size = pthread_get_stacksize_np(self);
+        low = top > size ? top - size : 1;
+#else
         pthread_attr_t attributes;
         void *address = NULL;
         size_t size = 0;
@@ -971,6 +1080,7 @@ size_t clua_stack_remaining(void) {
             pthread_attr_destroy(&attributes);
         }
         low = address ? (uintptr_t)address : 1;
+#endif
     }
     char here = 0;
     uintptr_t at = (uintptr_t)&here;

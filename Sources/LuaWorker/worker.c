@@ -14,7 +14,8 @@
 //   request:  u8 kind ('R' resolve, 'N' names, 'C' call), str module, str function,
 //             for 'C': str input tape, u8 has_user_data, [str user data tape]
 //   response: i32 status, str message, i32 a, i32 b, str output
-//             ('R': a = function_ref (-1 missing, -2 not a table), b = line, output = source;
+//             ('R': a = function_ref (or CLUA_RESOLVE_MISSING_FUNCTION, CLUA_RESOLVE_NOT_A_TABLE),
+//              b = line, output = source;
 //              'N': output = names, newline-separated; 'C': output = the result tape)
 // where str is u32 length + bytes.
 #define _GNU_SOURCE
@@ -37,6 +38,12 @@
 
 #define WORKER_IN 0
 #define WORKER_OUT 1
+/// The exit status when the worker cannot go on: out of memory, or the scripts did not register.
+#define WORKER_EXIT_FAILED 3
+/// The exit status when a request is of no kind the worker knows (a host bug).
+#define WORKER_EXIT_BAD_REQUEST 4
+/// Address space for the program itself, beyond the interpreter's cap and the results.
+#define WORKER_PROGRAM_SPACE (256u << 20)
 
 /// Reads exactly `count` bytes, or exits: the host closed the pipe or broke the framing.
 static void worker_read(void *into, size_t count) {
@@ -77,7 +84,7 @@ static uint32_t worker_u32(void) {
 static char *worker_string(size_t *length) {
     uint32_t count = worker_u32();
     char *text = (char *)malloc((size_t)count + 1);
-    if (text == NULL) _exit(3);
+    if (text == NULL) _exit(WORKER_EXIT_FAILED);
     worker_read(text, count);
     text[count] = 0;
     if (length) *length = count;
@@ -90,7 +97,7 @@ static void worker_respond(int status, const char *message, int32_t a, int32_t b
     uint32_t output_length = (uint32_t)count;
     size_t total = 4 + 4 + message_length + 4 + 4 + 4 + count;
     uint8_t *frame = (uint8_t *)malloc(total);
-    if (frame == NULL) _exit(3);
+    if (frame == NULL) _exit(WORKER_EXIT_FAILED);
     uint8_t *at = frame;
     int32_t status32 = status;
     memcpy(at, &status32, 4), at += 4;
@@ -159,7 +166,7 @@ int main(int argc, char **argv) {
     uint32_t modules = worker_u32();
 
     lua_State *L = clua_sandbox_open((size_t)memory);
-    if (L == NULL) return 3;
+    if (L == NULL) return WORKER_EXIT_FAILED;
     for (uint32_t i = 0; i < modules; i++) {
         char *name = worker_string(NULL);
         char *chunk = worker_string(NULL);
@@ -171,7 +178,7 @@ int main(int argc, char **argv) {
         call.input_count = length;
         call.module = name;
         call.function = chunk;
-        if (clua_sandbox_run(L, clua_sandbox_add_source_protected, &call, 0, 0) != CLUA_OK) return 3;
+        if (clua_sandbox_run(L, clua_sandbox_add_source_protected, &call, 0, 0) != CLUA_OK) return WORKER_EXIT_FAILED;
         free(name);
         free(chunk);
         free(text);
@@ -179,7 +186,7 @@ int main(int argc, char **argv) {
 
     // The address space: the interpreter's cap, twice the largest result (the tape and its
     // copy on the way out), and room for the program itself.
-    rlim_t space = (rlim_t)(memory + 2 * result_limit + (256u << 20));
+    rlim_t space = (rlim_t)(memory + 2 * result_limit + WORKER_PROGRAM_SPACE);
     struct rlimit limit = {space, space};
     setrlimit(RLIMIT_AS, &limit);
     struct rlimit cpu = {(rlim_t)cpu_seconds, (rlim_t)cpu_seconds};
@@ -221,7 +228,7 @@ int main(int argc, char **argv) {
             free(input);
             free(data);
         } else {
-            return 4;
+            return WORKER_EXIT_BAD_REQUEST;
         }
         clua_call_release(&call);
         free(module);

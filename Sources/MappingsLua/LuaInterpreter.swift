@@ -64,8 +64,8 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         }
         guard status == CLUA_OK else { return .failed(LuaFailure(status: status, call: call)) }
         switch call.function_ref {
-        case -2: return .notATable(typeName: Self.text(of: &call.source))
-        case -1: return .missingFunction
+        case CLUA_RESOLVE_NOT_A_TABLE: return .notATable(typeName: Self.text(of: &call.source))
+        case CLUA_RESOLVE_MISSING_FUNCTION: return .missingFunction
         default:
             return .function(
                 reference: call.function_ref, source: Self.text(of: &call.source), line: Int(call.line_defined))

@@ -240,8 +240,8 @@ extension LuaWorkerProcess {
         }
         let source = String(decoding: response.output, as: UTF8.self)
         switch response.a {
-        case -2: return .notATable(typeName: source)
-        case -1: return .missingFunction
+        case CLUA_RESOLVE_NOT_A_TABLE: return .notATable(typeName: source)
+        case CLUA_RESOLVE_MISSING_FUNCTION: return .missingFunction
         default: return .function(reference: response.a, source: source, line: Int(response.b))
         }
     }

@@ -10,6 +10,9 @@
 // read-only library tables; a string metatable scripts cannot reach; `setmetatable` refusing
 // `__gc`/`__close`; globals cleared before every call; a memory cap in the allocator; a
 // sticky instruction budget and deadline in the count hook.
+//
+// Stack effects are in the Lua manual's notation, `Stack: [-o, +p, x]`; an operation that runs
+// under `lua_pcall` counts its argument (the `clua_call`, a light userdata) as popped.
 
 #include <lua.h>
 #include <lualib.h>
@@ -57,6 +60,14 @@ enum {
 /// The host's tape is malformed (a host bug).
 #define CLUA_BAD_INPUT 6
 
+// What `clua_sandbox_resolve_protected` leaves in `function_ref` when it finds no function (a
+// registry reference is never negative); macros so Swift imports them as `Int32`.
+
+/// The module returned something other than a table; `source` names its type.
+#define CLUA_RESOLVE_NOT_A_TABLE (-2)
+/// The module's table has no function under that name.
+#define CLUA_RESOLVE_MISSING_FUNCTION (-1)
+
 /// The state of one interpreter that the allocator and the hook share; the allocator's `ud`.
 typedef struct clua_sandbox {
     size_t memory_limit;
@@ -73,7 +84,7 @@ typedef struct clua_sandbox {
 /// One call's inputs and outputs, handed to the protected trampolines.
 typedef struct clua_call {
     clua_sandbox *sandbox;
-    int function_ref;
+    int function_ref;          // a registry reference, or CLUA_RESOLVE_NOT_A_TABLE / _MISSING_FUNCTION
     const uint8_t *input;
     size_t input_count;
     const uint8_t *user_data;  // NULL: no user data
@@ -90,7 +101,8 @@ typedef struct clua_call {
     char source[256];
 } clua_call;
 
-/// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails.
+/// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails; its stack is
+/// left empty. Stack: [-0, +0, -]
 lua_State *clua_sandbox_open(size_t memory_limit);
 
 /// Closes an interpreter made by `clua_sandbox_open`.
@@ -101,6 +113,7 @@ size_t clua_sandbox_memory(lua_State *L);
 
 /// Runs `operation` under `lua_pcall` with the budget armed and turns the outcome into a status,
 /// with the message in `call->message`; why: the one place a Lua error becomes a host value.
+/// Stack: [-0, +0, -]
 int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
                                    int64_t timeout_ns);
 
@@ -111,16 +124,19 @@ void clua_call_release(clua_call *call);
 /// about 512 KiB, and a host may call from a thread with less.
 size_t clua_stack_remaining(void);
 
-/// Registers a script's text under its module name; runs under `lua_pcall`.
+/// Registers a script's text under its module name; runs under `lua_pcall`. Stack: [-1, +0, m]
 int clua_sandbox_add_source_protected(lua_State *L);
 
-/// Loads a module and finds one of its functions; runs under `lua_pcall`.
+/// Loads a module and finds one of its functions (or leaves a CLUA_RESOLVE_* in `function_ref`);
+/// runs under `lua_pcall`. Stack: [-1, +0, e]
 int clua_sandbox_resolve_protected(lua_State *L);
 
-/// Lists the function names a module returns, newline-separated, into `call->output`; why: suggestions.
+/// Lists the function names a module returns, newline-separated, into `call->output`; why:
+/// suggestions. Stack: [-1, +0, e]
 int clua_sandbox_functions_protected(lua_State *L);
 
 /// One transformer call; runs under `lua_pcall`: decode the input and user data, call, encode.
+/// Stack: [-1, +0, e]
 int clua_sandbox_call_protected(lua_State *L);
 
 /// A connected pair of Unix sockets that close on exec, the channel to a worker process.
