@@ -75,7 +75,7 @@ struct FetchTests {
             select: .transform { body in
                 guard case .object(let object) = body, case .object(let data)? = object["data"],
                     let statuses = data["statuses"]
-                else { throw TransformerFailure("no data.statuses") }
+                else { throw MappingsError.transformerFailed("no data.statuses") }
                 return statuses
             })
         #expect(JSONWriter.string(picked.value).hasPrefix(#"{"tweets":[{"identifier":"#))

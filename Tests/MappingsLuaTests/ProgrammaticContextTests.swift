@@ -84,7 +84,7 @@ struct ProgrammaticContextTests {
                 "name", from: "title",
                 transform: .closure(userData: "!") { value, userData in
                     guard case .string(let text) = value, case .string(let suffix)? = userData else {
-                        throw TransformerFailure("expected a string")
+                        throw MappingsError.transformerFailed("expected a string")
                     }
                     return .string(text.uppercased() + suffix)
                 })

@@ -155,7 +155,7 @@ struct MapperTests {
     @Test("a failing transformer is an issue for that value, even on an optional entry")
     func failingTransformer() throws {
         var transformers = TransformerRegistry()
-        transformers.register(className: "T", selector: "fail") { _, _ in throw TransformerFailure("no luck") }
+        transformers.register(className: "T", selector: "fail") { _, _ in throw MappingsError.transformerFailed("no luck") }
         let catalog = try Catalog.load(
             ["m.mappings"],
             from: .memory([

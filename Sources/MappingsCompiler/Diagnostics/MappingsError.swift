@@ -17,6 +17,9 @@ public struct MappingsError: Error, Sendable, CustomStringConvertible {
         public static let invalidInput = Kind("invalid input")
         /// A name given through the API (a context identifier, say) does not exist.
         public static let unknownName = Kind("unknown name")
+        /// A transformer refused a value (thrown by a host's closure; the engine reports it as
+        /// an issue for that value).
+        public static let transformerFailed = Kind("transformer failed")
 
         public var description: String { name }
     }
@@ -30,6 +33,19 @@ public struct MappingsError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.diagnostics = diagnostics
         self.sources = sources
+    }
+
+    /// What a transformer throws to refuse a value, with the reason the issue will carry:
+    /// ```swift
+    /// guard case .string(let text) = value else { throw MappingsError.transformerFailed("expected a string") }
+    /// ```
+    public static func transformerFailed(_ reason: String) -> MappingsError {
+        MappingsError(kind: .transformerFailed, diagnostics: [Diagnostic(message: reason)])
+    }
+
+    /// The messages alone, for one line of a report: what a thrown error says inside an issue.
+    package var summary: String {
+        diagnostics.map(\.message).joined(separator: "; ")
     }
 
     /// Every diagnostic, rendered.

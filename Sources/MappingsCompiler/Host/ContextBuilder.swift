@@ -184,7 +184,7 @@ public struct Transform: Sendable {
     }
 
     /// A Swift closure, for this entry only: it gets the payload value and `userData`, and
-    /// returns the new value or throws (`TransformerFailure("why")`) to report an issue.
+    /// returns the new value or throws (`MappingsError.transformerFailed("why")`) to report an issue.
     ///
     /// - Parameter reverse: the closure that undoes it when an object is serialized back to JSON.
     public static func closure(

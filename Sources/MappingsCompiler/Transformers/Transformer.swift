@@ -37,13 +37,21 @@ package struct ClosureTransformer: Transformer {
     }
 }
 
-/// Why a transformer refused a value, in words for the report.
-public struct TransformerFailure: Error, Sendable, CustomStringConvertible {
-    public var message: String
+/// Why a transformer refused a value, in words for the report: what the Lua bridge throws
+/// (hosts throw `MappingsError.transformerFailed(_:)`).
+package struct TransformerFailure: Error, Sendable, CustomStringConvertible {
+    package var message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
+}
+
+extension Error {
+    /// What the error says inside a transformer issue: a `MappingsError`'s messages, else its description.
+    package var transformerReason: String {
+        (self as? MappingsError)?.summary ?? "\(self)"
+    }
 }

@@ -8,7 +8,7 @@ import MappingsModel
 /// ```swift
 /// var transformers = TransformerRegistry()
 /// transformers.register(className: "Text", selector: "uppercase:") { value, _ in
-///     guard case .string(let text) = value else { throw TransformerFailure("expected a string") }
+///     guard case .string(let text) = value else { throw MappingsError.transformerFailed("expected a string") }
 ///     return .string(text.uppercased())
 /// }
 /// let catalog = try Catalog.load(["contexts"], transformers: transformers)

@@ -66,7 +66,7 @@ struct MappingRun {
                 let output = try transform.transform(input, userData: reference.userData)
                 value = output == .null ? nil : output
             } catch {
-                let message = "\(reference.className).\(reference.functionName) failed: \(error)"
+                let message = "\(reference.className).\(reference.functionName) failed: \(error.transformerReason)"
                 report(
                     .transformerFailed, at: valuePath(), property: property(), rule: rule,
                     value: Converter.describe(input), message: message)

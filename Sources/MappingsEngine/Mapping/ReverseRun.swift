@@ -53,7 +53,7 @@ struct ReverseRun {
                     report(
                         rule, path: at(), property: name(), value: value,
                         message:
-                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error)"
+                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error.transformerReason)"
                     )
                     continue
                 }
