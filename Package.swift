@@ -144,9 +144,37 @@ let package = Package(
             path: "Examples/SwiftHost/Fetch",
             swiftSettings: strictSettings
         ),
+        // Shared by the test targets: in-memory loading helpers and the repository's shipped fixtures.
+        .target(
+            name: "MappingsTestSupport",
+            dependencies: ["Mappings"],
+            path: "Tests/MappingsTestSupport",
+            swiftSettings: strictSettings
+        ),
+        // One test target per module, beside what it tests.
+        .testTarget(
+            name: "MappingsJSONTests",
+            dependencies: ["MappingsJSON", "Mappings", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsModelTests",
+            dependencies: ["MappingsModel", "Mappings", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsCompilerTests",
+            dependencies: ["MappingsCompiler", "Mappings", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsEngineTests",
+            dependencies: ["MappingsEngine", "Mappings", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MappingsTests",
-            dependencies: ["Mappings", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
+            dependencies: ["Mappings", "MappingsTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

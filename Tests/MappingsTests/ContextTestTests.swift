@@ -1,4 +1,5 @@
 import Mappings
+import MappingsTestSupport
 import Testing
 
 @Suite("tests inside mapping files")

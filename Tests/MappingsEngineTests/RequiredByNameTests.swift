@@ -1,4 +1,5 @@
 import Mappings
+import MappingsTestSupport
 import Testing
 
 /// Required means required wherever a model is built: by a context, by property name, from a

@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsTestSupport
 import Testing
 
 /// Numbers keep their digits from the payload to the output: nothing is rounded unless the

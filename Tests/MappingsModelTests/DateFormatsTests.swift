@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsTestSupport
 import Testing
 
 /// Dates keep their instant: `@dateFormat` lists and named formats, and no silent wrong year.

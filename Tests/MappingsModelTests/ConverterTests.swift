@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsTestSupport
 import Testing
 
 @Suite("conversion of default values")

@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsTestSupport
 import Testing
 
 /// Random payload shapes, random contexts reading them, random payloads of that shape: map,

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Mappings
+import MappingsTestSupport
 @testable import MappingsCompiler
 @testable import MappingsEngine
 @testable import MappingsJSON

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Mappings
+import MappingsTestSupport
 @testable import MappingsCompiler
 @testable import MappingsEngine
 @testable import MappingsJSON
