@@ -3,8 +3,9 @@ import Foundation
 import Mappings
 
 /// `mappings map`: map a JSON payload with a context and print the object as JSON.
-struct Map: ParsableCommand {
+struct MapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "map",
         abstract: "Map a JSON payload with a context and print the result as JSON.",
         discussion: """
             Reads INPUT (or stdin), maps it with the context, and writes the object as one line of \

@@ -18,8 +18,8 @@ struct MappingsCommand: ParsableCommand {
             """,
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
         subcommands: [
-            Check.self, Map.self, StreamCommand.self, TestCommand.self, ExplainCommand.self, FetchCommand.self,
-            SerializeCommand.self,
+            CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
+            FetchCommand.self, SerializeCommand.self,
         ]
     )
 
