@@ -39,18 +39,3 @@ struct MappingsCommand: ParsableCommand {
         }
     }
 }
-
-/// The tool's exit statuses.
-enum ExitStatus: Int32 {
-    /// Everything went through.
-    case success = 0
-    /// Mapped, with issues.
-    case issues = 1
-    /// Contexts, scripts, arguments or input could not be loaded.
-    case loadFailure = 2
-}
-
-/// A failure already reported on stderr, carrying the exit status it ends with.
-struct ToolFailure: Error {
-    var status: ExitStatus
-}

@@ -40,10 +40,6 @@ struct StreamCommand: ParsableCommand {
             """
     )
 
-    enum IssuePolicy: String, ExpressibleByArgument, CaseIterable {
-        case reject, emit, fail
-    }
-
     @OptionGroup var load: LoadOptions
 
     @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))

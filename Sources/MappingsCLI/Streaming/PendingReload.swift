@@ -1,0 +1,28 @@
+import Foundation
+import Mappings
+import Synchronization
+
+/// A reload on a thread of its own, so a load that hangs never holds the stream.
+final class PendingReload: @unchecked Sendable {
+    let started = ContinuousClock.now
+    /// The version number it would get.
+    let attempt: Int
+    /// Set by the stream once it gave up waiting (and logged the refusal).
+    var abandoned = false
+    /// Set once the stream has waited for it (it waits at most once, at the start).
+    var waited = false
+    private let result = Mutex<CatalogReloader.Outcome?>(nil)
+
+    init(reloader: CatalogReloader, forced: Bool, timeout: Duration) {
+        attempt = reloader.current.number + 1
+        let deadline = started + timeout
+        let thread = Thread { [self] in
+            let outcome = forced ? reloader.reload(deadline: deadline) : reloader.reloadIfChanged(deadline: deadline)
+            result.withLock { $0 = outcome }
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    var outcome: CatalogReloader.Outcome? { result.withLock { $0 } }
+}
