@@ -34,8 +34,7 @@ struct MapCommand: ParsableCommand {
             "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"))
     var into: String?
 
-    @Option(help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"))
-    var report: String?
+    @OptionGroup var report: ReportOption
 
     @Argument(help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"))
     var input: String?
@@ -88,6 +87,6 @@ struct MapCommand: ParsableCommand {
                 Terminal.error("note: the input is not an array; without --many it is mapped as one payload")
             }
         }
-        try ResultOutput.emit(result, report: report, capacity: bytes.count)
+        try ResultOutput.emit(result, report: report.path, capacity: bytes.count)
     }
 }
