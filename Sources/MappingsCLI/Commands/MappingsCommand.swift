@@ -3,9 +3,9 @@ import Foundation
 import Mappings
 import MappingsLua
 
-/// The `mappings` tool: checks `.mappings` files and (in later versions) maps JSON with them.
+/// The `mappings` tool: checks `.mappings` files and maps JSON with them.
 @main
-struct MappingsCommand: ParsableCommand {
+struct MappingsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mappings",
         abstract: "Map JSON payloads to typed objects with declarative .mappings files.",
@@ -24,10 +24,17 @@ struct MappingsCommand: ParsableCommand {
     )
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.
-    static func main() {
+    ///
+    /// The root is an `AsyncParsableCommand` because `fetch` is one; the other subcommands
+    /// stay synchronous and run as they are.
+    static func main() async {
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as ToolFailure {
             Self.exit(withError: ExitCode(failure.status.rawValue))
         } catch {
