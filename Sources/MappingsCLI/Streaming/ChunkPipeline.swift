@@ -8,11 +8,15 @@ import Foundation
 /// flight is therefore at most `byteLimit` plus one record per lane. The caller never blocks
 /// for long: `take` waits at most its timeout, so a stop signal is seen even while a lane is
 /// stuck in a call; `cancel` then keeps lanes from starting anything more.
-final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
+///
+/// `@unchecked Sendable` because its lanes run on `LanePool`'s threads: the state they share
+/// with the caller is read and written only with `condition` locked, which the compiler
+/// cannot check (an `NSCondition`, since lanes and caller wait on it, which `Mutex` cannot).
+final class ChunkPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private let inputs: [Input]
     private let byteLimit: Int
-    private let work: (Input) -> (Output, Int)
+    private let work: @Sendable (Input) -> (Output, Int)
     // Guarded by `condition`.
     private var outputs: [Output?]
     private var sizes: [Int]
@@ -26,7 +30,7 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
     private var finished = 0
 
     /// Starts `lanes` lanes over `inputs`; `work` returns an outcome and its size in bytes.
-    init(inputs: [Input], lanes: Int, byteLimit: Int, work: @escaping (Input) -> (Output, Int)) {
+    init(inputs: [Input], lanes: Int, byteLimit: Int, work: @escaping @Sendable (Input) -> (Output, Int)) {
         self.inputs = inputs
         self.byteLimit = byteLimit
         self.work = work

@@ -4,13 +4,17 @@ import Foundation
 /// than the mapping of small records). Threads of their own, not Dispatch's pool: a lane stuck
 /// in a long call must not take the threads the signal handlers run on; a job that finds no
 /// idle thread gets a new one. 8 MiB of stack each, for Lua's C recursion.
+///
+/// `@unchecked Sendable` because it is shared by every thread it starts: `jobs` and `idle` are
+/// read and written only with `condition` locked, which the compiler cannot check (an
+/// `NSCondition`, since idle threads wait on it, which `Mutex` cannot).
 final class LanePool: @unchecked Sendable {
     static let shared = LanePool()
     private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
+    private var jobs: [@Sendable () -> Void] = []
     private var idle = 0
 
-    func run(_ job: @escaping () -> Void) {
+    func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
         let spare = idle >= jobs.count

@@ -3,14 +3,13 @@ import Mappings
 import Synchronization
 
 /// A reload on a thread of its own, so a load that hangs never holds the stream.
-final class PendingReload: @unchecked Sendable {
+///
+/// Shared with its thread, it holds only constants and the outcome behind a `Mutex`; what the
+/// stream decides about it (whether it waited, whether it gave up) stays in `StreamRun`.
+final class PendingReload: Sendable {
     let started = ContinuousClock.now
     /// The version number it would get.
     let attempt: Int
-    /// Set by the stream once it gave up waiting (and logged the refusal).
-    var abandoned = false
-    /// Set once the stream has waited for it (it waits at most once, at the start).
-    var waited = false
     private let result = Mutex<CatalogReloader.Outcome?>(nil)
 
     init(reloader: CatalogReloader, forced: Bool, timeout: Duration) {

@@ -49,6 +49,10 @@ struct StreamRun {
     let grace: Duration
     private var graceEnds: ContinuousClock.Instant?
     private var pendingReload: PendingReload?
+    /// Whether the stream has waited for `pendingReload` (it waits at most once, at the start).
+    private var pendingReloadWaited = false
+    /// Whether the stream gave up waiting for `pendingReload` (and logged the refusal).
+    private var pendingReloadAbandoned = false
     /// How long a reload may take before it is refused.
     let reloadTimeout: Duration
     private(set) var counts = Counts()
@@ -139,19 +143,21 @@ struct StreamRun {
             guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return }
             lastWatch = now
             pendingReload = PendingReload(reloader: reloader, forced: forced, timeout: reloadTimeout)
+            pendingReloadWaited = false
+            pendingReloadAbandoned = false
         }
         guard let pending = pendingReload else { return }
         // Wait once, when the reload starts; later chunks only look whether it has finished.
-        if !pending.waited {
-            pending.waited = true
+        if !pendingReloadWaited {
+            pendingReloadWaited = true
             let waitUntil = min(pending.started + reloadTimeout, ContinuousClock.now + .seconds(1))
             while pending.outcome == nil, ContinuousClock.now < waitUntil, stop.raisedSignal == nil {
                 Thread.sleep(forTimeInterval: 0.002)
             }
         }
         guard let outcome = pending.outcome else {
-            if !pending.abandoned, ContinuousClock.now >= pending.started + reloadTimeout {
-                pending.abandoned = true
+            if !pendingReloadAbandoned, ContinuousClock.now >= pending.started + reloadTimeout {
+                pendingReloadAbandoned = true
                 Terminal.error(
                     "mappings stream: version \(pending.attempt) refused, still mapping with version \(reloader.current.number): loading took longer than \(reloadTimeout) (--reload-timeout)"
                 )
@@ -160,7 +166,7 @@ struct StreamRun {
         }
         pendingReload = nil
         // An abandoned reload was logged as refused when it was given up; the reloader refused it too.
-        if pending.abandoned { return }
+        if pendingReloadAbandoned { return }
         switch outcome {
         case .unchanged:
             break
