@@ -8,11 +8,15 @@ import Foundation
 /// flight is therefore at most `byteLimit` plus one record per lane. The caller never blocks
 /// for long: `take` waits at most its timeout, so a stop signal is seen even while a lane is
 /// stuck in a call; `cancel` then keeps lanes from starting anything more.
-final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
+///
+/// `@unchecked Sendable` because its lanes run on `LanePool`'s threads: the state they share
+/// with the caller is read and written only with `condition` locked, which the compiler
+/// cannot check (an `NSCondition`, since lanes and caller wait on it, which `Mutex` cannot).
+final class ChunkPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private let inputs: [Input]
     private let byteLimit: Int
-    private let work: (Input) -> (Output, Int)
+    private let work: @Sendable (Input) -> (Output, Int)
     // Guarded by `condition`.
     private var outputs: [Output?]
     private var sizes: [Int]
@@ -26,7 +30,7 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
     private var finished = 0
 
     /// Starts `lanes` lanes over `inputs`; `work` returns an outcome and its size in bytes.
-    init(inputs: [Input], lanes: Int, byteLimit: Int, work: @escaping (Input) -> (Output, Int)) {
+    init(inputs: [Input], lanes: Int, byteLimit: Int, work: @escaping @Sendable (Input) -> (Output, Int)) {
         self.inputs = inputs
         self.byteLimit = byteLimit
         self.work = work
@@ -101,44 +105,6 @@ final class ChunkPipeline<Input: Sendable, Output>: @unchecked Sendable {
             let output = outputs[at]
             outputs[at] = nil
             return (output, started[at])
-        }
-    }
-}
-
-/// The threads lanes run on, kept from chunk to chunk (a fresh thread per chunk costs more
-/// than the mapping of small records). Threads of their own, not Dispatch's pool: a lane stuck
-/// in a long call must not take the threads the signal handlers run on; a job that finds no
-/// idle thread gets a new one. 8 MiB of stack each, for Lua's C recursion.
-final class LanePool: @unchecked Sendable {
-    static let shared = LanePool()
-    private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
-    private var idle = 0
-
-    func run(_ job: @escaping () -> Void) {
-        condition.lock()
-        jobs.append(job)
-        let spare = idle >= jobs.count
-        if spare { condition.signal() }
-        condition.unlock()
-        guard !spare else { return }
-        let thread = Thread { self.serve() }
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-
-    private func serve() {
-        condition.lock()
-        while true {
-            while jobs.isEmpty {
-                idle += 1
-                condition.wait()
-                idle -= 1
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job()
-            condition.lock()
         }
     }
 }

@@ -3,9 +3,9 @@ import Foundation
 import Mappings
 import MappingsLua
 
-/// The `mappings` tool: checks `.mappings` files and (in later versions) maps JSON with them.
+/// The `mappings` tool: checks `.mappings` files and maps JSON with them.
 @main
-struct MappingsCommand: ParsableCommand {
+struct MappingsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mappings",
         abstract: "Map JSON payloads to typed objects with declarative .mappings files.",
@@ -18,16 +18,23 @@ struct MappingsCommand: ParsableCommand {
             """,
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
         subcommands: [
-            Check.self, Map.self, StreamCommand.self, TestCommand.self, ExplainCommand.self, FetchCommand.self,
-            SerializeCommand.self,
+            CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
+            FetchCommand.self, SerializeCommand.self,
         ]
     )
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.
-    static func main() {
+    ///
+    /// The root is an `AsyncParsableCommand` because `fetch` is one; the other subcommands
+    /// stay synchronous and run as they are.
+    static func main() async {
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as ToolFailure {
             Self.exit(withError: ExitCode(failure.status.rawValue))
         } catch {
@@ -38,19 +45,4 @@ struct MappingsCommand: ParsableCommand {
             Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
         }
     }
-}
-
-/// The tool's exit statuses.
-enum ExitStatus: Int32 {
-    /// Everything went through.
-    case success = 0
-    /// Mapped, with issues.
-    case issues = 1
-    /// Contexts, scripts, arguments or input could not be loaded.
-    case loadFailure = 2
-}
-
-/// A failure already reported on stderr, carrying the exit status it ends with.
-struct ToolFailure: Error {
-    var status: ExitStatus
 }

@@ -2,8 +2,9 @@ import ArgumentParser
 import Mappings
 
 /// `mappings check`: load and compile contexts, report every problem.
-struct Check: ParsableCommand {
+struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Load and compile .mappings files and report every problem found.",
         discussion: """
             Prints each problem to stderr with its file:line:column, the source line and a caret, \

@@ -5,7 +5,10 @@ import Synchronization
 
 /// SIGINT and SIGTERM, turned into a flag the stream checks between records, so records in
 /// flight are finished and counted instead of dropped; SIGHUP, counted, asks for a reload.
-final class StopSignal: @unchecked Sendable {
+///
+/// Not `Sendable`: the stream's thread owns it. The signal handlers, on Dispatch's queue,
+/// touch only the two atomics.
+final class StopSignal {
     private let raised = Atomic<Int32>(0)
     private let hangups = Atomic<Int>(0)
     /// Kept alive for the life of the run; only touched in `init`.

@@ -40,10 +40,6 @@ struct StreamCommand: ParsableCommand {
             """
     )
 
-    enum IssuePolicy: String, ExpressibleByArgument, CaseIterable {
-        case reject, emit, fail
-    }
-
     @OptionGroup var load: LoadOptions
 
     @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))
@@ -134,7 +130,7 @@ struct StreamCommand: ParsableCommand {
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
             showProgress: progress || isatty(STDERR_FILENO) == 1, maxInFlight: maxInFlight << 20,
-            grace: .milliseconds(load.luaTimeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout))
+            grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout))
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {
             let reader = LineReader(descriptor: source.descriptor)

@@ -1,50 +1,11 @@
 import Dispatch
 import Foundation
 import Mappings
-import Synchronization
 
 /// One `mappings stream` run: reads records in chunks, maps each chunk on the workers, and
 /// writes the results in input order; every record read is written, rejected, or (when a stop
 /// signal's grace period ran out first) counted as not processed.
 struct StreamRun {
-    /// What the counts say at the end: `read == written + rejected + unprocessed`.
-    struct Counts {
-        var read = 0
-        var written = 0
-        var rejected = 0
-        /// Read, but never mapped: the stream stopped first (a signal, or --on-issue fail).
-        var unprocessed = 0
-        /// Rejected because the stream stopped while they were being mapped, a part of `rejected`.
-        var interrupted = 0
-        /// Records written with issues (`--on-issue emit`), a part of `written`.
-        var withIssues = 0
-        /// Rejected because the line was not JSON (or too long, or cut off), a part of `rejected`.
-        var invalid = 0
-
-        func json(stopReason: StopReason?) -> JSONValue {
-            .object(
-                JSONObject([
-                    ("read", .integer(Int64(read))), ("written", .integer(Int64(written))),
-                    ("rejected", .integer(Int64(rejected))), ("withIssues", .integer(Int64(withIssues))),
-                    ("invalid", .integer(Int64(invalid))), ("unprocessed", .integer(Int64(unprocessed))),
-                    ("interrupted", .integer(Int64(interrupted))),
-                    ("stopped", .string(stopReason?.description ?? "end of input")),
-                ]))
-        }
-    }
-
-    enum StopReason: CustomStringConvertible {
-        case signal(Int32)
-        case failure
-
-        var description: String {
-            switch self {
-            case .signal(let number): number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"
-            case .failure: "the first record with issues (--on-issue fail)"
-            }
-        }
-    }
-
     /// A record as read: where it is, and its bytes.
     private struct Record {
         var file: String?
@@ -78,7 +39,7 @@ struct StreamRun {
     private var lastWatch = DispatchTime.now()
     let context: String
     let workers: Int
-    let policy: StreamCommand.IssuePolicy
+    let policy: IssuePolicy
     let output: OutputBuffer
     let rejects: OutputBuffer
     let showProgress: Bool
@@ -88,6 +49,10 @@ struct StreamRun {
     let grace: Duration
     private var graceEnds: ContinuousClock.Instant?
     private var pendingReload: PendingReload?
+    /// Whether the stream has waited for `pendingReload` (it waits at most once, at the start).
+    private var pendingReloadWaited = false
+    /// Whether the stream gave up waiting for `pendingReload` (and logged the refusal).
+    private var pendingReloadAbandoned = false
     /// How long a reload may take before it is refused.
     let reloadTimeout: Duration
     private(set) var counts = Counts()
@@ -99,7 +64,7 @@ struct StreamRun {
 
     init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
-        policy: StreamCommand.IssuePolicy,
+        policy: IssuePolicy,
         output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool, maxInFlight: Int, grace: Duration,
         reloadTimeout: Duration
     ) {
@@ -178,19 +143,21 @@ struct StreamRun {
             guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return }
             lastWatch = now
             pendingReload = PendingReload(reloader: reloader, forced: forced, timeout: reloadTimeout)
+            pendingReloadWaited = false
+            pendingReloadAbandoned = false
         }
         guard let pending = pendingReload else { return }
         // Wait once, when the reload starts; later chunks only look whether it has finished.
-        if !pending.waited {
-            pending.waited = true
+        if !pendingReloadWaited {
+            pendingReloadWaited = true
             let waitUntil = min(pending.started + reloadTimeout, ContinuousClock.now + .seconds(1))
             while pending.outcome == nil, ContinuousClock.now < waitUntil, stop.raisedSignal == nil {
                 Thread.sleep(forTimeInterval: 0.002)
             }
         }
         guard let outcome = pending.outcome else {
-            if !pending.abandoned, ContinuousClock.now >= pending.started + reloadTimeout {
-                pending.abandoned = true
+            if !pendingReloadAbandoned, ContinuousClock.now >= pending.started + reloadTimeout {
+                pendingReloadAbandoned = true
                 Terminal.error(
                     "mappings stream: version \(pending.attempt) refused, still mapping with version \(reloader.current.number): loading took longer than \(reloadTimeout) (--reload-timeout)"
                 )
@@ -199,7 +166,7 @@ struct StreamRun {
         }
         pendingReload = nil
         // An abandoned reload was logged as refused when it was given up; the reloader refused it too.
-        if pending.abandoned { return }
+        if pendingReloadAbandoned { return }
         switch outcome {
         case .unchanged:
             break
@@ -359,29 +326,4 @@ struct StreamRun {
         if let stopReason { text += ", stopped by \(stopReason)" }
         FileHandle.standardError.write(Data(((progressShown ? "\r" : "") + text + "\n").utf8))
     }
-}
-
-/// A reload on a thread of its own, so a load that hangs never holds the stream.
-final class PendingReload: @unchecked Sendable {
-    let started = ContinuousClock.now
-    /// The version number it would get.
-    let attempt: Int
-    /// Set by the stream once it gave up waiting (and logged the refusal).
-    var abandoned = false
-    /// Set once the stream has waited for it (it waits at most once, at the start).
-    var waited = false
-    private let result = Mutex<CatalogReloader.Outcome?>(nil)
-
-    init(reloader: CatalogReloader, forced: Bool, timeout: Duration) {
-        attempt = reloader.current.number + 1
-        let deadline = started + timeout
-        let thread = Thread { [self] in
-            let outcome = forced ? reloader.reload(deadline: deadline) : reloader.reloadIfChanged(deadline: deadline)
-            result.withLock { $0 = outcome }
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-
-    var outcome: CatalogReloader.Outcome? { result.withLock { $0 } }
 }

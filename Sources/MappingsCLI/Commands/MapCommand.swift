@@ -3,8 +3,9 @@ import Foundation
 import Mappings
 
 /// `mappings map`: map a JSON payload with a context and print the object as JSON.
-struct Map: ParsableCommand {
+struct MapCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "map",
         abstract: "Map a JSON payload with a context and print the result as JSON.",
         discussion: """
             Reads INPUT (or stdin), maps it with the context, and writes the object as one line of \
@@ -33,8 +34,7 @@ struct Map: ParsableCommand {
             "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"))
     var into: String?
 
-    @Option(help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"))
-    var report: String?
+    @OptionGroup var report: ReportOption
 
     @Argument(help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"))
     var input: String?
@@ -87,6 +87,6 @@ struct Map: ParsableCommand {
                 Terminal.error("note: the input is not an array; without --many it is mapped as one payload")
             }
         }
-        try ResultOutput.emit(result, report: report, capacity: bytes.count)
+        try ResultOutput.emit(result, report: report.path, capacity: bytes.count)
     }
 }

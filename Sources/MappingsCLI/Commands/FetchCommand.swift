@@ -4,7 +4,7 @@ import Mappings
 import MappingsFetch
 
 /// `mappings fetch`: GET (or POST to) a URL and map the JSON it answers.
-struct FetchCommand: ParsableCommand {
+struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch JSON from a URL and map it with a context.",
@@ -54,8 +54,7 @@ struct FetchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds before the request gives up.", valueName: "seconds"))
     var timeout: Double = 30
 
-    @Option(help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"))
-    var report: String?
+    @OptionGroup var report: ReportOption
 
     func validate() throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
@@ -72,7 +71,7 @@ struct FetchCommand: ParsableCommand {
         if timeout <= 0 { throw ValidationError("--timeout takes a positive number of seconds") }
     }
 
-    func run() throws {
+    func run() async throws {
         let mapper = Mapper(catalog: try load.loadCatalog())
         _ = try LoadOptions.context(context, of: mapper)
         var request = FetchRequest(url: URL(string: url)!, timeout: timeout)
@@ -101,41 +100,16 @@ struct FetchCommand: ParsableCommand {
         }
         let fetcher = Fetcher(mapper: mapper)
         let select: Selection = items.map { .keyPath($0) } ?? .whole
-        let (context, many, finished) = (self.context, self.many, request)
-        let outcome = Blocking.run { () async -> Result<MappingResult, FetchError> in
-            do throws(FetchError) {
-                return .success(
-                    many
-                        ? try await fetcher.objects(finished, context: context, select: select)
-                        : try await fetcher.object(finished, context: context, select: select))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
-        case .success(let result):
-            try ResultOutput.emit(result, report: report)
-        case .failure(let error):
+        let result: MappingResult
+        do throws(FetchError) {
+            result =
+                many
+                ? try await fetcher.objects(request, context: context, select: select)
+                : try await fetcher.object(request, context: context, select: select)
+        } catch {
             Terminal.error("error: \(error)")
             throw ToolFailure(status: .loadFailure)
         }
-    }
-}
-
-/// Runs async work to its end from the tool's synchronous commands.
-enum Blocking {
-    private final class Box<T: Sendable>: @unchecked Sendable {
-        var value: T?
-    }
-
-    static func run<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-        let box = Box<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            box.value = await work()
-            done.signal()
-        }
-        done.wait()
-        return box.value!
+        try ResultOutput.emit(result, report: report.path)
     }
 }

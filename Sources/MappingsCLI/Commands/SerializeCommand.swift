@@ -29,8 +29,7 @@ struct SerializeCommand: ParsableCommand {
     @Flag(help: "Read a JSON array of objects and write an array of payloads.")
     var many = false
 
-    @Option(help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"))
-    var report: String?
+    @OptionGroup var report: ReportOption
 
     @Argument(help: ArgumentHelp("The object as JSON; stdin when omitted.", valueName: "input"))
     var input: String?
@@ -66,6 +65,6 @@ struct SerializeCommand: ParsableCommand {
             result = mapper.payload(from: try object(json), using: compiled)
         }
         result.issues = issues + result.issues
-        try ResultOutput.emit(result, report: report)
+        try ResultOutput.emit(result, report: report.path)
     }
 }

@@ -1,0 +1,9 @@
+/// The tool's exit statuses.
+enum ExitStatus: Int32 {
+    /// Everything went through.
+    case success = 0
+    /// Mapped, with issues.
+    case issues = 1
+    /// Contexts, scripts, arguments or input could not be loaded.
+    case loadFailure = 2
+}

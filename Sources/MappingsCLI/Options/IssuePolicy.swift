@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// What `mappings stream` does with a record that mapped with issues (`--on-issue`).
+enum IssuePolicy: String, ExpressibleByArgument, CaseIterable {
+    /// Write it to the rejects, not to the output (the default).
+    case reject
+    /// Write it to the output anyway, and its issues to stderr.
+    case emit
+    /// Reject it and stop the stream.
+    case fail
+}

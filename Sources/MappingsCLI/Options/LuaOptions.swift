@@ -1,0 +1,55 @@
+import ArgumentParser
+import MappingsLua
+
+/// The `--lua-*` options: the limits each Lua interpreter, call and result are held to, and
+/// where the scripts run.
+struct LuaOptions: ParsableArguments {
+    @Option(
+        name: .customLong("lua-memory"),
+        help: ArgumentHelp("Memory each Lua interpreter may hold, in MiB.", valueName: "mib"))
+    var memory = 64
+
+    @Option(
+        name: .customLong("lua-budget"),
+        help: ArgumentHelp("Lua VM instructions one transformer call may run.", valueName: "count"))
+    var budget = 10_000_000
+
+    @Option(
+        name: .customLong("lua-timeout"),
+        help: ArgumentHelp("Time one Lua transformer call may take, in milliseconds.", valueName: "ms"))
+    var timeout = 1000
+
+    @Option(
+        name: .customLong("lua-max-result"),
+        help: ArgumentHelp(
+            "The largest value a Lua transformer may return, in MiB; a larger one is an issue.", valueName: "mib"))
+    var maxResult = 8
+
+    @Option(
+        name: .customLong("lua-isolation"),
+        help: ArgumentHelp(
+            "Where Lua transformers run: none (in this process, default) or process (sandbox worker processes, killed at their deadline).",
+            valueName: "none|process"))
+    var isolationName = LuaIsolation.inProcess.rawValue
+
+    var isolation: LuaIsolation { LuaIsolation(rawValue: isolationName) ?? .inProcess }
+
+    /// The limits, in the units `LuaScripts` takes.
+    var limits: LuaLimits {
+        LuaLimits(memory: memory << 20, instructions: budget, timeout: .milliseconds(timeout), result: maxResult << 20)
+    }
+
+    func validate() throws {
+        guard LuaIsolation(rawValue: isolationName) != nil else {
+            throw ValidationError("--lua-isolation takes none or process, but got '\(isolationName)'")
+        }
+        guard (1...1024).contains(maxResult) else {
+            throw ValidationError("--lua-max-result must be 1 to 1024 (MiB)")
+        }
+        guard memory >= 1, memory <= 1 << 20 else {
+            throw ValidationError("--lua-memory must be 1 to 1048576 (MiB)")
+        }
+        guard budget >= 1000 else { throw ValidationError("--lua-budget must be at least 1000 instructions") }
+        guard timeout >= 1 else { throw ValidationError("--lua-timeout must be at least 1 millisecond") }
+    }
+}

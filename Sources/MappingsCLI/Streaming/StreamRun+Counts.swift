@@ -1,0 +1,29 @@
+import Mappings
+
+extension StreamRun {
+    /// What the counts say at the end: `read == written + rejected + unprocessed`.
+    struct Counts {
+        var read = 0
+        var written = 0
+        var rejected = 0
+        /// Read, but never mapped: the stream stopped first (a signal, or --on-issue fail).
+        var unprocessed = 0
+        /// Rejected because the stream stopped while they were being mapped, a part of `rejected`.
+        var interrupted = 0
+        /// Records written with issues (`--on-issue emit`), a part of `written`.
+        var withIssues = 0
+        /// Rejected because the line was not JSON (or too long, or cut off), a part of `rejected`.
+        var invalid = 0
+
+        func json(stopReason: StopReason?) -> JSONValue {
+            .object(
+                JSONObject([
+                    ("read", .integer(Int64(read))), ("written", .integer(Int64(written))),
+                    ("rejected", .integer(Int64(rejected))), ("withIssues", .integer(Int64(withIssues))),
+                    ("invalid", .integer(Int64(invalid))), ("unprocessed", .integer(Int64(unprocessed))),
+                    ("interrupted", .integer(Int64(interrupted))),
+                    ("stopped", .string(stopReason?.description ?? "end of input")),
+                ]))
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Glibc
+
+extension StreamRun {
+    /// Why a stream stopped before the end of its input.
+    enum StopReason: CustomStringConvertible {
+        case signal(Int32)
+        case failure
+
+        var description: String {
+            switch self {
+            case .signal(let number): number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"
+            case .failure: "the first record with issues (--on-issue fail)"
+            }
+        }
+    }
+}
