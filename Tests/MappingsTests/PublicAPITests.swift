@@ -28,7 +28,8 @@ struct PublicAPIListing {
     init(root: URL) throws {
         for module in Self.modules {
             let folder = root.appendingPathComponent("Sources/\(module)")
-            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+            let files =
+                FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
                 .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
                 .sorted { $0.path < $1.path } ?? []
             for file in files {
@@ -75,7 +76,8 @@ struct PublicAPIListing {
             }
             found.append(
                 Declaration(
-                    module: module, parent: scopes.dropLast(scopeName(words) == nil ? 0 : 1).map(\.name)
+                    module: module,
+                    parent: scopes.dropLast(scopeName(words) == nil ? 0 : 1).map(\.name)
                         .joined(separator: "."), signature: normalized(signature)))
         }
         return found
@@ -191,7 +193,10 @@ struct PublicAPITests {
         let listing = try PublicAPIListing(root: Fixtures.root)
         let lines = Set(listing.lines)
         #expect(lines.contains("MappingsCompiler MappingsError.Kind: public static let invalidMappings"))
-        #expect(lines.contains("MappingsEngine Mapper: public func context(_ identifier: String) throws(MappingsError) -> CompiledContext"))
+        #expect(
+            lines.contains(
+                "MappingsEngine Mapper: public func context(_ identifier: String) throws(MappingsError) -> CompiledContext"
+            ))
         #expect(!lines.contains { $0.contains("PayloadKeyPath") || $0.contains("JSONParser") })
         #expect(listing.topLevelTypes.contains("Mapper") && !listing.topLevelTypes.contains("Rule"))
     }

@@ -9,8 +9,9 @@ public import MappingsModel
 /// be made, with every issue (payload path, property, rule and a short rendering of the value).
 /// ```swift
 /// let mapper = Mapper(catalog: catalog)
-/// let result = try mapper.object(from: payload, context: "$TweetModel")
-/// print(JSONWriter.string(result.value))
+/// let tweets = try mapper.context("$TweetModel")   // looked up once
+/// let result = mapper.object(from: payload, using: tweets)
+/// print(result.value.jsonText)
 /// result.issues.forEach { print($0) }   // $.user.name: missing required value … (contexts/twitter.mappings:8)
 /// ```
 public struct Mapper: Sendable {

@@ -135,9 +135,10 @@ struct ReverseRun {
 /// Reverse mapping (serialization): objects back into the payloads their contexts read.
 ///
 /// ```swift
-/// let tweet = try mapper.object(from: payload, context: "$TweetModel").value
-/// let back = try mapper.payload(from: tweet, context: "$TweetModel")
-/// print(JSONWriter.string(back.value))   // {"id_str":"1","text":"hi","user":{"name":"Ann",…},…}
+/// let context = try mapper.context("$TweetModel")
+/// let tweet = mapper.object(from: payload, using: context).value
+/// let back = mapper.payload(from: tweet, using: context)
+/// print(back.value.jsonText)   // {"id_str":"1","text":"hi","user":{"name":"Ann",…},…}
 /// ```
 /// Mapping the payload again with the same context gives the same object: the tests check
 /// it for every shipped context and `"@tests"` vector.

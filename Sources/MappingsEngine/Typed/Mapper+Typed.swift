@@ -19,7 +19,8 @@ extension TypedMappingResult: Sendable where T: Sendable {}
 /// paths. A value the Swift type cannot take (an enum without that raw value) is one more
 /// issue, of kind `conversion failed`.
 /// ```swift
-/// let result = try mapper.object(Tweet.self, from: payload, context: "$TweetModel")
+/// let context = try mapper.typedContext(Tweet.self, "$TweetModel")
+/// let result = mapper.object(Tweet.self, from: payload, using: context)
 /// print(result.value.user.name, result.issues)
 /// ```
 extension Mapper {
