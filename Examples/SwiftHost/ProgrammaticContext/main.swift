@@ -1,6 +1,6 @@
 // A context written in Swift instead of a file, with a Swift closure transformer next to a Lua one.
 //
-//     swift run example-programmatic-context        (from the package root)
+//     swift run --package-path Examples/SwiftHost example-programmatic-context        (from the repository's root)
 import Foundation
 import Mappings
 import MappingsLua

@@ -1,6 +1,6 @@
 // Reverse mapping: a typed tweet back into the JSON payload the context reads, and mapped again.
 //
-//     swift run example-reverse-mapping        (from the package root)
+//     swift run --package-path Examples/SwiftHost example-reverse-mapping        (from the repository's root)
 import Foundation
 import Mappings
 import MappingsLua

@@ -1,6 +1,6 @@
 // Typed models: the shipped Twitter contexts fill Swift structs and classes through key paths.
 //
-//     swift run example-typed-models        (from the package root)
+//     swift run --package-path Examples/SwiftHost example-typed-models        (from the repository's root)
 import Foundation
 import Mappings
 import MappingsLua
