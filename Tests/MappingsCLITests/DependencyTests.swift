@@ -34,9 +34,8 @@ struct DependencyTests {
         for (path, text) in Self.hostFiles(url: Self.repository.absoluteString) {
             try Self.write(text, to: Self.host.appendingPathComponent(path))
         }
-        let build = try PackageBuild.run([
-            "swift", "build", "--package-path", Self.host.path, "--scratch-path", scratch.path,
-            "--disable-dependency-cache",
+        let build = try PackageBuild.swiftBuild([
+            "--package-path", Self.host.path, "--scratch-path", scratch.path, "--disable-dependency-cache",
         ])
         try #require(build.status == 0, "\(build.output)")
         try Data(revision.utf8).write(to: marker)

@@ -27,13 +27,19 @@ enum PackageBuild {
     }
 
     private static let built = Mutex<[String: URL]>([:])
+    private static let oneAtATime = Mutex(())
+
+    /// Runs `swift build arguments…` in the root, one such build at a time in this process.
+    static func swiftBuild(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try oneAtATime.withLock { _ in try run(["swift", "build"] + arguments) }
+    }
 
     /// Builds every product of the package at `package` in `scratch` (once per process) and
     /// returns the folder of its executables; a failed build throws with its output.
     static func binDirectory(of package: URL, scratch: URL) throws -> URL {
         try built.withLock { built in
             if let directory = built[package.path] { return directory }
-            let build = try run(["swift", "build", "--package-path", package.path, "--scratch-path", scratch.path])
+            let build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
             guard build.status == 0 else { throw Failure("swift build of \(package.path) failed:\n\(build.output)") }
             let directory = scratch.appendingPathComponent("debug")
             built[package.path] = directory
