@@ -24,7 +24,9 @@ let package = Package(
         .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `swift package generate-documentation` (tools/docs); a command plugin, linked into no product.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -95,55 +97,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Measures the Lua call cost against a Swift closure and the bare C-API floor (release builds).
-        .target(
-            name: "CLuaFloor",
-            dependencies: ["CLua"],
-            path: "Benchmarks/CLuaFloor"
-        ),
-        .executableTarget(
-            name: "lua-call-benchmark",
-            dependencies: ["Mappings", "MappingsLua", "CLuaFloor"],
-            path: "Benchmarks/LuaCalls",
-            swiftSettings: strictSettings
-        ),
-        // The benchmark's Foundation peers: JSONDecoder/JSONEncoder with Codable structs, and JSONSerialization.
-        .executableTarget(
-            name: "swift-peers-benchmark",
-            path: "Benchmarks/SwiftPeers",
-            swiftSettings: strictSettings
-        ),
-        // Examples/SwiftHost: a Swift host's walkthroughs, each an executable the tests run.
-        .target(
-            name: "TwitterModels",
-            dependencies: ["Mappings"],
-            path: "Examples/SwiftHost/TwitterModels",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "example-typed-models",
-            dependencies: ["Mappings", "MappingsLua", "TwitterModels"],
-            path: "Examples/SwiftHost/TypedModels",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "example-programmatic-context",
-            dependencies: ["Mappings", "MappingsLua", "TwitterModels"],
-            path: "Examples/SwiftHost/ProgrammaticContext",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "example-reverse-mapping",
-            dependencies: ["Mappings", "MappingsLua", "TwitterModels"],
-            path: "Examples/SwiftHost/ReverseMapping",
-            swiftSettings: strictSettings
-        ),
-        .executableTarget(
-            name: "example-fetch",
-            dependencies: ["Mappings", "MappingsLua", "MappingsFetch", "TwitterModels"],
-            path: "Examples/SwiftHost/Fetch",
-            swiftSettings: strictSettings
-        ),
         // Shared by the test targets: in-memory loading helpers and the repository's shipped fixtures.
         .target(
             name: "MappingsTestSupport",
@@ -179,15 +132,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsLuaTests",
-            dependencies: ["MappingsLua", "TwitterModels", "CLua"],
+            dependencies: ["MappingsLua", "CLua", "MappingsTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsCLITests",
-            dependencies: [
-                "MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch", "example-typed-models",
-                "example-programmatic-context", "example-reverse-mapping", "example-fetch",
-            ],
+            dependencies: ["MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch", "MappingsTestSupport"],
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),

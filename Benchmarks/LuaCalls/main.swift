@@ -6,7 +6,7 @@ import MappingsLua
 // The cost of one transformer call, for a scalar and for a 10-field object: a Lua function
 // through the sandboxed bridge, a Swift closure doing the same, and the bare Lua C-API floor
 // (push, lua_pcall, read back) in the same run. Build with -c release:
-//   swift run -c release lua-call-benchmark [iterations]
+//   swift run -c release --package-path Benchmarks lua-call-benchmark [iterations]
 
 let iterations = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 200_000
 let runs = 5

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The benchmark harness in its smoke mode (small data, one run, the debug build), so that
-/// it never rots: every benchmark runs, every peer's output is checked against Mappings'.
+/// The benchmark harness in its smoke mode (small data, one run, the debug builds: the tool
+/// under test, and the benchmarks' own package), so that it never rots: every benchmark runs,
+/// every peer's output is checked against Mappings'.
 @Suite("the benchmark harness, smoke mode", .serialized)
 struct BenchmarkSmokeTests {
     static func harness(_ arguments: [String]) throws -> ToolRunner.Result {
@@ -13,7 +14,8 @@ struct BenchmarkSmokeTests {
         process.arguments =
             [
                 "python3", "Benchmarks/run", "--smoke", "--bin-dir",
-                ToolRunner.executable.deletingLastPathComponent().path, "--data-dir", data.path,
+                ToolRunner.executable.deletingLastPathComponent().path, "--bench-bin-dir",
+                try PackageBuild.benchmarks().path, "--data-dir", data.path,
             ] + arguments
         process.currentDirectoryURL = ToolRunner.packageRoot
         let stdout = Pipe(), stderr = Pipe()

@@ -1,12 +1,18 @@
 import Foundation
 import Testing
 
-/// The Swift host examples of Examples/SwiftHost, run as the README says (from the package root).
+/// The Swift host examples of Examples/SwiftHost, built from their own package and run as its
+/// README says (from the repository's root).
 @Suite("Swift host examples", .serialized)
 struct ExamplesTests {
+    /// Runs the example `name` with `arguments`.
+    static func run(_ name: String, _ arguments: [String] = []) throws -> ToolRunner.Result {
+        try ToolRunner.run(arguments, executable: try PackageBuild.swiftHostExamples().appendingPathComponent(name))
+    }
+
     @Test("typed models: structs and classes from the shipped contexts")
     func typedModels() throws {
-        let run = try ToolRunner.run([], product: "example-typed-models")
+        let run = try Self.run("example-typed-models")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("tweet 240859602684612608 by Twitter API: Introducing the Twitter Certified"))
         #expect(run.stdout.contains(#"created 2012-08-29T17:12:58Z, 121 retweets, tags ["twitter", "api"]"#))
@@ -18,7 +24,7 @@ struct ExamplesTests {
 
     @Test("a programmatic context with a Swift closure next to a Lua transformer")
     func programmaticContext() throws {
-        let run = try ToolRunner.run([], product: "example-programmatic-context")
+        let run = try Self.run("example-programmatic-context")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
             run.stdout.contains(
@@ -31,7 +37,7 @@ struct ExamplesTests {
 
     @Test("reverse mapping: a tweet back to JSON and mapped again")
     func reverseMapping() throws {
-        let run = try ToolRunner.run([], product: "example-reverse-mapping")
+        let run = try Self.run("example-reverse-mapping")
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains(#""created_at":"Tue Nov 14 22:13:20 +0000 2023""#))
         #expect(run.stdout.contains(#""lat":48.8566"#))
@@ -41,12 +47,12 @@ struct ExamplesTests {
     @Test("fetching from a local server")
     func fetch() throws {
         let server = try TestServer()
-        let run = try ToolRunner.run([server.url("files/")], product: "example-fetch")
+        let run = try Self.run("example-fetch", [server.url("files/")])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("fetched 240859602684612608 by Twitter API, 0 issues"))
         #expect(run.stdout.contains(#"fetched 2 tweets: ["240859602684612608", "240558470661799936"]"#))
         #expect(run.stdout.contains("missing.json: HTTP 404"))
-        let usage = try ToolRunner.run([], product: "example-fetch")
+        let usage = try Self.run("example-fetch")
         #expect(usage.status == 2)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// Runs the built `mappings` tool as a process and captures what it prints.
@@ -10,13 +11,12 @@ struct ToolRunner {
     }
 
     /// The package's root directory.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = Fixtures.root
 
     /// The built tool: beside the test bundle, where SwiftPM puts every product of the build.
     static let executable = product("mappings")
 
-    /// A built executable product (the tool, an example) by name.
+    /// A built executable product of this package by name.
     static func product(_ name: String) -> URL {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for directory in [
@@ -28,11 +28,12 @@ struct ToolRunner {
         return packageRoot.appendingPathComponent(".build/debug/\(name)")
     }
 
-    /// Runs `mappings arguments…` in `directory` (the package root by default) with `input` on stdin.
+    /// Runs `mappings arguments…` (or another `executable`) in `directory` (the package root by
+    /// default) with `input` on stdin.
     static func run(
-        _ arguments: [String], in directory: URL = packageRoot, input: String = "", product: String = "mappings"
+        _ arguments: [String], in directory: URL = packageRoot, input: String = "", executable: URL = executable
     ) throws -> Result {
-        let (process, stdin, stdout, stderr) = try start(arguments, in: directory, product: product)
+        let (process, stdin, stdout, stderr) = try start(arguments, in: directory, executable: executable)
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
@@ -43,14 +44,13 @@ struct ToolRunner {
             stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// A fresh temporary directory holding `files` (paths relative to it).
     /// Starts `mappings arguments…` in `directory` and returns it with its three pipes, for a
     /// test that talks to the tool while it runs.
-    static func start(_ arguments: [String], in directory: URL, product name: String = "mappings") throws -> (
+    static func start(_ arguments: [String], in directory: URL, executable: URL = executable) throws -> (
         process: Process, stdin: Pipe, stdout: Pipe, stderr: Pipe
     ) {
         let process = Process()
-        process.executableURL = name == "mappings" ? executable : product(name)
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -61,6 +61,7 @@ struct ToolRunner {
         return (process, stdin, stdout, stderr)
     }
 
+    /// A fresh temporary directory holding `files` (paths relative to it).
     static func directory(with files: [String: String]) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-tests-\(UUID().uuidString)")
         for (path, text) in files {

@@ -2,7 +2,6 @@ import Foundation
 import Mappings
 import MappingsLua
 import Testing
-import TwitterModels
 
 /// Map, serialize back through the same context, map again: the same object.
 @Suite("Reverse mapping round trips")
@@ -82,41 +81,14 @@ struct RoundTripTests {
         }
     }
 
-    @Test("typed instances serialize through their context, and a missing reverse is reported")
-    func typed() throws {
+    @Test("an entry with a transformer and no reverse is left out, with an issue")
+    func missingReverse() throws {
         var definitions = Definitions()
-        definitions.register(Tweet.self)
         definitions.context("$Plain", class: "Coordinate2D") { plain in
             plain.map("latitude", from: "position", transform: .named("MyTransformers", "coordinate2DFromFloatArray"))
             plain.map("longitude", from: "x", defaultValue: 1)
         }
         let mapper = Mapper(catalog: try Shipped.catalog(definitions))
-        let tweet = try mapper.object(Tweet.self, from: try Shipped.payload("tweet.json"), context: "$TweetModel").value
-        let back = try mapper.payload(from: tweet, context: "$TweetModel")
-        #expect(back.issues.isEmpty)
-        guard case .dictionary(var written) = back.value else {
-            Issue.record("not an object: \(JSONWriter.string(back.value))")
-            return
-        }
-        // The Lua table's keys come in the interpreter's order.
-        let coordinates = JSONWriter.string(written["coordinates"] ?? .null)
-        #expect(coordinates.contains(#""long":-97.51087576"#) && coordinates.contains(#""lat":35.46500176"#))
-        written["coordinates"] = nil
-        #expect(
-            JSONWriter.string(.dictionary(written))
-                == #"{"id_str":"240859602684612608","text":"Introducing the Twitter Certified Products Program: https://t.co/MjJ8xAnT","user":{"name":"Twitter API","profile_image_url":"http://a0.twimg.com/profile_images/2284174872/7df3h38zabcvjylnyfe3_normal.png"},"created_at":"Wed Aug 29 17:12:58 +0000 2012","retweet_count":121,"entities":{"hashtags":{"text":["twitter","api"]}}}"#
-        )
-        let again = try mapper.object(
-            Tweet.self, from: try JSONParser.parse(JSONWriter.string(back.value)), context: "$TweetModel")
-        #expect(again.value == tweet)
-
-        let many = try mapper.payloads(from: [tweet.mappingValue, tweet.mappingValue], context: "$TweetModel")
-        guard case .array(let payloads) = many.value else {
-            Issue.record("not an array")
-            return
-        }
-        #expect(payloads.count == 2)
-
         var plain = ModelObject(model: try #require(mapper.catalog.models["Coordinate2D"]))
         plain.slots = [.double(1.5), .double(2.5)]
         let partial = try mapper.payload(from: .object(plain), context: "$Plain")

@@ -1,17 +1,16 @@
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsTestSupport
 
-/// The repository's root, its shipped contexts and scripts, and the Twitter example payloads.
+/// The shipped contexts and scripts (paths from `Fixtures`), loaded as the Lua tests need them.
 enum Shipped {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let contexts = root.appendingPathComponent("contexts").path
-    static let scripts = root.appendingPathComponent("scripts").path
+    static let root = Fixtures.root
+    static let contexts = Fixtures.contexts
+    static let scripts = Fixtures.scripts
 
     static func payload(_ name: String) throws -> JSONValue {
-        let data = try Data(contentsOf: root.appendingPathComponent("Examples/twitter/\(name)"))
-        return try JSONParser.parse([UInt8](data))
+        try Fixtures.twitterPayload(name)
     }
 
     /// The shipped contexts with the Lua scripts, and `definitions` beside them.

@@ -1,7 +1,7 @@
 // Fetching from a REST API: GET a URL, check it, map what it answers into Swift types.
 //
 //     python3 tools/test-server.py Examples/twitter &     (prints "port N")
-//     swift run example-fetch http://127.0.0.1:N/files/   (from the package root)
+//     swift run --package-path Examples/SwiftHost example-fetch http://127.0.0.1:N/files/   (from the repository's root)
 import Foundation
 import Mappings
 import MappingsFetch

@@ -1,6 +1,6 @@
 // A context written in Swift instead of a file, with a Swift closure transformer next to a Lua one.
 //
-//     swift run example-programmatic-context        (from the package root)
+//     swift run --package-path Examples/SwiftHost example-programmatic-context        (from the repository's root)
 import Foundation
 import Mappings
 import MappingsLua
@@ -20,9 +20,9 @@ definitions.context("$Tweet", class: "TweetModel") { tweet in
     tweet.map(
         "message", from: "text",
         transform: .closure { value, _ in
-            guard case .string(let text) = value else { throw TransformerFailure("expected a string") }
+            guard case .string(let text) = value else { throw MappingsError.transformerFailed("expected a string") }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty { throw TransformerFailure("the text is empty") }
+            if trimmed.isEmpty { throw MappingsError.transformerFailed("the text is empty") }
             return .string(trimmed)
         })
     tweet.map("user", from: "user", object: .context("$User"))
@@ -49,9 +49,9 @@ transformers.add(LuaScripts(directory: "scripts"))
 let catalog = try Catalog.load(["contexts/models.mappings"], transformers: transformers, definitions: definitions)
 let mapper = Mapper(catalog: catalog)
 
-let tweet = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/tweet.json"), context: "$Tweet")
+let tweet = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/tweet.json"), using: mapper.typedContext(Tweet.self, "$Tweet"))
 print("\(tweet.value.user.name): \(tweet.value.message) at \(tweet.value.coordinates.map { "\($0.latitude), \($0.longitude)" } ?? "-")")
-let empty = try mapper.object(from: ["id_str": "2", "text": "   ", "user": ["name": "Bo"]], context: "$Tweet")
+let empty = try mapper.object(from: ["id_str": "2", "text": "   ", "user": ["name": "Bo"]], using: mapper.context("$Tweet"))
 for issue in empty.issues { print(issue) }
 
 // A mistake in a Swift context is a load-time error at the Swift line that wrote it.

@@ -1,6 +1,6 @@
 // Reverse mapping: a typed tweet back into the JSON payload the context reads, and mapped again.
 //
-//     swift run example-reverse-mapping        (from the package root)
+//     swift run --package-path Examples/SwiftHost example-reverse-mapping        (from the repository's root)
 import Foundation
 import Mappings
 import MappingsLua
@@ -23,9 +23,9 @@ tweet.tags = ["swift", "json"]
 
 // The dates go back with the entry's @dateFormat; the coordinates through the Lua reverse
 // (MyTransformers.dictionaryFromCoordinate2D, the entry's @reverseTransformSelector).
-let payload = try mapper.payload(from: tweet, context: "$TweetModel")
-print(JSONWriter.string(payload.value))
+let payload = try mapper.payload(from: tweet, using: mapper.context("$TweetModel"))
+print(payload.value.jsonText)
 for issue in payload.issues { print(issue) }
 
-let again = try mapper.object(Tweet.self, from: try JSONParser.parse(JSONWriter.string(payload.value)), context: "$TweetModel")
+let again = try mapper.object(Tweet.self, from: try JSONValue(parsing: payload.value.jsonText), using: mapper.typedContext(Tweet.self, "$TweetModel"))
 print("mapped again: \(again.value == tweet ? "the same tweet" : "a different tweet")")

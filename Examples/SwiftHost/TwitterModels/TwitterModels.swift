@@ -116,5 +116,5 @@ public final class TimelineObject: MappedModel, @unchecked Sendable {
 
 /// Reads a JSON file into a value.
 public func readJSON(_ path: String) throws -> JSONValue {
-    try JSONParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    try JSONValue(parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
 }

@@ -1,6 +1,6 @@
 // Typed models: the shipped Twitter contexts fill Swift structs and classes through key paths.
 //
-//     swift run example-typed-models        (from the package root)
+//     swift run --package-path Examples/SwiftHost example-typed-models        (from the repository's root)
 import Foundation
 import Mappings
 import MappingsLua
@@ -22,17 +22,17 @@ do {
 let mapper = Mapper(catalog: catalog)
 
 // objectFromValue: one tweet into a struct.
-let tweet = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/tweet.json"), context: "$TweetModel")
+let tweet = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/tweet.json"), using: mapper.typedContext(Tweet.self, "$TweetModel"))
 print("tweet \(tweet.value.identifier) by \(tweet.value.user.name): \(tweet.value.message)")
-print("  created \(tweet.value.createdAt.map(JSONWriter.iso8601) ?? "-"), \(tweet.value.retweets) retweets, tags \(tweet.value.tags)")
+print("  created \(tweet.value.createdAt.map { $0.formatted(.iso8601) } ?? "-"), \(tweet.value.retweets) retweets, tags \(tweet.value.tags)")
 if let at = tweet.value.coordinates { print("  at \(at.latitude), \(at.longitude)") }
 
 // A timeline from an array of tweets ("@keyPath": "@self").
-let timeline = try mapper.object(Timeline.self, from: try readJSON("Examples/twitter/timeline.json"), context: "$TimelineModel")
+let timeline = try mapper.object(Timeline.self, from: try readJSON("Examples/twitter/timeline.json"), using: mapper.typedContext(Timeline.self, "$TimelineModel"))
 print("timeline of \(timeline.value.tweets.count) tweets: \(timeline.value.tweets.map(\.identifier))")
 
 // A payload with problems: the instance as complete as it could be made, and every issue.
-let broken = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/broken-tweet.json"), context: "$TweetModel")
+let broken = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/broken-tweet.json"), using: mapper.typedContext(Tweet.self, "$TweetModel"))
 print("broken tweet: \(broken.issues.count) issues")
 for issue in broken.issues { print("  \(issue)") }
 
@@ -41,8 +41,8 @@ let classes = Mapper(
     catalog: try Catalog.load(
         ["contexts"], transformers: transformers,
         definitions: { var d = Definitions(); d.register(TimelineObject.self); return d }()))
-var object = try classes.object(TweetObject.self, from: try readJSON("Examples/twitter/tweet.json"), context: "$TweetModel").value
+var object = try classes.object(TweetObject.self, from: try readJSON("Examples/twitter/tweet.json"), using: classes.typedContext(TweetObject.self, "$TweetModel")).value
 let same = object
 let details: JSONValue = ["id_str": "240859602684612608", "text": "t", "full_text": "The full text.", "user": ["name": "Twitter API"]]
-let issues = try classes.map(details, into: &object, context: "$TweetModel_Details")
+let issues = classes.map(details, into: &object, using: try classes.typedContext(TweetObject.self, "$TweetModel_Details"))
 print("details: \(object.message) (same instance: \(object === same), \(issues.count) issues)")

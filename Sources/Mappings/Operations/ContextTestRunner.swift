@@ -1,21 +1,21 @@
-import MappingsCompiler
+public import MappingsCompiler
 import MappingsEngine
 import MappingsJSON
 import MappingsModel
 
 /// The outcome of one `"@tests"` entry: passed, or the differences found.
-package struct ContextTestResult: Sendable {
-    package var context: String
+public struct ContextTestResult: Sendable {
+    public var context: String
     /// 1-based position of the test in its context's `"@tests"`.
-    package var number: Int
+    public var number: Int
     package var test: ContextTest
     /// What differed, one line each (`$.user.name: expected "Ann", got "Bob"`); empty when it passed.
-    package var failures: [String]
+    public var failures: [String]
 
-    package var passed: Bool { failures.isEmpty }
+    public var passed: Bool { failures.isEmpty }
 
     /// `$TweetModel test 2 "no id" (contexts/twitter.mappings:61)`.
-    package var title: String {
+    public var title: String {
         var text = "\(context) test \(number)"
         if let name = test.name { text += " \"\(name)\"" }
         return text + " (\(test.location.file):\(test.location.line))"
@@ -24,9 +24,9 @@ package struct ContextTestResult: Sendable {
 
 /// Runs the tests contexts carry in `"@tests"`: maps each input and compares the output and
 /// the issues with what the test expects.
-package enum ContextTestRunner {
+public enum ContextTestRunner {
     /// Runs the tests of every named context (or of `contexts`), in load order.
-    package static func run(_ catalog: Catalog, contexts: [String]? = nil) -> [ContextTestResult] {
+    public static func run(_ catalog: Catalog, contexts: [String]? = nil) -> [ContextTestResult] {
         let mapper = Mapper(catalog: catalog)
         var results: [ContextTestResult] = []
         for identifier in contexts ?? catalog.identifiers {

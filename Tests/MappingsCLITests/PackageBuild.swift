@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// Builds a package other than this one with `swift build` — the Swift host examples, the
+/// benchmarks, a throwaway host — and runs commands for the tests that need one.
+///
+/// Each package builds in its own scratch path under the root's `.build/`, so that the next
+/// run of the tests is incremental, and one build runs at a time for the whole test process
+/// (each uses every core). A package is built once per test process.
+enum PackageBuild {
+    /// The examples' package, `Examples/SwiftHost`, as its README says to build it.
+    static func swiftHostExamples() throws -> URL {
+        try binDirectory(
+            of: ToolRunner.packageRoot.appendingPathComponent("Examples/SwiftHost"),
+            scratch: scratch("swifthost-examples"))
+    }
+
+    /// The benchmarks' package, `Benchmarks`, in debug (the smoke test's build).
+    static func benchmarks() throws -> URL {
+        try binDirectory(
+            of: ToolRunner.packageRoot.appendingPathComponent("Benchmarks"), scratch: scratch("benchmarks"))
+    }
+
+    /// A folder of the root's `.build/` for `name`'s build.
+    static func scratch(_ name: String) -> URL {
+        ToolRunner.packageRoot.appendingPathComponent(".build/\(name)")
+    }
+
+    private static let built = Mutex<[String: URL]>([:])
+    private static let oneAtATime = Mutex(())
+
+    /// Runs `swift build arguments…` in the root, one such build at a time in this process.
+    static func swiftBuild(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try oneAtATime.withLock { _ in try run(["swift", "build"] + arguments) }
+    }
+
+    /// Builds every product of the package at `package` in `scratch` (once per process) and
+    /// returns the folder of its executables; a failed build throws with its output.
+    static func binDirectory(of package: URL, scratch: URL) throws -> URL {
+        try built.withLock { built in
+            if let directory = built[package.path] { return directory }
+            let build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
+            guard build.status == 0 else { throw Failure("swift build of \(package.path) failed:\n\(build.output)") }
+            let directory = scratch.appendingPathComponent("debug")
+            built[package.path] = directory
+            return directory
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Runs `arguments` (looked up on the PATH) in `directory`, and returns its exit status and
+    /// what it printed, stdout and stderr together.
+    static func run(
+        _ arguments: [String], in directory: URL = ToolRunner.packageRoot, environment: [String: String] = [:]
+    ) throws -> (status: Int32, output: String) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString)")
+        try Data().write(to: output)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+    }
+}
