@@ -32,7 +32,7 @@ package enum JSONWriter {
         out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    package static func writeArray<Element>(
+    private static func writeArray<Element>(
         _ elements: [Element], into out: inout [UInt8], _ writeElement: (Element, inout [UInt8]) -> Void
     ) {
         out.append(UInt8(ascii: "["))
@@ -43,7 +43,7 @@ package enum JSONWriter {
         out.append(UInt8(ascii: "]"))
     }
 
-    package static func writeObject<Member>(
+    private static func writeObject<Member>(
         _ members: [(key: String, value: Member)], into out: inout [UInt8],
         _ writeMember: (Member, inout [UInt8]) -> Void
     ) {

@@ -34,8 +34,24 @@ extension JSONWriter {
                 write(object.slots[slot], into: &out)
             }
             out.append(UInt8(ascii: "}"))
-        case .array(let elements): writeArray(elements, into: &out, write)
-        case .dictionary(let dictionary): writeObject(dictionary.entries, into: &out, write)
+        case .array(let elements):
+            // Loops of their own rather than the JSON writer's generic helpers: a generic called
+            // across modules is not specialized, and would look metadata up for every value.
+            out.append(UInt8(ascii: "["))
+            for index in elements.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                write(elements[index], into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .dictionary(let dictionary):
+            out.append(UInt8(ascii: "{"))
+            for (offset, entry) in dictionary.entries.enumerated() {
+                if offset > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(entry.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                write(entry.value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
     }
 }
