@@ -126,6 +126,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "MappingsFetchTests",
+            dependencies: ["MappingsFetch", "MappingsLua", "Mappings", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MappingsTests",
             dependencies: ["Mappings", "MappingsTestSupport"],
             swiftSettings: strictSettings

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The Swift host examples of Examples/SwiftHost, built from their own package and run as its

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings fetch` against `tools/test-server.py` on 127.0.0.1.
@@ -6,7 +7,7 @@ import Testing
 struct FetchCommandTests {
     @Test("a tweet, an array under --items with --many, parameters and a body")
     func success() throws {
-        let server = try FetchTests.server()
+        let server = try TestServer.twitterPayloads()
         let fetched = try ToolRunner.run(["fetch", server.url("files/tweet.json"), "--context", "$TweetModel"])
         let mapped = try ToolRunner.run(["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"])
         #expect(fetched.status == 0)
@@ -34,7 +35,7 @@ struct FetchCommandTests {
 
     @Test("HTTP errors, a wrong content type, invalid JSON, no server: exit 2 with one line saying which")
     func failures() throws {
-        let server = try FetchTests.server()
+        let server = try TestServer.twitterPayloads()
         let cases: [(String, String)] = [
             (server.url("files/missing.json"), "answered HTTP 404 Not Found: {\"error\": \"not found\""),
             (server.url("files/tweet.json?status=500"), "answered HTTP 500 Internal Server Error: {"),
@@ -61,7 +62,7 @@ struct FetchCommandTests {
 
     @Test("mapping issues: the object on stdout, the issues on stderr and in --report, exit 1")
     func issues() throws {
-        let server = try FetchTests.server()
+        let server = try TestServer.twitterPayloads()
         let report = FileManager.default.temporaryDirectory.appendingPathComponent(
             "fetch-report-\(UUID().uuidString).json")
         let fetched = try ToolRunner.run([

@@ -63,14 +63,7 @@ struct ToolRunner {
 
     /// A fresh temporary directory holding `files` (paths relative to it).
     static func directory(with files: [String: String]) throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-tests-\(UUID().uuidString)")
-        for (path, text) in files {
-            let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-        return root
+        try Fixtures.directory(with: files)
     }
 }
 

@@ -16,4 +16,16 @@ package enum Fixtures {
         let data = try Data(contentsOf: root.appendingPathComponent("Examples/twitter/\(name)"))
         return try JSONValue(parsing: [UInt8](data))
     }
+
+    /// A new temporary directory holding `files` (relative path → text).
+    package static func directory(with files: [String: String]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-tests-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return root
+    }
 }

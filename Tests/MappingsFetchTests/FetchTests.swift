@@ -2,6 +2,7 @@ import Foundation
 import Mappings
 import MappingsFetch
 import MappingsLua
+import MappingsTestSupport
 import Testing
 
 /// The fetch API against `tools/test-server.py` on 127.0.0.1.
@@ -17,25 +18,13 @@ struct FetchTests {
         }
     }
 
-    /// A server over a directory of payloads: the Twitter examples, wrapped, broken and not JSON.
     static func server() throws -> TestServer {
-        let twitter = ToolRunner.packageRoot.appendingPathComponent("Examples/twitter")
-        let timeline = try String(contentsOf: twitter.appendingPathComponent("timeline.json"), encoding: .utf8)
-        let root = try ToolRunner.directory(with: [
-            "tweet.json": try String(contentsOf: twitter.appendingPathComponent("tweet.json"), encoding: .utf8),
-            "broken-tweet.json": try String(
-                contentsOf: twitter.appendingPathComponent("broken-tweet.json"), encoding: .utf8),
-            "timeline.json": timeline,
-            "search.json": #"{ "meta": { "count": 2 }, "data": { "statuses": \#(timeline) } }"#,
-            "user.json": #"{ "name": "Ann", "profile_image_url": "https://example.com/ann.png" }"#,
-            "invalid.json": #"{ "name": "Ann", }"#,
-        ])
-        return try TestServer(root: root)
+        try TestServer.twitterPayloads()
     }
 
     static func fetcher() throws -> Fetcher {
         var transformers = TransformerRegistry()
-        transformers.add(LuaScripts(directory: ToolRunner.packageRoot.appendingPathComponent("scripts").path))
+        transformers.add(LuaScripts(directory: Fixtures.root.appendingPathComponent("scripts").path))
         var definitions = Definitions()
         definitions.register(Account.self)
         definitions.context("$Echo") { echo in
@@ -44,7 +33,7 @@ struct FetchTests {
             echo.map("body", from: "body")
         }
         let catalog = try Catalog.load(
-            [ToolRunner.packageRoot.appendingPathComponent("contexts").path], transformers: transformers,
+            [Fixtures.root.appendingPathComponent("contexts").path], transformers: transformers,
             definitions: definitions)
         return Fetcher(mapper: Mapper(catalog: catalog))
     }
@@ -58,7 +47,7 @@ struct FetchTests {
         let local = try fetcher.mapper.object(
             from: try JSONParser.parse(
                 [UInt8](
-                    try Data(contentsOf: ToolRunner.packageRoot.appendingPathComponent("Examples/twitter/tweet.json")))),
+                    try Data(contentsOf: Fixtures.root.appendingPathComponent("Examples/twitter/tweet.json")))),
             context: "$TweetModel")
         #expect(tweet.issues.isEmpty)
         #expect(JSONWriter.string(tweet.value) == JSONWriter.string(local.value))
@@ -151,18 +140,5 @@ struct FetchTests {
             return
         }
         #expect(error.description.contains("no context named \"$Tweet\""))
-    }
-
-    @Test("a payload with problems maps as far as it can, with its issues")
-    func issues() async throws {
-        let server = try Self.server()
-        let fetcher = try Self.fetcher()
-        let result = try await fetcher.object(
-            FetchRequest(url: URL(string: server.url("files/broken-tweet.json"))!), context: "$TweetModel")
-        let local = try ToolRunner.run(["map", "--context", "$TweetModel", "Examples/twitter/broken-tweet.json"])
-        #expect(!result.issues.isEmpty)
-        let relative = result.issues.map(\.description).joined(separator: "\n") + "\n"
-        #expect(relative.replacingOccurrences(of: ToolRunner.packageRoot.path + "/", with: "") == local.stderr)
-        #expect(JSONWriter.string(result.value) + "\n" == local.stdout)
     }
 }
