@@ -16,10 +16,13 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 try Data("return { same = function(v) return v end }".utf8).write(to: directory.appendingPathComponent("Bench.lua"))
 let scripts = LuaScripts(directory: directory.path)
-guard case .found(let lua) = scripts.resolve(TransformerReference(className: "Bench", selector: "same", userData: nil))
-else { fatalError("Bench.same did not resolve") }
-let luaTransformer = lua.bound(to: nil)
-let swiftTransformer = ClosureTransformer { value, _ in value }
+let luaTransformer = try scripts.transformer(className: "Bench", selector: "same")
+
+/// The Swift closure the Lua call is compared with: it returns its value, as `Bench.same` does.
+struct SameTransformer: Transformer {
+    func transform(_ value: JSONValue, userData: JSONValue?) throws -> JSONValue { value }
+}
+let swiftTransformer = SameTransformer()
 
 let keys = ["id", "name", "text", "lang", "count", "score", "url", "when", "flag", "kind"]
 let object = JSONValue.object(

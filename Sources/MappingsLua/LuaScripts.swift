@@ -70,6 +70,23 @@ public final class LuaScripts: TransformerProvider, Sendable {
         return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
     }
 
+    /// The Lua function `className`.`selector` names, resolved as a catalog's entry would: for
+    /// a host that calls a script directly (a test of its own scripts, a benchmark).
+    ///
+    /// - Throws: `MappingsError` of kind `.invalidMappings` when the script is missing, does not
+    ///   compile, or has no such function, with the same diagnostic a catalog would print.
+    public func transformer(className: String, selector: String) throws(MappingsError) -> any Transformer {
+        switch resolve(TransformerReference(className: className, selector: selector, userData: nil)) {
+        case .found(let transformer): return transformer.bound(to: nil)
+        case .failed(let diagnostic):
+            throw MappingsError(kind: .invalidMappings, diagnostics: [diagnostic], sources: sources)
+        case .unknown:
+            throw MappingsError(
+                kind: .invalidMappings,
+                diagnostics: [Diagnostic(message: "no transformer \"\(className).\(selector)\"")])
+        }
+    }
+
     package func resolve(_ reference: TransformerReference) -> TransformerResolution {
         let module = reference.className
         let function = reference.functionName
