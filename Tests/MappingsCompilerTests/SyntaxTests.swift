@@ -1,7 +1,7 @@
+import MappingsTestSupport
 import Testing
 
 @testable import Mappings
-import MappingsTestSupport
 @testable import MappingsCompiler
 @testable import MappingsEngine
 @testable import MappingsJSON

@@ -1,8 +1,8 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @testable import Mappings
-import MappingsTestSupport
 @testable import MappingsCompiler
 @testable import MappingsEngine
 @testable import MappingsJSON
@@ -156,7 +156,9 @@ struct MapperTests {
     @Test("a failing transformer is an issue for that value, even on an optional entry")
     func failingTransformer() throws {
         var transformers = TransformerRegistry()
-        transformers.register(className: "T", selector: "fail") { _, _ in throw MappingsError.transformerFailed("no luck") }
+        transformers.register(className: "T", selector: "fail") { _, _ in
+            throw MappingsError.transformerFailed("no luck")
+        }
         let catalog = try Catalog.load(
             ["m.mappings"],
             from: .memory([

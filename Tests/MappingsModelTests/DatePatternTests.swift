@@ -1,8 +1,8 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @testable import Mappings
-import MappingsTestSupport
 @testable import MappingsCompiler
 @testable import MappingsEngine
 @testable import MappingsJSON

@@ -37,7 +37,9 @@ package func failure(
 }
 
 /// The rendered diagnostics of loading `main.mappings` with this text.
-package func failure(_ text: String, traits: Traits = Traits(), sourceLocation: Testing.SourceLocation = #_sourceLocation)
+package func failure(
+    _ text: String, traits: Traits = Traits(), sourceLocation: Testing.SourceLocation = #_sourceLocation
+)
     -> String
 {
     failure(["main.mappings": text], traits: traits, sourceLocation: sourceLocation)
