@@ -1,7 +1,18 @@
 import Foundation
 import MappingsJSON
 
+/// Converting to Date: Unix time, ISO 8601, RFC 2822, or the `@dateFormat` formats.
 extension Converter {
+    /// Converts to Date: see `date(from:formats:)`.
+    static func convertDate(
+        _ value: JSONValue, formats: DateFormats?, path: () -> String, failures: inout [ConversionFailure]
+    ) -> Value {
+        switch date(from: value, formats: formats) {
+        case .success(let date): return .date(date)
+        case .failure(let failure): return fail(failure.message, at: path, &failures)
+        }
+    }
+
     /// Why a value is no date, as an issue says it.
     struct DateFailure: Error {
         var message: String

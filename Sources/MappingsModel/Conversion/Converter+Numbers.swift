@@ -1,13 +1,105 @@
 import Foundation
 import MappingsJSON
 
+/// Converting to Int, Double and Decimal: exactly or not at all. A number (or numeric string)
+/// that would lose digits, or fall outside the type's range, is a failure that says which.
 extension Converter {
+    static func convertInt(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
+        switch value {
+        case .integer(let integer): return .int(Int(integer))
+        case .double(let double):
+            guard let exact = Int(exactly: double) else {
+                return fail(intFailure(value, DecimalDigits(double)), at: path, &failures)
+            }
+            return .int(exact)
+        case .number(let number):
+            guard let exact = number.int64 else { return fail(intFailure(value, number.digits), at: path, &failures) }
+            return .int(Int(exact))
+        case .string(let string):
+            let trimmed = string.trimmingSpaces
+            guard let integer = Int(trimmed) else {
+                let digits = isNumberLiteral(trimmed) ? DecimalDigits(literal: trimmed) : nil
+                guard let exact = digits?.int64 else { return fail(intFailure(value, digits), at: path, &failures) }
+                return .int(Int(exact))
+            }
+            return .int(integer)
+        default: return mismatch(value, .int, at: path, &failures)
+        }
+    }
+
+    static func convertDouble(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
+        switch value {
+        case .integer(let integer):
+            let double = Double(integer)
+            guard Int64(exactly: double) == integer else {
+                return fail(doubleFailure(value, double), at: path, &failures)
+            }
+            return .double(double)
+        case .double(let double): return .double(double)
+        case .number(let number):
+            guard number.isExactDouble else { return fail(doubleFailure(value, number.double), at: path, &failures) }
+            return .double(number.double)
+        case .string(let string):
+            let trimmed = string.trimmingSpaces
+            guard isNumberLiteral(trimmed), let digits = DecimalDigits(literal: trimmed), let double = Double(trimmed)
+            else {
+                return fail("expected Double, found \(describe(value)), which is not a number", at: path, &failures)
+            }
+            guard DecimalDigits(double) == digits else {
+                return fail(doubleFailure(value, double), at: path, &failures)
+            }
+            return .double(double)
+        default: return mismatch(value, .double, at: path, &failures)
+        }
+    }
+
+    static func convertDecimal(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
+        switch value {
+        case .integer(let integer): return .decimal(Decimal(integer))
+        case .double(let double):
+            return exactDecimal(format(double)).map(Value.decimal)
+                ?? fail(decimalFailure(value), at: path, &failures)
+        case .number(let number):
+            return exactDecimal(number.literal).map(Value.decimal) ?? fail(decimalFailure(value), at: path, &failures)
+        case .string(let string):
+            let trimmed = string.trimmingSpaces
+            guard isNumberLiteral(trimmed) else {
+                return fail("expected Decimal, found \(describe(value)), which is not a number", at: path, &failures)
+            }
+            return exactDecimal(trimmed).map(Value.decimal) ?? fail(decimalFailure(value), at: path, &failures)
+        default: return mismatch(value, .decimal, at: path, &failures)
+        }
+    }
+
     /// How many characters of a payload value a message quotes; longer values are cut with `...`.
     package static let quotedLength = 40
 
     /// `text`, cut to `quotedLength` characters.
     package static func shortened(_ text: String) -> String {
         text.count > quotedLength ? String(text.prefix(quotedLength - 3)) + "..." : text
+    }
+
+    /// Whether `text` is a decimal number as JSON writes one (an optional '-' or '+' first).
+    static func isNumberLiteral(_ text: String) -> Bool {
+        var scalars = Substring(text).unicodeScalars[...]
+        if scalars.first == "-" || scalars.first == "+" { scalars = scalars.dropFirst() }
+        let digits = scalars.prefix(while: { ("0"..."9").contains($0) })
+        scalars = scalars.dropFirst(digits.count)
+        var fraction = 0
+        if scalars.first == "." {
+            scalars = scalars.dropFirst()
+            fraction = scalars.prefix(while: { ("0"..."9").contains($0) }).count
+            scalars = scalars.dropFirst(fraction)
+        }
+        guard digits.count + fraction > 0 else { return false }
+        if scalars.first == "e" || scalars.first == "E" {
+            scalars = scalars.dropFirst()
+            if scalars.first == "-" || scalars.first == "+" { scalars = scalars.dropFirst() }
+            let exponent = scalars.prefix(while: { ("0"..."9").contains($0) }).count
+            guard exponent > 0 else { return false }
+            scalars = scalars.dropFirst(exponent)
+        }
+        return scalars.isEmpty
     }
 
     /// The Decimal that holds the decimal literal `text` digit for digit, or `nil` when Decimal
