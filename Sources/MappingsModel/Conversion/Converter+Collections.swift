@@ -8,7 +8,9 @@ extension Converter {
         _ value: JSONValue, of element: TypeReference, as type: TypeReference, dateFormat: DateFormats?,
         path: () -> String, failures: inout [ConversionFailure]
     ) -> Value {
-        guard case .array(let elements) = value else { return Self.mismatch(value, type, at: path, &failures) }
+        guard case .array(let elements) = value else {
+            return Self.fail(Self.mismatch(value, type), at: path, &failures)
+        }
         return .array(
             elements.enumerated().map { index, item in
                 convert(item, to: element, dateFormat: dateFormat, path: { path() + "[\(index)]" }, failures: &failures)
@@ -20,7 +22,9 @@ extension Converter {
         _ value: JSONValue, of element: TypeReference, as type: TypeReference, dateFormat: DateFormats?,
         path: () -> String, failures: inout [ConversionFailure]
     ) -> Value {
-        guard case .object(let object) = value else { return Self.mismatch(value, type, at: path, &failures) }
+        guard case .object(let object) = value else {
+            return Self.fail(Self.mismatch(value, type), at: path, &failures)
+        }
         return .dictionary(
             ValueDictionary(
                 object.members.map { member in

@@ -4,12 +4,10 @@ import MappingsJSON
 /// Converting to Date: Unix time, ISO 8601, RFC 2822, or the `@dateFormat` formats.
 extension Converter {
     /// Converts to Date: see `date(from:formats:)`.
-    static func convertDate(
-        _ value: JSONValue, formats: DateFormats?, path: () -> String, failures: inout [ConversionFailure]
-    ) -> Value {
+    static func convertDate(_ value: JSONValue, formats: DateFormats?) -> ScalarConversion {
         switch date(from: value, formats: formats) {
-        case .success(let date): return .date(date)
-        case .failure(let failure): return fail(failure.message, at: path, &failures)
+        case .success(let date): return .converted(.date(date))
+        case .failure(let failure): return .failed(failure.message)
         }
     }
 

@@ -10,7 +10,9 @@ extension Converter {
         guard let model = models[name] else {
             return Self.fail("the model \"\(name)\" is not declared", at: path, &failures)
         }
-        guard case .object(let object) = value else { return Self.mismatch(value, .model(name), at: path, &failures) }
+        guard case .object(let object) = value else {
+            return Self.fail(Self.mismatch(value, .model(name)), at: path, &failures)
+        }
         var instance = ModelObject(model: model)
         for (slot, property) in model.properties.enumerated() {
             // By property name, as a context would be: a non-optional property needs a value.

@@ -4,70 +4,72 @@ import MappingsJSON
 /// Converting to Int, Double and Decimal: exactly or not at all. A number (or numeric string)
 /// that would lose digits, or fall outside the type's range, is a failure that says which.
 extension Converter {
-    static func convertInt(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
+    static func convertInt(_ value: JSONValue) -> ScalarConversion {
         switch value {
-        case .integer(let integer): return .int(Int(integer))
+        case .integer(let integer): return .converted(.int(Int(integer)))
         case .double(let double):
             guard let exact = Int(exactly: double) else {
-                return fail(intFailure(value, DecimalDigits(double)), at: path, &failures)
+                return .failed(intFailure(value, DecimalDigits(double)))
             }
-            return .int(exact)
+            return .converted(.int(exact))
         case .number(let number):
-            guard let exact = number.int64 else { return fail(intFailure(value, number.digits), at: path, &failures) }
-            return .int(Int(exact))
+            guard let exact = number.int64 else { return .failed(intFailure(value, number.digits)) }
+            return .converted(.int(Int(exact)))
         case .string(let string):
             let trimmed = string.trimmingSpaces
             guard let integer = Int(trimmed) else {
                 let digits = isNumberLiteral(trimmed) ? DecimalDigits(literal: trimmed) : nil
-                guard let exact = digits?.int64 else { return fail(intFailure(value, digits), at: path, &failures) }
-                return .int(Int(exact))
+                guard let exact = digits?.int64 else { return .failed(intFailure(value, digits)) }
+                return .converted(.int(Int(exact)))
             }
-            return .int(integer)
-        default: return mismatch(value, .int, at: path, &failures)
+            return .converted(.int(integer))
+        default: return .failed(mismatch(value, .int))
         }
     }
 
-    static func convertDouble(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
+    static func convertDouble(_ value: JSONValue) -> ScalarConversion {
         switch value {
         case .integer(let integer):
             let double = Double(integer)
             guard Int64(exactly: double) == integer else {
-                return fail(doubleFailure(value, double), at: path, &failures)
+                return .failed(doubleFailure(value, double))
             }
-            return .double(double)
-        case .double(let double): return .double(double)
+            return .converted(.double(double))
+        case .double(let double): return .converted(.double(double))
         case .number(let number):
-            guard number.isExactDouble else { return fail(doubleFailure(value, number.double), at: path, &failures) }
-            return .double(number.double)
+            guard number.isExactDouble else { return .failed(doubleFailure(value, number.double)) }
+            return .converted(.double(number.double))
         case .string(let string):
             let trimmed = string.trimmingSpaces
             guard isNumberLiteral(trimmed), let digits = DecimalDigits(literal: trimmed), let double = Double(trimmed)
             else {
-                return fail("expected Double, found \(describe(value)), which is not a number", at: path, &failures)
+                return .failed("expected Double, found \(describe(value)), which is not a number")
             }
             guard DecimalDigits(double) == digits else {
-                return fail(doubleFailure(value, double), at: path, &failures)
+                return .failed(doubleFailure(value, double))
             }
-            return .double(double)
-        default: return mismatch(value, .double, at: path, &failures)
+            return .converted(.double(double))
+        default: return .failed(mismatch(value, .double))
         }
     }
 
-    static func convertDecimal(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
+    static func convertDecimal(_ value: JSONValue) -> ScalarConversion {
         switch value {
-        case .integer(let integer): return .decimal(Decimal(integer))
+        case .integer(let integer): return .converted(.decimal(Decimal(integer)))
         case .double(let double):
-            return exactDecimal(format(double)).map(Value.decimal)
-                ?? fail(decimalFailure(value), at: path, &failures)
+            guard let decimal = exactDecimal(format(double)) else { return .failed(decimalFailure(value)) }
+            return .converted(.decimal(decimal))
         case .number(let number):
-            return exactDecimal(number.literal).map(Value.decimal) ?? fail(decimalFailure(value), at: path, &failures)
+            guard let decimal = exactDecimal(number.literal) else { return .failed(decimalFailure(value)) }
+            return .converted(.decimal(decimal))
         case .string(let string):
             let trimmed = string.trimmingSpaces
             guard isNumberLiteral(trimmed) else {
-                return fail("expected Decimal, found \(describe(value)), which is not a number", at: path, &failures)
+                return .failed("expected Decimal, found \(describe(value)), which is not a number")
             }
-            return exactDecimal(trimmed).map(Value.decimal) ?? fail(decimalFailure(value), at: path, &failures)
-        default: return mismatch(value, .decimal, at: path, &failures)
+            guard let decimal = exactDecimal(trimmed) else { return .failed(decimalFailure(value)) }
+            return .converted(.decimal(decimal))
+        default: return .failed(mismatch(value, .decimal))
         }
     }
 

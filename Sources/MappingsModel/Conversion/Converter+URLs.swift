@@ -3,22 +3,22 @@ import MappingsJSON
 
 /// Converting to URL and UUID: strings that parse as written, nothing else.
 extension Converter {
-    static func convertURL(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
-        guard case .string(let string) = value else { return mismatch(value, .url, at: path, &failures) }
+    static func convertURL(_ value: JSONValue) -> ScalarConversion {
+        guard case .string(let string) = value else { return .failed(mismatch(value, .url)) }
         guard !string.isEmpty, !hasSpaceOrNewline(string),
             let url = URL(string: string, encodingInvalidCharacters: false)
         else {
-            return fail("expected URL, found \(describe(value)), which is not a valid URL", at: path, &failures)
+            return .failed("expected URL, found \(describe(value)), which is not a valid URL")
         }
-        return .url(url)
+        return .converted(.url(url))
     }
 
-    static func convertUUID(_ value: JSONValue, path: () -> String, failures: inout [ConversionFailure]) -> Value {
-        guard case .string(let string) = value else { return mismatch(value, .uuid, at: path, &failures) }
+    static func convertUUID(_ value: JSONValue) -> ScalarConversion {
+        guard case .string(let string) = value else { return .failed(mismatch(value, .uuid)) }
         guard let uuid = UUID(uuidString: string) else {
-            return fail("expected UUID, found \(describe(value)), which is not a UUID", at: path, &failures)
+            return .failed("expected UUID, found \(describe(value)), which is not a UUID")
         }
-        return .uuid(uuid)
+        return .converted(.uuid(uuid))
     }
 
     /// Whether `string` holds a space or a line break (which no URL has), by its UTF-8 bytes:

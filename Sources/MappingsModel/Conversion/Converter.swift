@@ -47,14 +47,14 @@ package struct Converter: Sendable {
             if case .null = value { return .null }
             return convert(value, to: wrapped, dateFormat: dateFormat, path: path, failures: &failures)
         case .json: return .json(value)
-        case .string: return Self.convertString(value, path: path, failures: &failures)
-        case .int: return Self.convertInt(value, path: path, failures: &failures)
-        case .double: return Self.convertDouble(value, path: path, failures: &failures)
-        case .decimal: return Self.convertDecimal(value, path: path, failures: &failures)
-        case .bool: return Self.convertBool(value, path: path, failures: &failures)
-        case .url: return Self.convertURL(value, path: path, failures: &failures)
-        case .uuid: return Self.convertUUID(value, path: path, failures: &failures)
-        case .date: return Self.convertDate(value, formats: dateFormat, path: path, failures: &failures)
+        case .string: return Self.convertString(value).recorded(at: path, in: &failures)
+        case .int: return Self.convertInt(value).recorded(at: path, in: &failures)
+        case .double: return Self.convertDouble(value).recorded(at: path, in: &failures)
+        case .decimal: return Self.convertDecimal(value).recorded(at: path, in: &failures)
+        case .bool: return Self.convertBool(value).recorded(at: path, in: &failures)
+        case .url: return Self.convertURL(value).recorded(at: path, in: &failures)
+        case .uuid: return Self.convertUUID(value).recorded(at: path, in: &failures)
+        case .date: return Self.convertDate(value, formats: dateFormat).recorded(at: path, in: &failures)
         case .model(let name): return convertModel(value, named: name, path: path, failures: &failures)
         case .array(let element):
             return convertArray(value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
@@ -70,11 +70,9 @@ package struct Converter: Sendable {
         return .null
     }
 
-    /// Records that `value` is not of a kind `type` converts from: `expected Int, found object of 2 keys`.
-    static func mismatch(
-        _ value: JSONValue, _ type: TypeReference, at path: () -> String, _ failures: inout [ConversionFailure]
-    ) -> Value {
-        fail("expected \(type), found \(describe(value))", at: path, &failures)
+    /// Why `value` is not of a kind `type` converts from: `expected Int, found object of 2 keys`.
+    static func mismatch(_ value: JSONValue, _ type: TypeReference) -> String {
+        "expected \(type), found \(describe(value))"
     }
 
     /// The shortest text that reads back as the same double (`0.1`, `1e+21`).
