@@ -3,6 +3,7 @@ import MappingsJSON
 /// Converting to Bool: booleans, the numbers 0 and 1, and the strings `true false yes no 1 0`
 /// in any case.
 extension Converter {
+    @inline(__always)
     static func convertBool(_ value: JSONValue) -> ScalarConversion {
         switch value {
         case .bool(let bool): return .converted(.bool(bool))

@@ -4,6 +4,7 @@ import MappingsJSON
 /// Converting to Date: Unix time, ISO 8601, RFC 2822, or the `@dateFormat` formats.
 extension Converter {
     /// Converts to Date: see `date(from:formats:)`.
+    @inline(__always)
     static func convertDate(_ value: JSONValue, formats: DateFormats?) -> ScalarConversion {
         switch date(from: value, formats: formats) {
         case .success(let date): return .converted(.date(date))

@@ -4,6 +4,7 @@ import MappingsJSON
 /// Converting to Int, Double and Decimal: exactly or not at all. A number (or numeric string)
 /// that would lose digits, or fall outside the type's range, is a failure that says which.
 extension Converter {
+    @inline(__always)
     static func convertInt(_ value: JSONValue) -> ScalarConversion {
         switch value {
         case .integer(let integer): return .converted(.int(Int(integer)))
@@ -27,6 +28,7 @@ extension Converter {
         }
     }
 
+    @inline(__always)
     static func convertDouble(_ value: JSONValue) -> ScalarConversion {
         switch value {
         case .integer(let integer):
@@ -53,6 +55,7 @@ extension Converter {
         }
     }
 
+    @inline(__always)
     static func convertDecimal(_ value: JSONValue) -> ScalarConversion {
         switch value {
         case .integer(let integer): return .converted(.decimal(Decimal(integer)))

@@ -5,7 +5,8 @@ extension Converter {
     ///
     /// The scalar conversions take no `path` closure: a function handed a closure literal is
     /// specialized for it, and `convert` hands a different one at each level of a payload, so
-    /// each scalar conversion would be copied once per nesting (hundreds of KB of code). Only
+    /// each scalar conversion would be copied once per nesting (hundreds of KB of code). They
+    /// return this instead, are inlined into `convert` (as when it was one function), and only
     /// `convert` records a failure, where it knows the path.
     enum ScalarConversion {
         case converted(Value)

@@ -2,6 +2,7 @@ import MappingsJSON
 
 /// Converting to String: strings as they are, numbers as their digits, booleans as `true` or `false`.
 extension Converter {
+    @inline(__always)
     static func convertString(_ value: JSONValue) -> ScalarConversion {
         switch value {
         case .string(let string): return .converted(.string(string))

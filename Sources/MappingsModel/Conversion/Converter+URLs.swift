@@ -3,6 +3,7 @@ import MappingsJSON
 
 /// Converting to URL and UUID: strings that parse as written, nothing else.
 extension Converter {
+    @inline(__always)
     static func convertURL(_ value: JSONValue) -> ScalarConversion {
         guard case .string(let string) = value else { return .failed(mismatch(value, .url)) }
         guard !string.isEmpty, !hasSpaceOrNewline(string),
@@ -13,6 +14,7 @@ extension Converter {
         return .converted(.url(url))
     }
 
+    @inline(__always)
     static func convertUUID(_ value: JSONValue) -> ScalarConversion {
         guard case .string(let string) = value else { return .failed(mismatch(value, .uuid)) }
         guard let uuid = UUID(uuidString: string) else {
