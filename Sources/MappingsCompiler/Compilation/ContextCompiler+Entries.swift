@@ -1,107 +1,45 @@
 import MappingsJSON
 import MappingsModel
 
-/// Compiling one entry of a context into a `Rule`.
+/// Compiling one entry of a context into a `Rule`: its target, then its options, then the
+/// checks between them, in the order their reports appear.
 extension ContextCompiler {
+    /// The rule `member` declares; `nil` once anything about it was reported.
     mutating func compileEntry(_ member: SyntaxMember, model: String?) -> Rule? {
-        guard let target = targetPath(member.key, at: member.keyLocation, model: model) else { return nil }
-        var propertyType = target.type
-        var source = PayloadKeyPath(components: [], text: "")
-        var isOptional = false
-        var explicitRequired: SourceLocation?
-        var defaultNode: SyntaxNode?
-        var transformClass: SyntaxMember?
-        var transformSelector: SyntaxMember?
-        var userData: SyntaxMember?
-        var reverseSelector: SyntaxMember?
-        var objectMember: SyntaxMember?
-        var clearContent: SyntaxMember?
-        var insertAtBegin: SyntaxMember?
-        var dateFormat: [String]?
-        var valid = true
+        guard let target = targetPath(member.key, at: member.keyLocation, model: model),
+            let options = entryOptions(member, model: model, declaredType: target.type)
+        else { return nil }
+        let type = options.type ?? target.type
+        var valid = options.isValid
+        let transformer = transformer(options, valid: &valid)
+        let reverseTransformer = reverseTransformer(options, undoing: transformer, valid: &valid)
+        let flags = collectionFlags(options, type: type, property: member.key, valid: &valid)
+        checkDateFormat(options.dateFormat, type: type, entry: member, valid: &valid)
+        let object = objectRule(options.object, type: type, property: member.key, valid: &valid)
+        let defaultValue = defaultValue(options, type: type, property: member.key, valid: &valid)
+        guard valid else { return nil }
+        return Rule(
+            target: target.path, source: options.source, isOptional: options.isOptional || options.defaultValue != nil,
+            defaultValue: defaultValue, defaultJSON: options.defaultValue?.jsonValue, transformer: transformer,
+            transform: nil, reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
+            clearContent: flags.clearContent, insertContentAtBegin: flags.insertContentAtBegin, type: type,
+            dateFormat: options.dateFormat, dateFormats: options.dateFormat.flatMap(DateFormats.init),
+            provenance: provenance(member.keyLocation, member.value))
+    }
 
-        switch member.value.kind {
-        case .string(let path):
-            guard let parsed = keyPath(path, at: member.value.location) else { return nil }
-            source = parsed
-        case .object(let options):
-            for option in options {
-                switch option.key {
-                case "@keyPath":
-                    guard let path = option.value.stringValue else {
-                        diagnostics.append(
-                            Diagnostic(
-                                message: "\"@keyPath\" takes a string, not \(option.value.typeName)",
-                                location: option.value.location))
-                        valid = false
-                        continue
-                    }
-                    if let parsed = keyPath(path, at: option.value.location) { source = parsed } else { valid = false }
-                case "@optional":
-                    guard let flag = boolean(option) else { valid = false; continue }
-                    isOptional = flag
-                    if !flag { explicitRequired = option.value.location }
-                case "@defaultValue": defaultNode = option.value
-                case "@transformClass": transformClass = option
-                case "@transformSelector": transformSelector = option
-                case "@transformUserData": userData = option
-                case "@reverseTransformSelector": reverseSelector = option
-                case "@object": objectMember = option
-                case "@clearContent": clearContent = option
-                case "@insertContentAtBegin": insertAtBegin = option
-                case "@dateFormat":
-                    guard let formats = dateFormats(option) else {
-                        valid = false
-                        continue
-                    }
-                    dateFormat = formats
-                case "@type":
-                    if model != nil {
-                        diagnostics.append(
-                            Diagnostic(
-                                message:
-                                    "\"@type\" is for contexts without \"@class\"; \"\(member.key)\" is declared as \(propertyType.map(String.init(describing:)) ?? "a property")",
-                                location: option.keyLocation, help: "remove \"@type\": the model declares the type"))
-                        valid = false
-                        continue
-                    }
-                    if let type = typeReference(option.value) { propertyType = type } else { valid = false }
-                default:
-                    if option.key.hasPrefix("@") {
-                        diagnostics.append(unknownKeyword(option, in: "an entry", allowed: Keywords.entry))
-                    } else {
-                        diagnostics.append(
-                            Diagnostic(
-                                message: "\"\(option.key)\" is not an option: a long-form entry holds only @ keywords",
-                                location: option.keyLocation,
-                                help:
-                                    "to map properties of a nested object, put them under \"@object\": { \"@mappings\": { … } }"
-                            ))
-                    }
-                    valid = false
-                }
-            }
-        default:
-            diagnostics.append(
-                Diagnostic(
-                    message:
-                        "the entry \"\(member.key)\" maps from a source key path (a string) or options (an object), not \(member.value.typeName)",
-                    location: member.value.location, help: "write \"\(member.key)\": \"source.key.path\""))
-            return nil
-        }
-
-        var transformer: TransformerReference?
-        switch (transformClass, transformSelector) {
+    /// The transformer `@transformClass` and `@transformSelector` name together, with
+    /// `@transformUserData`; reports one without the other, and user data for no transformer.
+    private mutating func transformer(_ options: EntryOptions, valid: inout Bool) -> TransformerReference? {
+        switch (options.transformClass, options.transformSelector) {
         case (let classMember?, let selectorMember?):
             let className = nonEmptyString(classMember)
             let selector = nonEmptyString(selectorMember)
-            if let className, let selector {
-                transformer = TransformerReference(
-                    className: className, selector: selector,
-                    userData: userData?.value.jsonValue)
-            } else {
+            guard let className, let selector else {
                 valid = false
+                return nil
             }
+            return TransformerReference(
+                className: className, selector: selector, userData: options.transformUserData?.value.jsonValue)
         case (let only?, nil), (nil, let only?):
             let missing = only.key == "@transformClass" ? "@transformSelector" : "@transformClass"
             diagnostics.append(
@@ -110,7 +48,7 @@ extension ContextCompiler {
                     help: "a transformer is named by both its class and its selector"))
             valid = false
         case (nil, nil):
-            if let userData {
+            if let userData = options.transformUserData {
                 diagnostics.append(
                     Diagnostic(
                         message: "\"@transformUserData\" is handed to a transformer, but this entry names none",
@@ -118,139 +56,118 @@ extension ContextCompiler {
                 valid = false
             }
         }
+        return nil
+    }
 
-        var reverseTransformer: TransformerReference?
-        if let reverseSelector {
-            if let transformer {
-                if let selector = nonEmptyString(reverseSelector) {
-                    reverseTransformer = TransformerReference(
-                        className: transformer.className, selector: selector, userData: transformer.userData)
-                } else {
-                    valid = false
-                }
-            } else if transformClass == nil && transformSelector == nil {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "\"@reverseTransformSelector\" undoes a transformer, but this entry names none",
-                        location: reverseSelector.keyLocation,
-                        help: "add \"@transformClass\" and \"@transformSelector\""))
+    /// The transformer `@reverseTransformSelector` names: the same class and user data as
+    /// `transformer`, another selector; reports it on an entry that names no transformer.
+    private mutating func reverseTransformer(
+        _ options: EntryOptions, undoing transformer: TransformerReference?, valid: inout Bool
+    ) -> TransformerReference? {
+        guard let reverseSelector = options.reverseTransformSelector else { return nil }
+        if let transformer {
+            guard let selector = nonEmptyString(reverseSelector) else {
                 valid = false
+                return nil
             }
+            return TransformerReference(
+                className: transformer.className, selector: selector, userData: transformer.userData)
         }
+        if options.transformClass == nil && options.transformSelector == nil {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@reverseTransformSelector\" undoes a transformer, but this entry names none",
+                    location: reverseSelector.keyLocation,
+                    help: "add \"@transformClass\" and \"@transformSelector\""))
+            valid = false
+        }
+        return nil
+    }
 
-        for flag in [clearContent, insertAtBegin].compactMap({ $0 }) {
-            guard let value = boolean(flag) else { valid = false; continue }
+    /// `@clearContent` and `@insertContentAtBegin`, read as booleans; reports either set on a
+    /// property that is no collection (a dictionary may be cleared, and JSON may be either).
+    private mutating func collectionFlags(
+        _ options: EntryOptions, type: TypeReference?, property: String, valid: inout Bool
+    ) -> (clearContent: Bool, insertContentAtBegin: Bool) {
+        var flags = (clearContent: false, insertContentAtBegin: false)
+        for flag in [options.clearContent, options.insertContentAtBegin].compactMap({ $0 }) {
+            guard let value = boolean(flag) else {
+                valid = false
+                continue
+            }
+            if flag.key == "@clearContent" { flags.clearContent = value } else { flags.insertContentAtBegin = value }
             let clearsDictionary =
-                if case .dictionary? = propertyType?.unwrapped { flag.key == "@clearContent" } else { false }
-            if value, let type = propertyType, !type.isCollection, !clearsDictionary, type.unwrapped != .json {
+                if case .dictionary? = type?.unwrapped { flag.key == "@clearContent" } else { false }
+            if value, let type, !type.isCollection, !clearsDictionary, type.unwrapped != .json {
                 diagnostics.append(
                     Diagnostic(
-                        message: "\"\(flag.key)\" applies to collections, but \"\(member.key)\" is \(type)",
+                        message: "\"\(flag.key)\" applies to collections, but \"\(property)\" is \(type)",
                         location: flag.keyLocation))
                 valid = false
             }
         }
-        if dateFormat != nil, propertyType == nil {
+        return flags
+    }
+
+    /// Reports a `@dateFormat` on an entry without a type, or whose type holds no Date.
+    private mutating func checkDateFormat(
+        _ dateFormat: [String]?, type: TypeReference?, entry: SyntaxMember, valid: inout Bool
+    ) {
+        guard let dateFormat else { return }
+        guard let type else {
             diagnostics.append(
                 Diagnostic(
-                    message: "\"@dateFormat\" needs a Date, but \"\(member.key)\" has no type",
-                    location: member.keyLocation,
+                    message: "\"@dateFormat\" needs a Date, but \"\(entry.key)\" has no type",
+                    location: entry.keyLocation,
                     help: "add \"@type\": \"Date\" beside \"@dateFormat\""))
             valid = false
+            return
         }
-        if let dateFormat, let type = propertyType, type.elementType != .date {
+        if type.elementType != .date {
             diagnostics.append(
                 Diagnostic(
-                    message: "\"@dateFormat\" applies to dates, but \"\(member.key)\" is \(type)",
-                    location: member.keyLocation,
+                    message: "\"@dateFormat\" applies to dates, but \"\(entry.key)\" is \(type)",
+                    location: entry.keyLocation,
                     help: "remove \"@dateFormat\" (\(dateFormat.joined(separator: ", "))), or map into a Date"))
             valid = false
         }
-
-        var object: ObjectRule?
-        if let objectMember {
-            object = compileObject(objectMember, propertyType: propertyType, property: member.key)
-            if object == nil { valid = false }
-        }
-
-        var defaultValue: Value?
-        if let defaultNode {
-            if let explicitRequired {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "\"@defaultValue\" makes an entry optional, but \"@optional\" is false",
-                        location: explicitRequired, help: "remove \"@optional\": false"))
-                valid = false
-            }
-            isOptional = true
-            var failures: [ConversionFailure] = []
-            let converted = converter.convert(
-                defaultNode.jsonValue, to: propertyType ?? .json,
-                dateFormat: dateFormat.flatMap(DateFormats.init), failures: &failures)
-            if let failure = failures.first {
-                let place = failure.relativePath.isEmpty ? "" : " (at \(failure.relativePath))"
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "the default value of \"\(member.key)\" cannot become \(propertyType ?? .json)\(place): \(failure.message)",
-                        location: defaultNode.location))
-                valid = false
-            } else {
-                defaultValue = converted
-            }
-        }
-        guard valid else { return nil }
-        return Rule(
-            target: target.path, source: source, isOptional: isOptional, defaultValue: defaultValue,
-            defaultJSON: defaultNode?.jsonValue, transformer: transformer, transform: nil,
-            reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
-            clearContent: clearContent.flatMap { boolean($0) } ?? false,
-            insertContentAtBegin: insertAtBegin.flatMap { boolean($0) } ?? false,
-            type: propertyType, dateFormat: dateFormat, dateFormats: dateFormat.flatMap(DateFormats.init),
-            provenance: provenance(member.keyLocation, member.value))
     }
 
-    /// The formats `@dateFormat` names: a pattern or named format, or a non-empty array of them.
-    mutating func dateFormats(_ option: SyntaxMember) -> [String]? {
-        let nodes: [SyntaxNode]
-        if case .array(let elements) = option.value.kind {
-            nodes = elements
-            guard !nodes.isEmpty else {
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "\"@dateFormat\" takes a pattern, a named format or a list of them, not an empty array",
-                        location: option.value.location, help: "for example [\"@iso8601\", \"yyyy-MM-dd\"]"))
-                return nil
-            }
-        } else {
-            nodes = [option.value]
+    /// The rule for the entry's `@object`, if it writes one.
+    private mutating func objectRule(
+        _ member: SyntaxMember?, type: TypeReference?, property: String, valid: inout Bool
+    ) -> ObjectRule? {
+        guard let member else { return nil }
+        let object = compileObject(member, propertyType: type, property: property)
+        if object == nil { valid = false }
+        return object
+    }
+
+    /// `@defaultValue`, converted to the entry's type (JSON without one); reports a default
+    /// beside `"@optional": false`, and one that does not convert.
+    private mutating func defaultValue(
+        _ options: EntryOptions, type: TypeReference?, property: String, valid: inout Bool
+    ) -> Value? {
+        guard let node = options.defaultValue else { return nil }
+        if let explicitRequired = options.explicitRequired {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@defaultValue\" makes an entry optional, but \"@optional\" is false",
+                    location: explicitRequired, help: "remove \"@optional\": false"))
+            valid = false
         }
-        var formats: [String] = []
-        for node in nodes {
-            guard let format = node.stringValue, !format.isEmpty else {
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "\"@dateFormat\" takes a non-empty pattern string or a named format, not \(node.typeName)",
-                        location: node.location,
-                        help: "for example \"EEE MMM dd HH:mm:ss Z yyyy\" or \"@unixMilliseconds\""))
-                return nil
-            }
-            if format.hasPrefix("@"), !DateFormats.names.contains(where: { $0.name == format }) {
-                let names = DateFormats.names.map(\.name)
-                diagnostics.append(
-                    Diagnostic(
-                        message: "\"\(format)\" is not a named date format",
-                        location: node.location,
-                        help: Suggestion.help(for: format, among: names)
-                            ?? names.first(where: { $0.lowercased().hasPrefix(format.lowercased()) }).map {
-                                "did you mean \"\($0)\"?"
-                            } ?? "the named formats are \(names.joined(separator: ", "))"))
-                return nil
-            }
-            formats.append(format)
-        }
-        return formats
+        var failures: [ConversionFailure] = []
+        let converted = converter.convert(
+            node.jsonValue, to: type ?? .json, dateFormat: options.dateFormat.flatMap(DateFormats.init),
+            failures: &failures)
+        guard let failure = failures.first else { return converted }
+        let place = failure.relativePath.isEmpty ? "" : " (at \(failure.relativePath))"
+        diagnostics.append(
+            Diagnostic(
+                message:
+                    "the default value of \"\(property)\" cannot become \(type ?? .json)\(place): \(failure.message)",
+                location: node.location))
+        valid = false
+        return nil
     }
 }

@@ -1,7 +1,17 @@
 import Foundation
 import MappingsJSON
 
+/// Converting to Date: Unix time, ISO 8601, RFC 2822, or the `@dateFormat` formats.
 extension Converter {
+    /// Converts to Date: see `date(from:formats:)`.
+    @inline(__always)
+    static func convertDate(_ value: JSONValue, formats: DateFormats?) -> ScalarConversion {
+        switch date(from: value, formats: formats) {
+        case .success(let date): return .converted(.date(date))
+        case .failure(let failure): return .failed(failure.message)
+        }
+    }
+
     /// Why a value is no date, as an issue says it.
     struct DateFailure: Error {
         var message: String

@@ -1,13 +1,110 @@
 import Foundation
 import MappingsJSON
 
+/// Converting to Int, Double and Decimal: exactly or not at all. A number (or numeric string)
+/// that would lose digits, or fall outside the type's range, is a failure that says which.
 extension Converter {
+    @inline(__always)
+    static func convertInt(_ value: JSONValue) -> ScalarConversion {
+        switch value {
+        case .integer(let integer): return .converted(.int(Int(integer)))
+        case .double(let double):
+            guard let exact = Int(exactly: double) else {
+                return .failed(intFailure(value, DecimalDigits(double)))
+            }
+            return .converted(.int(exact))
+        case .number(let number):
+            guard let exact = number.int64 else { return .failed(intFailure(value, number.digits)) }
+            return .converted(.int(Int(exact)))
+        case .string(let string):
+            let trimmed = string.trimmingSpaces
+            guard let integer = Int(trimmed) else {
+                let digits = isNumberLiteral(trimmed) ? DecimalDigits(literal: trimmed) : nil
+                guard let exact = digits?.int64 else { return .failed(intFailure(value, digits)) }
+                return .converted(.int(Int(exact)))
+            }
+            return .converted(.int(integer))
+        default: return .failed(mismatch(value, .int))
+        }
+    }
+
+    @inline(__always)
+    static func convertDouble(_ value: JSONValue) -> ScalarConversion {
+        switch value {
+        case .integer(let integer):
+            let double = Double(integer)
+            guard Int64(exactly: double) == integer else {
+                return .failed(doubleFailure(value, double))
+            }
+            return .converted(.double(double))
+        case .double(let double): return .converted(.double(double))
+        case .number(let number):
+            guard number.isExactDouble else { return .failed(doubleFailure(value, number.double)) }
+            return .converted(.double(number.double))
+        case .string(let string):
+            let trimmed = string.trimmingSpaces
+            guard isNumberLiteral(trimmed), let digits = DecimalDigits(literal: trimmed), let double = Double(trimmed)
+            else {
+                return .failed("expected Double, found \(describe(value)), which is not a number")
+            }
+            guard DecimalDigits(double) == digits else {
+                return .failed(doubleFailure(value, double))
+            }
+            return .converted(.double(double))
+        default: return .failed(mismatch(value, .double))
+        }
+    }
+
+    @inline(__always)
+    static func convertDecimal(_ value: JSONValue) -> ScalarConversion {
+        switch value {
+        case .integer(let integer): return .converted(.decimal(Decimal(integer)))
+        case .double(let double):
+            guard let decimal = exactDecimal(format(double)) else { return .failed(decimalFailure(value)) }
+            return .converted(.decimal(decimal))
+        case .number(let number):
+            guard let decimal = exactDecimal(number.literal) else { return .failed(decimalFailure(value)) }
+            return .converted(.decimal(decimal))
+        case .string(let string):
+            let trimmed = string.trimmingSpaces
+            guard isNumberLiteral(trimmed) else {
+                return .failed("expected Decimal, found \(describe(value)), which is not a number")
+            }
+            guard let decimal = exactDecimal(trimmed) else { return .failed(decimalFailure(value)) }
+            return .converted(.decimal(decimal))
+        default: return .failed(mismatch(value, .decimal))
+        }
+    }
+
     /// How many characters of a payload value a message quotes; longer values are cut with `...`.
     package static let quotedLength = 40
 
     /// `text`, cut to `quotedLength` characters.
     package static func shortened(_ text: String) -> String {
         text.count > quotedLength ? String(text.prefix(quotedLength - 3)) + "..." : text
+    }
+
+    /// Whether `text` is a decimal number as JSON writes one (an optional '-' or '+' first).
+    static func isNumberLiteral(_ text: String) -> Bool {
+        var scalars = Substring(text).unicodeScalars[...]
+        if scalars.first == "-" || scalars.first == "+" { scalars = scalars.dropFirst() }
+        let digits = scalars.prefix(while: { ("0"..."9").contains($0) })
+        scalars = scalars.dropFirst(digits.count)
+        var fraction = 0
+        if scalars.first == "." {
+            scalars = scalars.dropFirst()
+            fraction = scalars.prefix(while: { ("0"..."9").contains($0) }).count
+            scalars = scalars.dropFirst(fraction)
+        }
+        guard digits.count + fraction > 0 else { return false }
+        if scalars.first == "e" || scalars.first == "E" {
+            scalars = scalars.dropFirst()
+            if scalars.first == "-" || scalars.first == "+" { scalars = scalars.dropFirst() }
+            let exponent = scalars.prefix(while: { ("0"..."9").contains($0) }).count
+            guard exponent > 0 else { return false }
+            scalars = scalars.dropFirst(exponent)
+        }
+        return scalars.isEmpty
     }
 
     /// The Decimal that holds the decimal literal `text` digit for digit, or `nil` when Decimal

@@ -1,0 +1,157 @@
+import MappingsJSON
+import MappingsModel
+
+/// Reading an entry's options (`"name": "user.name"` or `"name": { "@keyPath": …, … }`) into
+/// `EntryOptions`, reporting each option that is wrong in the order they are written.
+extension ContextCompiler {
+    /// The options `member` writes; `nil` after reporting an entry that is neither a key path
+    /// nor an object of options, or whose short-form key path does not parse.
+    ///
+    /// - Parameters:
+    ///   - member: the entry.
+    ///   - model: the model of the context, if it has one (then `@type` is not allowed).
+    ///   - declaredType: the type of the target property, for messages.
+    mutating func entryOptions(_ member: SyntaxMember, model: String?, declaredType: TypeReference?) -> EntryOptions? {
+        var options = EntryOptions()
+        switch member.value.kind {
+        case .string(let path):
+            guard let parsed = keyPath(path, at: member.value.location) else { return nil }
+            options.source = parsed
+        case .object(let written):
+            for option in written {
+                let valid = read(option, of: member, model: model, declaredType: declaredType, into: &options)
+                options.isValid = options.isValid && valid
+            }
+        default:
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "the entry \"\(member.key)\" maps from a source key path (a string) or options (an object), not \(member.value.typeName)",
+                    location: member.value.location, help: "write \"\(member.key)\": \"source.key.path\""))
+            return nil
+        }
+        return options
+    }
+
+    /// Reads one option of a long-form entry into `options`; `false` after reporting it.
+    private mutating func read(
+        _ option: SyntaxMember, of member: SyntaxMember, model: String?, declaredType: TypeReference?,
+        into options: inout EntryOptions
+    ) -> Bool {
+        switch option.key {
+        case "@keyPath":
+            guard let path = sourceKeyPath(option) else { return false }
+            options.source = path
+        case "@optional":
+            guard let flag = boolean(option) else { return false }
+            options.isOptional = flag
+            if !flag { options.explicitRequired = option.value.location }
+        case "@defaultValue": options.defaultValue = option.value
+        case "@transformClass": options.transformClass = option
+        case "@transformSelector": options.transformSelector = option
+        case "@transformUserData": options.transformUserData = option
+        case "@reverseTransformSelector": options.reverseTransformSelector = option
+        case "@object": options.object = option
+        case "@clearContent": options.clearContent = option
+        case "@insertContentAtBegin": options.insertContentAtBegin = option
+        case "@dateFormat":
+            guard let formats = dateFormats(option) else { return false }
+            options.dateFormat = formats
+        case "@type":
+            guard let type = entryType(option, of: member, model: model, declaredType: declaredType) else {
+                return false
+            }
+            options.type = type
+        default:
+            reportNonOption(option)
+            return false
+        }
+        return true
+    }
+
+    /// The key path `@keyPath` names; `nil` after reporting one that is not a string or does not parse.
+    private mutating func sourceKeyPath(_ option: SyntaxMember) -> PayloadKeyPath? {
+        guard let path = option.value.stringValue else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@keyPath\" takes a string, not \(option.value.typeName)",
+                    location: option.value.location))
+            return nil
+        }
+        return keyPath(path, at: option.value.location)
+    }
+
+    /// The type `@type` names; `nil` after reporting it in a context with a model (whose
+    /// property already has a type) or a type that does not parse.
+    private mutating func entryType(
+        _ option: SyntaxMember, of member: SyntaxMember, model: String?, declaredType: TypeReference?
+    ) -> TypeReference? {
+        guard model == nil else {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@type\" is for contexts without \"@class\"; \"\(member.key)\" is declared as \(declaredType.map(String.init(describing:)) ?? "a property")",
+                    location: option.keyLocation, help: "remove \"@type\": the model declares the type"))
+            return nil
+        }
+        return typeReference(option.value)
+    }
+
+    /// Reports a key of a long-form entry that is no entry option: an unknown `@` keyword,
+    /// or a property name written where `@object` was meant.
+    private mutating func reportNonOption(_ option: SyntaxMember) {
+        if option.key.hasPrefix("@") {
+            diagnostics.append(unknownKeyword(option, in: "an entry", allowed: Keywords.entry))
+            return
+        }
+        diagnostics.append(
+            Diagnostic(
+                message: "\"\(option.key)\" is not an option: a long-form entry holds only @ keywords",
+                location: option.keyLocation,
+                help: "to map properties of a nested object, put them under \"@object\": { \"@mappings\": { … } }"))
+    }
+
+    /// The formats `@dateFormat` names: a pattern or named format, or a non-empty array of them.
+    mutating func dateFormats(_ option: SyntaxMember) -> [String]? {
+        let nodes: [SyntaxNode]
+        if case .array(let elements) = option.value.kind {
+            nodes = elements
+            guard !nodes.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@dateFormat\" takes a pattern, a named format or a list of them, not an empty array",
+                        location: option.value.location, help: "for example [\"@iso8601\", \"yyyy-MM-dd\"]"))
+                return nil
+            }
+        } else {
+            nodes = [option.value]
+        }
+        var formats: [String] = []
+        for node in nodes {
+            guard let format = node.stringValue, !format.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@dateFormat\" takes a non-empty pattern string or a named format, not \(node.typeName)",
+                        location: node.location,
+                        help: "for example \"EEE MMM dd HH:mm:ss Z yyyy\" or \"@unixMilliseconds\""))
+                return nil
+            }
+            if format.hasPrefix("@"), !DateFormats.names.contains(where: { $0.name == format }) {
+                let names = DateFormats.names.map(\.name)
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(format)\" is not a named date format",
+                        location: node.location,
+                        help: Suggestion.help(for: format, among: names)
+                            ?? names.first(where: { $0.lowercased().hasPrefix(format.lowercased()) }).map {
+                                "did you mean \"\($0)\"?"
+                            } ?? "the named formats are \(names.joined(separator: ", "))"))
+                return nil
+            }
+            formats.append(format)
+        }
+        return formats
+    }
+}

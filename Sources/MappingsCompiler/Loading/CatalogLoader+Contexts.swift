@@ -1,0 +1,26 @@
+import MappingsJSON
+import MappingsModel
+
+extension CatalogLoader {
+    /// The contexts a load compiled: the named ones first, then inline `@mappings` blocks.
+    struct CompiledContexts {
+        /// The identifiers of the named contexts, in load order.
+        let names: [String]
+        var contexts: [CompiledContext]
+    }
+
+    /// Resolves `@inherits` and compiles every named context of `table` against `models`.
+    mutating func compileContexts(
+        _ table: DeclarationTable, models: [String: Model], importChains: [String: [SourceLocation]]
+    ) -> CompiledContexts {
+        let names = table.names.filter { table.winners[$0] != nil }
+        var compiler = ContextCompiler(
+            models: models, inheritance: InheritanceResolver(definitions: table.winners), named: names,
+            importChains: importChains)
+        for (index, name) in names.enumerated() {
+            compiler.compileNamed(name, index: index)
+        }
+        diagnostics += compiler.inheritance.diagnostics + compiler.diagnostics
+        return CompiledContexts(names: names, contexts: compiler.contexts.compactMap { $0 })
+    }
+}

@@ -1,0 +1,15 @@
+import MappingsJSON
+import MappingsModel
+
+extension CatalogLoader {
+    /// Gives each context of a load that succeeded what mapping needs beside its rules: its
+    /// model's definition, and what it reads of a payload (`JSONDemand`).
+    static func finish(_ contexts: inout [CompiledContext], models: [String: Model]) {
+        for index in contexts.indices {
+            contexts[index].modelDefinition = contexts[index].model.flatMap { models[$0] }
+        }
+        for index in contexts.indices {
+            contexts[index].demand = JSONDemand.of(context: index, in: contexts)
+        }
+    }
+}

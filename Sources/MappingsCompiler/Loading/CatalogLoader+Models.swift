@@ -1,0 +1,16 @@
+import MappingsJSON
+import MappingsModel
+
+extension CatalogLoader {
+    /// Compiles the declared models, then adds the models bound to Swift types.
+    mutating func compileModels(_ table: DeclarationTable) -> [String: Model] {
+        let typed = definitions.typedModels
+        let compiler = ModelCompiler(
+            declarations: table.names.compactMap { table.winners[$0] }, order: table.names,
+            external: typed.map(\.model.name))
+        diagnostics += compiler.diagnostics
+        let merge = TypedModelMerge(typed, into: compiler.models)
+        diagnostics += merge.diagnostics
+        return merge.models
+    }
+}

@@ -1,0 +1,21 @@
+/// The stages that turn `.mappings` files and a host's definitions into a `Catalog`, and the
+/// diagnostics they collect on the way.
+///
+/// `Catalog.load` runs the stages in order: read the files and their imports, build the
+/// declaration tables, compile the models (and merge the typed ones), compile the contexts,
+/// bind the transformers, then either fail with every diagnostic at once or finish the
+/// contexts for mapping. Each stage appends its diagnostics after the ones before it, which
+/// is the order ties keep when the failure sorts them by place.
+struct CatalogLoader {
+    /// The Swift transformers entries may name.
+    let transformers: TransformerRegistry
+    /// What the host declares in Swift.
+    let definitions: Definitions
+    /// Every problem the stages so far found, in the order they found them.
+    var diagnostics: [Diagnostic] = []
+
+    init(transformers: TransformerRegistry, definitions: Definitions) {
+        self.transformers = transformers
+        self.definitions = definitions
+    }
+}

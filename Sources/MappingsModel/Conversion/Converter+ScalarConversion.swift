@@ -1,0 +1,24 @@
+import MappingsJSON
+
+extension Converter {
+    /// What converting one scalar gave: its value, or why it has none.
+    ///
+    /// The scalar conversions take no `path` closure: a function handed a closure literal is
+    /// specialized for it, and `convert` hands a different one at each level of a payload, so
+    /// each scalar conversion would be copied once per nesting (hundreds of KB of code). They
+    /// return this instead, are inlined into `convert` (as when it was one function), and only
+    /// `convert` records a failure, where it knows the path.
+    enum ScalarConversion {
+        case converted(Value)
+        case failed(String)
+
+        /// The value, or `.null` after appending the failure at `path` to `failures`.
+        @inline(__always)
+        func recorded(at path: () -> String, in failures: inout [ConversionFailure]) -> Value {
+            switch self {
+            case .converted(let value): return value
+            case .failed(let message): return Converter.fail(message, at: path, &failures)
+            }
+        }
+    }
+}
