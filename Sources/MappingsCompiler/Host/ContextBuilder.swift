@@ -49,6 +49,7 @@ public struct ContextBuilder {
     /// Maps the property `property` (a dotted target path) from the payload's `keyPath`.
     ///
     /// - Parameters:
+    ///   - property: the target property, a dotted path for a nested model's property.
     ///   - keyPath: the source key path (`user.name`, `entities.hashtags.text`, `@first`…);
     ///     `"@self"` is the whole current payload.
     ///   - optional: a missing value is not an issue (`@optional`).
@@ -60,6 +61,9 @@ public struct ContextBuilder {
     ///   - object: how to build a nested object, or each element of a collection (`@object`).
     ///   - clearContent: empty the collection before adding (`@clearContent`).
     ///   - insertContentAtBegin: add at the front, in source order (`@insertContentAtBegin`).
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
     public mutating func map(
         _ property: String, from keyPath: String = "@self", optional: Bool = false,
         defaultValue: JSONValue? = nil, type: String? = nil, dateFormat: String? = nil,
@@ -173,8 +177,12 @@ public struct Transform: Sendable {
     /// A transformer named like a file's entry: a Swift closure registered in the
     /// `TransformerRegistry` or a Lua function of `scripts/<className>.lua`.
     ///
-    /// - Parameter reverseSelector: the transformer of the same class that undoes it when an
-    ///   object is serialized back to JSON (`@reverseTransformSelector`).
+    /// - Parameters:
+    ///   - className: `@transformClass`: a registered closure's class, or a script's name.
+    ///   - selector: `@transformSelector`: the function, named up to its first `:`.
+    ///   - userData: `@transformUserData`, handed to the transformer with each value.
+    ///   - reverseSelector: the transformer of the same class that undoes it when an
+    ///     object is serialized back to JSON (`@reverseTransformSelector`).
     public static func named(
         _ className: String, _ selector: String, userData: JSONValue? = nil, reverseSelector: String? = nil
     ) -> Transform {
@@ -186,7 +194,10 @@ public struct Transform: Sendable {
     /// A Swift closure, for this entry only: it gets the payload value and `userData`, and
     /// returns the new value or throws (`MappingsError.transformerFailed("why")`) to report an issue.
     ///
-    /// - Parameter reverse: the closure that undoes it when an object is serialized back to JSON.
+    /// - Parameters:
+    ///   - userData: handed to the closure with each value (`@transformUserData`).
+    ///   - reverse: the closure that undoes it when an object is serialized back to JSON.
+    ///   - body: the transformer: the value and `userData` in, the new value out.
     public static func closure(
         userData: JSONValue? = nil,
         reverse: (@Sendable (JSONValue, JSONValue?) throws -> JSONValue)? = nil,

@@ -53,6 +53,9 @@ public struct Definitions: Sendable {
     ///   - identifier: the context's identifier (`$Tweet`).
     ///   - modelName: the `@class` it builds; `nil` maps into a plain JSON object.
     ///   - inherits: the definitions it inherits from (`@inherits`), first listed wins.
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
     ///   - body: adds its entries and tests.
     public mutating func context(
         _ identifier: String, class modelName: String? = nil, inherits: [String] = [],

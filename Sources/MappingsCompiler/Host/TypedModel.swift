@@ -67,6 +67,9 @@ public struct TypedModel<Root>: Sendable {
     ///   - name: the model name contexts build it by.
     ///   - make: a new instance, before mapping sets its properties (for a property no value
     ///     reaches, its initial value stays).
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
     ///   - bind: binds each property, in declaration order.
     public init(
         _ name: String, make: @escaping @Sendable () -> Root,
