@@ -15,8 +15,8 @@ struct MapCommandTests {
             "tweet-details-into",
             [
                 "map", "--context", "$TweetModel_Details", "--into",
-                "Tests/MappingsCLITests/Golden/existing-tweet.json",
-                "Tests/MappingsCLITests/Golden/details.json",
+                "Examples/twitter/existing-tweet.json",
+                "Examples/twitter/details.json",
             ]
         ),
         (
@@ -58,13 +58,13 @@ struct MapCommandTests {
             "timeline-newest-first-into",
             [
                 "map", "--mappings", "Examples/twitter/variants.mappings", "--context", "$TimelineNewestFirst",
-                "--into", "Tests/MappingsCLITests/Golden/existing-timeline.json", "Examples/twitter/timeline.json",
+                "--into", "Examples/twitter/timeline-so-far.json", "Examples/twitter/timeline.json",
             ]
         ),
         (
             "timeline-cleared-into",
             [
-                "map", "--context", "$TimelineModel", "--into", "Tests/MappingsCLITests/Golden/existing-timeline.json",
+                "map", "--context", "$TimelineModel", "--into", "Examples/twitter/timeline-so-far.json",
                 "Examples/twitter/timeline.json",
             ]
         ),

@@ -153,24 +153,6 @@ struct StreamCommandTests {
         #expect(err.hasSuffix(", stopped by SIGTERM\n"))
     }
 
-    @Test("Examples/pipeline/README.md shows what the tool prints")
-    func pipelineExample() throws {
-        let readme = try String(
-            contentsOf: ToolRunner.packageRoot.appendingPathComponent("Examples/pipeline/README.md"), encoding: .utf8)
-        let blocks = readme.components(separatedBy: "```json\n").dropFirst().map {
-            $0.components(separatedBy: "```")[0]
-        }
-        #expect(blocks.count == 2)
-        let rejects = FileManager.default.temporaryDirectory.appendingPathComponent("rejects-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: rejects) }
-        let result = try ToolRunner.run(
-            ["stream", "--context", "$TweetModel", "--rejects", rejects.path, "Examples/pipeline/tweets.ndjson"])
-        #expect(result.status == 1)
-        #expect(result.stdout == blocks.first)
-        #expect(result.stderr == "mappings stream: read 6, written 3, rejected 3\n")
-        #expect(try String(contentsOf: rejects, encoding: .utf8) == blocks.last)
-    }
-
     @Test("--watch: edits are picked up between records; a broken edit or failing @tests keeps the old version")
     func reload() throws {
         /// The context, reading `name` from `key`, with `tests` after its entries.

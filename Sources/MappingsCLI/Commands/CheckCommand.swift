@@ -14,7 +14,7 @@ struct CheckCommand: ParsableCommand {
 
             Examples:
               mappings check
-              mappings check --mappings contexts/tweets.mappings --trait apiVersion=2
+              mappings check --mappings contexts/twitter.mappings --trait apiVersion=2
             """
     )
 
