@@ -47,8 +47,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
         self.isolation = isolation
         var sources: [String: String] = [:]
         var modules: [String: LuaModule] = [:]
-        let root = URL(fileURLWithPath: directory)
-        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        // Listed through the link when the directory is a symbolic link to a folder (the
+        // enumerator does not follow one); paths keep the name the user gave.
+        let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath()
+        let files = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
         for relative in files.sorted() where relative.hasSuffix(".lua") {
             guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(relative).path) else {
                 continue

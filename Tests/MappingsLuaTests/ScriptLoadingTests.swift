@@ -106,4 +106,22 @@ struct ScriptLoadingTests {
         let result = try Mapper(catalog: catalog).object(from: .bool(true), context: "$X")
         #expect(JSONWriter.string(result.value) == #"{"a":"swift","b":"lua"}"#)
     }
+
+    @Test("a scripts directory that is a symbolic link to a folder is read through the link")
+    func linkedDirectory() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lua-\(UUID().uuidString)")
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("lua-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: folder)
+        defer {
+            try? FileManager.default.removeItem(at: link)
+            try? FileManager.default.removeItem(at: folder)
+        }
+        try Data("return { up = function(v) return string.upper(v) end }".utf8).write(
+            to: folder.appendingPathComponent("Text.lua"))
+        let scripts = LuaScripts(directory: link.path)
+        #expect(scripts.sources.keys.sorted() == [link.path + "/Text.lua"])
+        let upper = try scripts.transformer(className: "Text", selector: "up")
+        #expect(try upper.transform("a", userData: nil) == "A")
+    }
 }
