@@ -2,7 +2,7 @@ import ArgumentParser
 import Mappings
 
 /// `mappings check`: load and compile contexts, report every problem.
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Load and compile .mappings files and report every problem found.",
@@ -14,7 +14,7 @@ struct CheckCommand: ParsableCommand {
 
             Examples:
               mappings check
-              mappings check --mappings contexts/tweets.mappings --trait apiVersion=2
+              mappings check --mappings contexts/twitter.mappings --trait apiVersion=2
             """
     )
 
