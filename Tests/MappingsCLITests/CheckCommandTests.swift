@@ -170,7 +170,7 @@ struct CheckCommandTests {
         #expect(large.stdout == #"{"v":100000}"# + "\n")
         let invalid = try ToolRunner.run(["map", "--context", "$X", "--lua-memory", "0"], in: directory, input: "1")
         #expect(invalid.status == 2)
-        #expect(invalid.stderr.contains("--lua-memory must be 1 to 1048576 (MiB)"))
+        #expect(invalid.stderr.contains("--lua-memory must be between 1 and 1048576 MiB, not 0"))
     }
 
     @Test("mappings test runs the shipped tests; a failing test shows what differs and exits 1, in check too")

@@ -33,7 +33,7 @@ struct ImportTests {
     func missingImport() {
         #expect(
             failure(["main.mappings": "{\n  \"@import\": [\"nope\"]\n}"]) == """
-                error: cannot read "nope.mappings"
+                error: cannot read "nope.mappings": No such file or directory
                  --> main.mappings:2:15
                   |
                 2 |   "@import": ["nope"]

@@ -2,7 +2,7 @@ import ArgumentParser
 import Mappings
 
 /// `mappings check`: load and compile contexts, report every problem.
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Load and compile .mappings files and report every problem found.",

@@ -3,7 +3,7 @@ import Foundation
 import Mappings
 
 /// `mappings explain`: where each property of a mapped payload came from.
-struct ExplainCommand: ParsableCommand {
+struct ExplainCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract: "Map a payload and say, for each property, where its value came from.",
@@ -34,7 +34,7 @@ struct ExplainCommand: ParsableCommand {
         do {
             explained = try Mapper(catalog: catalog).explain(payload, context: context)
         } catch {
-            Terminal.error(error.description)
+            Terminal.diagnostics(error)
             throw ToolFailure(status: .loadFailure)
         }
         for explanation in explained.explanations { Terminal.output(explanation.description) }

@@ -4,7 +4,7 @@ import Mappings
 import MappingsFetch
 
 /// `mappings fetch`: GET (or POST to) a URL and map the JSON it answers.
-struct FetchCommand: AsyncParsableCommand {
+struct FetchCommand: AsyncParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Fetch JSON from a URL and map it with a context.",
@@ -17,9 +17,12 @@ struct FetchCommand: AsyncParsableCommand {
             arguments could not be loaded, or the fetch failed (connection, HTTP status, content \
             type, invalid JSON, nothing at --items): one line on stderr says which.
 
-            Examples:
-              mappings fetch http://127.0.0.1:8080/tweet.json --context '$TweetModel'
-              mappings fetch https://api.example.com/search --param q=swift --items statuses --many --context '$TweetModel'
+            Examples, against 'tools/test-server.py Examples/twitter', which prints its \
+            port (8080 here):
+              mappings fetch http://127.0.0.1:8080/files/tweet.json \\
+                --context '$TweetModel'
+              mappings fetch http://127.0.0.1:8080/files/timeline.json --param count=2 \\
+                --many --context '$TweetModel'
             """
     )
 
@@ -51,7 +54,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("POST this JSON body; @FILE reads it from a file.", valueName: "json"))
     var data: String?
 
-    @Option(help: ArgumentHelp("Seconds before the request gives up.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds before the request gives up.", valueName: "seconds"))
     var timeout: Double = 30
 
     @OptionGroup var report: ReportOption
@@ -68,7 +71,10 @@ struct FetchCommand: AsyncParsableCommand {
         for header in headers where !header.contains(":") {
             throw ValidationError("--header takes name:value, not \"\(header)\"")
         }
-        if timeout <= 0 { throw ValidationError("--timeout takes a positive number of seconds") }
+        if !(timeout > 0) {
+            let given = timeout.rounded() == timeout && abs(timeout) < 1e15 ? String(Int(timeout)) : String(timeout)
+            throw ValidationError("--timeout must be a positive number of seconds, not \(given)")
+        }
     }
 
     func run() async throws {
@@ -94,7 +100,8 @@ struct FetchCommand: AsyncParsableCommand {
                 _ = try JSONParser.parse(bytes)
             } catch {
                 throw PayloadInput.invalid(
-                    error, path: data.hasPrefix("@") ? String(data.dropFirst()) : nil, what: "--data")
+                    error, path: data.hasPrefix("@") ? String(data.dropFirst()) : nil, what: "--data",
+                    inline: "--data")
             }
             request.body = Data(bytes)
         }

@@ -3,7 +3,7 @@ import Foundation
 import Mappings
 
 /// `mappings map`: map a JSON payload with a context and print the object as JSON.
-struct MapCommand: ParsableCommand {
+struct MapCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "map",
         abstract: "Map a JSON payload with a context and print the result as JSON.",
@@ -16,8 +16,11 @@ struct MapCommand: ParsableCommand {
 
             Examples:
               mappings map --context '$TweetModel' Examples/twitter/tweet.json
-              mappings map --context '$TweetModel' --many Examples/twitter/timeline.json
-              mappings map --context '$TweetModel_Details' --into tweet.json details.json
+              mappings map --context '$TweetModel' --many \\
+                Examples/twitter/timeline.json
+              mappings map --context '$TweetModel_Details' \\
+                --into Examples/twitter/existing-tweet.json \\
+                Examples/twitter/details.json
             """
     )
 
@@ -55,7 +58,7 @@ struct MapCommand: ParsableCommand {
                 existing = try mapper.existingObject(
                     from: try PayloadInput.read(into, what: "--into"), context: context)
             } catch let error as MappingsError {
-                Terminal.error(error.description)
+                Terminal.diagnostics(error)
                 throw ToolFailure(status: .loadFailure)
             }
             let payload: JSONValue

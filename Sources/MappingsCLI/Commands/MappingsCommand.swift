@@ -30,6 +30,7 @@ struct MappingsCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try await asyncParseAsRoot()
+            Terminal.useColors(colors(of: command))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -41,8 +42,23 @@ struct MappingsCommand: AsyncParsableCommand {
             if exitCode(for: error) == .success {
                 Self.exit(withError: error)
             }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data((usageMessage(for: error) + "\n").utf8))
             Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
         }
+    }
+
+    /// ArgumentParser's message for `error`, or, when the arguments hold an unknown subcommand or
+    /// option, that name and the closest known one over the same usage lines.
+    private static func usageMessage(for error: any Error) -> String {
+        let message = fullMessage(for: error)
+        guard let unknown = UnknownName.message(in: Array(CommandLine.arguments.dropFirst()), root: Self.self)
+        else { return message }
+        guard let usage = message.range(of: "\nUsage: ") else { return "Error: " + unknown }
+        return "Error: " + unknown + message[usage.lowerBound...]
+    }
+
+    /// Whether `--color` (of a command that has it) colors stderr.
+    private static func colors(of command: any ParsableCommand) -> Bool {
+        (command as? any LoadingCommand)?.load.color.colors ?? false
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Mappings
 
 /// `mappings serialize`: the reverse of `map`, an object back into the payload its context reads.
-struct SerializeCommand: ParsableCommand {
+struct SerializeCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "serialize",
         abstract: "Write an object back as the JSON payload a context maps it from (reverse mapping).",
@@ -17,7 +17,8 @@ struct SerializeCommand: ParsableCommand {
             one that failed); 2 the contexts, arguments or input could not be loaded.
 
             Examples:
-              mappings map --context '$TweetModel' Examples/twitter/tweet.json | mappings serialize --context '$TweetModel'
+              mappings map --context '$TweetModel' Examples/twitter/tweet.json |
+                mappings serialize --context '$TweetModel'
             """
     )
 
@@ -44,7 +45,7 @@ struct SerializeCommand: ParsableCommand {
                 uniqueKeysWithValues: files.compactMap { file in
                     (try? String(contentsOfFile: file, encoding: .utf8)).map { (file, $0) }
                 })
-            let renderer = DiagnosticRenderer(sources: sources)
+            let renderer = DiagnosticRenderer(sources: sources, style: Terminal.style)
             Terminal.error(notes.map { renderer.render($0, severity: "note") }.joined(separator: "\n"))
         }
         let json = try PayloadInput.read(input, what: "the input")

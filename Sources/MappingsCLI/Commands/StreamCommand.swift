@@ -4,7 +4,7 @@ import Foundation
 import Mappings
 
 /// `mappings stream`: map NDJSON records one per line, keeping order, isolating bad lines.
-struct StreamCommand: ParsableCommand {
+struct StreamCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "stream",
         abstract: "Map NDJSON records (one JSON payload per line) and write one JSON line per record.",
@@ -35,8 +35,10 @@ struct StreamCommand: ParsableCommand {
             fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded.
 
             Examples:
-              mappings stream --context '$TweetModel' --rejects rejects.ndjson tweets.ndjson > out.ndjson
-              producer | mappings stream --context '$TweetModel' --workers 2 | consumer
+              mappings stream --context '$TweetModel' --rejects rejects.ndjson \\
+                Examples/pipeline/tweets.ndjson > out.ndjson
+              cat Examples/pipeline/tweets.ndjson |
+                mappings stream --context '$TweetModel' --workers 2 | wc -l
             """
     )
 
@@ -48,7 +50,9 @@ struct StreamCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write rejected records here, one JSON line each (default: stderr).", valueName: "file"))
     var rejects: String?
 
-    @Option(help: ArgumentHelp("Map on this many threads; output keeps input order.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Map on this many threads; output keeps input order.", valueName: "n"))
     var workers = 1
 
     @Option(help: "What a record with issues does: reject (default), emit, or fail.")
@@ -58,12 +62,14 @@ struct StreamCommand: ParsableCommand {
     var stats: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Bytes of records held between reading and writing, in MiB (beyond one record per worker).",
             valueName: "mib"))
     var maxInFlight = 64
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --watch: seconds a reload (load, compile, @tests) may take before it is refused.",
             valueName: "seconds"))
@@ -84,13 +90,9 @@ struct StreamCommand: ParsableCommand {
     var inputs: [String] = []
 
     func validate() throws {
-        guard (1...256).contains(workers) else { throw ValidationError("--workers must be 1 to 256") }
-        guard (1...65536).contains(maxInFlight) else {
-            throw ValidationError("--max-in-flight must be 1 to 65536 (MiB)")
-        }
-        guard (1...86400).contains(reloadTimeout) else {
-            throw ValidationError("--reload-timeout must be 1 to 86400 (seconds)")
-        }
+        try OptionRange(option: "--workers", range: 1...256).check(workers)
+        try OptionRange(option: "--max-in-flight", range: 1...65536, unit: "MiB").check(maxInFlight)
+        try OptionRange(option: "--reload-timeout", range: 1...86400, unit: "seconds").check(reloadTimeout)
     }
 
     func run() throws {
@@ -102,7 +104,7 @@ struct StreamCommand: ParsableCommand {
                     load.transformers
                 }
             } catch {
-                Terminal.error(error.description)
+                Terminal.diagnostics(error)
                 throw ToolFailure(status: .loadFailure)
             }
         }
@@ -119,10 +121,10 @@ struct StreamCommand: ParsableCommand {
         if sources.isEmpty { sources = [(nil, STDIN_FILENO)] }
         var rejectDescriptor = STDERR_FILENO
         if let rejects {
-            rejectDescriptor = open(rejects, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard rejectDescriptor >= 0 else {
-                Terminal.error("error: cannot write the rejects file \"\(rejects)\"")
-                throw ToolFailure(status: .loadFailure)
+            do {
+                rejectDescriptor = try OutputFile.open(rejects)
+            } catch {
+                throw OutputFile.unwritable(error, path: rejects, what: "the rejects file")
             }
         }
         let stop = StopSignal()
@@ -142,11 +144,10 @@ struct StreamCommand: ParsableCommand {
         run.finish()
         if let stats {
             do {
-                try Data((JSONWriter.string(run.counts.json(stopReason: run.stopReason)) + "\n").utf8).write(
-                    to: URL(fileURLWithPath: stats))
+                try OutputFile.write(
+                    Array((JSONWriter.string(run.counts.json(stopReason: run.stopReason)) + "\n").utf8), to: stats)
             } catch {
-                Terminal.error("error: cannot write the stats file \"\(stats)\"")
-                throw ToolFailure(status: .loadFailure)
+                throw OutputFile.unwritable(error, path: stats, what: "the stats file")
             }
         }
         if let unreadable { throw unreadable }

@@ -2,7 +2,7 @@ import ArgumentParser
 import Mappings
 
 /// `mappings test`: run the `"@tests"` the contexts carry.
-struct TestCommand: ParsableCommand {
+struct TestCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run the tests contexts carry in \"@tests\" and show what differs.",
@@ -30,7 +30,7 @@ struct TestCommand: ParsableCommand {
             do {
                 _ = try Mapper(catalog: catalog).context(identifier)
             } catch {
-                Terminal.error(error.description)
+                Terminal.diagnostics(error)
                 throw ToolFailure(status: .loadFailure)
             }
         }

@@ -24,9 +24,12 @@ enum PayloadInput {
     }
 
     /// Reports invalid JSON with the file's line and column; the command ends with exit status 2.
-    static func invalid(_ error: JSONParser.Failure, path: String?, what: String) -> ToolFailure {
+    /// `inline` names JSON given without a file (stdin, or an option's value such as `--data`).
+    static func invalid(
+        _ error: JSONParser.Failure, path: String?, what: String, inline: String = "<stdin>"
+    ) -> ToolFailure {
         Terminal.error(
-            "error: \(what) is not valid JSON: \(error.message)\n --> \(path ?? "<stdin>"):\(error.line):\(error.column)"
+            "error: \(what) is not valid JSON: \(error.message)\n --> \(path ?? inline):\(error.line):\(error.column)"
         )
         return ToolFailure(status: .loadFailure)
     }

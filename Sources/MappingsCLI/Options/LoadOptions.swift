@@ -23,14 +23,25 @@ struct LoadOptions: ParsableArguments {
     @Option(
         name: .customLong("scripts"),
         help: ArgumentHelp(
-            "The directory of the Lua transformers: @transformClass X names DIR/X.lua.", valueName: "dir"))
-    var scriptsDirectory = "scripts"
+            "The directory of the Lua transformers: @transformClass X names DIR/X.lua (default: scripts).",
+            valueName: "dir"))
+    var scripts: String?
 
     @OptionGroup var lua: LuaOptions
 
+    @Option(help: "Color the diagnostics on stderr: auto (when it is a terminal and NO_COLOR is unset), always, never.")
+    var color: ColorChoice = .auto
+
     func validate() throws {
-        for assignment in traitAssignments where Traits.parseAssignment(assignment) == nil {
-            throw ValidationError("--trait takes KEY=VALUE, but got '\(assignment)'")
+        for assignment in traitAssignments {
+            guard let (key, _) = Traits.parseAssignment(assignment) else {
+                throw ValidationError("--trait takes KEY=VALUE, but got '\(assignment)'")
+            }
+            guard Traits.isName(key) else {
+                throw ValidationError(
+                    "--trait '\(assignment)': \"\(key)\" is not a trait name "
+                        + "(letters, digits, '_', '.' and '-', not starting with a digit)")
+            }
         }
     }
 
@@ -41,6 +52,9 @@ struct LoadOptions: ParsableArguments {
         }
         return traits
     }
+
+    /// The `--scripts` directory, or `scripts` when none is given (which need not exist).
+    var scriptsDirectory: String { scripts ?? "scripts" }
 
     /// The `--mappings` paths, or `contexts` when none is given.
     var mappingsPaths: [String] { paths.isEmpty ? ["contexts"] : paths }
@@ -58,18 +72,26 @@ struct LoadOptions: ParsableArguments {
         do {
             return try mapper.context(identifier)
         } catch {
-            Terminal.error(error.description)
+            Terminal.diagnostics(error)
             throw ToolFailure(status: .loadFailure)
         }
     }
 
     /// Loads the catalog, or prints every diagnostic to stderr and fails with exit status 2.
     func loadCatalog() throws -> Catalog {
+        if let scripts {
+            guard let directory = opendir(scripts) else {
+                throw InputFile.unreadable(
+                    InputFile.Failure(errno: errno), path: scripts, what: "the scripts directory")
+            }
+            closedir(directory)
+        }
         do {
             return try Catalog.load(mappingsPaths, traits: traits, transformers: transformers)
         } catch {
             let count = error.diagnostics.count
-            Terminal.error(error.description + "\n\n" + "mappings: \(count) error\(count == 1 ? "" : "s") found")
+            Terminal.diagnostics(error)
+            Terminal.error("\nmappings: \(count) error\(count == 1 ? "" : "s") found")
             throw ToolFailure(status: .loadFailure)
         }
     }

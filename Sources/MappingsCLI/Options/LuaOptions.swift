@@ -5,22 +5,22 @@ import MappingsLua
 /// where the scripts run.
 struct LuaOptions: ParsableArguments {
     @Option(
-        name: .customLong("lua-memory"),
+        name: .customLong("lua-memory"), parsing: .unconditional,
         help: ArgumentHelp("Memory each Lua interpreter may hold, in MiB.", valueName: "mib"))
     var memory = 64
 
     @Option(
-        name: .customLong("lua-budget"),
+        name: .customLong("lua-budget"), parsing: .unconditional,
         help: ArgumentHelp("Lua VM instructions one transformer call may run.", valueName: "count"))
     var budget = 10_000_000
 
     @Option(
-        name: .customLong("lua-timeout"),
+        name: .customLong("lua-timeout"), parsing: .unconditional,
         help: ArgumentHelp("Time one Lua transformer call may take, in milliseconds.", valueName: "ms"))
     var timeout = 1000
 
     @Option(
-        name: .customLong("lua-max-result"),
+        name: .customLong("lua-max-result"), parsing: .unconditional,
         help: ArgumentHelp(
             "The largest value a Lua transformer may return, in MiB; a larger one is an issue.", valueName: "mib"))
     var maxResult = 8
@@ -43,13 +43,10 @@ struct LuaOptions: ParsableArguments {
         guard LuaIsolation(rawValue: isolationName) != nil else {
             throw ValidationError("--lua-isolation takes none or process, but got '\(isolationName)'")
         }
-        guard (1...1024).contains(maxResult) else {
-            throw ValidationError("--lua-max-result must be 1 to 1024 (MiB)")
-        }
-        guard memory >= 1, memory <= 1 << 20 else {
-            throw ValidationError("--lua-memory must be 1 to 1048576 (MiB)")
-        }
-        guard budget >= 1000 else { throw ValidationError("--lua-budget must be at least 1000 instructions") }
-        guard timeout >= 1 else { throw ValidationError("--lua-timeout must be at least 1 millisecond") }
+        try OptionRange(option: "--lua-memory", range: 1...1 << 20, unit: "MiB").check(memory)
+        try OptionRange(option: "--lua-budget", range: 1000...Int.max, unit: "instructions").check(budget)
+        // An hour: a call that may take longer is not a transformer.
+        try OptionRange(option: "--lua-timeout", range: 1...3_600_000, unit: "ms").check(timeout)
+        try OptionRange(option: "--lua-max-result", range: 1...1024, unit: "MiB").check(maxResult)
     }
 }

@@ -16,12 +16,10 @@ enum ResultOutput {
     }
 
     private static func writeReport(_ issues: [MappingIssue], to path: String) throws {
-        let entries = issues.map(\.json)
         do {
-            try Data((JSONWriter.string(.array(entries)) + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            try OutputFile.write(Array((JSONWriter.string(.array(issues.map(\.json))) + "\n").utf8), to: path)
         } catch {
-            Terminal.error("error: cannot write the report \"\(path)\"")
-            throw ToolFailure(status: .loadFailure)
+            throw OutputFile.unwritable(error, path: path, what: "the report")
         }
     }
 }

@@ -1,9 +1,32 @@
 import Foundation
+import Mappings
+import Synchronization
 
-/// Writes to the standard streams.
+/// Writes to the standard streams; diagnostics on stderr in color when `--color` says so.
 enum Terminal {
+    private static let colors = Atomic<Bool>(false)
+
+    /// Colors diagnostics from now on (or not): set once, from `--color`, before a command runs.
+    static func useColors(_ on: Bool) {
+        colors.store(on, ordering: .relaxed)
+    }
+
+    /// How the diagnostic renderer styles what goes to stderr.
+    static var style: DiagnosticRenderer.Style {
+        colors.load(ordering: .relaxed) ? .ansi : .plain
+    }
+
+    /// Writes a line to stderr; a leading `error:`, `warning:` or `note:` is colored like a diagnostic's.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((DiagnosticRenderer(style: style).styled(text) + "\n").utf8))
+    }
+
+    /// Writes an error to stderr: a `MappingsError`'s diagnostics rendered with their source
+    /// lines, any other error as its description.
+    static func diagnostics(_ error: any Error) {
+        guard let error = error as? MappingsError else { return Self.error(String(describing: error)) }
+        let renderer = DiagnosticRenderer(sources: error.sources, style: style)
+        FileHandle.standardError.write(Data((renderer.render(error.diagnostics) + "\n").utf8))
     }
 
     static func output(_ text: String) {

@@ -18,12 +18,23 @@ import MappingsModel
 ///   |         ^^^^^^
 ///   = help: remove one of the two, or merge them into one
 /// ```
+///
+/// With the `.ansi` style (a terminal that shows colors), `error:` is bold red, `warning:` bold
+/// yellow, `note:` and `help:` bold cyan, and carets bold red; the text is otherwise the same.
 package struct DiagnosticRenderer: Sendable {
+    /// Plain text, or text with ANSI color escapes for a terminal.
+    package enum Style: Sendable {
+        case plain
+        case ansi
+    }
+
     /// The texts of the files the diagnostics point into, by the path they name.
     package var sources: [String: String]
+    package var style: Style
 
-    package init(sources: [String: String] = [:]) {
+    package init(sources: [String: String] = [:], style: Style = .plain) {
         self.sources = sources
+        self.style = style
     }
 
     /// Renders every diagnostic, separated by blank lines.
@@ -35,18 +46,18 @@ package struct DiagnosticRenderer: Sendable {
     package func render(_ diagnostic: Diagnostic, severity: String = "error") -> String {
         let lines = [diagnostic.location?.line ?? 0] + diagnostic.notes.map { $0.location?.line ?? 0 }
         let gutter = String(lines.max() ?? 0).count
-        var out: [String] = ["\(severity): \(diagnostic.message)"]
+        var out: [String] = ["\(label(severity)) \(diagnostic.message)"]
         if let location = diagnostic.location {
             out += snippet(location, gutter: gutter)
         }
         for note in diagnostic.notes {
-            out.append("\(pad(gutter)) = note: \(note.message)")
+            out.append("\(pad(gutter)) = \(label("note")) \(note.message)")
             if let location = note.location {
                 out += snippet(location, gutter: gutter)
             }
         }
         if let help = diagnostic.help {
-            out.append("\(pad(gutter)) = help: \(help)")
+            out.append("\(pad(gutter)) = \(label("help")) \(help)")
         }
         return out.joined(separator: "\n")
     }
@@ -59,7 +70,8 @@ package struct DiagnosticRenderer: Sendable {
         out.append("\(pad(gutter - number.count))\(number) | \(text)")
         let prefix = text.unicodeScalars.prefix(location.column - 1).map { $0 == "\t" ? "\t" : " " }.joined()
         let available = max(1, text.unicodeScalars.count - (location.column - 1))
-        out.append("\(pad(gutter)) | \(prefix)\(String(repeating: "^", count: min(location.length, available)))")
+        let carets = String(repeating: "^", count: min(location.length, available))
+        out.append("\(pad(gutter)) | \(prefix)\(paint(carets, Self.red))")
         return out
     }
 
@@ -74,6 +86,35 @@ package struct DiagnosticRenderer: Sendable {
         }
         let end = source[start...].firstIndex(where: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) ?? source.endIndex
         return String(source[start..<end])
+    }
+
+    /// `severity:` (`error:`, `note:`…), in its color with the `.ansi` style.
+    package func label(_ severity: String) -> String {
+        let color =
+            switch severity {
+            case "error": Self.red
+            case "warning": Self.yellow
+            default: Self.cyan
+            }
+        return paint(severity + ":", color)
+    }
+
+    /// `text` in a line the tool writes itself (`error: cannot read …`): its leading
+    /// `error:`, `warning:` or `note:` styled as the renderer's are.
+    package func styled(_ text: String) -> String {
+        guard style == .ansi else { return text }
+        for severity in ["error", "warning", "note"] where text.hasPrefix(severity + ": ") {
+            return label(severity) + text.dropFirst(severity.count + 1)
+        }
+        return text
+    }
+
+    private static let red = "1;31"
+    private static let yellow = "1;33"
+    private static let cyan = "1;36"
+
+    private func paint(_ text: String, _ color: String) -> String {
+        style == .ansi ? "\u{1B}[\(color)m\(text)\u{1B}[0m" : text
     }
 
     private func pad(_ count: Int) -> String { String(repeating: " ", count: max(0, count)) }

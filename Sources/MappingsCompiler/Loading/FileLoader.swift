@@ -40,7 +40,7 @@ struct FileLoader {
                     rootFiles += found
                 } catch {
                     diagnostics.append(
-                        Diagnostic(message: "cannot list the directory \"\(root)\": \(error.localizedDescription)"))
+                        Diagnostic(message: "cannot list the directory \"\(root)\": \(FileError.reason(error))"))
                 }
             case .missing:
                 diagnostics.append(
@@ -62,7 +62,7 @@ struct FileLoader {
         } catch {
             diagnostics.append(
                 Diagnostic(
-                    message: "cannot read \"\(path)\"", location: importedAt,
+                    message: "cannot read \"\(path)\": \(FileError.reason(error))", location: importedAt,
                     help: importedAt == nil ? nil : "check the path: it is relative to the importing file"))
             return nil
         }

@@ -73,7 +73,7 @@ struct Selector: Sendable, Equatable {
     private static func parseCondition(_ text: String, key: String) throws(SelectorSyntaxError) -> Condition {
         let scalars = Array(text.unicodeScalars)
         var i = 0
-        while i < scalars.count, isTraitCharacter(scalars[i]) { i += 1 }
+        while i < scalars.count, Traits.isNameCharacter(scalars[i]) { i += 1 }
         let trait = String(String.UnicodeScalarView(scalars[0..<i]))
         guard !trait.isEmpty, !(scalars.first.map { ("0"..."9").contains($0) } ?? true) else {
             throw SelectorSyntaxError(message: "malformed selector \"\(key)\": it names no trait", help: syntaxHelp)
@@ -108,11 +108,6 @@ struct Selector: Sendable, Equatable {
                 message: "malformed selector \"\(key)\": nothing to compare \"\(trait)\" with", help: syntaxHelp)
         }
         return .compare(trait, op, value)
-    }
-
-    private static func isTraitCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "."
-            || scalar == "-"
     }
 
     /// Whether the selector holds for `traits`.

@@ -22,6 +22,19 @@ public struct Traits: Sendable, Hashable, ExpressibleByDictionaryLiteral {
         set { values[name] = newValue }
     }
 
+    /// Whether `name` can be tested by a selector: letters, digits, `_`, `.` and `-`, not
+    /// starting with a digit (`apiVersion`, `build.type`; not `2x` or `a b`).
+    package static func isName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy(isNameCharacter)
+    }
+
+    /// Whether `scalar` may appear in a trait name.
+    package static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "."
+            || scalar == "-"
+    }
+
     /// Parses `KEY=VALUE` (or `KEY`, meaning `KEY=true`); `nil` when the key is empty.
     public static func parseAssignment(_ text: String) -> (key: String, value: String)? {
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Creates the files a command writes besides stdout (`--report`, `--rejects`, `--stats`), with
+/// the system's reason when it cannot: `cannot write the report "out/r.json": No such file or directory`.
+enum OutputFile {
+    /// A descriptor open for writing `path`, created or truncated.
+    static func open(_ path: String) throws(InputFile.Failure) -> Int32 {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw InputFile.Failure(errno: errno) }
+        return descriptor
+    }
+
+    /// Writes `bytes` to the file at `path`, replacing what it held.
+    static func write(_ bytes: [UInt8], to path: String) throws(InputFile.Failure) {
+        let descriptor = try open(path)
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw InputFile.Failure(errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Reports that `path` cannot be written and why, and ends the command with exit status 2.
+    static func unwritable(_ failure: InputFile.Failure, path: String, what: String) -> ToolFailure {
+        Terminal.error("error: cannot write \(what) \"\(path)\": \(failure.reason)")
+        return ToolFailure(status: .loadFailure)
+    }
+}
