@@ -94,6 +94,7 @@ struct StreamCommand: ParsableCommand {
     }
 
     func run() throws {
+        defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
         var reloader: CatalogReloader?
         if watch {

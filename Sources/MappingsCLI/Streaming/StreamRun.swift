@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Mappings
+import MappingsLua
 
 /// One `mappings stream` run: reads records in chunks, maps each chunk on the workers, and
 /// writes the results in input order; every record read is written, rejected, or (when a stop
@@ -194,6 +195,8 @@ struct StreamRun {
         let mapper = self.mapper
         let context = self.compiled
         let pipeline = ChunkPipeline(inputs: chunk, lanes: workers, byteLimit: maxInFlight) { record in
+            LuaLog.setRecord(record.line)  // the record scripts' log lines name
+            defer { LuaLog.setRecord(0) }
             let outcome = Self.outcome(of: record, mapper: mapper, context: context)
             return (outcome, outcome.size + record.bytes.count)
         }
