@@ -74,6 +74,13 @@ struct StreamCommand: ParsableCommand {
 
     @Flag(
         help: """
+            Refuse to start (and, with --watch, to swap a version in) unless every context's @tests pass, \
+            not only those of --context and the contexts it maps nested objects with.
+            """)
+    var requireTests = false
+
+    @Flag(
+        help: """
             Pick up edits of the .mappings files and Lua scripts while streaming: a new version is loaded \
             and its @tests run first, then swapped in between records; a broken edit keeps the old one. \
             SIGHUP forces a reload.
@@ -96,10 +103,11 @@ struct StreamCommand: ParsableCommand {
     func run() throws {
         defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
+        let tests: CatalogReloader.TestScope = requireTests ? .all : .used(by: context)
         var reloader: CatalogReloader?
         if watch {
             do {
-                reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits) { [load] in
+                reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits, tests: tests) { [load] in
                     load.transformers
                 }
             } catch {
@@ -109,6 +117,7 @@ struct StreamCommand: ParsableCommand {
         }
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog)
         let compiled = try LoadOptions.context(context, of: mapper)
+        if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
         var sources: [(name: String?, descriptor: Int32)] = []
         for path in inputs {
             do {
