@@ -26,8 +26,13 @@ struct StreamCommand: ParsableCommand {
             Memory: records between reading and writing are bounded by --max-in-flight (MiB, default 64), \
             a Lua result by --lua-max-result (MiB, default 8).
 
+            Before the first record, the @tests of the context and of the contexts it maps nested objects \
+            with must pass (every context's with --require-tests). --stats FILE gets the counts, issues by \
+            kind, the version serving, the reloads and the p50/p99 time per record (rewritten every \
+            --stats-interval seconds when given); --progress shows the rate on stderr.
+
             With --watch, edits of the .mappings files and Lua scripts are picked up while records flow \
-            (SIGHUP forces a reload): the new version must load and pass its @tests within --reload-timeout \
+            (SIGHUP forces a reload): the new version must load and pass those @tests within --reload-timeout \
             before it is swapped in between records; otherwise the previous version keeps serving. Each swap \
             or refusal is logged.
 
@@ -69,8 +74,14 @@ struct StreamCommand: ParsableCommand {
             valueName: "seconds"))
     var reloadTimeout = 10
 
-    @Flag(help: "Show a progress line on stderr (on by default when stderr is a terminal).")
+    @Flag(help: "Show the counts so far and the records per second on stderr, up to four times a second.")
     var progress = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --stats: also write the stats file every this many seconds while streaming (atomically).",
+            valueName: "seconds"))
+    var statsInterval: Int?
 
     @Flag(
         help: """
@@ -97,6 +108,12 @@ struct StreamCommand: ParsableCommand {
         }
         guard (1...86400).contains(reloadTimeout) else {
             throw ValidationError("--reload-timeout must be 1 to 86400 (seconds)")
+        }
+        if let statsInterval {
+            guard stats != nil else { throw ValidationError("--stats-interval needs --stats FILE") }
+            guard (1...86400).contains(statsInterval) else {
+                throw ValidationError("--stats-interval must be 1 to 86400 (seconds)")
+            }
         }
     }
 
@@ -139,8 +156,9 @@ struct StreamCommand: ParsableCommand {
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
-            showProgress: progress || isatty(STDERR_FILENO) == 1, maxInFlight: maxInFlight << 20,
-            grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout))
+            showProgress: progress, maxInFlight: maxInFlight << 20,
+            grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
+            scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } })
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {
             let reader = LineReader(descriptor: source.descriptor)
@@ -152,8 +170,7 @@ struct StreamCommand: ParsableCommand {
         run.finish()
         if let stats {
             do {
-                try Data((JSONWriter.string(run.counts.json(stopReason: run.stopReason)) + "\n").utf8).write(
-                    to: URL(fileURLWithPath: stats))
+                try run.writeStats(to: stats)
             } catch {
                 Terminal.error("error: cannot write the stats file \"\(stats)\"")
                 throw ToolFailure(status: .loadFailure)
