@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// A line being built: at most CLUA_LOG_LINE_SIZE bytes, then only whether more was cut.
+/// A message (or a place) being built: at most CLUA_LOG_LINE_SIZE bytes, then only whether more
+/// was cut.
 typedef struct clua_log_line {
     char bytes[CLUA_LOG_LINE_SIZE];
     size_t count;
@@ -25,7 +26,7 @@ int64_t clua_log_record(void) { return clua_log_current_record; }
 
 void clua_log_set_record(int64_t record) { clua_log_current_record = record; }
 
-/// The room a cut line keeps for its note.
+/// The room the note of a cut line takes.
 #define CLUA_LOG_NOTE_ROOM 48
 
 /// Appends bytes, escaping the control bytes but tab (`\n`, `\r`, `\ddd`) so a line stays one
@@ -40,7 +41,7 @@ static void clua_log_append(clua_log_line *line, const char *bytes, size_t lengt
         else if (byte == '\r') memcpy(escaped, "\\r", size = 2);
         else if ((byte < 0x20 && !(byte == '\t' && keep_tabs)) || byte == 0x7f)
             size = (size_t)snprintf(escaped, sizeof escaped, "\\%03d", byte);
-        if (line->count + size > CLUA_LOG_LINE_SIZE - CLUA_LOG_NOTE_ROOM) {
+        if (line->count + size > CLUA_LOG_LINE_SIZE) {
             line->cut = 1;
             // Never end inside a UTF-8 character: drop the head of the one this byte continues.
             if ((byte & 0xC0) == 0x80) {

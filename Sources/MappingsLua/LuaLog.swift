@@ -44,7 +44,7 @@ package final class LuaLog: Sendable {
 
     private struct State {
         /// Per script: the second its window started (monotonic) and the lines written in it.
-        var windows: [Substring: (second: UInt64, lines: Int)] = [:]
+        var windows: [String: (second: UInt64, lines: Int)] = [:]
         var dropped = 0
     }
 
@@ -79,7 +79,8 @@ package final class LuaLog: Sendable {
                 let parts = entry.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
                 let place = parts[0]
                 let message = parts.count > 1 ? parts[1] : ""
-                let script = place.lastIndex(of: ":").map { place[..<$0] } ?? place
+                // A String of its own: a Substring key would keep the whole batch alive.
+                let script = String(place.lastIndex(of: ":").map { place[..<$0] } ?? place)
                 var window = state.windows[script] ?? (second, 0)
                 if window.second != second { window = (second, 0) }
                 window.lines += 1

@@ -408,7 +408,7 @@ struct HostileScriptTests {
         for line in logged {
             #expect(line.hasPrefix("\(fixture.directory.path)/Loud.lua:3: xxx"))
             #expect(line.hasSuffix("… (cut at 512 bytes)\n"))
-            #expect(line.utf8.count < 512 + fixture.directory.path.utf8.count + 40)
+            #expect(line.utf8.count < 512 + fixture.directory.path.utf8.count + 64)
         }
         // Every call past the 16th costs its 1,000 steps and is counted, not kept.
         #expect(log.dropped > 0)

@@ -32,7 +32,7 @@
 #define CLUA_MAX_TAPE_BYTES (16u << 20)
 /// The longest error message kept from a script; longer ones are cut.
 #define CLUA_MESSAGE_SIZE 512
-/// The longest line `log(...)` keeps (its place and message); the rest is cut.
+/// The longest message one `log(...)` keeps, in bytes; the rest is cut (and the line says so).
 #define CLUA_LOG_LINE_SIZE CLUA_MESSAGE_SIZE
 /// The most lines one call keeps from `log(...)`; later ones are dropped and counted.
 #define CLUA_LOG_LINES_PER_CALL 16

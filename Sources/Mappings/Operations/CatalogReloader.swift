@@ -52,10 +52,8 @@ public final class CatalogReloader: Sendable {
 
         /// The identifiers whose tests run, or `nil` for all of them.
         package func contexts(in catalog: Catalog) -> [String]? {
-            switch self {
-            case .all: nil
-            case .used(let identifier): catalog.identifiers(usedBy: identifier)
-            }
+            guard case .used(let identifier) = self else { return nil }
+            return catalog.identifiersUsed(by: identifier)
         }
 
         /// The tests of `catalog` this scope runs that fail.

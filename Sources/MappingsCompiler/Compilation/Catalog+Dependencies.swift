@@ -2,7 +2,7 @@ extension Catalog {
     /// The identifiers of `identifier`'s context and of every context it maps nested objects
     /// with (`@object`), transitively, in load order; empty when there is no such context.
     /// Why: a stream checks the tests of what it maps with, not of every context loaded.
-    package func identifiers(usedBy identifier: String) -> [String] {
+    package func identifiersUsed(by identifier: String) -> [String] {
         guard let start = context(identifier) else { return [] }
         var reached: Set<Int> = [start.index]
         var pending = [start.index]
