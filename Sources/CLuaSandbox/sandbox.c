@@ -369,6 +369,8 @@ static const luaL_Reg clua_sandbox_base[] = {
     {"pcall", clua_sandbox_pcall},
     {"xpcall", clua_sandbox_xpcall},
     {"require", clua_sandbox_require},
+    {"log", clua_sandbox_log},
+    {"print", clua_sandbox_log},
     {"null", NULL},
     {"json", NULL},
     {"_G", NULL},
@@ -1017,7 +1019,9 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
     clua_sandbox_arm(L, budget, timeout_ns);
     lua_pushcfunction(L, operation);
     lua_pushlightuserdata(L, call);
+    s->call = call;
     int status = lua_pcall(L, 1, 0, 0);
+    s->call = NULL;
     int tripped = s->tripped;
     // A result that comes back after the deadline is refused too: the call ran past it.
     if (!tripped && s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) tripped = CLUA_DEADLINE;
@@ -1053,11 +1057,14 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
     return call->status;
 }
 
-/// Frees a call's output tape.
+/// Frees a call's output tape and log lines.
 void clua_call_release(clua_call *call) {
     free(call->output);
     call->output = NULL;
     call->output_count = call->output_capacity = 0;
+    free(call->log);
+    call->log = NULL;
+    call->log_count = 0;
 }
 
 /// Bytes of stack left below the current frame on this thread; why: Lua's C recursion needs

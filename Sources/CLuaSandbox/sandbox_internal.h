@@ -27,6 +27,9 @@ void clua_sandbox_charge(lua_State *L, int64_t steps);
 /// Bytes the interpreter may still allocate before its cap.
 size_t clua_sandbox_headroom(lua_State *L);
 
+/// `log(...)` and `print(...)` for scripts (log.c). Stack: [-n, +0, v]
+int clua_sandbox_log(lua_State *L);
+
 /// The string functions that can run long or allocate much in one call (find, match, gmatch,
 /// gsub, rep, format, pack), bounded; registered with `luaL_setfuncs` and Lua's own string
 /// library as their one upvalue (format and pack call Lua's after checking sizes).

@@ -9,14 +9,17 @@
 // starting processes and every other system call fail with EPERM.
 //
 // Framing (little-endian, as the host writes it):
-//   setup:    u64 memory, i64 budget, i64 timeout_ns, u64 result_limit, u64 cpu_seconds, u32 modules,
+//   setup:    u64 memory, i64 budget, i64 timeout_ns, u64 result_limit, u64 cpu_seconds,
+//             u32 log_limit (the most `log(...)` lines a call keeps; 0: logging off), u32 modules,
 //             then per module: str name, str chunk name, str text
 //   request:  u8 kind ('R' resolve, 'N' names, 'C' call), str module, str function,
 //             for 'C': str input tape, u8 has_user_data, [str user data tape]
-//   response: i32 status, str message, i32 a, i32 b, str output
+//   response: i32 status, str message, i32 a, i32 b, str output, str log, u32 log_dropped
 //             ('R': a = function_ref (or CLUA_RESOLVE_MISSING_FUNCTION, CLUA_RESOLVE_NOT_A_TABLE),
 //              b = line, output = source;
-//              'N': output = names, newline-separated; 'C': output = the result tape)
+//              'N': output = names, newline-separated; 'C': output = the result tape;
+//              log = the lines the scripts logged meanwhile, "place\tmessage\n" each, and
+//              log_dropped = those over log_limit: the host writes them, never the worker)
 // where str is u32 length + bytes.
 #define _GNU_SOURCE
 #include <lua_sandbox.h>
@@ -92,10 +95,14 @@ static char *worker_string(size_t *length) {
 }
 
 /// Writes one response in one write; why: every write wakes the host, one per call is enough.
-static void worker_respond(int status, const char *message, int32_t a, int32_t b, const void *output, size_t count) {
+/// `call` gives the log lines (NULL: none).
+static void worker_respond(int status, const char *message, int32_t a, int32_t b, const void *output, size_t count,
+                           const clua_call *call) {
     uint32_t message_length = (uint32_t)strlen(message);
     uint32_t output_length = (uint32_t)count;
-    size_t total = 4 + 4 + message_length + 4 + 4 + 4 + count;
+    uint32_t log_length = call ? (uint32_t)call->log_count : 0;
+    uint32_t log_dropped = call ? (uint32_t)call->log_dropped : 0;
+    size_t total = 4 + 4 + message_length + 4 + 4 + 4 + count + 4 + log_length + 4;
     uint8_t *frame = (uint8_t *)malloc(total);
     if (frame == NULL) _exit(WORKER_EXIT_FAILED);
     uint8_t *at = frame;
@@ -106,7 +113,10 @@ static void worker_respond(int status, const char *message, int32_t a, int32_t b
     memcpy(at, &a, 4), at += 4;
     memcpy(at, &b, 4), at += 4;
     memcpy(at, &output_length, 4), at += 4;
-    if (count) memcpy(at, output, count);
+    if (count) memcpy(at, output, count), at += count;
+    memcpy(at, &log_length, 4), at += 4;
+    if (log_length) memcpy(at, call->log, log_length), at += log_length;
+    memcpy(at, &log_dropped, 4);
     worker_write(frame, total);
     free(frame);
 }
@@ -163,6 +173,7 @@ int main(int argc, char **argv) {
     int64_t timeout_ns = (int64_t)worker_u64();
     uint64_t result_limit = worker_u64();
     uint64_t cpu_seconds = worker_u64();
+    int log_limit = (int)worker_u32();
     uint32_t modules = worker_u32();
 
     lua_State *L = clua_sandbox_open((size_t)memory);
@@ -193,7 +204,7 @@ int main(int argc, char **argv) {
     setrlimit(RLIMIT_CPU, &cpu);
     int confined = worker_confine() == 0;
     // Tell the host whether the filter is on: a status line of its own.
-    worker_respond(CLUA_OK, confined ? "confined" : "not confined", 0, 0, NULL, 0);
+    worker_respond(CLUA_OK, confined ? "confined" : "not confined", 0, 0, NULL, 0, NULL);
 
     for (;;) {
         uint8_t kind;
@@ -204,12 +215,14 @@ int main(int argc, char **argv) {
         memset(&call, 0, sizeof call);
         call.module = module;
         call.function = function;
+        call.log_limit = log_limit;
         if (kind == 'R') {
             int status = clua_sandbox_run(L, clua_sandbox_resolve_protected, &call, budget, timeout_ns);
-            worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source));
+            worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source),
+                           &call);
         } else if (kind == 'N') {
             int status = clua_sandbox_run(L, clua_sandbox_functions_protected, &call, budget, timeout_ns);
-            worker_respond(status, call.message, 0, 0, call.output, call.output_count);
+            worker_respond(status, call.message, 0, 0, call.output, call.output_count, &call);
         } else if (kind == 'C') {
             int32_t reference = (int32_t)worker_u32();
             size_t input_length = 0, data_length = 0;
@@ -224,7 +237,8 @@ int main(int argc, char **argv) {
             call.user_data_count = data_length;
             call.output_limit = (size_t)result_limit;
             int status = clua_sandbox_run(L, clua_sandbox_call_protected, &call, budget, timeout_ns);
-            worker_respond(status, call.message, 0, 0, call.output, status == CLUA_OK ? call.output_count : 0);
+            worker_respond(status, call.message, 0, 0, call.output, status == CLUA_OK ? call.output_count : 0,
+                           &call);
             free(input);
             free(data);
         } else {

@@ -11,6 +11,9 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     private let state: OpaquePointer
     /// The registry reference of each function, by the function's id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] = []
+    /// The most `log(...)` lines one operation keeps (0: logging off).
+    private let logLimit: Int32
+    var log = LuaLogBatch()
 
     /// What resolving a function found.
     enum Resolution {
@@ -22,9 +25,10 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
 
     /// Creates an interpreter that knows `modules` (name → chunk name and text), or `nil` when
     /// even that does not fit in `memoryLimit`.
-    init?(memoryLimit: Int, modules: [String: LuaModule]) {
+    init?(memoryLimit: Int, modules: [String: LuaModule], logLimit: Int32) {
         guard let state = clua_sandbox_open(memoryLimit) else { return nil }
         self.state = state
+        self.logLimit = logLimit
         for (name, module) in modules {
             var call = clua_call()
             let status = module.text.withCString { text in
@@ -54,6 +58,11 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     /// Loads `module` (once) and finds `function` in the table it returns.
     func resolve(module: String, function: String, limits: LuaLimits) -> Resolution {
         var call = clua_call()
+        call.log_limit = logLimit
+        defer {
+            keepLog(of: call)
+            clua_call_release(&call)
+        }
         let status = module.withCString { module in
             function.withCString { function in
                 call.module = module
@@ -75,7 +84,11 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     /// The names of the functions the table `module` returns holds, for suggestions.
     func functionNames(module: String, limits: LuaLimits) -> [String] {
         var call = clua_call()
-        defer { clua_call_release(&call) }
+        call.log_limit = logLimit
+        defer {
+            keepLog(of: call)
+            clua_call_release(&call)
+        }
         let status = module.withCString { module in
             call.module = module
             return clua_sandbox_run(
@@ -91,7 +104,11 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         _ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits
     ) -> Result<JSONValue, LuaFailure> {
         var call = clua_call()
-        defer { clua_call_release(&call) }
+        call.log_limit = logLimit
+        defer {
+            keepLog(of: call)
+            clua_call_release(&call)
+        }
         call.function_ref = reference
         call.output_limit = limits.result
         let status = input.withUnsafeBufferPointer { input in
@@ -116,6 +133,15 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         }
     }
 
+    /// Keeps what an operation logged in `log`, for `LuaScripts` to write.
+    private func keepLog(of call: clua_call) {
+        guard call.log_count > 0 || call.log_dropped > 0 else { return }
+        if let lines = call.log {
+            log.lines += UnsafeRawBufferPointer(start: lines, count: call.log_count)
+        }
+        log.dropped += Int(call.log_dropped)
+    }
+
     private static func text<T>(of tuple: inout T) -> String {
         withUnsafeBytes(of: &tuple) { raw in
             let bytes = raw.prefix { $0 != 0 }
@@ -132,6 +158,8 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
 protocol LuaEngine: AnyObject, Sendable {
     /// The engine's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] { get set }
+    /// What the operations since it was last emptied logged.
+    var log: LuaLogBatch { get set }
     func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
     func functionNames(module: String, limits: LuaLimits) -> [String]
     func call(_ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits) -> Result<

@@ -28,6 +28,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
     public let isolation: LuaIsolation
     /// The text of every script read, by its path (`scripts/Geo.lua`).
     public let sources: [String: String]
+    /// Where the lines scripts log go.
+    package let log: LuaLog
     /// Every script, by module name (`Geo`, or `lib.strings` for `lib/strings.lua`).
     let modules: [String: LuaModule]
     private let pool: Mutex<Pool>
@@ -41,10 +43,28 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// Reads every `*.lua` file under `directory` (a missing directory holds no scripts); calls
     /// run in this process, or with `.process` in sandbox worker processes (`mappings-lua-worker`
     /// next to the program, on `PATH`, or at `MAPPINGS_LUA_WORKER`).
+    /// `log(...)` lines go to standard error (docs/lua.md, "Logging").
     public init(directory: String = "scripts", limits: LuaLimits = LuaLimits(), isolation: LuaIsolation = .inProcess) {
         self.directory = directory
+        self.log = .standardError
         self.limits = limits
         self.isolation = isolation
+        (sources, modules) = Self.read(directory)
+        self.pool = Mutex(Pool())
+    }
+
+    /// Reads the scripts as the public initializer does; their `log(...)` lines go to `log`.
+    package init(directory: String, limits: LuaLimits, isolation: LuaIsolation, log: LuaLog) {
+        self.directory = directory
+        self.log = log
+        self.limits = limits
+        self.isolation = isolation
+        (sources, modules) = Self.read(directory)
+        self.pool = Mutex(Pool())
+    }
+
+    /// Every `*.lua` file under `directory`: its text by path, and its module by name.
+    private static func read(_ directory: String) -> (sources: [String: String], modules: [String: LuaModule]) {
         var sources: [String: String] = [:]
         var modules: [String: LuaModule] = [:]
         // Listed through the link when the directory is a symbolic link to a folder (the
@@ -61,9 +81,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             let name = String(relative.dropLast(4)).replacingOccurrences(of: "/", with: ".")
             modules[name] = LuaModule(chunkName: "@" + path, text: text)
         }
-        self.sources = sources
-        self.modules = modules
-        self.pool = Mutex(Pool())
+        return (sources, modules)
     }
 
     /// The path of a module's script, as diagnostics name it.
@@ -108,6 +126,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         case .failure(let failure): return .failed(Diagnostic(message: failure.message))
         }
         let resolution = interpreter.resolve(module: module, function: function, limits: limits)
+        emitLog(of: interpreter, record: LuaLog.record)
         switch resolution {
         case .function(_, let source, let line):
             checkIn(interpreter)
@@ -121,6 +140,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     help: "end the script with \"return { \(function) = \(function) }\""))
         case .missingFunction:
             let names = interpreter.functionNames(module: module, limits: limits)
+            emitLog(of: interpreter, record: LuaLog.record)
             checkIn(interpreter)
             return .failed(
                 Diagnostic(
@@ -166,7 +186,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// Calls function `id` with a value and user data (both as tapes), on a thread with enough
     /// stack, in an interpreter no other thread is using.
     func call(function id: Int, input: [UInt8], userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
-        LuaThread.withLargeStack {
+        let record = LuaLog.record  // before the call may move to a thread with more stack
+        return LuaThread.withLargeStack {
             let interpreter: any LuaEngine
             switch checkOut() {
             case .success(let engine): interpreter = engine
@@ -178,7 +199,9 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     repeating: 0, count: id + 1 - interpreter.functionReferences.count)
             }
             if interpreter.functionReferences[id] == 0 {
-                switch interpreter.resolve(module: function.module, function: function.name, limits: limits) {
+                let resolution = interpreter.resolve(module: function.module, function: function.name, limits: limits)
+                emitLog(of: interpreter, record: record)
+                switch resolution {
                 case .function(let reference, _, _):
                     interpreter.functionReferences[id] = reference
                 case .failed(let failure):
@@ -189,6 +212,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             }
             let result = interpreter.call(
                 interpreter.functionReferences[id], input: input, userData: userData, limits: limits)
+            emitLog(of: interpreter, record: record)
             if case .failure(let failure) = result, failure.poisonsInterpreter || !interpreter.isAlive {
                 return result
             }
@@ -202,18 +226,30 @@ public final class LuaScripts: TransformerProvider, Sendable {
         pool.withLock { $0.functions[id] }
     }
 
+    /// Writes what an engine's last operations logged, and empties it.
+    private func emitLog(of engine: any LuaEngine, record: Int64) {
+        guard !engine.log.isEmpty else { return }
+        log.emit(engine.log, record: record)
+        engine.log = LuaLogBatch()
+    }
+
     private func checkOut() -> Result<any LuaEngine, LuaFailure> {
         if let interpreter = pool.withLock({ $0.idle.popLast() }) { return .success(interpreter) }
         switch isolation {
         case .inProcess:
-            guard let interpreter = LuaInterpreter(memoryLimit: limits.memory, modules: modules) else {
+            guard
+                let interpreter = LuaInterpreter(
+                    memoryLimit: limits.memory, modules: modules, logLimit: log.callLimit)
+            else {
                 return .failure(
                     LuaFailure(kind: .memory, message: "cannot create a Lua interpreter within \(limits.memory) bytes"))
             }
             return .success(interpreter)
         case .process:
             do {
-                return .success(try LuaWorkerProcess(modules: modules, limits: limits, label: directory))
+                return .success(
+                    try LuaWorkerProcess(
+                        modules: modules, limits: limits, logLimit: log.callLimit, label: directory))
             } catch {
                 return .failure(LuaFailure(kind: .failed, message: error.message))
             }

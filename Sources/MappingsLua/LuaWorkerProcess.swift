@@ -14,6 +14,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     private let channel: Int32
     /// The worker's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] = []
+    var log = LuaLogBatch()
     private var dead = false
 
     /// How long past a call's deadline the host waits before it kills the worker.
@@ -42,7 +43,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
 
     /// Starts a worker that knows `modules`, within `limits`; `label` (the scripts directory)
     /// is its last argument, so `ps` tells whose worker it is.
-    init(modules: [String: LuaModule], limits: LuaLimits, label: String) throws(StartFailure) {
+    init(modules: [String: LuaModule], limits: LuaLimits, logLimit: Int32, label: String) throws(StartFailure) {
         guard let executable = Self.executable else {
             throw StartFailure(
                 message:
@@ -75,6 +76,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         setup.u64(UInt64(limits.timeoutNanoseconds))
         setup.u64(UInt64(limits.result))
         setup.u64(3600)
+        setup.u32(UInt32(logLimit))
         setup.u32(UInt32(modules.count))
         for (name, module) in modules.sorted(by: { $0.key < $1.key }) {
             setup.string(name)
@@ -147,8 +149,12 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     private func receive(until deadline: ContinuousClock.Instant) -> Response? {
         var reader = Reader(descriptor: channel, deadline: deadline)
         guard let status = reader.u32(), let message = reader.bytes(), let a = reader.u32(), let b = reader.u32(),
-            let output = reader.bytes()
+            let output = reader.bytes(), let lines = reader.bytes(), let dropped = reader.u32()
         else { return nil }
+        if !lines.isEmpty || dropped > 0 {
+            log.lines += lines
+            log.dropped += Int(dropped)
+        }
         return Response(
             status: Int32(bitPattern: status), message: String(decoding: message, as: UTF8.self),
             a: Int32(bitPattern: a), b: Int32(bitPattern: b), output: output)

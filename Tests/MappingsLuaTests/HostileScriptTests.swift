@@ -1,6 +1,7 @@
 import Foundation
 import Mappings
 import MappingsLua
+import Synchronization
 import Testing
 
 /// Hostile and buggy scripts, one per row of the attack table in
@@ -244,7 +245,13 @@ struct HostileScriptTests {
             expected: ["protected metatable"]),
         Attack(
             row: "D42 keeping the input in a global", body: "leaked = value return nil, 'kept'", expected: ["kept"]),
-        Attack(row: "D43 print", body: "print(('x'):rep(1e6))", expected: ["global 'print'"]),
+        // print and log keep a few cut lines of a call for the host; the budget still ends a loop.
+        Attack(
+            row: "D43 print in a loop", body: "while true do print(('x'):rep(1e6)) end",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "D43 log in a pcall loop", body: "while true do pcall(log, {value, value}) end",
+            expected: ["instruction budget"]),
         Attack(row: "D43 warn", body: "warn('@on') warn('x')", expected: ["global 'warn'"]),
         Attack(row: "D44 randomseed", body: "math.randomseed(0)", expected: ["field 'randomseed'"]),
         // E. Error objects
@@ -372,6 +379,39 @@ struct HostileScriptTests {
         #expect(issues.count == 1)
         #expect((issues.first?.utf8.count ?? 0) < 1200)
         #expect(issues.first?.contains("bytes in all)") == true, "\(issues.first?.suffix(200) ?? "")")
+    }
+
+    @Test(
+        "a script logging in a loop: the call keeps 16 cut lines, counts the rest, and its budget still trips",
+        arguments: LuaIsolation.allCases)
+    func loggingLoop(isolation: LuaIsolation) throws {
+        let lines = Mutex<[String]>([])
+        let log = LuaLog { line in lines.withLock { $0.append(line) } }
+        let fixture = try LuaFixture(
+            [
+                "Loud.lua": """
+                return { f = function(value)
+                    local t = setmetatable({}, {__index = function() while true do end end, __tostring = error})
+                    while true do log(("x"):rep(1e6), t) end
+                end }
+                """
+            ], entries: ["a": "Loud.f"], isolation: isolation, log: log)
+        defer { fixture.remove() }
+        let started = ContinuousClock.now
+        let (_, issues) = try fixture.map()
+        #expect(ContinuousClock.now - started < LuaFixture.testLimits.timeout + Self.margin)
+        #expect(issues.count == 1)
+        // Which limit trips first depends on the machine's speed: either one ends the call.
+        #expect(issues.first.map { $0.contains("instruction budget") || $0.contains("deadline") } == true, "\(issues)")
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == LuaLog.linesPerCall)
+        for line in logged {
+            #expect(line.hasPrefix("\(fixture.directory.path)/Loud.lua:3: xxx"))
+            #expect(line.hasSuffix("… (cut at 512 bytes)\n"))
+            #expect(line.utf8.count < 512 + fixture.directory.path.utf8.count + 64)
+        }
+        // Every call past the 16th costs its 1,000 steps and is counted, not kept.
+        #expect(log.dropped > 0)
     }
 
     @Test("metamethods of a returned table never run; it is read raw")

@@ -13,7 +13,8 @@ struct LuaFixture {
     /// `Class.function` on the whole payload: `entries` maps a property to `Class.function`.
     init(
         _ files: [String: String], entries: [String: String], userData: String? = nil,
-        limits: LuaLimits = LuaFixture.testLimits, isolation: LuaIsolation = .inProcess
+        limits: LuaLimits = LuaFixture.testLimits, isolation: LuaIsolation = .inProcess,
+        log: LuaLog = .standardError
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -23,7 +24,7 @@ struct LuaFixture {
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
         }
-        scripts = LuaScripts(directory: directory.path, limits: limits, isolation: isolation)
+        scripts = LuaScripts(directory: directory.path, limits: limits, isolation: isolation, log: log)
         var registry = TransformerRegistry()
         registry.add(scripts)
         let rules = entries.sorted { $0.key < $1.key }.map { property, target in

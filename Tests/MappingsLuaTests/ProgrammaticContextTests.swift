@@ -78,4 +78,19 @@ struct ProgrammaticContextTests {
             #expect(text.contains("unknown class \"UserModl\""))
         }
     }
+
+    @Test("a context built in Swift carries outputIncludes tests, run like those of a file")
+    func outputIncludes() throws {
+        var definitions = Definitions()
+        definitions.context("$Summary") { summary in
+            summary.map("title", from: "title")
+            summary.map("count", from: "n", optional: true)
+            summary.test("passes", input: ["title": "a", "n": 2], outputIncludes: ["title": "a"])
+            summary.test("fails", input: ["title": "a"], outputIncludes: ["title": "b", "count": .null])
+        }
+        let catalog = try Shipped.catalog(definitions, paths: [Shipped.contexts + "/models.mappings"])
+        let results = ContextTestRunner.run(catalog, contexts: ["$Summary"])
+        #expect(results.map(\.passed) == [true, false])
+        #expect(results.last?.failures == [#"$.title: expected "b", got "a""#])
+    }
 }

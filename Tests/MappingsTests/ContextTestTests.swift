@@ -62,4 +62,49 @@ struct ContextTestTests {
             failure(#"{ "$X": { "a": "a", "@tests": {} } }"#).contains(
                 #"error: "@tests" takes an array of tests, not an object"#))
     }
+
+    static let includes = """
+        {
+            "@models": { "U": { "name": "String", "age": "Int?", "tags": "[String]?", "friend": "U?" } },
+            "$U": {
+                "@class": "U",
+                "name": "n",
+                "age": { "@keyPath": "a", "@optional": true },
+                "tags": { "@keyPath": "t", "@optional": true },
+                "friend": { "@keyPath": "f", "@optional": true, "@object": { "@class": "U", "@mappings": "$U" } },
+                "@tests": [
+                    { "input": { "n": "Ann", "a": 3, "f": { "n": "Bo" } },
+                      "outputIncludes": { "name": "Ann", "friend": { "name": "Bo", "nope": null } } },
+                    { "input": { "n": "Ann", "t": ["x", "y"], "f": { "n": "Bo", "a": 1 } },
+                      "outputIncludes": { "age": 3, "tags": ["x"], "friend": { "age": 2, "x": 1 } } },
+                    { "input": { "n": "Ann", "t": ["x", "y"] }, "outputIncludes": { "tags": ["x", "y"], "age": null } }
+                ]
+            }
+        }
+        """
+
+    @Test("outputIncludes checks only the keys it lists, recursively; arrays match whole; null matches absent")
+    func outputIncludes() throws {
+        let results = ContextTestRunner.run(try load(Self.includes))
+        #expect(results.map(\.passed) == [true, false, true], "\(results.map(\.failures))")
+        #expect(
+            results[1].failures == [
+                "$.age: expected 3, got null", "$.tags: expected 1 elements, got 2", "$.friend.age: expected 2, got 1",
+                "$.friend.x: expected 1, but the output has no such key",
+            ])
+    }
+
+    @Test("outputIncludes is checked when the file loads")
+    func outputIncludesShape() {
+        let both = failure(
+            #"{ "$X": { "a": "a", "@tests": [ { "input": {}, "output": {}, "outputIncludes": {} } ] } }"#)
+        #expect(both.contains(#"error: a test has "output" or "outputIncludes", not both"#))
+        let scalar = failure(#"{ "$X": { "a": "a", "@tests": [ { "input": {}, "outputIncludes": 3 } ] } }"#)
+        #expect(
+            scalar.contains(
+                #"error: "outputIncludes" is an object (or, with "many", an array) of what the output must hold, not a number"#
+            ))
+        let typo = failure(#"{ "$X": { "a": "a", "@tests": [ { "input": {}, "outputInclude": {} } ] } }"#)
+        #expect(typo.contains(#"= help: did you mean "outputIncludes"?"#))
+    }
 }

@@ -32,6 +32,15 @@
 #define CLUA_MAX_TAPE_BYTES (16u << 20)
 /// The longest error message kept from a script; longer ones are cut.
 #define CLUA_MESSAGE_SIZE 512
+/// The longest message one `log(...)` keeps, in bytes; the rest is cut (and the line says so).
+#define CLUA_LOG_LINE_SIZE CLUA_MESSAGE_SIZE
+/// The most lines one call keeps from `log(...)`; later ones are dropped and counted.
+#define CLUA_LOG_LINES_PER_CALL 16
+/// The instruction steps one `log(...)` costs, besides one per table entry it shows.
+#define CLUA_LOG_COST 1000
+/// How many entries of one table `log(...)` shows, and how deep it shows nested tables.
+#define CLUA_LOG_TABLE_ITEMS 16
+#define CLUA_LOG_TABLE_DEPTH 2
 
 /// Tape tags: one byte each, then the payload (little-endian, as the host writes it).
 enum {
@@ -79,6 +88,7 @@ typedef struct clua_sandbox {
     const void *array_mt;     // identity of the metatable that marks JSON arrays
     const void *object_mt;    // identity of the metatable that marks JSON objects
     int array_mt_ref, object_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
+    struct clua_call *call;   // the call running now (where `log` puts its lines), or NULL
 } clua_sandbox;
 
 /// One call's inputs and outputs, handed to the protected trampolines.
@@ -99,6 +109,10 @@ typedef struct clua_call {
     int line_defined;
     char message[CLUA_MESSAGE_SIZE];
     char source[256];
+    int log_limit;             // the most lines `log(...)` keeps in this call; 0: logging is off
+    int log_kept, log_dropped; // lines kept in `log`, and lines over `log_limit`
+    char *log;                 // malloc'd: "place\tmessage\n" per line kept, control bytes escaped
+    size_t log_count;
 } clua_call;
 
 /// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails; its stack is
@@ -117,8 +131,15 @@ size_t clua_sandbox_memory(lua_State *L);
 int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
                                    int64_t timeout_ns);
 
-/// Frees a call's output tape.
+/// Frees a call's output tape and log lines.
 void clua_call_release(clua_call *call);
+
+/// The record the calling thread is mapping (its input line), 0 when none; why: a host sets it
+/// per record and reads it back when it writes that record's log lines, without a lock.
+int64_t clua_log_record(void);
+
+/// Sets what `clua_log_record` returns on this thread.
+void clua_log_set_record(int64_t record);
 
 /// Bytes of stack left below the current frame on this thread; why: Lua's C recursion needs
 /// about 512 KiB, and a host may call from a thread with less.

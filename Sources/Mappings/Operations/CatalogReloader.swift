@@ -6,7 +6,7 @@ import MappingsModel
 import Synchronization
 
 /// Keeps a catalog current while files change on disk: a new version is loaded, compiled and
-/// its `"@tests"` run first, and swapped in only when all of that succeeds; a broken edit
+/// its `"@tests"` (those of `tests`) run first, and swapped in only when all of that succeeds; a broken edit
 /// leaves the previous version serving and says why.
 ///
 /// It watches every `.mappings` file the catalog loaded, the `*.mappings` of the directories
@@ -42,6 +42,39 @@ public final class CatalogReloader: Sendable {
         case refused(attempt: Int, reason: String)
     }
 
+    /// Which contexts' `"@tests"` a version must pass before it serves.
+    public enum TestScope: Sendable, Hashable {
+        /// Every context's.
+        case all
+        /// The context's, and those of the contexts it maps nested objects with, transitively:
+        /// what a host that maps with that one context depends on.
+        case used(by: String)
+
+        /// The identifiers whose tests run, or `nil` for all of them.
+        package func contexts(in catalog: Catalog) -> [String]? {
+            guard case .used(let identifier) = self else { return nil }
+            return catalog.identifiersUsed(by: identifier)
+        }
+
+        /// The tests of `catalog` this scope runs that fail.
+        package func failures(in catalog: Catalog) -> [ContextTestResult] {
+            ContextTestRunner.run(catalog, contexts: contexts(in: catalog)).filter { !$0.passed }
+        }
+
+        /// Throws when a test of this scope fails: the error a first version refused for its
+        /// tests gets (and `mappings stream` without `--watch` too).
+        package func check(_ catalog: Catalog) throws(MappingsError) {
+            let failures = failures(in: catalog)
+            guard failures.isEmpty else {
+                throw MappingsError(
+                    kind: .invalidMappings,
+                    diagnostics: [
+                        Diagnostic(message: "the contexts' tests fail:\n" + CatalogReloader.describe(failures))
+                    ])
+            }
+        }
+    }
+
     private struct State {
         var version: Version
         var fingerprint: [String: [UInt8]]
@@ -50,23 +83,22 @@ public final class CatalogReloader: Sendable {
     private let paths: [String]
     private let traits: Traits
     private let makeTransformers: @Sendable () -> TransformerRegistry
+    private let tests: TestScope
     private let state: Mutex<State>
 
-    /// Loads the first version; its tests must pass too.
+    /// Loads the first version; the tests of `tests` (every context's by default) must pass
+    /// too, for it and for every later version.
     public init(
-        paths: [String], traits: Traits = Traits(), transformers: @escaping @Sendable () -> TransformerRegistry
+        paths: [String], traits: Traits = Traits(), tests: TestScope = .all,
+        transformers: @escaping @Sendable () -> TransformerRegistry
     ) throws(MappingsError) {
         self.paths = paths
         self.traits = traits
+        self.tests = tests
         self.makeTransformers = transformers
         let registry = transformers()
         let catalog = try Catalog.load(paths, traits: traits, transformers: registry)
-        let failures = ContextTestRunner.run(catalog).filter { !$0.passed }
-        guard failures.isEmpty else {
-            throw MappingsError(
-                kind: .invalidMappings,
-                diagnostics: [Diagnostic(message: "the contexts' tests fail:\n" + Self.describe(failures))])
-        }
+        try tests.check(catalog)
         let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
         state = Mutex(State(version: Version(number: 1, catalog: catalog), fingerprint: fingerprint))
     }
@@ -108,7 +140,7 @@ public final class CatalogReloader: Sendable {
             return .refused(attempt: attempt, reason: error.description)
         }
         let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
-        let failures = ContextTestRunner.run(catalog).filter { !$0.passed }
+        let failures = tests.failures(in: catalog)
         guard failures.isEmpty else {
             state.withLock { $0.fingerprint = fingerprint }
             return .refused(attempt: attempt, reason: "the contexts' tests fail:\n" + Self.describe(failures))
@@ -123,7 +155,8 @@ public final class CatalogReloader: Sendable {
         return .swapped(version)
     }
 
-    private static func describe(_ failures: [ContextTestResult]) -> String {
+    /// The failing tests, each title followed by its differences, indented.
+    static func describe(_ failures: [ContextTestResult]) -> String {
         failures.map { failure in
             ([failure.title] + failure.failures.map { "  " + $0 }).joined(separator: "\n")
         }.joined(separator: "\n")

@@ -52,28 +52,34 @@ public enum ContextTestRunner {
             return [error.description]
         }
         var failures: [String] = []
-        if let expected = test.output {
+        if test.output != nil || test.outputIncludes != nil {
             let actual = (try? JSONParser.parse(JSONWriter.string(result.value))) ?? .null
-            failures += differences(expected: expected, actual: actual, path: "$")
+            if let expected = test.output { failures += differences(expected: expected, actual: actual, path: "$") }
+            if let expected = test.outputIncludes {
+                failures += differences(expected: expected, actual: actual, path: "$", subset: true)
+            }
         }
         failures += issueDifferences(expected: test.issues ?? [], actual: result.issues)
         return failures
     }
 
-    /// Where two JSON values differ: object keys in any order, numbers by value.
-    static func differences(expected: JSONValue, actual: JSONValue, path: String) -> [String] {
+    /// Where two JSON values differ: object keys in any order, numbers by value. With `subset`
+    /// (`"outputIncludes"`), only the keys `expected` lists are compared, and an expected `null`
+    /// matches a missing key; arrays still match element by element, at the same length.
+    static func differences(expected: JSONValue, actual: JSONValue, path: String, subset: Bool = false) -> [String] {
         switch (expected, actual) {
         case (.object(let want), .object(let got)):
             var lines: [String] = []
             for member in want.members {
                 let at = path + PathText.member(member.key)
                 guard let value = got[member.key] else {
+                    if subset, member.value == .null { continue }
                     lines.append("\(at): expected \(render(member.value)), but the output has no such key")
                     continue
                 }
-                lines += differences(expected: member.value, actual: value, path: at)
+                lines += differences(expected: member.value, actual: value, path: at, subset: subset)
             }
-            for member in got.members where want[member.key] == nil {
+            for member in got.members where !subset && want[member.key] == nil {
                 lines.append(
                     "\(path + PathText.member(member.key)): not expected, the output has \(render(member.value))")
             }
@@ -84,7 +90,7 @@ public enum ContextTestRunner {
                 lines.append("\(path): expected \(want.count) elements, got \(got.count)")
             }
             for (index, pair) in zip(want, got).enumerated() {
-                lines += differences(expected: pair.0, actual: pair.1, path: path + "[\(index)]")
+                lines += differences(expected: pair.0, actual: pair.1, path: path + "[\(index)]", subset: subset)
             }
             return lines
         default:

@@ -28,6 +28,7 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
     var input: String?
 
     func run() throws {
+        defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
         let payload = try PayloadInput.read(input, what: "the input")
         let explained: (result: MappingResult, explanations: [Explanation])

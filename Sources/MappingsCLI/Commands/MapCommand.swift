@@ -47,6 +47,7 @@ struct MapCommand: ParsableCommand, LoadingCommand {
     }
 
     func run() throws {
+        defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
         let mapper = Mapper(catalog: catalog)
         let compiled = try LoadOptions.context(context, of: mapper)

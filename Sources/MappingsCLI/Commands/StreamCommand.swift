@@ -26,8 +26,13 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             Memory: records between reading and writing are bounded by --max-in-flight (MiB, default 64), \
             a Lua result by --lua-max-result (MiB, default 8).
 
+            Before the first record, the @tests of the context and of the contexts it maps nested objects \
+            with must pass (every context's with --require-tests). --stats FILE gets the counts, issues by \
+            kind, the version serving, the reloads and the p50/p99 time per record (rewritten every \
+            --stats-interval seconds when given); --progress shows the rate on stderr.
+
             With --watch, edits of the .mappings files and Lua scripts are picked up while records flow \
-            (SIGHUP forces a reload): the new version must load and pass its @tests within --reload-timeout \
+            (SIGHUP forces a reload): the new version must load and pass those @tests within --reload-timeout \
             before it is swapped in between records; otherwise the previous version keeps serving. Each swap \
             or refusal is logged.
 
@@ -75,8 +80,22 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             valueName: "seconds"))
     var reloadTimeout = 10
 
-    @Flag(help: "Show a progress line on stderr (on by default when stderr is a terminal).")
+    @Flag(help: "Show the counts so far and the records per second on stderr, up to four times a second.")
     var progress = false
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --stats: also write the stats file every this many seconds while streaming (atomically).",
+            valueName: "seconds"))
+    var statsInterval: Int?
+
+    @Flag(
+        help: """
+            Refuse to start (and, with --watch, to swap a version in) unless every context's @tests pass, \
+            not only those of --context and the contexts it maps nested objects with.
+            """)
+    var requireTests = false
 
     @Flag(
         help: """
@@ -93,14 +112,20 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         try OptionRange(option: "--workers", range: 1...256).check(workers)
         try OptionRange(option: "--max-in-flight", range: 1...65536, unit: "MiB").check(maxInFlight)
         try OptionRange(option: "--reload-timeout", range: 1...86400, unit: "seconds").check(reloadTimeout)
+        if let statsInterval {
+            guard stats != nil else { throw ValidationError("--stats-interval needs --stats FILE") }
+            try OptionRange(option: "--stats-interval", range: 1...86400, unit: "seconds").check(statsInterval)
+        }
     }
 
     func run() throws {
+        defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
+        let tests: CatalogReloader.TestScope = requireTests ? .all : .used(by: context)
         var reloader: CatalogReloader?
         if watch {
             do {
-                reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits) { [load] in
+                reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits, tests: tests) { [load] in
                     load.transformers
                 }
             } catch {
@@ -110,6 +135,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         }
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog)
         let compiled = try LoadOptions.context(context, of: mapper)
+        if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
         var sources: [(name: String?, descriptor: Int32)] = []
         for path in inputs {
             do {
@@ -131,8 +157,9 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
-            showProgress: progress || isatty(STDERR_FILENO) == 1, maxInFlight: maxInFlight << 20,
-            grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout))
+            showProgress: progress, maxInFlight: maxInFlight << 20,
+            grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
+            scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } })
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {
             let reader = LineReader(descriptor: source.descriptor)
@@ -144,8 +171,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         run.finish()
         if let stats {
             do {
-                try OutputFile.write(
-                    Array((JSONWriter.string(run.counts.json(stopReason: run.stopReason)) + "\n").utf8), to: stats)
+                try run.writeStats(to: stats)
             } catch {
                 throw OutputFile.unwritable(error, path: stats, what: "the stats file")
             }

@@ -25,6 +25,7 @@ struct TestCommand: ParsableCommand, LoadingCommand {
     var context: [String] = []
 
     func run() throws {
+        defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
         for identifier in context where catalog.context(identifier) == nil {
             do {

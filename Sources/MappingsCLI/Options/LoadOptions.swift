@@ -62,7 +62,8 @@ struct LoadOptions: ParsableArguments {
     /// The transformers entries may name: the Lua scripts of `--scripts`, within the `--lua-*` limits.
     var transformers: TransformerRegistry {
         var registry = TransformerRegistry()
-        registry.add(LuaScripts(directory: scriptsDirectory, limits: lua.limits, isolation: lua.isolation))
+        registry.add(
+            LuaScripts(directory: scriptsDirectory, limits: lua.limits, isolation: lua.isolation, log: lua.log))
         return registry
     }
 

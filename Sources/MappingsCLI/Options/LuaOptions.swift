@@ -32,7 +32,18 @@ struct LuaOptions: ParsableArguments {
             valueName: "none|process"))
     var isolationName = LuaIsolation.inProcess.rawValue
 
+    @Flag(help: "Turn off the lines Lua scripts write with log(...) or print(...) (stderr).")
+    var quiet = false
+
     var isolation: LuaIsolation { LuaIsolation(rawValue: isolationName) ?? .inProcess }
+
+    /// Where the lines scripts log go: stderr, or nowhere with `--quiet`.
+    var log: LuaLog { quiet ? .off : .standardError }
+
+    /// Prints how many log lines were dropped, when some were; for the end of a run.
+    func reportDroppedLogLines() {
+        if let summary = log.droppedSummary { Terminal.error(summary) }
+    }
 
     /// The limits, in the units `LuaScripts` takes.
     var limits: LuaLimits {

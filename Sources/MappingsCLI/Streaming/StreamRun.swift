@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Mappings
+import MappingsLua
 
 /// One `mappings stream` run: reads records in chunks, maps each chunk on the workers, and
 /// writes the results in input order; every record read is written, rejected, or (when a stop
@@ -31,6 +32,12 @@ struct StreamRun {
         }
     }
 
+    /// An outcome and how long mapping the record took, on its lane.
+    private struct Timed {
+        var outcome: Outcome
+        var nanoseconds: UInt64
+    }
+
     private(set) var mapper: Mapper
     /// The streamed context, looked up once (and again after each reload).
     private var compiled: CompiledContext
@@ -56,9 +63,18 @@ struct StreamRun {
     /// How long a reload may take before it is refused.
     let reloadTimeout: Duration
     private(set) var counts = Counts()
+    private(set) var stats = Stats()
     private(set) var stopReason: StopReason?
     private var lastProgress = DispatchTime.now()
     private var progressShown = false
+    /// Where scripts' log lines go: its count of dropped lines is in the stats.
+    let scriptLog: LuaLog
+    /// `--stats FILE` and `--stats-interval SECONDS`: the stats are written there every
+    /// interval while the stream runs (and by the command at the end).
+    let statsFile: (path: String, interval: Duration)?
+    private var lastStatsWrite = ContinuousClock.now
+    /// How often the progress line may change.
+    static let progressInterval: UInt64 = 250_000_000
 
     static let chunkSize = 256
 
@@ -66,8 +82,11 @@ struct StreamRun {
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
         policy: IssuePolicy,
         output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool, maxInFlight: Int, grace: Duration,
-        reloadTimeout: Duration
+        reloadTimeout: Duration, scriptLog: LuaLog = .standardError,
+        statsFile: (path: String, interval: Duration)? = nil
     ) {
+        self.scriptLog = scriptLog
+        self.statsFile = statsFile
         self.maxInFlight = maxInFlight
         self.grace = grace
         self.reloadTimeout = reloadTimeout
@@ -86,7 +105,11 @@ struct StreamRun {
     mutating func consume(_ reader: LineReader, file: String?, stop: StopSignal) {
         var line = 0
         var chunk: [Record] = []
-        let stopped = { stop.raisedSignal != nil }
+        // Called every 100 ms or so while the reader waits: progress and stats keep coming.
+        func stopped() -> Bool {
+            tick()
+            return stop.raisedSignal != nil
+        }
         while stopReason == nil {
             chunk.removeAll(keepingCapacity: true)
             var held = 0
@@ -158,6 +181,11 @@ struct StreamRun {
         guard let outcome = pending.outcome else {
             if !pendingReloadAbandoned, ContinuousClock.now >= pending.started + reloadTimeout {
                 pendingReloadAbandoned = true
+                stats.warnings += 1
+                stats.log(
+                    Stats.Reload(
+                        time: Date(), version: pending.attempt, swapped: false,
+                        reason: "loading took longer than \(reloadTimeout) (--reload-timeout)"))
                 Terminal.error(
                     "mappings stream: version \(pending.attempt) refused, still mapping with version \(reloader.current.number): loading took longer than \(reloadTimeout) (--reload-timeout)"
                 )
@@ -172,6 +200,11 @@ struct StreamRun {
             break
         case .swapped(let version):
             guard let compiled = version.catalog.context(context) else {
+                stats.warnings += 1
+                stats.log(
+                    Stats.Reload(
+                        time: Date(), version: version.number, swapped: false,
+                        reason: "no context \"\(context)\""))
                 Terminal.error(
                     "mappings stream: version \(version.number) has no context \"\(context)\"; still mapping with the previous one"
                 )
@@ -179,8 +212,13 @@ struct StreamRun {
             }
             mapper = Mapper(catalog: version.catalog)
             self.compiled = compiled
+            stats.version = version.number
+            stats.log(Stats.Reload(time: Date(), version: version.number, swapped: true, reason: nil))
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
         case .refused(let attempt, let reason):
+            stats.warnings += 1
+            let firstLine = reason.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? reason
+            stats.log(Stats.Reload(time: Date(), version: attempt, swapped: false, reason: firstLine))
             Terminal.error(
                 "mappings stream: version \(attempt) refused, still mapping with version \(reloader.current.number):\n\(reason)"
             )
@@ -194,16 +232,22 @@ struct StreamRun {
         let mapper = self.mapper
         let context = self.compiled
         let pipeline = ChunkPipeline(inputs: chunk, lanes: workers, byteLimit: maxInFlight) { record in
+            LuaLog.setRecord(record.line)  // the record scripts' log lines name
+            defer { LuaLog.setRecord(0) }
+            let started = DispatchTime.now().uptimeNanoseconds
             let outcome = Self.outcome(of: record, mapper: mapper, context: context)
-            return (outcome, outcome.size + record.bytes.count)
+            let took = DispatchTime.now().uptimeNanoseconds &- started
+            return (Timed(outcome: outcome, nanoseconds: took), outcome.size + record.bytes.count)
         }
         var index = 0
         while index < chunk.count, stopReason == nil {
             let ready = pipeline.take(from: index, timeout: 0.05)
-            for outcome in ready where stopReason == nil {
-                write(outcome, of: chunk[index])
+            for timed in ready where stopReason == nil {
+                stats.latency.record(nanoseconds: timed.nanoseconds)
+                write(timed.outcome, of: chunk[index])
                 index += 1
             }
+            tick()
             if stopReason == nil, let signal = stop.raisedSignal {
                 let now = ContinuousClock.now
                 if graceEnds == nil { graceEnds = now + grace }
@@ -220,10 +264,12 @@ struct StreamRun {
                     continue
                 }
                 if let output = rest.output {
-                    write(output, of: record)  // done within the grace period after all
+                    stats.latency.record(nanoseconds: output.nanoseconds)
+                    write(output.outcome, of: record)  // done within the grace period after all
                 } else if rest.started {
                     counts.read += 1
                     counts.interrupted += 1
+                    stats.count(issue: "interrupted")
                     let message =
                         "the stream was stopped (\(StopReason.signal(signal))) while this record was being mapped"
                     reject(
@@ -239,7 +285,7 @@ struct StreamRun {
         }
         output.flush()
         rejects.flush()
-        reportProgress()
+        tick()
     }
 
     /// Writes or rejects one record's outcome, by the policy.
@@ -250,6 +296,7 @@ struct StreamRun {
             output.line(text)
             counts.written += 1
         case .withIssues(let text, let issues):
+            for issue in issues { stats.count(issue: issue.kind.rawValue) }
             switch policy {
             case .reject:
                 reject(record, issues: issues.map(\.json))
@@ -257,6 +304,7 @@ struct StreamRun {
                 output.line(text)
                 counts.written += 1
                 counts.withIssues += 1
+                stats.warnings += issues.count
                 for issue in issues { Terminal.error("\(place(of: record)): \(issue)") }
             case .fail:
                 reject(record, issues: issues.map(\.json))
@@ -265,6 +313,7 @@ struct StreamRun {
             }
         case .invalid(let kind, let message):
             counts.invalid += 1
+            stats.count(issue: kind)
             reject(record, issues: [.object(JSONObject([("kind", .string(kind)), ("message", .string(message))]))])
             if policy == .fail {
                 Terminal.error("\(place(of: record)): \(message)")
@@ -301,14 +350,39 @@ struct StreamRun {
         "\(record.file ?? "<stdin>"):\(record.line)"
     }
 
+    /// Between records and while waiting for input: the progress line and the periodic stats,
+    /// each when its interval has passed.
+    private mutating func tick() {
+        reportProgress()
+        guard let statsFile, ContinuousClock.now - lastStatsWrite >= statsFile.interval else { return }
+        lastStatsWrite = ContinuousClock.now
+        do {
+            try writeStats(to: statsFile.path, running: true)
+        } catch {
+            stats.warnings += 1
+            Terminal.error("mappings stream: cannot write the stats file \"\(statsFile.path)\"")
+        }
+    }
+
+    /// With `--progress`: at most four times a second, the counts so far and the rate, on
+    /// stderr (over the previous line on a terminal, one line each otherwise).
     private mutating func reportProgress() {
         guard showProgress else { return }
         let now = DispatchTime.now()
-        guard now.uptimeNanoseconds - lastProgress.uptimeNanoseconds >= 500_000_000 else { return }
+        guard now.uptimeNanoseconds - lastProgress.uptimeNanoseconds >= Self.progressInterval else { return }
         lastProgress = now
-        progressShown = true
-        FileHandle.standardError.write(Data("\r\(summary)".utf8))
+        let rate = Int((Double(counts.read) / max(stats.elapsed, 0.001)).rounded())
+        let line = "\(summary), \(rate) records/s"
+        if Self.progressOverwrites {
+            progressShown = true
+            FileHandle.standardError.write(Data("\r\(line)".utf8))
+        } else {
+            FileHandle.standardError.write(Data("\(line)\n".utf8))
+        }
     }
+
+    /// Whether the progress line overwrites itself: on a terminal only.
+    static let progressOverwrites = isatty(STDERR_FILENO) == 1
 
     private var summary: String {
         var text = "mappings stream: read \(counts.read), written \(counts.written), rejected \(counts.rejected)"

@@ -2,7 +2,7 @@ import MappingsJSON
 import MappingsModel
 
 extension ContextCompiler {
-    static let testKeys = ["name", "input", "output", "issues", "many"]
+    static let testKeys = ["name", "input", "output", "outputIncludes", "issues", "many"]
     static let issueKeys = ["kind", "path", "property", "message"]
 
     /// The tests of a context's `"@tests"` (an array of test objects), checked for shape.
@@ -28,7 +28,9 @@ extension ContextCompiler {
                     location: node.location))
             return nil
         }
-        var test = ContextTest(name: nil, input: .null, output: nil, issues: nil, many: false, location: node.location)
+        var test = ContextTest(
+            name: nil, input: .null, output: nil, outputIncludes: nil, issues: nil, many: false, location: node.location
+        )
         var hasInput = false
         var valid = true
         for member in members {
@@ -40,6 +42,20 @@ extension ContextCompiler {
                 hasInput = true
             case "output":
                 test.output = member.value.jsonValue
+            case "outputIncludes":
+                switch member.value.kind {
+                case .object, .array:
+                    test.outputIncludes = member.value.jsonValue
+                default:
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "\"outputIncludes\" is an object (or, with \"many\", an array) of what the output must hold, not \(member.value.typeName)",
+                            location: member.value.location,
+                            help: "write \"outputIncludes\": { \"name\": \"Ann\" }, or \"output\" for the whole output")
+                    )
+                    valid = false
+                }
             case "many":
                 guard case .bool(let flag) = member.value.kind else {
                     diagnostics.append(
@@ -59,9 +75,19 @@ extension ContextCompiler {
                     Diagnostic(
                         message: "unknown key \"\(member.key)\" in a test", location: member.keyLocation,
                         help: Suggestion.help(for: member.key, among: Self.testKeys)
-                            ?? "a test has \"input\", \"output\", \"issues\", \"many\" and \"name\""))
+                            ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\" and \"name\""
+                    ))
                 valid = false
             }
+        }
+        if test.output != nil, test.outputIncludes != nil,
+            let both = members.first(where: { $0.key == "outputIncludes" })
+        {
+            diagnostics.append(
+                Diagnostic(
+                    message: "a test has \"output\" or \"outputIncludes\", not both", location: both.keyLocation,
+                    help: "\"output\" checks the whole output; \"outputIncludes\" only the keys it lists"))
+            valid = false
         }
         if !hasInput {
             diagnostics.append(

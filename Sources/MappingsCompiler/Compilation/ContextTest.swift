@@ -1,7 +1,8 @@
 package import MappingsJSON
 import MappingsModel
 
-/// One test a context carries in `"@tests"`: a payload, and the output or issues it must give.
+/// One test a context carries in `"@tests"`: a payload, and the output (whole, or the part of it
+/// `"outputIncludes"` names) or issues it must give.
 ///
 /// ```jsonc
 /// "@tests": [
@@ -25,6 +26,10 @@ package struct ContextTest: Sendable {
     package var input: JSONValue
     /// The expected output (object keys in any order; `1` equals `1.0`); `nil`: not checked.
     package var output: JSONValue?
+    /// Part of the expected output (`"outputIncludes"`): every key given must be in the output
+    /// with a matching value, recursively through objects; arrays match element by element at
+    /// the same length; an expected `null` also matches a key the output lacks. `nil`: not checked.
+    package var outputIncludes: JSONValue?
     /// The expected issues, in order; `nil`: there must be none.
     package var issues: [ExpectedIssue]?
     /// Map `input` as an array of payloads (`--many`).

@@ -138,17 +138,20 @@ public struct ContextBuilder {
         members.append(SyntaxMember(key: property, keyLocation: at, value: value))
     }
 
-    /// Adds a test, as one element of `"@tests"`: `input` must map to `output` (when given)
-    /// with exactly `issues` (each `{"kind":…, "path":…, "property":…, "message":…}`, any
-    /// subset), or with none when `issues` is `nil`.
+    /// Adds a test, as one element of `"@tests"`: `input` must map to `output` (when given; or,
+    /// with `outputIncludes`, to an output that holds those keys and values) with exactly
+    /// `issues` (each `{"kind":…, "path":…, "property":…, "message":…}`, any subset), or with
+    /// none when `issues` is `nil`.
     public mutating func test(
-        _ name: String? = nil, input: JSONValue, output: JSONValue? = nil, issues: [JSONValue]? = nil,
-        many: Bool = false, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+        _ name: String? = nil, input: JSONValue, output: JSONValue? = nil, outputIncludes: JSONValue? = nil,
+        issues: [JSONValue]? = nil, many: Bool = false, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line
     ) {
         var fields: JSONObject = JSONObject()
         if let name { fields["name"] = .string(name) }
         fields["input"] = input
         if let output { fields["output"] = output }
+        if let outputIncludes { fields["outputIncludes"] = outputIncludes }
         if let issues { fields["issues"] = .array(issues) }
         if many { fields["many"] = .bool(true) }
         sourcePaths[fileID] = filePath
