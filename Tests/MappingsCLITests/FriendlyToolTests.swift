@@ -106,7 +106,7 @@ struct FriendlyToolTests {
                 #"cannot write the rejects file "no/such/r.ndjson": No such file or directory"#
             ),
             (
-                ["stream", "--context", "$TweetModel", "--stats", "Examples"],
+                ["stream", "--context", "$TweetModel", "--stats", "Examples", "Examples/pipeline/tweets.ndjson"],
                 #"cannot write the stats file "Examples": Is a directory"#
             ),
             (
@@ -123,6 +123,7 @@ struct FriendlyToolTests {
             let result = try ToolRunner.run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.hasSuffix("error: " + message + "\n"), "\(arguments)")
+            #expect(result.stdout.isEmpty, "exit 2 leaves nothing on stdout: \(arguments)")
         }
         let imported = try ToolRunner.run(["check", "--mappings", directory.appendingPathComponent("t.mappings").path])
         #expect(imported.status == 2)

@@ -62,7 +62,8 @@ struct PublicAPIListing {
             let trimmed = line.drop(while: { $0 == " " })
             let indent = line.count - trimmed.count
             index += 1
-            if trimmed.isEmpty || trimmed.hasPrefix("//") { continue }
+            // A brace alone on its line opens the body of a declaration whose header wrapped.
+            if trimmed.isEmpty || trimmed.hasPrefix("//") || trimmed.hasPrefix("{") { continue }
             while let last = scopes.last, last.indent >= indent { scopes.removeLast() }
             let words = withoutAttributes(String(trimmed))
             if let name = scopeName(words) { scopes.append((indent, name)) }
@@ -70,8 +71,12 @@ struct PublicAPIListing {
                 continue
             }
             var signature = words
-            while !isComplete(signature), index < lines.count {
-                signature += " " + lines[index].trimmingCharacters(in: .whitespaces)
+            while index < lines.count {
+                let next = lines[index].trimmingCharacters(in: .whitespaces)
+                // A result type, an effect or a where clause on the lines after the parameters.
+                let continues = ["->", "throws", "rethrows", "async", "where"].contains { next.hasPrefix($0) }
+                guard !isComplete(signature) || continues else { break }
+                signature += " " + next
                 index += 1
             }
             found.append(
@@ -198,6 +203,13 @@ struct PublicAPITests {
                 "MappingsEngine Mapper: public func context(_ identifier: String) throws(MappingsError) -> CompiledContext"
             ))
         #expect(!lines.contains { $0.contains("PayloadKeyPath") || $0.contains("JSONParser") })
+        // A result type on the line after the parameters, and an extension whose header wraps.
+        #expect(
+            lines.contains {
+                $0.hasPrefix("MappingsEngine Mapper: public func map<T: MappedModel>")
+                    && $0.hasSuffix("-> [MappingIssue]")
+            })
+        #expect(lines.contains("MappingsJSON JSONValue: public init(stringLiteral value: String)"))
         #expect(listing.topLevelTypes.contains("Mapper") && !listing.topLevelTypes.contains("Rule"))
     }
 }

@@ -153,6 +153,15 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 throw OutputFile.unwritable(error, path: rejects, what: "the rejects file")
             }
         }
+        if let stats {
+            // Created before the first record, so that a stats file that cannot be written is
+            // exit 2 with nothing on stdout, not a surprise after the whole stream went through.
+            do {
+                close(try OutputFile.open(stats))
+            } catch {
+                throw OutputFile.unwritable(error, path: stats, what: "the stats file")
+            }
+        }
         let stop = StopSignal()
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,

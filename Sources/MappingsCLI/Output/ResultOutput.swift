@@ -5,13 +5,14 @@ import Mappings
 /// stdout, the issues on stderr (and in `--report`), exit status 1 when there are any.
 enum ResultOutput {
     static func emit(_ result: MappingResult, report: String?, capacity: Int = 4096) throws {
+        // The report first: a report that cannot be written is exit 2 with nothing on stdout.
+        if let report { try writeReport(result.issues, to: report) }
         var text: [UInt8] = []
         text.reserveCapacity(capacity)
         JSONWriter.write(result.value, into: &text)
         text.append(UInt8(ascii: "\n"))
         FileHandle.standardOutput.write(Data(text))
         for issue in result.issues { Terminal.error(issue.description) }
-        if let report { try writeReport(result.issues, to: report) }
         if !result.issues.isEmpty { throw ToolFailure(status: .issues) }
     }
 

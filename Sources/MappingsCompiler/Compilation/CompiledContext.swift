@@ -6,10 +6,11 @@ public struct CompiledContext: Sendable {
     /// The identifier (`$TweetModel`); `nil` for an inline `@mappings` block.
     public let identifier: String?
     /// Its index in `Catalog.contexts`.
-    public let index: Int
+    package let index: Int
     /// The model it builds (`@class`); `nil` for a context that maps into a plain JSON object.
     public let model: String?
     package internal(set) var rules: [Rule]
+    /// Where the context is declared, and the imports that brought its file in.
     public let provenance: Provenance
     /// The tests the context carries in `"@tests"` (its own, not those of a parent).
     package var tests: [ContextTest] = []

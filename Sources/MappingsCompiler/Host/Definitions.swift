@@ -72,7 +72,7 @@ public struct Definitions: Sendable {
 
     /// Registers a Swift type as a model, under `T.mapping.name`, with every model type its
     /// properties name (nested models, elements of arrays and dictionaries). A context whose
-    /// `@class` is that name builds the Swift type through `Mapper.object(_:from:context:)`.
+    /// `@class` is that name builds the Swift type through `Mapper.object(_:from:using:)`.
     public mutating func register<T: MappedModel>(_ type: T.Type) {
         let typed = T.mapping
         guard !typedModels.contains(where: { $0.model.name == typed.name }) else { return }

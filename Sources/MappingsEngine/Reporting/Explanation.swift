@@ -3,7 +3,7 @@ import MappingsJSON
 import MappingsModel
 
 /// What one rule did while mapping a payload: where the property's value came from, or why
-/// it has none. `Mapper.explain(_:context:)` returns one per rule applied.
+/// it has none. `Mapper.explain(_:using:)` returns one per rule applied.
 public struct Explanation: Sendable, CustomStringConvertible {
     public enum Outcome: Sendable {
         /// A value was found (and transformed, when the rule names a transformer): its JSON text.
