@@ -388,6 +388,8 @@ static void clua_pattern_prepare(lua_State *L, const char *p, size_t length, int
     clua_compile(p, length, anchor_allowed, pattern);
 }
 
+/// Sets up a match of `pattern` against the `length` bytes of `s`: no captures yet, no steps
+/// taken. Stack: [-0, +0, -]
 static void clua_match_begin(clua_match *m, lua_State *L, const clua_pattern *pattern, const char *s, size_t length) {
     m->L = L;
     m->pattern = pattern;

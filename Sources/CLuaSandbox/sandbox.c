@@ -97,6 +97,8 @@ void clua_sandbox_charge(lua_State *L, int64_t steps) {
     }
 }
 
+/// The bytes the interpreter may still allocate under its memory cap; what the bounded library
+/// sizes a result against before it allocates. Stack: [-0, +0, -]
 size_t clua_sandbox_headroom(lua_State *L) {
     clua_sandbox *s = clua_sandbox_of(L);
     return s->memory_used >= s->memory_limit ? 0 : s->memory_limit - s->memory_used;
@@ -877,7 +879,9 @@ static void clua_call_keep_message(clua_call *call, const char *message, size_t 
     snprintf(call->message, CLUA_MESSAGE_SIZE, "%.*s… (cut: %zu bytes in all)", (int)head, message, length);
 }
 
-/// Clears the globals the previous call left and re-arms the budget; why: calls are isolated.
+/// Re-arms the instruction budget, the deadline and the count hook for the next call, and
+/// clears what tripped the previous one (the globals are cleared by the call itself).
+/// Stack: [-0, +0, -]
 static void clua_sandbox_arm(lua_State *L, int64_t budget, int64_t timeout_ns) {
     clua_sandbox *s = clua_sandbox_of(L);
     s->budget_left = budget;

@@ -17,6 +17,7 @@ public struct LuaLimits: Sendable, Hashable {
     /// interpreter's cap, so a host holding many results at once stays small.
     public var result: Int
 
+    /// Limits; each defaults to the value the tool uses.
     public init(
         memory: Int = 64 << 20, instructions: Int = 10_000_000, timeout: Duration = .seconds(1),
         result: Int = 8 << 20

@@ -23,6 +23,7 @@ import Synchronization
 public final class LuaScripts: TransformerProvider, Sendable {
     /// The directory the scripts were read from, as given.
     public let directory: String
+    /// The limits every call runs under.
     public let limits: LuaLimits
     /// Where calls run: interpreters in this process, or sandbox worker processes.
     public let isolation: LuaIsolation

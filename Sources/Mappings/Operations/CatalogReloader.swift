@@ -29,7 +29,9 @@ import Synchronization
 public final class CatalogReloader: Sendable {
     /// A catalog and its version number (1 for the first load, then one more per swap).
     public struct Version: Sendable {
+        /// 1 for the first load, then one more per swap.
         public let number: Int
+        /// The catalog of this version.
         public let catalog: Catalog
     }
 

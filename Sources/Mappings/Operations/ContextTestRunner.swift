@@ -5,6 +5,7 @@ import MappingsModel
 
 /// The outcome of one `"@tests"` entry: passed, or the differences found.
 public struct ContextTestResult: Sendable {
+    /// The identifier of the context the test belongs to.
     public var context: String
     /// 1-based position of the test in its context's `"@tests"`.
     public var number: Int
@@ -12,6 +13,7 @@ public struct ContextTestResult: Sendable {
     /// What differed, one line each (`$.user.name: expected "Ann", got "Bob"`); empty when it passed.
     public var failures: [String]
 
+    /// Whether the test passed.
     public var passed: Bool { failures.isEmpty }
 
     /// `$TweetModel test 2 "no id" (contexts/twitter.mappings:61)`.

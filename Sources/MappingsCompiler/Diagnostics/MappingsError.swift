@@ -24,11 +24,14 @@ public struct MappingsError: Error, Sendable, CustomStringConvertible {
         public var description: String { name }
     }
 
+    /// What failed.
     public var kind: Kind
+    /// Every problem found, each with its place, notes and help.
     public var diagnostics: [Diagnostic]
     /// Texts of the files the diagnostics point into, so that they can be rendered with their lines.
     public var sources: [String: String]
 
+    /// An error of `kind`; `sources` holds the texts of the files the diagnostics point into.
     public init(kind: Kind, diagnostics: [Diagnostic], sources: [String: String] = [:]) {
         self.kind = kind
         self.diagnostics = diagnostics

@@ -7,16 +7,20 @@ import MappingsModel
 /// Traits come from the host (`Traits(["apiVersion": "2"])`) or from the tool
 /// (`--trait apiVersion=2`). A trait given without a value is `true`.
 public struct Traits: Sendable, Hashable, ExpressibleByDictionaryLiteral {
+    /// Each trait's value, by name.
     public var values: [String: String]
 
+    /// Traits with these values.
     public init(_ values: [String: String] = [:]) {
         self.values = values
     }
 
+    /// Traits written as a literal: `["apiVersion": "2"]`.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.values = Dictionary(elements, uniquingKeysWith: { _, last in last })
     }
 
+    /// The value of the trait `name`, or `nil` when it has none.
     public subscript(name: String) -> String? {
         get { values[name] }
         set { values[name] = newValue }

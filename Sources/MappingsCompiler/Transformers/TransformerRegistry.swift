@@ -18,6 +18,7 @@ public struct TransformerRegistry: Sendable {
     /// Where transformers come from when no Swift closure is registered, asked in order.
     package private(set) var providers: [any TransformerProvider] = []
 
+    /// An empty registry.
     public init() {}
 
     /// Adds a provider (such as the Lua scripts) asked for the transformers no Swift closure answers.

@@ -15,9 +15,11 @@ public import MappingsModel
 /// result.issues.forEach { print($0) }   // $.user.name: missing required value … (contexts/twitter.mappings:8)
 /// ```
 public struct Mapper: Sendable {
+    /// The catalog whose contexts the mapper maps with.
     public let catalog: Catalog
     let converter: Converter
 
+    /// A mapper over `catalog`.
     public init(catalog: Catalog) {
         self.catalog = catalog
         self.converter = Converter(models: catalog.models)

@@ -5,6 +5,7 @@ import MappingsModel
 /// What one rule did while mapping a payload: where the property's value came from, or why
 /// it has none. `Mapper.explain(_:using:)` returns one per rule applied.
 public struct Explanation: Sendable, CustomStringConvertible {
+    /// What happened to the property.
     public enum Outcome: Sendable {
         /// A value was found (and transformed, when the rule names a transformer): its JSON text.
         case mapped(String)
@@ -20,7 +21,9 @@ public struct Explanation: Sendable, CustomStringConvertible {
     public var property: String
     /// The payload path the rule read: `$.user.name`.
     public var source: String
+    /// What happened to the property.
     public var outcome: Outcome
+    /// The rule, with where it was declared.
     public var rule: Provenance
     /// `MyTransformers.coordinate2DFromDictionary`, when the rule names a transformer.
     public var transformer: String?

@@ -13,6 +13,7 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
     /// What kind of issue. A struct rather than an enum, so that kinds can be added without
     /// breaking clients (as `MappingsError.Kind`); `rawValue` is the name reports print.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The name reports print (`missing required value`).
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
 
@@ -28,6 +29,7 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public var description: String { rawValue }
     }
 
+    /// What kind of issue.
     public var kind: Kind
     /// Where in the payload: `$.tweets[3].user.name`.
     public var path: String
@@ -47,7 +49,9 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
 
 /// What a mapping produced: the object (as complete as it could be made) and the issues.
 public struct MappingResult: Sendable {
+    /// The object, as complete as it could be made.
     public var value: Value
+    /// Every issue found, in payload order.
     public var issues: [MappingIssue]
 }
 

@@ -33,6 +33,7 @@ public struct JSONObject: Sendable, Hashable {
     /// The members, in order.
     public private(set) var members: [(key: String, value: JSONValue)]
 
+    /// An object with these members, in this order.
     public init(_ members: [(key: String, value: JSONValue)] = []) {
         self.members = members
     }
@@ -55,7 +56,9 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
+    /// How many members the object has.
     public var count: Int { members.count }
+    /// The keys, in order.
     public var keys: [String] { members.map(\.key) }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -5,11 +5,13 @@ public struct ConversionFailure: Sendable, Hashable {
     /// Where, below the converted value, the failure is: `""` for the value itself,
     /// `.user.name` or `[3]` for a part of it.
     public var relativePath: String
+    /// What went wrong, in words.
     public var message: String
     /// Whether a required property of a model built by name had no value (the rest are
     /// values that did not convert).
     public var isMissingValue: Bool
 
+    /// A failure at `relativePath` (`.user.name`, `[2]`), missing value or not.
     public init(relativePath: String = "", message: String, isMissingValue: Bool = false) {
         self.relativePath = relativePath
         self.message = message

@@ -23,10 +23,12 @@ public enum Value: Sendable, Equatable {
 
 /// An instance of a declared model: one slot per property, in declaration order.
 public struct ModelObject: Sendable, Equatable {
+    /// The model the object is an instance of.
     public let model: Model
     /// Property values by slot; `.null` where unset.
     public var slots: [Value]
 
+    /// An instance of `model` with every property unset.
     public init(model: Model) {
         self.model = model
         self.slots = Array(repeating: .null, count: model.properties.count)
@@ -40,8 +42,10 @@ public struct ModelObject: Sendable, Equatable {
 
 /// The value of a `[String: T]` property: string keys in the order they came.
 public struct ValueDictionary: Sendable, Equatable {
+    /// The entries, in the order they came.
     public var entries: [(key: String, value: Value)]
 
+    /// A dictionary with these entries, in this order.
     public init(_ entries: [(key: String, value: Value)] = []) {
         self.entries = entries
     }

@@ -32,12 +32,15 @@ public struct Model: Sendable, Hashable {
 
     private let storage: Storage
 
+    /// The model's name, as contexts name it in `@class`.
     public var name: String { storage.name }
+    /// The properties, in declaration order: property `n` lives in slot `n`.
     public var properties: [Property] { storage.properties }
     /// Where the model is declared.
     public var location: SourceLocation? { storage.location }
     var encodedKeys: [[UInt8]] { storage.encodedKeys }
 
+    /// A model with these properties; `location` is where it is declared, for diagnostics.
     public init(name: String, properties: [Property], location: SourceLocation? = nil) {
         storage = Storage(name: name, properties: properties, location: location)
     }
@@ -71,10 +74,14 @@ public struct Model: Sendable, Hashable {
 
 /// One property of a model.
 public struct Property: Sendable, Hashable {
+    /// The property's name.
     public let name: String
+    /// The property's declared type.
     public let type: TypeReference
+    /// Where the property is declared, for diagnostics.
     public let location: SourceLocation?
 
+    /// A property of `type`; `location` is where it is declared.
     public init(name: String, type: TypeReference, location: SourceLocation? = nil) {
         self.name = name
         self.type = type
