@@ -157,7 +157,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             // Created before the first record, so that a stats file that cannot be written is
             // exit 2 with nothing on stdout, not a surprise after the whole stream went through.
             do {
-                close(try OutputFile.open(stats))
+                try OutputFile.checkReplaceable(stats)
             } catch {
                 throw OutputFile.unwritable(error, path: stats, what: "the stats file")
             }

@@ -27,6 +27,16 @@ enum OutputFile {
         }
     }
 
+    /// Checks that a file can later be written at `path` through a temporary file beside it and
+    /// a rename (how `--stats` writes), without creating or changing `path` itself.
+    static func checkReplaceable(_ path: String) throws(InputFile.Failure) {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw InputFile.Failure(errno: EISDIR) }
+        let probe = path + ".tmp-\(getpid())"
+        close(try open(probe))
+        unlink(probe)
+    }
+
     /// Reports that `path` cannot be written and why, and ends the command with exit status 2.
     static func unwritable(_ failure: InputFile.Failure, path: String, what: String) -> ToolFailure {
         Terminal.error("error: cannot write \(what) \"\(path)\": \(failure.reason)")
