@@ -33,7 +33,7 @@ struct FuzzTests {
         "\"x\": \"a.b.@count\"", "\u{00E9}", "\n", "\"@defaultValue\": [", "\"$Tweet\"", "@", ".", "?", "\"[String:\"",
     ]
 
-    private func mutate(_ text: String, _ random: inout SeededGenerator) -> String {
+    func mutate(_ text: String, _ random: inout SeededGenerator) -> String {
         var bytes = Array(text.utf8)
         for _ in 0..<Int.random(in: 1...6, using: &random) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)

@@ -66,7 +66,10 @@ struct ModelTests {
             (#"{ "@models": { "M": { "@inherits": "X" } } }"#, "\"@inherits\" has no meaning in a model declaration"),
             (#"{ "@models": { "String": {} } }"#, "\"String\" is a built-in type and cannot be declared as a model"),
             (#"{ "@models": { "9Lives": {} } }"#, "\"9Lives\" is not a valid model name"),
-            (#"{ "@models": { "M": [] } }"#, "the model \"M\" is declared by an object of properties, not an array"),
+            (
+                #"{ "@models": { "M": 3 } }"#,
+                "the model \"M\" is declared by an object of properties (or an enum by an array of strings), not a number"
+            ),
             (#"{ "@models": [] }"#, "\"@models\" takes an object of model declarations, not an array"),
         ])
     func malformed(text: String, message: String) {

@@ -71,7 +71,7 @@ extension ContextCompiler {
             return nil
         }
         do {
-            let type = try TypeParser.parse(text)
+            let type = try TypeParser.parse(text).resolvingEnumerations(enumerations)
             for name in type.modelNames where models[name] == nil {
                 diagnostics.append(
                     Diagnostic(

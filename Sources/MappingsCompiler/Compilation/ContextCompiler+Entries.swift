@@ -17,6 +17,7 @@ extension ContextCompiler {
         checkDateFormat(options.dateFormat, type: type, entry: member, valid: &valid)
         let object = objectRule(options.object, type: type, property: member.key, valid: &valid)
         let defaultValue = defaultValue(options, type: type, property: member.key, valid: &valid)
+        let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
         guard valid else { return nil }
         return Rule(
             target: target.path, source: options.source, isOptional: options.isOptional || options.defaultValue != nil,
@@ -24,7 +25,8 @@ extension ContextCompiler {
             transform: nil, reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
             clearContent: flags.clearContent, insertContentAtBegin: flags.insertContentAtBegin, type: type,
             dateFormat: options.dateFormat, dateFormats: options.dateFormat.flatMap(DateFormats.init),
-            provenance: provenance(member.keyLocation, member.value))
+            provenance: provenance(member.keyLocation, member.value),
+            valueMap: valueMap)
     }
 
     /// The transformer `@transformClass` and `@transformSelector` name together, with

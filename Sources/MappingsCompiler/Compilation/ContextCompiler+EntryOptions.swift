@@ -54,6 +54,8 @@ extension ContextCompiler {
         case "@object": options.object = option
         case "@clearContent": options.clearContent = option
         case "@insertContentAtBegin": options.insertContentAtBegin = option
+        case "@valueMap": options.valueMap = option
+        case "@reverseValue": options.reverseValue = option
         case "@dateFormat":
             guard let formats = dateFormats(option) else { return false }
             options.dateFormat = formats

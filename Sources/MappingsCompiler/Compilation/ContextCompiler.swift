@@ -6,6 +6,8 @@ import MappingsModel
 /// that cannot convert, each reported with a "did you mean" where one is close.
 struct ContextCompiler {
     let models: [String: Model]
+    /// The enums `@models` declares, which `@type` may name.
+    let enumerations: [String: Enumeration]
     let converter: Converter
     var inheritance: InheritanceResolver
     /// Index of each named context in `contexts`.
@@ -19,9 +21,10 @@ struct ContextCompiler {
 
     init(
         models: [String: Model], inheritance: InheritanceResolver, named: [String],
-        importChains: [String: [SourceLocation]]
+        importChains: [String: [SourceLocation]], enumerations: [String: Enumeration] = [:]
     ) {
         self.models = models
+        self.enumerations = enumerations
         self.converter = Converter(models: models)
         self.inheritance = inheritance
         self.named = Dictionary(named.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })

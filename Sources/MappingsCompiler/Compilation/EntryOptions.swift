@@ -31,6 +31,10 @@ struct EntryOptions {
     var dateFormat: [String]?
     /// `@type`, which only a context without a model may write.
     var type: TypeReference?
+    /// `@valueMap`, compiled once the entry's type is known.
+    var valueMap: SyntaxMember?
+    /// `@reverseValue`, read with `@valueMap`.
+    var reverseValue: SyntaxMember?
     /// Whether every option read well; `false` once one was reported.
     var isValid = true
 }

@@ -30,6 +30,8 @@ package struct Rule: Sendable {
     /// `dateFormat`, compiled.
     package let dateFormats: DateFormats?
     package let provenance: Provenance
+    /// `@valueMap`, compiled: source values translated before conversion (`nil`: none, no cost).
+    package var valueMap: ValueMap? = nil
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.

@@ -61,6 +61,10 @@ public struct ContextBuilder {
     ///   - object: how to build a nested object, or each element of a collection (`@object`).
     ///   - clearContent: empty the collection before adding (`@clearContent`).
     ///   - insertContentAtBegin: add at the front, in source order (`@insertContentAtBegin`).
+    ///   - valueMap: source values translated before conversion (`@valueMap`), keyed by the
+    ///     source value's text (`"A"`, `"1"`, `"true"`); values no key matches pass through.
+    ///   - reverseValue: for a mapped value two keys map to, the key serialize writes back
+    ///     (`@reverseValue`), such as `["active": "A"]`.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -69,6 +73,7 @@ public struct ContextBuilder {
         defaultValue: JSONValue? = nil, type: String? = nil, dateFormat: String? = nil,
         transform: Transform? = nil, object: NestedObject? = nil, clearContent: Bool = false,
         insertContentAtBegin: Bool = false,
+        valueMap: [String: JSONValue]? = nil, reverseValue: [String: String]? = nil,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = SourceLocation(file: fileID, line: line, column: 1)
@@ -129,6 +134,14 @@ public struct ContextBuilder {
         }
         if clearContent { options.append(("@clearContent", SyntaxNode(.bool(true), at: at))) }
         if insertContentAtBegin { options.append(("@insertContentAtBegin", SyntaxNode(.bool(true), at: at))) }
+        if let valueMap {
+            let pairs = valueMap.sorted { $0.key < $1.key }.map { ($0.key, SyntaxNode(json: $0.value, at: at)) }
+            options.append(("@valueMap", Self.object(pairs, at: at)))
+        }
+        if let reverseValue {
+            let pairs = reverseValue.sorted { $0.key < $1.key }.map { ($0.key, string($0.value)) }
+            options.append(("@reverseValue", Self.object(pairs, at: at)))
+        }
         let value: SyntaxNode
         if options.count == 1, options[0].0 == "@keyPath" {
             value = options[0].1

@@ -16,7 +16,7 @@ extension CatalogLoader {
         let names = table.names.filter { table.winners[$0] != nil }
         var compiler = ContextCompiler(
             models: models, inheritance: InheritanceResolver(definitions: table.winners), named: names,
-            importChains: importChains)
+            importChains: importChains, enumerations: enumerations)
         for (index, name) in names.enumerated() {
             compiler.compileNamed(name, index: index)
         }

@@ -9,7 +9,8 @@ extension CatalogLoader {
             declarations: table.names.compactMap { table.winners[$0] }, order: table.names,
             external: typed.map(\.model.name))
         diagnostics += compiler.diagnostics
-        let merge = TypedModelMerge(typed, into: compiler.models)
+        enumerations = compiler.enumerations
+        let merge = TypedModelMerge(typed, into: compiler.models, enumerations: compiler.enumerations)
         diagnostics += merge.diagnostics
         return merge.models
     }

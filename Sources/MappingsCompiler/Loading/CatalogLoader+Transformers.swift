@@ -1,4 +1,5 @@
 import MappingsJSON
+import MappingsModel
 
 extension CatalogLoader {
     /// Binds the transformers every rule of `contexts` names: the host's registry, with the

@@ -1,3 +1,5 @@
+import MappingsModel
+
 /// The stages that turn `.mappings` files and a host's definitions into a `Catalog`, and the
 /// diagnostics they collect on the way.
 ///
@@ -13,6 +15,8 @@ struct CatalogLoader {
     let definitions: Definitions
     /// Every problem the stages so far found, in the order they found them.
     var diagnostics: [Diagnostic] = []
+    /// The enums `@models` declares, once the models are compiled (contexts' `@type` may name them).
+    var enumerations: [String: Enumeration] = [:]
 
     init(transformers: TransformerRegistry, definitions: Definitions) {
         self.transformers = transformers

@@ -2,20 +2,31 @@ import Foundation
 import MappingsJSON
 import MappingsModel
 
-/// Turns `@models` declarations into `Model`s, checking names and types.
+/// Turns `@models` declarations into `Model`s and `Enumeration`s, checking names and types.
+///
+/// A declaration whose value is an array of strings is an enum (`"Status": ["active",
+/// "deleted"]`); the enums are read first, so that a property may name one wherever it is
+/// declared.
 struct ModelCompiler {
     private(set) var models: [String: Model] = [:]
+    private(set) var enumerations: [String: Enumeration] = [:]
     private(set) var diagnostics: [Diagnostic] = []
 
     /// - Parameter external: models declared elsewhere (bound to Swift types) that declarations may name.
     init(declarations: [Declaration], order: [String], external: [String] = []) {
         var pending: [(Model, [(Property, SourceLocation, String)])] = []
-        for name in order {
-            guard let declaration = declarations.first(where: { $0.name == name }) else { continue }
+        let ordered = order.compactMap { name in declarations.first(where: { $0.name == name }) }
+        for declaration in ordered {
+            if case .array(let elements) = declaration.node.kind {
+                compileEnumeration(declaration, elements: elements, external: external)
+            }
+        }
+        for declaration in ordered {
+            if case .array = declaration.node.kind { continue }
             if let model = compile(declaration) { pending.append(model) }
         }
         for (model, _) in pending { models[model.name] = model }
-        let known = Array(TypeReference.scalars.keys) + Array(models.keys) + external
+        let known = Array(TypeReference.scalars.keys) + Array(models.keys) + Array(enumerations.keys) + external
         for (_, properties) in pending {
             for (property, typeLocation, text) in properties {
                 for name in property.type.modelNames where models[name] == nil && !external.contains(name) {
@@ -28,7 +39,7 @@ struct ModelCompiler {
                         Diagnostic(
                             message: "unknown type \"\(name)\"", location: at,
                             help: Suggestion.help(for: name, among: known)
-                                ?? "types are String, Int, Double, Bool, Decimal, URL, Date, UUID, JSON, a declared model, [T], [String: T] and T?"
+                                ?? "types are String, Int, Double, Bool, Decimal, URL, Date, UUID, JSON, a declared model or enum, [T], [String: T] and T?"
                         ))
                 }
             }
@@ -54,9 +65,11 @@ struct ModelCompiler {
             diagnostics.append(
                 Diagnostic(
                     message:
-                        "the model \"\(declaration.name)\" is declared by an object of properties, not \(declaration.node.typeName)",
+                        "the model \"\(declaration.name)\" is declared by an object of properties (or an enum by an array of strings), not \(declaration.node.typeName)",
                     location: declaration.node.location,
-                    help: "write \"\(declaration.name)\": { \"name\": \"String\" }"))
+                    help:
+                        "write \"\(declaration.name)\": { \"name\": \"String\" } or \"\(declaration.name)\": [\"a\", \"b\"]"
+                ))
             return nil
         }
         var properties: [(Property, SourceLocation, String)] = []
@@ -84,7 +97,7 @@ struct ModelCompiler {
                 continue
             }
             do {
-                let type = try TypeParser.parse(text)
+                let type = try TypeParser.parse(text).resolvingEnumerations(enumerations)
                 properties.append(
                     (Property(name: member.key, type: type, location: member.keyLocation), member.value.location, text))
             } catch {
@@ -99,6 +112,62 @@ struct ModelCompiler {
         }
         let model = Model(name: declaration.name, properties: properties.map(\.0), location: declaration.nameLocation)
         return (model, properties)
+    }
+
+    /// Reads an enum declaration: a non-empty array of distinct strings, named like a model.
+    private mutating func compileEnumeration(_ declaration: Declaration, elements: [SyntaxNode], external: [String]) {
+        let name = declaration.name
+        guard Self.isIdentifier(name) else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(name)\" is not a valid enum name", location: declaration.nameLocation,
+                    help: "an enum name is a letter or '_' followed by letters, digits or '_'"))
+            return
+        }
+        if TypeReference.scalars[name] != nil {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(name)\" is a built-in type and cannot be declared as an enum",
+                    location: declaration.nameLocation, help: "name the enum otherwise, such as \"\(name)Kind\""))
+            return
+        }
+        if external.contains(name) {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(name)\" is declared as an enum here and as a model by a Swift type",
+                    location: declaration.nameLocation, help: "a type name is either a model or an enum"))
+            return
+        }
+        if elements.isEmpty {
+            diagnostics.append(
+                Diagnostic(
+                    message: "the enum \"\(name)\" has no values", location: declaration.node.location,
+                    help: "list its values: \"\(name)\": [\"active\", \"deleted\"]"))
+        }
+        var values: [String] = []
+        var seen: [String: SourceLocation] = [:]
+        for element in elements {
+            guard let value = element.stringValue else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "the values of the enum \"\(name)\" are strings, not \(element.typeName)",
+                        location: element.location, help: "write it as a string: \"\(element.jsonValue.jsonText)\""))
+                continue
+            }
+            if let first = seen[value] {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "the enum \"\(name)\" lists \"\(value)\" twice", location: element.location,
+                        notes: [Diagnostic.Note(message: "first listed here", location: first)],
+                        help: "remove one of them"))
+                continue
+            }
+            seen[value] = element.location
+            values.append(value)
+        }
+        // Declared even when a value was reported: the load fails anyway, and properties of the
+        // type are not reported again as of an unknown type.
+        enumerations[name] = Enumeration(name: name, values: values)
     }
 
     static func isIdentifier(_ text: String) -> Bool {

@@ -16,7 +16,13 @@ struct TypedModelMerge {
     /// Adds the models bound to Swift types to the `declared` ones; the Swift type's model is
     /// the one used (its property order is the order its key paths bind in). Reports a typed
     /// model a file declares differently, and a typed property of a model nobody declares.
-    init(_ typed: [RegisteredModel], into declared: [String: Model]) {
+    ///
+    /// A Swift enum property (`Enumeration(Status.self)`) must list the same values as a file's
+    /// enum of the same name:
+    /// ```
+    /// error: the enum "Status" of the property "status" of Account lists "active", "deleted" in Swift, "active", "suspended" here
+    /// ```
+    init(_ typed: [RegisteredModel], into declared: [String: Model], enumerations: [String: Enumeration] = [:]) {
         models = declared
         for registered in typed {
             let model = registered.model
@@ -54,6 +60,16 @@ struct TypedModelMerge {
         }
         for registered in typed {
             for property in registered.model.properties {
+                if case .enumeration(let swift) = property.type.elementType, let file = enumerations[swift.name],
+                    file.values != swift.values
+                {
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "the enum \"\(swift.name)\" of the property \"\(property.name)\" of \(registered.swiftType) lists \(swift.listed) in Swift, \(file.listed) here",
+                            location: property.location,
+                            help: "declare the same values, in the same order, in Swift and in \"@models\""))
+                }
                 for name in property.type.modelNames where models[name] == nil {
                     diagnostics.append(
                         Diagnostic(

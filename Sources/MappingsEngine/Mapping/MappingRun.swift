@@ -74,6 +74,11 @@ struct MappingRun {
                 return
             }
         }
+        var unmapped: JSONValue?
+        if let valueMap = rule.valueMap, let input = value {
+            value = valueMap.map(input)
+            if explanations != nil, value != input { unmapped = input }
+        }
         guard let value else {
             if !rule.isOptional {
                 report(
@@ -91,7 +96,10 @@ struct MappingRun {
             return
         }
         if explanations != nil {
-            explain(property(), rule, valuePath(), .mapped(JSONWriter.string(value)))
+            let text = JSONWriter.string(value)
+            explain(
+                property(), rule, valuePath(),
+                .mapped(unmapped.map { "\(JSONWriter.string($0)) → \(text) (@valueMap)" } ?? text))
         }
         if let object = rule.object {
             mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)

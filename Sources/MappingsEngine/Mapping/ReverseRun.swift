@@ -7,8 +7,9 @@ public import MappingsModel
 /// Each rule reads its target property and writes it at its source key path, in rule order:
 /// nested objects go back through their own contexts, dates with `@dateFormat` are written
 /// with their first format (other values as the JSON output writes them: dates in ISO 8601,
-/// URLs as strings, decimals with their digits), and a transformer's value goes through its
-/// reverse transformer. `@count` cannot be said back: such a rule is left out, and
+/// URLs as strings, decimals with their digits), a value `@valueMap` translated is written
+/// back as its key (before the reverse transformer, which undoes what came first), and a
+/// transformer's value goes through its reverse transformer. `@count` cannot be said back: such a rule is left out, and
 /// `Mapper.reverseNotes(for:)` says so when the catalog loads.
 struct ReverseRun {
     let mapper: Mapper
@@ -102,6 +103,7 @@ struct ReverseRun {
                 return payload(for: value, with: context, path: path, property: property)
             }
         }
+        let value = rule.valueMap.map { $0.unmap(value) } ?? value
         if let formats = rule.dateFormats { return Self.formatDates(value, formats: formats) }
         return value
     }

@@ -7,7 +7,8 @@ import MappingsModel
 public struct Explanation: Sendable, CustomStringConvertible {
     /// What happened to the property.
     public enum Outcome: Sendable {
-        /// A value was found (and transformed, when the rule names a transformer): its JSON text.
+        /// A value was found (and transformed, when the rule names a transformer): its JSON text,
+        /// or `"A" → "active" (@valueMap)` when the entry's value map translated it.
         case mapped(String)
         /// No value: the default was used.
         case defaulted(String)

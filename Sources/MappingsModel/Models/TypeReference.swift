@@ -6,6 +6,8 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     case string, int, double, bool, decimal, url, date, uuid, json
     /// A declared model, by name.
     case model(String)
+    /// A declared string enum: one of its values, held as a string.
+    case enumeration(Enumeration)
     case array(TypeReference)
     /// A JSON object whose values are of one type; keys are strings.
     case dictionary(TypeReference)
@@ -29,6 +31,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .uuid: "UUID"
         case .json: "JSON"
         case .model(let name): name
+        case .enumeration(let enumeration): enumeration.name
         case .array(let element): "[\(element)]"
         case .dictionary(let value): "[String: \(value)]"
         case .optional(let wrapped): "\(wrapped)?"
@@ -62,6 +65,19 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .model(let name): [name]
         case .array(let inner), .dictionary(let inner), .optional(let inner): inner.modelNames
         default: []
+        }
+    }
+
+    /// The type with each model name that names one of `enumerations` made that enum: the
+    /// type parser reads every name it does not know as a model.
+    package func resolvingEnumerations(_ enumerations: [String: Enumeration]) -> TypeReference {
+        guard !enumerations.isEmpty else { return self }
+        switch self {
+        case .model(let name): return enumerations[name].map(TypeReference.enumeration) ?? self
+        case .array(let inner): return .array(inner.resolvingEnumerations(enumerations))
+        case .dictionary(let inner): return .dictionary(inner.resolvingEnumerations(enumerations))
+        case .optional(let inner): return .optional(inner.resolvingEnumerations(enumerations))
+        default: return self
         }
     }
 }

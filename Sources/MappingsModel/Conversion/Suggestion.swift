@@ -1,5 +1,4 @@
 import MappingsJSON
-import MappingsModel
 
 /// Finds the candidate closest to a misspelled name, for "did you mean" help.
 package enum Suggestion {

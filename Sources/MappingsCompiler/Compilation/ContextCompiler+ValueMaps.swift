@@ -1,0 +1,187 @@
+import MappingsJSON
+import MappingsModel
+
+/// Compiling `@valueMap` and `@reverseValue`: the source values an entry translates before
+/// conversion, checked against the entry's type, and the one key `serialize` writes back for
+/// each mapped value.
+extension ContextCompiler {
+    /// The entry's compiled `@valueMap`, if it writes one. Reports a map that is not an object
+    /// of scalars, a mapped value the entry's type does not allow, two keys mapping to one value
+    /// without `@reverseValue` choosing between them, and a `@reverseValue` without a map or
+    /// naming what the map does not say.
+    mutating func valueMap(
+        _ options: EntryOptions, type: TypeReference?, property: String, valid: inout Bool
+    ) -> ValueMap? {
+        guard let option = options.valueMap else {
+            if let reverse = options.reverseValue {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@reverseValue\" chooses what \"@valueMap\" writes back, but this entry has no map",
+                        location: reverse.keyLocation, help: "add \"@valueMap\", or remove \"@reverseValue\""))
+                valid = false
+            }
+            return nil
+        }
+        guard let members = option.value.members else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@valueMap\" takes an object of source values to values, not \(option.value.typeName)",
+                    location: option.value.location, help: "for example { \"A\": \"active\", \"S\": \"suspended\" }"))
+            valid = false
+            return nil
+        }
+        if options.object != nil {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@valueMap\" translates values, but \"\(property)\" maps objects with \"@object\"",
+                    location: option.keyLocation, help: "remove \"@valueMap\", or map the values with a context"))
+            valid = false
+            return nil
+        }
+        let element = type.map(\.elementType)
+        if case .model(let name)? = element {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@valueMap\" translates values, but \"\(property)\" holds \(name) objects",
+                    location: option.keyLocation))
+            valid = false
+            return nil
+        }
+        var pairs: [(key: String, value: JSONValue)] = []
+        var held: [(key: SyntaxMember, value: Value)] = []
+        var mapsWell = true
+        for member in members {
+            let json = member.value.jsonValue
+            switch json {
+            case .string, .integer, .double, .number, .bool: break
+            default:
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@valueMap\" maps \"\(member.key)\" to \(member.value.typeName): values are strings, numbers or booleans",
+                        location: member.value.location))
+                mapsWell = false
+                continue
+            }
+            guard let value = mappedValue(json, of: member, to: element) else {
+                mapsWell = false
+                continue
+            }
+            pairs.append((member.key, json))
+            held.append((member, value))
+        }
+        // The values that convert are checked for a way back even when others did not.
+        let reverse = reverseChoices(held, option: options.reverseValue)
+        guard mapsWell, let reverse else {
+            valid = false
+            return nil
+        }
+        return ValueMap(pairs: pairs, reverse: reverse)
+    }
+
+    /// A mapped value as the property holds it; `nil` after reporting one its type does not allow.
+    private mutating func mappedValue(_ json: JSONValue, of member: SyntaxMember, to type: TypeReference?) -> Value? {
+        guard let type, type != .json else { return .json(json) }
+        var failures: [ConversionFailure] = []
+        let value = converter.convert(json, to: type, failures: &failures)
+        guard let failure = failures.first else { return value }
+        if case .enumeration(let enumeration) = type, case .string(let text) = json {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@valueMap\" maps \"\(member.key)\" to \"\(text)\", which is not a \(enumeration.name)",
+                    location: member.value.location,
+                    help: Suggestion.help(for: text, among: enumeration.values)
+                        ?? "the values of \(enumeration.name) are \(enumeration.listed)"))
+        } else {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@valueMap\" maps \"\(member.key)\" to a value that cannot become \(type): \(failure.message)",
+                    location: member.value.location))
+        }
+        return nil
+    }
+
+    /// For each mapped value, the key `serialize` writes back: the only key that maps to it, or
+    /// the one `@reverseValue` names. `nil` after reporting a value two keys map to that
+    /// `@reverseValue` does not settle, or a `@reverseValue` that is not of this map.
+    private mutating func reverseChoices(
+        _ held: [(key: SyntaxMember, value: Value)], option: SyntaxMember?
+    ) -> [(held: Value, key: String)]? {
+        // Mapped values by what the property holds (`"1"` and `1` are one Int): text → keys.
+        var order: [String] = []
+        var groups: [String: (value: Value, keys: [SyntaxMember])] = [:]
+        for (key, value) in held {
+            let text = if case .string(let string) = value { string } else { JSONWriter.string(value) }
+            if groups[text] == nil {
+                order.append(text)
+                groups[text] = (value, [])
+            }
+            groups[text]?.keys.append(key)
+        }
+        var choices: [String: String] = [:]
+        // Mapped values `@reverseValue` names, rightly or not: not reported again as ambiguous.
+        var named: Set<String> = []
+        var valid = true
+        if let option {
+            guard let members = option.value.members else {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@reverseValue\" takes an object of mapped values to the key written back, not \(option.value.typeName)",
+                        location: option.value.location, help: "for example { \"active\": \"A\" }"))
+                return nil
+            }
+            for member in members {
+                guard let keys = groups[member.key]?.keys else {
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "\"@reverseValue\" names \"\(member.key)\", which \"@valueMap\" maps nothing to",
+                            location: member.keyLocation,
+                            help: (member.key.count > 2 ? Suggestion.help(for: member.key, among: order) : nil)
+                                ?? "the mapped values are \(order.map { "\"\($0)\"" }.joined(separator: ", "))"))
+                    valid = false
+                    continue
+                }
+                named.insert(member.key)
+                guard let key = member.value.stringValue, keys.contains(where: { $0.key == key }) else {
+                    let listed = keys.map { "\"\($0.key)\"" }.joined(separator: ", ")
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "\"@reverseValue\" writes \"\(member.key)\" back as \(member.value.jsonValue.jsonText), but \"@valueMap\" maps only \(listed) to it",
+                            location: member.value.location, help: "write one of \(listed)"))
+                    valid = false
+                    continue
+                }
+                choices[member.key] = key
+            }
+        }
+        var reverse: [(held: Value, key: String)] = []
+        for text in order {
+            guard let group = groups[text] else { continue }
+            if let choice = choices[text] {
+                reverse.append((group.value, choice))
+            } else if group.keys.count == 1 || named.contains(text) {
+                reverse.append((group.value, group.keys[0].key))
+            } else {
+                let listed = group.keys.map { "\"\($0.key)\"" }.joined(separator: " and ")
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@valueMap\" is not one-to-one: \(listed) map to \"\(text)\", and serialize cannot choose",
+                        location: group.keys[1].keyLocation,
+                        notes: [
+                            Diagnostic.Note(
+                                message: "\"\(group.keys[0].key)\" maps to it here", location: group.keys[0].keyLocation
+                            )
+                        ],
+                        help:
+                            "say which one is written back: \"@reverseValue\": { \"\(text)\": \"\(group.keys[0].key)\" }"
+                    ))
+                valid = false
+            }
+        }
+        return valid ? reverse : nil
+    }
+}
