@@ -13,6 +13,11 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The library's layer modules. Targets that import `Mappings` also name them, so that a change
+/// to a layer rebuilds them: `Mappings` re-exports the layers, and a build that only saw
+/// `Mappings` could keep objects compiled against a layer's previous interface.
+let layers: [Target.Dependency] = ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"]
+
 let package = Package(
     name: "Mappings",
     products: [
@@ -72,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "MappingsLua",
-            dependencies: ["Mappings", "CLua", "CLuaSandbox"],
+            dependencies: ["Mappings", "CLua", "CLuaSandbox"] + layers,
             swiftSettings: strictSettings
         ),
         // One sandboxed interpreter in a confined process (RLIMIT_AS, RLIMIT_CPU, seccomp), in C.
@@ -84,7 +89,7 @@ let package = Package(
         // REST fetching over FoundationNetworking, apart so that hosts that do not fetch do not link it.
         .target(
             name: "MappingsFetch",
-            dependencies: ["Mappings"],
+            dependencies: ["Mappings"] + layers,
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -94,55 +99,55 @@ let package = Package(
                 "MappingsLua",
                 "MappingsFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            ] + layers,
             swiftSettings: strictSettings
         ),
         // Shared by the test targets: in-memory loading helpers and the repository's shipped fixtures.
         .target(
             name: "MappingsTestSupport",
-            dependencies: ["Mappings"],
+            dependencies: ["Mappings"] + layers,
             path: "Tests/MappingsTestSupport",
             swiftSettings: strictSettings
         ),
         // One test target per module, beside what it tests.
         .testTarget(
             name: "MappingsJSONTests",
-            dependencies: ["MappingsJSON", "Mappings", "MappingsTestSupport"],
+            dependencies: ["Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsModelTests",
-            dependencies: ["MappingsModel", "Mappings", "MappingsTestSupport"],
+            dependencies: ["Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsCompilerTests",
-            dependencies: ["MappingsCompiler", "Mappings", "MappingsTestSupport"],
+            dependencies: ["Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsEngineTests",
-            dependencies: ["MappingsEngine", "Mappings", "MappingsTestSupport"],
+            dependencies: ["Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsFetchTests",
-            dependencies: ["MappingsFetch", "MappingsLua", "Mappings", "MappingsTestSupport"],
+            dependencies: ["MappingsFetch", "MappingsLua", "Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsTests",
-            dependencies: ["Mappings", "MappingsTestSupport"],
+            dependencies: ["Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsLuaTests",
-            dependencies: ["MappingsLua", "CLua", "MappingsTestSupport"],
+            dependencies: ["MappingsLua", "CLua", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsCLITests",
-            dependencies: ["MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch", "MappingsTestSupport"],
+            dependencies: ["MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch", "MappingsTestSupport"] + layers,
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
