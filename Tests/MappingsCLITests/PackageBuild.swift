@@ -39,7 +39,14 @@ enum PackageBuild {
     static func binDirectory(of package: URL, scratch: URL) throws -> URL {
         try built.withLock { built in
             if let directory = built[package.path] { return directory }
-            let build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
+            var build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
+            if build.status != 0, build.output.contains("because of missing inputs") {
+                // The scratch path planned the root package (a path dependency) with a file the
+                // root has since moved or removed, and SwiftPM keeps that plan: plan again.
+                try? FileManager.default.removeItem(at: scratch.appendingPathComponent("debug.yaml"))
+                try? FileManager.default.removeItem(at: scratch.appendingPathComponent("build.db"))
+                build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
+            }
             guard build.status == 0 else { throw Failure("swift build of \(package.path) failed:\n\(build.output)") }
             let directory = scratch.appendingPathComponent("debug")
             built[package.path] = directory

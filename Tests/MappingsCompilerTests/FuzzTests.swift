@@ -9,7 +9,8 @@ struct FuzzTests {
         // models
         { "@models": { "User": { "name": "String", "tags": "[String]?" }, "Tweet": { "user": "User", "n": "Int" } },
           "@import": ["b", "c.mappings"],
-          "$User": { "@class": "User", "name": "user.name", "tags": { "@keyPath": "t.@first", "@optional": true } },
+          "$User": { "@class": "User", "name": { "@keyPath": ["user.name", "user.screen\\\\.name", "\\\\@x.\\\\-1"] },
+                     "tags": { "@keyPath": "t.@first", "@optional": true } },
           "$Tweet": { "@class": "Tweet", "user": { "@keyPath": "user", "@object": { "@mappings": "$User" } },
                       "n": { "@keyPath": "count", "@defaultValue": 3 }, },
           "@when v >= 2": { "$V2": { "@inherits": ["$User", "$B.x"] } },
@@ -30,7 +31,8 @@ struct FuzzTests {
         "*/",
         "\"@when v > 1\": {", "\"@class\": \"User\"", "\"@object\": {", "null", "true", "1e9", "-", "\\u",
         "\"@models\"",
-        "\"x\": \"a.b.@count\"", "\u{00E9}", "\n", "\"@defaultValue\": [", "\"$Tweet\"", "@", ".", "?", "\"[String:\"",
+        "\"x\": \"a.b.@count\"", "\"@keyPath\": [\"a\\\\.b\", ", "\\\\", "\u{00E9}", "\n", "\"@defaultValue\": [",
+        "\"$Tweet\"", "@", ".", "?", "\"[String:\"",
     ]
 
     func mutate(_ text: String, _ random: inout SeededGenerator) -> String {

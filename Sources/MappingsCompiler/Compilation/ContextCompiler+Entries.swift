@@ -20,7 +20,8 @@ extension ContextCompiler {
         let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
         guard valid else { return nil }
         return Rule(
-            target: target.path, source: options.source, isOptional: options.isOptional || options.defaultValue != nil,
+            target: target.path, source: options.source, fallbacks: options.fallbacks,
+            isOptional: options.isOptional || options.defaultValue != nil,
             defaultValue: defaultValue, defaultJSON: options.defaultValue?.jsonValue, transformer: transformer,
             transform: nil, reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
             clearContent: flags.clearContent, insertContentAtBegin: flags.insertContentAtBegin, type: type,

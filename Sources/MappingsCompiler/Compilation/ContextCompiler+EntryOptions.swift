@@ -40,8 +40,9 @@ extension ContextCompiler {
     ) -> Bool {
         switch option.key {
         case "@keyPath":
-            guard let path = sourceKeyPath(option) else { return false }
-            options.source = path
+            guard let paths = sourceKeyPaths(option) else { return false }
+            options.source = paths[0]
+            options.fallbacks = Array(paths.dropFirst())
         case "@optional":
             guard let flag = boolean(option) else { return false }
             options.isOptional = flag
@@ -71,16 +72,40 @@ extension ContextCompiler {
         return true
     }
 
-    /// The key path `@keyPath` names; `nil` after reporting one that is not a string or does not parse.
-    private mutating func sourceKeyPath(_ option: SyntaxMember) -> PayloadKeyPath? {
-        guard let path = option.value.stringValue else {
-            diagnostics.append(
-                Diagnostic(
-                    message: "\"@keyPath\" takes a string, not \(option.value.typeName)",
-                    location: option.value.location))
-            return nil
+    /// The key paths `@keyPath` names: one string, or a non-empty array of them tried in order;
+    /// `nil` after reporting another value or a path that does not parse.
+    private mutating func sourceKeyPaths(_ option: SyntaxMember) -> [PayloadKeyPath]? {
+        let nodes: [SyntaxNode]
+        let isList = if case .array = option.value.kind { true } else { false }
+        if case .array(let elements) = option.value.kind {
+            guard !elements.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@keyPath\" takes a key path or a list of them, not an empty array",
+                        location: option.value.location,
+                        help: "list the key paths to try in order, such as [\"full_text\", \"text\"]"))
+                return nil
+            }
+            nodes = elements
+        } else {
+            nodes = [option.value]
         }
-        return keyPath(path, at: option.value.location)
+        var paths: [PayloadKeyPath] = []
+        for node in nodes {
+            guard let text = node.stringValue else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: isList
+                            ? "\"@keyPath\" lists key paths (strings), not \(node.typeName)"
+                            : "\"@keyPath\" takes a string or an array of strings, not \(node.typeName)",
+                        location: node.location,
+                        help: "write \"@keyPath\": \"user.name\" or \"@keyPath\": [\"full_text\", \"text\"]"))
+                return nil
+            }
+            guard let path = keyPath(text, at: node.location) else { return nil }
+            paths.append(path)
+        }
+        return paths
     }
 
     /// The type `@type` names; `nil` after reporting it in a context with a model (whose

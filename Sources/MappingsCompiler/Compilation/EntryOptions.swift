@@ -11,6 +11,8 @@ import MappingsModel
 struct EntryOptions {
     /// `@keyPath`, or the short form's string; empty when the entry names none.
     var source = PayloadKeyPath(components: [], text: "")
+    /// The key paths after the first when `@keyPath` is an array of them.
+    var fallbacks: [PayloadKeyPath] = []
     /// `@optional`.
     var isOptional = false
     /// Where `"@optional": false` is written, which a `@defaultValue` contradicts.

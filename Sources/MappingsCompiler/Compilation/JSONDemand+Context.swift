@@ -22,6 +22,9 @@ extension JSONDemand {
                 leaf = of(context: nested, in: contexts, visiting: &visiting)
             }
             demand = demand.merged(with: along(rule.source.components[...], leaf: leaf))
+            for fallback in rule.fallbacks {
+                demand = demand.merged(with: along(fallback.components[...], leaf: leaf))
+            }
             if case .everything = demand { return .everything }
         }
         return demand

@@ -7,6 +7,11 @@ import MappingsModel
 /// `user.name` reads a member of a member; `@self` (or an empty path) is the whole current
 /// source; a key applied to an array fans out over its elements; `@first`, `@last`, `@count`
 /// and integer indexes (negative ones count from the end) work on arrays.
+///
+/// A backslash takes the next character literally: `\.` is a dot inside a key
+/// (`data.gcm\.message_id`), `\\` a backslash, and `\@`, `\-` or `\` before a digit make
+/// the component a key even where it would be a keyword or an index (`\@self`, `\-1`, `\0`).
+/// A component with an escape is always a key.
 package struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
     package enum Component: Sendable, Hashable {
         case key(String)
@@ -40,8 +45,12 @@ package struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
     static func parse(_ text: String) throws(Failure) -> PayloadKeyPath {
         if text.isEmpty || text == "@self" { return PayloadKeyPath(components: [], text: "") }
         var components: [Component] = []
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        for (offset, part) in parts.enumerated() {
+        let parts = try split(text)
+        for (offset, (part, escaped)) in parts.enumerated() {
+            if escaped {
+                components.append(.key(part))
+                continue
+            }
             switch part {
             case "":
                 throw Failure(
@@ -58,17 +67,58 @@ package struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
                 if part.hasPrefix("@") {
                     throw Failure(
                         message: "unknown key path operator \"\(part)\" in \"\(text)\"",
-                        help: Suggestion.help(for: String(part), among: ["@self", "@first", "@last", "@count"])
-                            ?? "key path operators are @self, @first, @last and @count")
+                        help: Suggestion.help(for: part, among: ["@self", "@first", "@last", "@count"])
+                            ?? "key path operators are @self, @first, @last and @count; for the key, escape it: \\\(part) (\"\\\\\(part)\" in a JSON string)"
+                    )
                 }
                 if let index = Int(part), part.allSatisfy({ $0.isNumber || $0 == "-" }) {
                     components.append(.index(index))
                 } else {
-                    components.append(.key(String(part)))
+                    components.append(.key(part))
                 }
             }
         }
-        return PayloadKeyPath(components: components, text: text == "@self" ? "" : text)
+        return PayloadKeyPath(components: components, text: text)
+    }
+
+    /// The characters a backslash may escape in a key path.
+    static let escapable: Set<Character> = [".", "\\", "@", "-", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
+
+    /// `text` cut at its unescaped dots, each part with its escapes resolved and whether it had one.
+    private static func split(_ text: String) throws(Failure) -> [(String, Bool)] {
+        var parts: [(String, Bool)] = []
+        var current = ""
+        var escaped = false
+        var pending = false
+        for character in text {
+            if pending {
+                guard escapable.contains(character) else {
+                    throw Failure(
+                        message: "the key path \"\(text)\" has an unknown escape \"\\\(character)\"",
+                        help:
+                            "a backslash escapes '.', '\\', '@', '-' or a digit: \\\\ is a backslash in a key (\"\\\\\\\\\" in a JSON string)"
+                    )
+                }
+                current.append(character)
+                escaped = true
+                pending = false
+            } else if character == "\\" {
+                pending = true
+            } else if character == "." {
+                parts.append((current, escaped))
+                current = ""
+                escaped = false
+            } else {
+                current.append(character)
+            }
+        }
+        guard !pending else {
+            throw Failure(
+                message: "the key path \"\(text)\" ends with a lone backslash",
+                help: "\\\\ is a backslash in a key (\"\\\\\\\\\" in a JSON string)")
+        }
+        parts.append((current, escaped))
+        return parts
     }
 }
 

@@ -5,7 +5,11 @@ package import MappingsModel
 package struct Rule: Sendable {
     /// The target property path, resolved to slots where the context has a model.
     package let target: TargetPath
+    /// The key path the entry reads, the first one when `@keyPath` names several; serialize writes there.
     package let source: PayloadKeyPath
+    /// The key paths tried in order after `source` when it is missing or null (`@keyPath` as an
+    /// array); empty, and never looked at while mapping, for an entry with one key path.
+    package let fallbacks: [PayloadKeyPath]
     package let isOptional: Bool
     /// The default, already converted to the target's type (`nil` when there is none).
     package let defaultValue: Value?

@@ -52,6 +52,8 @@ public struct ContextBuilder {
     ///   - property: the target property, a dotted path for a nested model's property.
     ///   - keyPath: the source key path (`user.name`, `entities.hashtags.text`, `@first`…);
     ///     `"@self"` is the whole current payload.
+    ///   - fallbacks: key paths tried in order after `keyPath` when it is missing or null (written
+    ///     `"@keyPath": [keyPath, fallbacks…]` in a file); serialize still writes to `keyPath`.
     ///   - optional: a missing value is not an issue (`@optional`).
     ///   - defaultValue: the value to use when the source is missing or null (`@defaultValue`);
     ///     converted like a payload value, and implies `optional`.
@@ -69,7 +71,7 @@ public struct ContextBuilder {
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
     public mutating func map(
-        _ property: String, from keyPath: String = "@self", optional: Bool = false,
+        _ property: String, from keyPath: String = "@self", fallbacks: [String] = [], optional: Bool = false,
         defaultValue: JSONValue? = nil, type: String? = nil, dateFormat: String? = nil,
         transform: Transform? = nil, object: NestedObject? = nil, clearContent: Bool = false,
         insertContentAtBegin: Bool = false,
@@ -80,7 +82,11 @@ public struct ContextBuilder {
         sourcePaths[fileID] = filePath
         func string(_ text: String) -> SyntaxNode { SyntaxNode(.string(text), at: at) }
         var options: [(String, SyntaxNode)] = []
-        if keyPath != "@self" || object == nil { options.append(("@keyPath", string(keyPath))) }
+        if !fallbacks.isEmpty {
+            options.append(("@keyPath", SyntaxNode(.array(([keyPath] + fallbacks).map(string)), at: at)))
+        } else if keyPath != "@self" || object == nil {
+            options.append(("@keyPath", string(keyPath)))
+        }
         if optional { options.append(("@optional", SyntaxNode(.bool(true), at: at))) }
         if let defaultValue { options.append(("@defaultValue", SyntaxNode(json: defaultValue, at: at))) }
         if let type { options.append(("@type", string(type))) }
@@ -143,7 +149,7 @@ public struct ContextBuilder {
             options.append(("@reverseValue", Self.object(pairs, at: at)))
         }
         let value: SyntaxNode
-        if options.count == 1, options[0].0 == "@keyPath" {
+        if options.count == 1, options[0].0 == "@keyPath", fallbacks.isEmpty {
             value = options[0].1
         } else {
             value = Self.object(options, at: at)

@@ -47,17 +47,19 @@ struct MappingRun {
         _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
     ) {
         func property() -> String { parent() + "." + rule.target.description }
-        func valuePath() -> String { SourceLookup.lookup(rule.source, in: source, base: path()).path }
+        let (lookup, used) = Self.find(rule, in: source)
+        func keyPath() -> PayloadKeyPath { used == 0 ? rule.source : rule.fallbacks[used - 1] }
+        func valuePath() -> String { SourceLookup.lookup(keyPath(), in: source, base: path()).path }
         var value: JSONValue?
-        switch SourceLookup.find(rule.source, in: source) {
+        switch lookup {
         case .value(let found):
             if case .null = found { value = nil } else { value = found }
         case .missing:
             break
         case .invalid:
-            let (message, at) = SourceLookup.lookup(rule.source, in: source, base: path()).failure
+            let (message, at) = SourceLookup.lookup(keyPath(), in: source, base: path()).failure
             report(.invalidSource, at: at, property: property(), rule: rule, value: nil, message: message)
-            explain(property(), rule, at, .failed(message))
+            explain(property(), rule, at, .failed(message), keyPath: used)
             return
         }
         let found = value
@@ -70,7 +72,7 @@ struct MappingRun {
                 report(
                     .transformerFailed, at: valuePath(), property: property(), rule: rule,
                     value: Converter.describe(input), message: message)
-                explain(property(), rule, valuePath(), .failed(message))
+                explain(property(), rule, valuePath(), .failed(message), keyPath: used)
                 return
             }
         }
@@ -80,18 +82,22 @@ struct MappingRun {
             if explanations != nil, value != input { unmapped = input }
         }
         guard let value else {
+            // A value the transformer made null still came from the key path that won.
+            let winner = found == nil ? nil : used
             if !rule.isOptional {
                 report(
                     .missingRequiredValue, at: valuePath(), property: property(), rule: rule, value: nil,
-                    message: "missing required value for \(property())")
-                explain(property(), rule, valuePath(), .failed("missing required value"))
+                    message: "missing required value for \(property())" + (found == nil ? Self.tried(rule) : ""))
+                explain(property(), rule, valuePath(), .failed("missing required value"), keyPath: winner)
             } else if let defaultValue = rule.defaultValue {
                 Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
                 explain(
-                    property(), rule, valuePath(), .defaulted(found == nil ? "missing" : "null after the transformer"))
+                    property(), rule, valuePath(), .defaulted(found == nil ? "missing" : "null after the transformer"),
+                    keyPath: winner)
             } else {
                 explain(
-                    property(), rule, valuePath(), .skipped(found == nil ? "missing" : "null after the transformer"))
+                    property(), rule, valuePath(), .skipped(found == nil ? "missing" : "null after the transformer"),
+                    keyPath: winner)
             }
             return
         }
@@ -99,7 +105,7 @@ struct MappingRun {
             let text = JSONWriter.string(value)
             explain(
                 property(), rule, valuePath(),
-                .mapped(unmapped.map { "\(JSONWriter.string($0)) → \(text) (@valueMap)" } ?? text))
+                .mapped(unmapped.map { "\(JSONWriter.string($0)) → \(text) (@valueMap)" } ?? text), keyPath: used)
         }
         if let object = rule.object {
             mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)
@@ -121,7 +127,7 @@ struct MappingRun {
                     rule: rule, value: Converter.describe(value), message: failure.message)
             }
             if failures.contains(where: { $0.relativePath.isEmpty }) {
-                explain(property(), rule, at, .failed(failures.map(\.message).joined(separator: "; ")))
+                explain(property(), rule, at, .failed(failures.map(\.message).joined(separator: "; ")), keyPath: used)
                 return
             }
         }
@@ -223,17 +229,48 @@ struct MappingRun {
         Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
 
+    /// What the rule's key paths find in `source`, and which one found it (0 is `rule.source`,
+    /// `n` is `rule.fallbacks[n - 1]`): the first that is present and not null, or the first
+    /// that cannot be read; when none is present, the first path's outcome. An entry with one
+    /// key path does exactly one lookup.
+    private static func find(_ rule: Rule, in source: JSONValue) -> (SourceLookup.Found, Int) {
+        let first = SourceLookup.find(rule.source, in: source)
+        if rule.fallbacks.isEmpty { return (first, 0) }
+        switch first {
+        case .value(.null), .missing: break
+        case .value, .invalid: return (first, 0)
+        }
+        for (offset, fallback) in rule.fallbacks.enumerated() {
+            let found = SourceLookup.find(fallback, in: source)
+            switch found {
+            case .value(.null), .missing: continue
+            case .value, .invalid: return (found, offset + 1)
+            }
+        }
+        return (first, 0)
+    }
+
+    /// `" (tried full_text, extended_tweet.full_text, text)"` for an entry with fallback key
+    /// paths; empty for one with a single key path.
+    private static func tried(_ rule: Rule) -> String {
+        guard !rule.fallbacks.isEmpty else { return "" }
+        return " (tried " + ([rule.source] + rule.fallbacks).map(\.description).joined(separator: ", ") + ")"
+    }
+
     /// Records what a rule did when the run explains itself; the texts are made only then.
+    /// `keyPath` is which of the rule's key paths the value came from, when one was present.
     private mutating func explain(
         _ property: @autoclosure () -> String, _ rule: Rule, _ path: @autoclosure () -> String,
-        _ outcome: @autoclosure () -> Explanation.Outcome
+        _ outcome: @autoclosure () -> Explanation.Outcome, keyPath used: Int? = nil
     ) {
         guard explanations != nil else { return }
+        let keyPaths = rule.fallbacks.isEmpty ? [] : ([rule.source] + rule.fallbacks).map(\.description)
         explanations?.append(
             Explanation(
                 property: property(), source: path(), outcome: outcome(), rule: rule.provenance,
                 transformer: rule.transformer.map { "\($0.className).\($0.functionName)" },
-                transformerOrigin: rule.transform?.origin))
+                transformerOrigin: rule.transform?.origin, keyPaths: keyPaths,
+                keyPathIndex: keyPaths.isEmpty ? nil : used))
     }
 
     private mutating func report(

@@ -30,17 +30,37 @@ public struct Explanation: Sendable, CustomStringConvertible {
     public var transformer: String?
     /// Where that transformer is defined (`scripts/MyTransformers.lua:13`), when known.
     public var transformerOrigin: String?
+    /// The key paths the entry tries in order when its `@keyPath` lists several (the first
+    /// present and not null wins); empty for an entry with one key path.
+    public var keyPaths: [String] = []
+    /// Which of `keyPaths` the value came from (0 for the first); `nil` when none was present,
+    /// or the entry has one key path.
+    public var keyPathIndex: Int?
 
-    /// `TweetModel.identifier <- $.id_str = "1"  [contexts/twitter.mappings:33]`
+    /// `TweetModel.identifier <- $.id_str = "1"  [contexts/twitter.mappings:33]`; with fallback
+    /// key paths, `TweetModel.text <- $.extended_tweet.full_text (key path 2 of 3) = "…"`, or
+    /// `…; tried full_text, extended_tweet.full_text, text` when none was present.
     public var description: String {
         var text = property
         switch outcome {
-        case .mapped(let value): text += " <- \(source)" + via + " = " + shortened(value)
-        case .defaulted(let why): text += " = default (\(source) \(why))"
-        case .skipped(let why): text += " skipped: \(source) \(why), optional"
-        case .failed(let message): text += " FAILED at \(source)" + via + ": " + message
+        case .mapped(let value): text += " <- \(source)" + which + via + " = " + shortened(value)
+        case .defaulted(let why): text += " = default (\(source) \(why)" + tried + ")"
+        case .skipped(let why): text += " skipped: \(source) \(why), optional" + tried
+        case .failed(let message): text += " FAILED at \(source)" + which + via + ": " + message + tried
         }
         return text + "  [\(rule)]"
+    }
+
+    /// ` (key path 2 of 3)` when the value came from one of several key paths.
+    private var which: String {
+        guard let keyPathIndex, !keyPaths.isEmpty else { return "" }
+        return " (key path \(keyPathIndex + 1) of \(keyPaths.count))"
+    }
+
+    /// `; tried full_text, text` when the entry has several key paths and none was present.
+    private var tried: String {
+        guard keyPathIndex == nil, !keyPaths.isEmpty else { return "" }
+        return "; tried " + keyPaths.joined(separator: ", ")
     }
 
     private var via: String {
