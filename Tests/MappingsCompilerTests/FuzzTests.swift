@@ -32,7 +32,7 @@ struct FuzzTests {
         "\"@when v > 1\": {", "\"@class\": \"User\"", "\"@object\": {", "null", "true", "1e9", "-", "\\u",
         "\"@models\"",
         "\"x\": \"a.b.@count\"", "\"@keyPath\": [\"a\\\\.b\", ", "\\\\", "\u{00E9}", "\n", "\"@defaultValue\": [",
-        "\"$Tweet\"", "@", ".", "?", "\"[String:\"",
+        "\"$Tweet\"", "@", ".", "?", "\"[String:\"", "\"@keyStyle\": \"snake_case\",", "\"@keyStyle\": ",
     ]
 
     func mutate(_ text: String, _ random: inout SeededGenerator) -> String {

@@ -18,6 +18,8 @@ struct ContextCompiler {
     var diagnostics: [Diagnostic] = []
     /// Definitions compiled again for a model they do not name themselves, by name and model.
     var retargeted: [String: Int] = [:]
+    /// The automatic contexts `@keyStyle` compiled for a nested model, by style and model.
+    var automaticContexts: [String: Int] = [:]
 
     init(
         models: [String: Model], inheritance: InheritanceResolver, named: [String],
@@ -70,7 +72,12 @@ struct ContextCompiler {
         }
         var rules: [Rule] = []
         var tests: [ContextTest] = []
+        var keyStyle: SyntaxMember?
         for member in members where member.key != "@class" {
+            if member.key == "@keyStyle" {
+                keyStyle = member
+                continue
+            }
             if member.key == "@tests", identifier != nil {
                 tests += compileTests(member)
                 continue
@@ -81,6 +88,7 @@ struct ContextCompiler {
             }
             if let rule = compileEntry(member, model: model) { rules.append(rule) }
         }
+        if let keyStyle { rules += automaticRules(keyStyle, written: members, model: model) }
         return CompiledContext(
             identifier: identifier, index: index, model: model, rules: rules, provenance: provenance, tests: tests)
     }

@@ -23,7 +23,7 @@ package struct Rule: Sendable {
     package let reverseTransformer: TransformerReference?
     /// `reverseTransformer`, resolved when the catalog loaded.
     package internal(set) var reverseTransform: (any Transformer)?
-    package let object: ObjectRule?
+    package internal(set) var object: ObjectRule?
     package let clearContent: Bool
     package let insertContentAtBegin: Bool
     /// The type the value converts to: the property's declared type, or `@type` in a context
@@ -36,6 +36,8 @@ package struct Rule: Sendable {
     package let provenance: Provenance
     /// `@valueMap`, compiled: source values translated before conversion (`nil`: none, no cost).
     package var valueMap: ValueMap? = nil
+    /// The `@keyStyle` an automatic entry was derived from; `nil` for an entry written out.
+    package internal(set) var keyStyle: KeyStyle? = nil
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.

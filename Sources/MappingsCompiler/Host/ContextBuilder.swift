@@ -46,6 +46,33 @@ public struct ContextBuilder {
         return SyntaxNode(.object(all), at: location)
     }
 
+    /// Maps every property of the context's model that no `map` call names from the key
+    /// `style` derives from its name (`"@keyStyle"`): `imageUrl` from `image_url` in
+    /// `.snakeCase`, required unless its type is optional, a nested model through its
+    /// `$<Model>` context when there is one.
+    ///
+    /// ```swift
+    /// definitions.context("$User", class: "UserModel") { user in
+    ///     user.keyStyle(.snakeCase)                        // "image_url" → imageUrl, …
+    ///     user.map("name", from: "screen_name")            // an entry written out wins
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - style: how a property's name becomes its payload key.
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
+    public mutating func keyStyle(
+        _ style: KeyStyle, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = SourceLocation(file: fileID, line: line, column: 1)
+        sourcePaths[fileID] = filePath
+        members.removeAll { $0.key == "@keyStyle" }
+        members.append(
+            SyntaxMember(key: "@keyStyle", keyLocation: at, value: SyntaxNode(.string(style.rawValue), at: at)))
+    }
+
     /// Maps the property `property` (a dotted target path) from the payload's `keyPath`.
     ///
     /// - Parameters:

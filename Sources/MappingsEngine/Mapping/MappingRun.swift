@@ -270,7 +270,7 @@ struct MappingRun {
                 property: property(), source: path(), outcome: outcome(), rule: rule.provenance,
                 transformer: rule.transformer.map { "\($0.className).\($0.functionName)" },
                 transformerOrigin: rule.transform?.origin, keyPaths: keyPaths,
-                keyPathIndex: keyPaths.isEmpty ? nil : used))
+                keyPathIndex: keyPaths.isEmpty ? nil : used, keyStyle: rule.keyStyle))
     }
 
     private mutating func report(

@@ -36,10 +36,14 @@ public struct Explanation: Sendable, CustomStringConvertible {
     /// Which of `keyPaths` the value came from (0 for the first); `nil` when none was present,
     /// or the entry has one key path.
     public var keyPathIndex: Int?
+    /// The `@keyStyle` an automatic entry was derived from (no entry of the context names the
+    /// property); `nil` for an entry written out.
+    public var keyStyle: KeyStyle?
 
     /// `TweetModel.identifier <- $.id_str = "1"  [contexts/twitter.mappings:33]`; with fallback
     /// key paths, `TweetModel.text <- $.extended_tweet.full_text (key path 2 of 3) = "…"`, or
-    /// `…; tried full_text, extended_tweet.full_text, text` when none was present.
+    /// `…; tried full_text, extended_tweet.full_text, text` when none was present. An automatic
+    /// entry says so: `User.imageUrl <- $.image_url = "…"  [automatic snake_case, users.mappings:4]`.
     public var description: String {
         var text = property
         switch outcome {
@@ -48,7 +52,7 @@ public struct Explanation: Sendable, CustomStringConvertible {
         case .skipped(let why): text += " skipped: \(source) \(why), optional" + tried
         case .failed(let message): text += " FAILED at \(source)" + which + via + ": " + message + tried
         }
-        return text + "  [\(rule)]"
+        return text + "  [" + (keyStyle.map { "automatic \($0.rawValue), " } ?? "") + "\(rule)]"
     }
 
     /// ` (key path 2 of 3)` when the value came from one of several key paths.
