@@ -40,11 +40,13 @@ enum PackageBuild {
         try built.withLock { built in
             if let directory = built[package.path] { return directory }
             var build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
-            if build.status != 0, build.output.contains("because of missing inputs") {
-                // The scratch path planned the root package (a path dependency) with a file the
-                // root has since moved or removed, and SwiftPM keeps that plan: plan again.
-                try? FileManager.default.removeItem(at: scratch.appendingPathComponent("debug.yaml"))
-                try? FileManager.default.removeItem(at: scratch.appendingPathComponent("build.db"))
+            if build.status != 0 {
+                // The scratch path may hold a plan of the root package (a path dependency) made
+                // before the root's files were added, moved or removed, which SwiftPM keeps:
+                // plan again from the sources as they are, once.
+                for stale in ["debug.yaml", "build.db", "x86_64-unknown-linux-gnu/debug/description.json"] {
+                    try? FileManager.default.removeItem(at: scratch.appendingPathComponent(stale))
+                }
                 build = try swiftBuild(["--package-path", package.path, "--scratch-path", scratch.path])
             }
             guard build.status == 0 else { throw Failure("swift build of \(package.path) failed:\n\(build.output)") }
