@@ -105,7 +105,9 @@ struct MapCommandTests {
         #expect(written.contains(#""kind":"conversion failed","path":"$.profile_image_url""#))
     }
 
-    @Test("each report field: kind, path, property, rule, provenance with the inheritance chain, value, message")
+    @Test(
+        "each report field: kind, path, property, rule, provenance with the inheritance chain, value, message, severity"
+    )
     func reportFields() throws {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).json")
         let result = try ToolRunner.run(
@@ -120,7 +122,7 @@ struct MapCommandTests {
         let written = try String(contentsOf: report, encoding: .utf8)
         #expect(
             written
-                == #"[{"kind":"conversion failed","path":"$.user.name","property":"FlatTweetModel.name","rule":"Examples/twitter/variants.mappings:15","provenance":"Examples/twitter/variants.mappings:15, inherited via \"$DirectTweet\" at Examples/twitter/variants.mappings:22","value":"array of 1","message":"expected String, found array of 1"}]"#
+                == #"[{"kind":"conversion failed","path":"$.user.name","property":"FlatTweetModel.name","rule":"Examples/twitter/variants.mappings:15","provenance":"Examples/twitter/variants.mappings:15, inherited via \"$DirectTweet\" at Examples/twitter/variants.mappings:22","value":"array of 1","message":"expected String, found array of 1","severity":"error"}]"#
                 + "\n")
         let imported = try ToolRunner.run(
             [

@@ -65,7 +65,7 @@ struct DemandParsingTests {
     @Test("a context reads only its keys; counted, indexed and dictionary values are kept whole")
     func demands() throws {
         let catalog = try load(Self.mappings)
-        guard case .members(let members) = try #require(catalog.context("$Post")).demand else {
+        guard case .members(let members, _) = try #require(catalog.context("$Post")).demand else {
             Issue.record("$Post should read some keys only")
             return
         }
@@ -75,7 +75,7 @@ struct DemandParsingTests {
         #expect(members.first { $0.key == "people" }?.demand == .everything)  // @first reads whole elements
         // "author" is read by $User and whole by the inline @class entry.
         #expect(members.first { $0.key == "author" }?.demand == .everything)
-        guard case .members(let user)? = catalog.context("$User")?.demand else {
+        guard case .members(let user, _)? = catalog.context("$User")?.demand else {
             Issue.record("$User should read some keys only")
             return
         }

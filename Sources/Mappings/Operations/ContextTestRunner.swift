@@ -118,6 +118,9 @@ public enum ContextTestRunner {
             let want = expected[index]
             var wrong: [String] = []
             if let kind = want.kind, kind != issue.kind.rawValue { wrong.append("kind \"\(kind)\"") }
+            if let severity = want.severity, severity != issue.severity.rawValue {
+                wrong.append("severity \"\(severity)\"")
+            }
             if let path = want.path, path != issue.path { wrong.append("path \"\(path)\"") }
             if let property = want.property, property != issue.property { wrong.append("property \"\(property)\"") }
             if let message = want.message, !issue.message.contains(message) {
@@ -129,7 +132,8 @@ public enum ContextTestRunner {
         }
         for missing in expected.dropFirst(actual.count) {
             let fields = [
-                missing.kind.map { "kind \"\($0)\"" }, missing.path.map { "path \"\($0)\"" },
+                missing.kind.map { "kind \"\($0)\"" }, missing.severity.map { "severity \"\($0)\"" },
+                missing.path.map { "path \"\($0)\"" },
                 missing.property.map { "property \"\($0)\"" }, missing.message.map { "message \"\($0)\"" },
             ].compactMap { $0 }
             lines.append("missing issue: \(fields.joined(separator: ", "))")

@@ -40,6 +40,6 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
         }
         for explanation in explained.explanations { Terminal.output(explanation.description) }
         Terminal.output("result: " + JSONWriter.string(explained.result.value))
-        if !explained.result.issues.isEmpty { throw ToolFailure(status: .issues) }
+        if explained.result.hasErrors { throw ToolFailure(status: .issues) }
     }
 }

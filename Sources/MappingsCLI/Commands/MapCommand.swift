@@ -9,9 +9,11 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         abstract: "Map a JSON payload with a context and print the result as JSON.",
         discussion: """
             Reads INPUT (or stdin), maps it with the context, and writes the object as one line of \
-            JSON to stdout. Issues go to stderr, one per line, as 'path: message (file:line)'.
+            JSON to stdout. Issues go to stderr, one per line, as 'path: message (file:line)' (a warning \
+            as 'path: warning: message (file:line)').
 
-            Exit status: 0 mapped with no issue; 1 mapped with issues (stdout still holds the object); \
+            Exit status: 0 mapped with no error (warnings allowed); 1 mapped with errors (stdout still \
+            holds the object); \
             2 the contexts, arguments or input could not be loaded (nothing on stdout).
 
             Examples:
@@ -84,7 +86,7 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
         defer {
             // Issues that come from the payload's shape, not its values: say which flag fits.
-            if !many, into == nil, isArray, !result.issues.isEmpty {
+            if !many, into == nil, isArray, result.hasErrors {
                 Terminal.error(
                     "note: the input is an array; to map each of its elements into \(context), add --many")
             } else if many, !isArray {

@@ -36,7 +36,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             before it is swapped in between records; otherwise the previous version keeps serving. Each swap \
             or refusal is logged.
 
-            Exit status: 0 every record mapped cleanly; 1 some were rejected or had issues (or --on-issue \
+            Exit status: 0 every record mapped without errors (a record with warnings only is written, its \
+            warnings on stderr); 1 some were rejected or had errors (or --on-issue \
             fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded.
 
             Examples:

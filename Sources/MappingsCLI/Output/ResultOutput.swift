@@ -2,7 +2,8 @@ import Foundation
 import Mappings
 
 /// How `map`, `fetch` and `serialize` hand a result over: the value as one line of JSON on
-/// stdout, the issues on stderr (and in `--report`), exit status 1 when there are any.
+/// stdout, the issues on stderr (and in `--report`), exit status 1 when one is an error
+/// (warnings alone leave it 0).
 enum ResultOutput {
     static func emit(_ result: MappingResult, report: String?, capacity: Int = 4096) throws {
         // The report first: a report that cannot be written is exit 2 with nothing on stdout.
@@ -13,7 +14,7 @@ enum ResultOutput {
         text.append(UInt8(ascii: "\n"))
         FileHandle.standardOutput.write(Data(text))
         for issue in result.issues { Terminal.error(issue.description) }
-        if !result.issues.isEmpty { throw ToolFailure(status: .issues) }
+        if result.hasErrors { throw ToolFailure(status: .issues) }
     }
 
     private static func writeReport(_ issues: [MappingIssue], to path: String) throws {

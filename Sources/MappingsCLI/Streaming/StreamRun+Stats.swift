@@ -10,8 +10,11 @@ extension StreamRun {
         /// `"missing required value"`, `"interrupted"`…).
         var issueKinds: [String: Int] = [:]
         /// Messages on stderr about things that did not stop the stream: each issue of a
-        /// record written with `--on-issue emit`, each refused reload.
+        /// record written with `--on-issue emit`, each warning of a record written, each
+        /// refused reload.
         var warnings = 0
+        /// Records written whose only issues are warnings, a part of `written`.
+        var withWarnings = 0
         /// The version serving (1, then one more per swap with `--watch`).
         var version = 1
         /// Every reload that swapped or was refused, oldest first (the last `reloadsKept`).
@@ -64,6 +67,7 @@ extension StreamRun {
             return [
                 ("issues", .object(JSONObject(kinds))),
                 ("warnings", .integer(Int64(warnings))),
+                ("withWarnings", .integer(Int64(withWarnings))),
                 ("logLinesDropped", .integer(Int64(logLinesDropped))),
                 (
                     "contexts",

@@ -19,6 +19,9 @@ struct StreamRun {
     /// What mapping one record gave.
     private enum Outcome {
         case mapped([UInt8])
+        /// Mapped with warnings only: written whatever the policy, the warnings on stderr.
+        case withWarnings([UInt8], [MappingIssue])
+        /// Mapped with at least one error (and maybe warnings): what the policy says.
         case withIssues([UInt8], [MappingIssue])
         case invalid(kind: String, message: String)
 
@@ -26,7 +29,8 @@ struct StreamRun {
         var size: Int {
             switch self {
             case .mapped(let text): text.count
-            case .withIssues(let text, let issues): text.count + issues.count * 256
+            case .withIssues(let text, let issues), .withWarnings(let text, let issues):
+                text.count + issues.count * 256
             case .invalid(_, let message): message.utf8.count
             }
         }
@@ -295,6 +299,13 @@ struct StreamRun {
         case .mapped(let text):
             output.line(text)
             counts.written += 1
+        case .withWarnings(let text, let warnings):
+            for warning in warnings { stats.count(issue: warning.kind.rawValue) }
+            output.line(text)
+            counts.written += 1
+            stats.withWarnings += 1
+            stats.warnings += warnings.count
+            for warning in warnings { Terminal.error("\(place(of: record)): \(warning)") }
         case .withIssues(let text, let issues):
             for issue in issues { stats.count(issue: issue.kind.rawValue) }
             switch policy {
@@ -333,7 +344,8 @@ struct StreamRun {
         var text: [UInt8] = []
         text.reserveCapacity(record.bytes.count)
         JSONWriter.write(result.value, into: &text)
-        return result.issues.isEmpty ? .mapped(text) : .withIssues(text, result.issues)
+        if result.issues.isEmpty { return .mapped(text) }
+        return result.hasErrors ? .withIssues(text, result.issues) : .withWarnings(text, result.issues)
     }
 
     private mutating func reject(_ record: Record, issues: [JSONValue]) {
@@ -388,6 +400,7 @@ struct StreamRun {
         var text = "mappings stream: read \(counts.read), written \(counts.written), rejected \(counts.rejected)"
         if counts.unprocessed > 0 { text += ", not processed \(counts.unprocessed)" }
         if counts.withIssues > 0 { text += " (\(counts.withIssues) written with issues)" }
+        if stats.withWarnings > 0 { text += " (\(stats.withWarnings) written with warnings)" }
         if counts.interrupted > 0 { text += " (\(counts.interrupted) rejected as interrupted)" }
         return text
     }

@@ -18,4 +18,6 @@ public struct CompiledContext: Sendable {
     package var modelDefinition: Model?
     /// What the context reads of a payload: the parser builds only that.
     package var demand: JSONDemand = .everything
+    /// Its `"@unknownKeys"` check; `nil` for `ignore` (the default): nothing to do per record.
+    package var unknownKeys: UnknownKeys?
 }

@@ -3,7 +3,7 @@ import MappingsModel
 
 extension ContextCompiler {
     static let testKeys = ["name", "input", "output", "outputIncludes", "issues", "many"]
-    static let issueKeys = ["kind", "path", "property", "message"]
+    static let issueKeys = ["kind", "severity", "path", "property", "message"]
 
     /// The tests of a context's `"@tests"` (an array of test objects), checked for shape.
     /// Tests a context inherits are not its own and are skipped: they describe the parent.
@@ -111,7 +111,8 @@ extension ContextCompiler {
             guard let members = element.members else {
                 diagnostics.append(
                     Diagnostic(
-                        message: "an expected issue is an object with \"path\", \"kind\", \"property\" or \"message\"",
+                        message:
+                            "an expected issue is an object with \"path\", \"kind\", \"severity\", \"property\" or \"message\"",
                         location: element.location))
                 return nil
             }
@@ -124,6 +125,7 @@ extension ContextCompiler {
                 }
                 switch member.key {
                 case "kind": issue.kind = text
+                case "severity": issue.severity = text
                 case "path": issue.path = text
                 case "property": issue.property = text
                 case "message": issue.message = text

@@ -73,6 +73,7 @@ struct ContextCompiler {
         var rules: [Rule] = []
         var tests: [ContextTest] = []
         var keyStyle: SyntaxMember?
+        var unknownKeys: UnknownKeys?
         for member in members where member.key != "@class" {
             if member.key == "@keyStyle" {
                 keyStyle = member
@@ -82,6 +83,10 @@ struct ContextCompiler {
                 tests += compileTests(member)
                 continue
             }
+            if member.key == "@unknownKeys" {
+                unknownKeys = compileUnknownKeys(member)
+                continue
+            }
             if member.key.hasPrefix("@") {
                 diagnostics.append(unknownKeyword(member, in: "a context", allowed: Keywords.context))
                 continue
@@ -89,8 +94,26 @@ struct ContextCompiler {
             if let rule = compileEntry(member, model: model) { rules.append(rule) }
         }
         if let keyStyle { rules += automaticRules(keyStyle, written: members, model: model) }
-        return CompiledContext(
+        var compiled = CompiledContext(
             identifier: identifier, index: index, model: model, rules: rules, provenance: provenance, tests: tests)
+        compiled.unknownKeys = unknownKeys
+        return compiled
+    }
+
+    /// `"@unknownKeys": "ignore" | "warn" | "error"`; `nil` for `ignore`, and for a value it
+    /// reports.
+    private mutating func compileUnknownKeys(_ member: SyntaxMember) -> UnknownKeys? {
+        guard let text = member.value.stringValue, UnknownKeys.policies.contains(text) else {
+            let found = member.value.stringValue.map { "\"\($0)\"" } ?? member.value.typeName
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@unknownKeys\" is \"ignore\", \"warn\" or \"error\", not \(found)",
+                    location: member.value.location,
+                    help: member.value.stringValue.flatMap { Suggestion.help(for: $0, among: UnknownKeys.policies) }))
+            return nil
+        }
+        guard text != "ignore" else { return nil }
+        return UnknownKeys(isError: text == "error", provenance: provenance(member.keyLocation, member.value))
     }
 
     /// `{ "@object": { "@class": …, "@mappings": … } }` at the top of a context.
@@ -136,8 +159,10 @@ struct ContextCompiler {
                 identifier: identifier, index: index, model: model, rules: [], provenance: provenance)
         }
         let compiled = compileBody(body, identifier: identifier, index: index, model: model ?? declaredClass(body))
-        return CompiledContext(
+        var context = CompiledContext(
             identifier: identifier, index: index, model: compiled.model, rules: compiled.rules,
             provenance: provenance, tests: tests + (body.location == referencedBody?.location ? [] : compiled.tests))
+        context.unknownKeys = compiled.unknownKeys
+        return context
     }
 }

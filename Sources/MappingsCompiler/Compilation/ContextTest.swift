@@ -13,9 +13,12 @@ import MappingsModel
 /// ```
 package struct ContextTest: Sendable {
     /// What an issue of the result must look like; `nil` fields are not checked, and the
-    /// message matches when it contains `message`.
+    /// message matches when it contains `message`. Warnings are issues too: a test lists them
+    /// with the errors, in order, and may say which is which with `severity`.
     package struct ExpectedIssue: Sendable, Hashable {
         package var kind: String?
+        /// `error` or `warning`.
+        package var severity: String?
         package var path: String?
         package var property: String?
         package var message: String?

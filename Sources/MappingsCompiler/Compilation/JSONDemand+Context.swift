@@ -13,7 +13,8 @@ extension JSONDemand {
     private static func of(context index: Int, in contexts: [CompiledContext], visiting: inout Set<Int>) -> JSONDemand {
         guard visiting.insert(index).inserted else { return .everything }
         defer { visiting.remove(index) }
-        var demand = JSONDemand.members([])
+        // A context that checks its keys keeps them all, read or not.
+        var demand = JSONDemand.members([], keepsOtherKeys: contexts[index].unknownKeys != nil)
         for rule in contexts[index].rules {
             var leaf = JSONDemand.everything
             // A dictionary of objects reads every key of its value: only arrays pass a demand on.

@@ -184,10 +184,32 @@ public struct ContextBuilder {
         members.append(SyntaxMember(key: property, keyLocation: at, value: value))
     }
 
+    /// Says what mapping does with payload keys, at this context's level, that no entry reads
+    /// (`"@unknownKeys"` in a file): `"ignore"` (the default), `"warn"` (a warning per key; the
+    /// object is still good) or `"error"` (an error per key). Another value is a load-time error
+    /// at this call, with a suggestion.
+    ///
+    /// ```swift
+    /// user.unknownKeys("warn")   // {"name": "Ann", "nickname": "A"} → $.nickname: warning: unknown key …
+    /// ```
+    /// - Parameters:
+    ///   - policy: `"ignore"`, `"warn"` or `"error"`.
+    ///   - fileID: where the call is written, for diagnostics and the issues; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics and the issues; left to its default.
+    public mutating func unknownKeys(
+        _ policy: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = SourceLocation(file: fileID, line: line, column: 1)
+        sourcePaths[fileID] = filePath
+        members.removeAll { $0.key == "@unknownKeys" }
+        members.append(SyntaxMember(key: "@unknownKeys", keyLocation: at, value: SyntaxNode(.string(policy), at: at)))
+    }
+
     /// Adds a test, as one element of `"@tests"`: `input` must map to `output` (when given; or,
     /// with `outputIncludes`, to an output that holds those keys and values) with exactly
-    /// `issues` (each `{"kind":…, "path":…, "property":…, "message":…}`, any subset), or with
-    /// none when `issues` is `nil`.
+    /// `issues` (each `{"kind":…, "severity":…, "path":…, "property":…, "message":…}`, any
+    /// subset; warnings count as issues), or with none when `issues` is `nil`.
     public mutating func test(
         _ name: String? = nil, input: JSONValue, output: JSONValue? = nil, outputIncludes: JSONValue? = nil,
         issues: [JSONValue]? = nil, many: Bool = false, fileID: String = #fileID, filePath: String = #filePath,

@@ -37,10 +37,31 @@ struct MappingRun {
         } else {
             target = .dictionary(ValueDictionary())
         }
+        // Before the rules, so that the issues of a level come in payload order before those of nested ones.
+        if let check = context.unknownKeys, let read = check.read, case .object(let object) = source {
+            reportUnknownKeys(of: object, reading: read, check: check, path: path, property: property)
+        }
         for index in context.rules.indices {
             apply(context.rules[index], from: source, path: path, to: &target, parent: property)
         }
         return target
+    }
+
+    /// `"@unknownKeys"`: one issue (a warning or an error, as the context says) per key of
+    /// `object` that no entry of the context reads, in payload order.
+    private mutating func reportUnknownKeys(
+        of object: JSONObject, reading read: [String], check: UnknownKeys, path: () -> String, property: () -> String
+    ) {
+        for member in object.members where !read.contains(where: { $0.hasSameCodePoints(as: member.key) }) {
+            let at = path() + PathText.member(member.key)
+            let severity: MappingIssue.Severity = check.isError ? .error : .warning
+            issues.append(
+                MappingIssue(
+                    kind: .unknownKey, path: at, property: property(), rule: check.provenance, value: nil,
+                    message: "unknown key \(PathText.quoted(member.key)), read by no entry", severity: severity))
+            explanations?.append(
+                Explanation(property: property(), source: at, outcome: .unknownKey(severity), rule: check.provenance))
+        }
     }
 
     private mutating func apply(

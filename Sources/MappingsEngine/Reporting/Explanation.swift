@@ -16,6 +16,9 @@ public struct Explanation: Sendable, CustomStringConvertible {
         case skipped(String)
         /// The rule failed; the report has the issue.
         case failed(String)
+        /// `source` is a key no entry of the context reads (`"@unknownKeys"`), reported with
+        /// this severity; `rule` is where `"@unknownKeys"` is written.
+        case unknownKey(MappingIssue.Severity)
     }
 
     /// The target property path: `TweetModel.user.name`.
@@ -43,7 +46,8 @@ public struct Explanation: Sendable, CustomStringConvertible {
     /// `TweetModel.identifier <- $.id_str = "1"  [contexts/twitter.mappings:33]`; with fallback
     /// key paths, `TweetModel.text <- $.extended_tweet.full_text (key path 2 of 3) = "…"`, or
     /// `…; tried full_text, extended_tweet.full_text, text` when none was present. An automatic
-    /// entry says so: `User.imageUrl <- $.image_url = "…"  [automatic snake_case, users.mappings:4]`.
+    /// entry says so: `User.imageUrl <- $.image_url = "…"  [automatic snake_case, users.mappings:4]`;
+    /// a key no entry reads: `UserModel: unknown key $.extra, read by no entry (warning)  [users.mappings:3]`.
     public var description: String {
         var text = property
         switch outcome {
@@ -51,6 +55,7 @@ public struct Explanation: Sendable, CustomStringConvertible {
         case .defaulted(let why): text += " = default (\(source) \(why)" + tried + ")"
         case .skipped(let why): text += " skipped: \(source) \(why), optional" + tried
         case .failed(let message): text += " FAILED at \(source)" + which + via + ": " + message + tried
+        case .unknownKey(let severity): text += ": unknown key \(source), read by no entry (\(severity))"
         }
         return text + "  [" + (keyStyle.map { "automatic \($0.rawValue), " } ?? "") + "\(rule)]"
     }

@@ -5,9 +5,11 @@ public import MappingsModel
 /// One problem found while mapping a payload: what, where in the payload, which property,
 /// and which rule.
 ///
-/// Rendered on one line as `path: message (file:line)`:
+/// Rendered on one line as `path: message (file:line)`, and a warning as
+/// `path: warning: message (file:line)`:
 /// ```
 /// $.tweets[3].user.name: missing required value (contexts/twitter.mappings:8)
+/// $.user.extra: warning: unknown key "extra", read by no entry (contexts/users.mappings:3)
 /// ```
 public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
     /// What kind of issue. A struct rather than an enum, so that kinds can be added without
@@ -25,6 +27,27 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let transformerFailed = Kind("transformer failed")
         /// The payload is not of the shape the operation needs.
         public static let invalidSource = Kind("invalid source")
+        /// A payload key that no entry of its context reads (`@unknownKeys`).
+        public static let unknownKey = Kind("unknown key")
+
+        public var description: String { rawValue }
+    }
+
+    /// How serious an issue is: an error makes the result unusable as it stands (a stream
+    /// rejects the record, the tool exits 1); a warning is reported and the result used.
+    ///
+    /// A struct rather than an enum, like `Kind`, so that severities can be added without
+    /// breaking clients; decide "had problems" with `MappingResult.hasErrors`, which counts
+    /// `.error` only. `rawValue` is the name reports print (`"severity":"warning"`).
+    public struct Severity: Sendable, Hashable, CustomStringConvertible {
+        /// The name reports print (`error`, `warning`).
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The result is not what the contexts promise: a stream rejects the record, the tool exits 1.
+        public static let error = Severity("error")
+        /// Worth knowing, but the result stands: reported, and the record written.
+        public static let warning = Severity("warning")
 
         public var description: String { rawValue }
     }
@@ -41,9 +64,15 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
     public var value: String?
     /// What went wrong, in words.
     public var message: String
+    /// How serious it is; every issue is an error unless something (`@unknownKeys: warn`)
+    /// makes it a warning.
+    public var severity: Severity = .error
 
+    /// `path: message (file:line)` for an error; `path: warning: message (file:line)` for a
+    /// warning (the severity word stands where an error has none, so the line parses either way).
     public var description: String {
-        "\(path): \(message) (\(rule.location.file):\(rule.location.line))"
+        let word = severity == .error ? "" : "\(severity.rawValue): "
+        return "\(path): \(word)\(message) (\(rule.location.file):\(rule.location.line))"
     }
 }
 
@@ -51,16 +80,26 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
 public struct MappingResult: Sendable {
     /// The object, as complete as it could be made.
     public var value: Value
-    /// Every issue found, in payload order.
+    /// Every issue found, in payload order: errors and warnings.
     public var issues: [MappingIssue]
+
+    /// Whether an issue is an error: what decides that a record is rejected, or that the tool
+    /// exits 1. Warnings alone leave it `false`.
+    public var hasErrors: Bool { issues.contains { $0.severity == .error } }
+    /// The issues that are errors, in order.
+    public var errors: [MappingIssue] { issues.filter { $0.severity == .error } }
+    /// The issues that are warnings, in order.
+    public var warnings: [MappingIssue] { issues.filter { $0.severity == .warning } }
 }
 
 extension MappingIssue {
     /// The issue as a JSON object, the form `--report` files and rejects use:
     /// ```json
     /// {"kind":"missing required value","path":"$.user.name","property":"TweetModel.user.name",
-    ///  "rule":"contexts/twitter.mappings:9","provenance":"contexts/twitter.mappings:9","message":"…"}
+    ///  "rule":"contexts/twitter.mappings:9","provenance":"contexts/twitter.mappings:9","message":"…",
+    ///  "severity":"error"}
     /// ```
+    /// `severity` comes last, so readers of the older form (without it) read the same fields.
     public var json: JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("kind", .string(kind.rawValue)), ("path", .string(path)), ("property", .string(property)),
@@ -68,6 +107,7 @@ extension MappingIssue {
         ]
         if let value { members.append(("value", .string(value))) }
         members.append(("message", .string(message)))
+        members.append(("severity", .string(severity.rawValue)))
         return .object(JSONObject(members))
     }
 }

@@ -8,6 +8,9 @@ public struct TypedMappingResult<T> {
     public var value: T
     /// Every issue of the mapping, then those of values the Swift type could not take.
     public var issues: [MappingIssue]
+
+    /// Whether an issue is an error (warnings alone leave it `false`).
+    public var hasErrors: Bool { issues.contains { $0.severity == .error } }
 }
 
 extension TypedMappingResult: Sendable where T: Sendable {}

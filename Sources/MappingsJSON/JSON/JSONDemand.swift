@@ -7,9 +7,13 @@
 /// an element of an array (a key applied to an array reads it from each element).
 /// Only key steps narrow a demand: an object whose members are counted or read by index is
 /// kept whole, so counts and messages are those of the full payload.
+///
+/// `keepsOtherKeys` is for a context that checks its payload's keys (`"@unknownKeys"`): the
+/// keys it does not read are kept too, each with a `null` value (their values are checked
+/// and skipped, never built), so the check sees every key for the price of its name.
 package indirect enum JSONDemand: Sendable, Equatable {
     case everything
-    case members([Member])
+    case members([Member], keepsOtherKeys: Bool = false)
 
     package struct Member: Sendable, Equatable {
         package let key: String
@@ -26,7 +30,9 @@ package indirect enum JSONDemand: Sendable, Equatable {
 
     /// Both demands at once.
     package func merged(with other: JSONDemand) -> JSONDemand {
-        guard case .members(var mine) = self, case .members(let theirs) = other else { return .everything }
+        guard case .members(var mine, let keepsMine) = self, case .members(let theirs, let keepsTheirs) = other else {
+            return .everything
+        }
         for member in theirs {
             if let index = mine.firstIndex(where: { $0.key.hasSameCodePoints(as: member.key) }) {
                 mine[index] = Member(key: member.key, demand: mine[index].demand.merged(with: member.demand))
@@ -34,6 +40,6 @@ package indirect enum JSONDemand: Sendable, Equatable {
                 mine.append(member)
             }
         }
-        return .members(mine)
+        return .members(mine, keepsOtherKeys: keepsMine || keepsTheirs)
     }
 }

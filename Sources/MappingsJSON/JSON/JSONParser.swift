@@ -167,11 +167,16 @@ package enum JSONParser {
                 case .everything:
                     key = try reader.string()
                     itemDemand = .everything
-                case .members(let wanted):
+                case .members(let wanted, let keepsOtherKeys):
                     let scanned = try reader.scanString()
                     guard let member = reader.match(scanned, in: wanted) else {
+                        let other = keepsOtherKeys ? try reader.text(of: scanned) : nil
                         try reader.colon()
                         try reader.skipValue(depth: depth)
+                        if let other, Self.position(of: other, in: members, index: &positions) == nil {
+                            positions?[CodePointKey(text: other)] = members.count
+                            members.append((other, .null))
+                        }
                         return
                     }
                     key = member.key
@@ -204,6 +209,13 @@ package enum JSONParser {
             for (position, member) in members.enumerated() { built[CodePointKey(text: member.key)] = position }
             index = built
             return built[CodePointKey(text: key)]
+        }
+
+        /// The text of a string just scanned.
+        func text(of scanned: ScannedString) throws(Failure) -> String {
+            var copy = self
+            copy.index = scanned.start - 1
+            return try copy.string()
         }
 
         /// The wanted member whose key is the string just scanned, if any.

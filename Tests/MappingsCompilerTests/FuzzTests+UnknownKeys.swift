@@ -1,0 +1,53 @@
+import Mappings
+import MappingsTestSupport
+import Testing
+
+extension FuzzTests {
+    static let unknownKeysSeed = """
+        { "@models": { "User": { "name": "String", "address": "Address?" }, "Address": { "city": "String" } },
+          "$User": { "@class": "User", "@unknownKeys": "warn",
+            "name": { "@keyPath": ["name", "login"] },
+            "address": { "@keyPath": "address", "@optional": true, "@object": { "@mappings": "$Address" } } },
+          "$Address": { "@class": "Address", "@unknownKeys": "error", "city": "city" },
+          "$Json": { "@unknownKeys": "ignore", "all": { "@keyPath": "@self", "@type": "JSON" } }
+        }
+        """
+
+    static let unknownKeysFragments = [
+        "\"@unknownKeys\": \"warn\",", "\"@unknownKeys\": \"error\",", "\"@unknownKeys\": ", "\"wran\"", "\"ignore\"",
+        "\"@unknownKeys\": [],", "\"@unknownKey\": \"warn\",", "\"@self\"",
+    ]
+
+    @Test("thousands of mutated @unknownKeys: no crash, every failure a located diagnostic, mapping agrees")
+    func unknownKeysMutations() throws {
+        var random = SeededGenerator(seed: 0x0CE_2026)
+        var failures = 0
+        let payload = #"{"name": "Ann", "x": 1, "address": {"city": "Oslo", "zip": "1"}, "all": [{"y": 2}]}"#
+        for iteration in 0..<2000 {
+            var text = mutate(Self.unknownKeysSeed, &random)
+            if iteration % 2 == 0, let fragment = Self.unknownKeysFragments.randomElement(using: &random) {
+                let position = Int.random(in: 0...text.utf8.count, using: &random)
+                var bytes = Array(text.utf8)
+                bytes.insert(contentsOf: Array(fragment.utf8), at: position)
+                text = String(decoding: bytes, as: UTF8.self)
+            }
+            do {
+                let catalog = try Catalog.load(["u.mappings"], from: .memory(["u.mappings": text]))
+                let mapper = Mapper(catalog: catalog)
+                for context in catalog.contexts {
+                    // Parsing on demand must give what a full parse gives, unknown keys included.
+                    let full = mapper.object(from: try JSONParser.parse(payload), using: context)
+                    let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
+                    #expect(onDemand.issues == full.issues, "iteration \(iteration)")
+                }
+            } catch let error as MappingsError {
+                failures += 1
+                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
+                #expect(
+                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
+                    "iteration \(iteration): \(error)")
+            }
+        }
+        #expect(failures > 500, "the mutations should break most files")
+    }
+}
