@@ -40,22 +40,23 @@ struct InstallTests {
             "--scratch-path", Self.build.scratch.path, "--configuration", Self.build.configuration, "--ignore-lock",
             prefix.path,
         ]
-        let install = try Self.run(ToolRunner.packageRoot.appendingPathComponent("tools/install"), arguments)
+        let install = try ToolRunner.runProgram(
+            ToolRunner.packageRoot.appendingPathComponent("tools/install"), arguments)
         try #require(install.status == 0, "\(install.stderr)")
         #expect(install.stdout == Self.installed.map { "installed   \(prefix.path)/\($0)\n" }.joined())
 
-        let again = try Self.run(ToolRunner.packageRoot.appendingPathComponent("tools/install"), arguments)
+        let again = try ToolRunner.runProgram(ToolRunner.packageRoot.appendingPathComponent("tools/install"), arguments)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout == Self.installed.map { "up to date  \(prefix.path)/\($0)\n" }.joined())
 
         let bin = prefix.appendingPathComponent("bin")
-        let help = try Self.run(bin.appendingPathComponent("mappings"), ["--help"])
+        let help = try ToolRunner.runProgram(bin.appendingPathComponent("mappings"), ["--help"])
         #expect(help.status == 0, "\(help.stderr)")
         #expect(help.stdout.contains("USAGE: mappings <subcommand>"), "\(help.stdout)")
 
         // The worker of --lua-isolation process is found next to the installed tool, with no
         // build folder on the PATH; $TweetModel's coordinates come from a Lua transformer.
-        let isolated = try Self.run(
+        let isolated = try ToolRunner.runProgram(
             bin.appendingPathComponent("mappings"),
             ["map", "--context", "$TweetModel", "--lua-isolation", "process", "Examples/twitter/tweet.json"],
             environment: ["PATH": "/usr/bin:/bin", "MAPPINGS_LUA_WORKER": ""])
@@ -63,7 +64,7 @@ struct InstallTests {
         #expect(isolated.stdout.contains(#""coordinates":{"latitude":35.46500176,"longitude":-97.51087576}"#))
 
         let page = prefix.appendingPathComponent("share/man/man1/mappings.1")
-        let manual = try Self.run(
+        let manual = try ToolRunner.runProgram(
             URL(fileURLWithPath: "/usr/bin/env"), ["man", "-l", page.path],
             environment: ["MANPAGER": "cat", "MANWIDTH": "100"])
         #expect(manual.status == 0, "\(manual.stderr)")
@@ -73,7 +74,7 @@ struct InstallTests {
         #expect(!manual.stderr.contains("warning"), "\(manual.stderr)")
 
         let completion = prefix.appendingPathComponent("share/bash-completion/completions/mappings")
-        let bash = try Self.run(
+        let bash = try ToolRunner.runProgram(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["bash", "-c", #"source "$1" && complete -p mappings"#, "bash", completion.path])
         #expect(bash.status == 0, "\(bash.stderr)")
@@ -82,7 +83,8 @@ struct InstallTests {
 
     @Test("tools/install refuses a PREFIX it cannot write before building anything")
     func unwritablePrefix() throws {
-        let install = try Self.run(ToolRunner.packageRoot.appendingPathComponent("tools/install"), ["/proc/mappings"])
+        let install = try ToolRunner.runProgram(
+            ToolRunner.packageRoot.appendingPathComponent("tools/install"), ["/proc/mappings"])
         #expect(install.status == 1)
         #expect(install.stdout == "")
         #expect(
@@ -92,7 +94,7 @@ struct InstallTests {
     @Test("tools/mappings runs where it is started: input and options relative to that folder")
     func toolFromElsewhere() throws {
         let expected = try ToolRunner.run(["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"])
-        let run = try Self.run(
+        let run = try ToolRunner.runProgram(
             ToolRunner.packageRoot.appendingPathComponent("tools/mappings"),
             [
                 "map", "--context", "$TweetModel", "--mappings", "../contexts", "--scripts", "../scripts",
@@ -103,34 +105,5 @@ struct InstallTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == expected.stdout)
         #expect(run.stdout.hasPrefix(#"{"identifier":"240859602684612608","#))
-    }
-
-    /// Runs `executable arguments…` in `directory` (the package root by default), with
-    /// `environment` over the tests' own, and returns what it printed on each stream; the
-    /// streams go through files, so that a long build log cannot fill a pipe.
-    static func run(
-        _ executable: URL, _ arguments: [String], in directory: URL = ToolRunner.packageRoot,
-        environment: [String: String] = [:]
-    ) throws -> ToolRunner.Result {
-        let folder = try ToolRunner.directory(with: ["stdout": "", "stderr": ""])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let stdout = try FileHandle(forWritingTo: folder.appendingPathComponent("stdout"))
-        let stderr = try FileHandle(forWritingTo: folder.appendingPathComponent("stderr"))
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        process.waitUntilExit()
-        try stdout.close()
-        try stderr.close()
-        return ToolRunner.Result(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: folder.appendingPathComponent("stdout"), encoding: .utf8),
-            stderr: try String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8))
     }
 }

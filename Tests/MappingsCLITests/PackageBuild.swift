@@ -66,21 +66,8 @@ enum PackageBuild {
     static func run(
         _ arguments: [String], in directory: URL = ToolRunner.packageRoot, environment: [String: String] = [:]
     ) throws -> (status: Int32, output: String) {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("command-\(UUID().uuidString)")
-        try Data().write(to: output)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self))
+        let result = try ToolRunner.runProgram(
+            URL(fileURLWithPath: "/usr/bin/env"), arguments, in: directory, environment: environment)
+        return (result.status, result.stdout + result.stderr)
     }
 }

@@ -21,7 +21,7 @@ struct QuickStartTests {
         let folder = try ToolRunner.directory(with: [:])
         defer { try? FileManager.default.removeItem(at: folder) }
         let clone = folder.appendingPathComponent("mappings")
-        let cloned = try InstallTests.run(
+        let cloned = try ToolRunner.runProgram(
             URL(fileURLWithPath: "/usr/bin/env"), ["git", "clone", "-q", ToolRunner.packageRoot.path, clone.path])
         try #require(cloned.status == 0, "\(cloned.stderr)")
 
@@ -30,25 +30,26 @@ struct QuickStartTests {
         let start = try #require(readme.range(of: command), "the README's quick start command")
         let expected = String(readme[start.upperBound...].prefix(while: { $0 != "\n" })) + "\n"
 
-        let quickStart = try InstallTests.run(
+        let quickStart = try ToolRunner.runProgram(
             clone.appendingPathComponent("tools/mappings"),
             ["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"], in: clone)
         #expect(quickStart.status == 0, "\(quickStart.stderr)")
         #expect(quickStart.stdout == expected)
 
         let prefix = folder.appendingPathComponent("prefix")
-        let install = try InstallTests.run(clone.appendingPathComponent("tools/install"), [prefix.path], in: clone)
+        let install = try ToolRunner.runProgram(clone.appendingPathComponent("tools/install"), [prefix.path], in: clone)
         try #require(install.status == 0, "\(install.stderr)")
         #expect(install.stdout == InstallTests.installed.map { "installed   \(prefix.path)/\($0)\n" }.joined())
         let installed = prefix.appendingPathComponent("bin/mappings")
-        let map = try InstallTests.run(installed, ["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"])
+        let map = try ToolRunner.runProgram(
+            installed, ["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"])
         #expect(map.stdout == expected, "\(map.stderr)")
-        let manual = try InstallTests.run(
+        let manual = try ToolRunner.runProgram(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["man", "-l", prefix.appendingPathComponent("share/man/man1/mappings.1").path],
             environment: ["MANPAGER": "cat"])
         #expect(manual.status == 0 && manual.stdout.contains("MAPPINGS(1)"), "\(manual.stderr)")
-        let bash = try InstallTests.run(
+        let bash = try ToolRunner.runProgram(
             URL(fileURLWithPath: "/usr/bin/env"),
             [
                 "bash", "-c", #"source "$1" && complete -p mappings"#, "bash",

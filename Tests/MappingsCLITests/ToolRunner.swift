@@ -44,6 +44,35 @@ struct ToolRunner {
             stderr: String(decoding: err, as: UTF8.self))
     }
 
+    /// Runs `executable arguments…` in `directory` (the package root by default), with
+    /// `environment` over the tests' own, and returns what it printed on each stream; the
+    /// streams go through files, so that a long build log cannot fill a pipe.
+    static func runProgram(
+        _ executable: URL, _ arguments: [String], in directory: URL = packageRoot,
+        environment: [String: String] = [:]
+    ) throws -> ToolRunner.Result {
+        let folder = try Self.directory(with: ["stdout": "", "stderr": ""])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let stdout = try FileHandle(forWritingTo: folder.appendingPathComponent("stdout"))
+        let stderr = try FileHandle(forWritingTo: folder.appendingPathComponent("stderr"))
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        process.waitUntilExit()
+        try stdout.close()
+        try stderr.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: folder.appendingPathComponent("stdout"), encoding: .utf8),
+            stderr: try String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8))
+    }
+
     /// Starts `mappings arguments…` in `directory` and returns it with its three pipes, for a
     /// test that talks to the tool while it runs.
     static func start(_ arguments: [String], in directory: URL, executable: URL = executable) throws -> (
