@@ -26,13 +26,7 @@ extension FuzzTests {
         var random = SeededGenerator(seed: 0xE_2026)
         var failures = 0
         for iteration in 0..<2000 {
-            var text = mutate(Self.enumSeed, &random)
-            if iteration % 2 == 0, let fragment = Self.enumFragments.randomElement(using: &random) {
-                let position = Int.random(in: 0...text.utf8.count, using: &random)
-                var bytes = Array(text.utf8)
-                bytes.insert(contentsOf: Array(fragment.utf8), at: position)
-                text = String(decoding: bytes, as: UTF8.self)
-            }
+            let text = mutate(Self.enumSeed, inserting: Self.enumFragments, iteration: iteration, &random)
             do {
                 _ = try Catalog.load(["e.mappings"], from: .memory(["e.mappings": text]))
             } catch {

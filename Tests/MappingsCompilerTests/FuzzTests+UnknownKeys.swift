@@ -24,13 +24,7 @@ extension FuzzTests {
         var failures = 0
         let payload = #"{"name": "Ann", "x": 1, "address": {"city": "Oslo", "zip": "1"}, "all": [{"y": 2}]}"#
         for iteration in 0..<2000 {
-            var text = mutate(Self.unknownKeysSeed, &random)
-            if iteration % 2 == 0, let fragment = Self.unknownKeysFragments.randomElement(using: &random) {
-                let position = Int.random(in: 0...text.utf8.count, using: &random)
-                var bytes = Array(text.utf8)
-                bytes.insert(contentsOf: Array(fragment.utf8), at: position)
-                text = String(decoding: bytes, as: UTF8.self)
-            }
+            let text = mutate(Self.unknownKeysSeed, inserting: Self.unknownKeysFragments, iteration: iteration, &random)
             do {
                 let catalog = try Catalog.load(["u.mappings"], from: .memory(["u.mappings": text]))
                 let mapper = Mapper(catalog: catalog)

@@ -58,6 +58,21 @@ struct FuzzTests {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `seed` mutated, and on even iterations one of `fragments` inserted at a random place:
+    /// what the fuzz tests of a keyword feed the loader.
+    func mutate(
+        _ seed: String, inserting fragments: [String], iteration: Int, _ random: inout SeededGenerator
+    ) -> String {
+        var text = mutate(seed, &random)
+        if iteration % 2 == 0, let fragment = fragments.randomElement(using: &random) {
+            let position = Int.random(in: 0...text.utf8.count, using: &random)
+            var bytes = Array(text.utf8)
+            bytes.insert(contentsOf: Array(fragment.utf8), at: position)
+            text = String(decoding: bytes, as: UTF8.self)
+        }
+        return text
+    }
+
     @Test("thousands of mutated .mappings texts: no crash, no hang, every failure a located diagnostic")
     func mutations() {
         var random = SeededGenerator(seed: 0x5EED_2026)
