@@ -22,6 +22,7 @@ struct CheckCommand: ParsableCommand, LoadingCommand {
 
     func run() throws {
         let catalog = try load.loadCatalog()
+        Terminal.diagnostics(catalog.warnings, severity: "warning")
         let named = catalog.identifiers.count
         let results = ContextTestRunner.run(catalog)
         let failed = results.filter { !$0.passed }

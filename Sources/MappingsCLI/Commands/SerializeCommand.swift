@@ -38,16 +38,7 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
     func run() throws {
         let mapper = Mapper(catalog: try load.loadCatalog())
         let compiled = try LoadOptions.context(context, of: mapper)
-        let notes = mapper.reverseNotes(for: compiled)
-        if !notes.isEmpty {
-            let files = Set(notes.compactMap { $0.location?.file })
-            let sources = Dictionary(
-                uniqueKeysWithValues: files.compactMap { file in
-                    (try? String(contentsOfFile: file, encoding: .utf8)).map { (file, $0) }
-                })
-            let renderer = DiagnosticRenderer(sources: sources, style: Terminal.style)
-            Terminal.error(notes.map { renderer.render($0, severity: "note") }.joined(separator: "\n"))
-        }
+        Terminal.diagnostics(mapper.reverseNotes(for: compiled), severity: "note")
         let json = try PayloadInput.read(input, what: "the input")
         var issues: [MappingIssue] = []
         func object(_ json: JSONValue) throws -> Value {

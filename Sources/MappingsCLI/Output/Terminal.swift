@@ -21,6 +21,19 @@ enum Terminal {
         FileHandle.standardError.write(Data((DiagnosticRenderer(style: style).styled(text) + "\n").utf8))
     }
 
+    /// Writes diagnostics that do not stop a command (warnings, notes) to stderr, rendered with
+    /// their source lines as `severity` (`warning`, `note`), the lines read from their files.
+    static func diagnostics(_ diagnostics: [Diagnostic], severity: String) {
+        guard !diagnostics.isEmpty else { return }
+        let files = Set(diagnostics.compactMap { $0.location?.file })
+        let sources = Dictionary(
+            uniqueKeysWithValues: files.compactMap { file in
+                (try? String(contentsOfFile: file, encoding: .utf8)).map { (file, $0) }
+            })
+        let renderer = DiagnosticRenderer(sources: sources, style: style)
+        error(diagnostics.map { renderer.render($0, severity: severity) }.joined(separator: "\n"))
+    }
+
     /// Writes an error to stderr: a `MappingsError`'s diagnostics rendered with their source
     /// lines, any other error as its description.
     static func diagnostics(_ error: any Error) {

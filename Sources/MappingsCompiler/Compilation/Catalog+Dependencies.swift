@@ -8,7 +8,8 @@ extension Catalog {
         var pending = [start.index]
         while let index = pending.popLast() {
             for rule in contexts[index].rules {
-                if let nested = rule.object?.context, reached.insert(nested).inserted { pending.append(nested) }
+                let nested = rule.object?.union?.contexts ?? rule.object?.context.map { [$0] } ?? []
+                for index in nested where reached.insert(index).inserted { pending.append(index) }
             }
         }
         return identifiers.filter { name in context(name).map { reached.contains($0.index) } ?? false }

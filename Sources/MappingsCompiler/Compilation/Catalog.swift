@@ -22,6 +22,10 @@ public struct Catalog: Sendable {
     public let identifiers: [String]
     /// The files loaded, in the order they were reached.
     public let files: [String]
+    /// What loaded but is most likely a mistake, such as `"@when type == circle"` inside a
+    /// context when no trait `type` is set (selectors test traits, not the payload);
+    /// `mappings check` prints them.
+    public internal(set) var warnings: [Diagnostic] = []
     private let index: [String: Int]
 
     /// The context with this identifier, or `nil`.
@@ -55,10 +59,12 @@ public struct Catalog: Sendable {
         loader.bindTransformers(in: &compiled.contexts)
         if let failure = loader.failure(texts: sources.texts) { throw failure }
         CatalogLoader.finish(&compiled.contexts, models: models)
-        return Catalog(
+        var catalog = Catalog(
             contexts: compiled.contexts, models: models, identifiers: compiled.names,
             files: sources.files.map(\.path),
             index: Dictionary(
                 compiled.names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
+        catalog.warnings = loader.warnings
+        return catalog
     }
 }

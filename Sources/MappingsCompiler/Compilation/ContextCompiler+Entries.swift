@@ -15,7 +15,7 @@ extension ContextCompiler {
         let reverseTransformer = reverseTransformer(options, undoing: transformer, valid: &valid)
         let flags = collectionFlags(options, type: type, property: member.key, valid: &valid)
         checkDateFormat(options.dateFormat, type: type, entry: member, valid: &valid)
-        let object = objectRule(options.object, type: type, property: member.key, valid: &valid)
+        let object = objectRule(options.object, type: type, property: member.key, entry: member, valid: &valid)
         let defaultValue = defaultValue(options, type: type, property: member.key, valid: &valid)
         let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
         guard valid else { return nil }
@@ -138,9 +138,21 @@ extension ContextCompiler {
 
     /// The rule for the entry's `@object`, if it writes one.
     private mutating func objectRule(
-        _ member: SyntaxMember?, type: TypeReference?, property: String, valid: inout Bool
+        _ member: SyntaxMember?, type: TypeReference?, property: String, entry: SyntaxMember, valid: inout Bool
     ) -> ObjectRule? {
-        guard let member else { return nil }
+        guard let member else {
+            if let type, type.unionMembers != nil {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"\(property)\" is \(type): an entry of a union chooses each object's member",
+                        location: entry.keyLocation,
+                        help:
+                            "add \"@object\": { \"@discriminator\": \"type\", \"@cases\": { \"circle\": \"$Circle\", … } }"
+                    ))
+                valid = false
+            }
+            return nil
+        }
         let object = compileObject(member, propertyType: type, property: property)
         if object == nil { valid = false }
         return object

@@ -8,6 +8,9 @@ extension ContextCompiler {
         -> ObjectRule?
     {
         guard let options = objectOptions(member) else { return nil }
+        if choosesMember(options, propertyType: propertyType) {
+            return compileUnion(member, options: options, propertyType: propertyType, property: property)
+        }
         var expected: String?
         if let propertyType {
             switch propertyType.elementType {

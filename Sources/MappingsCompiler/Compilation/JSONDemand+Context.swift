@@ -21,6 +21,12 @@ extension JSONDemand {
             let isDictionary = if case .dictionary? = rule.type?.unwrapped { true } else { false }
             if rule.transformer == nil, !isDictionary, let object = rule.object, let nested = object.context {
                 leaf = of(context: nested, in: contexts, visiting: &visiting)
+            } else if rule.transformer == nil, !isDictionary, let union = rule.object?.union {
+                // Each object reads its discriminator and what its case's context reads.
+                leaf = along(union.discriminator.components[...], leaf: .everything)
+                for chosen in union.contexts {
+                    leaf = leaf.merged(with: of(context: chosen, in: contexts, visiting: &visiting))
+                }
             }
             demand = demand.merged(with: along(rule.source.components[...], leaf: leaf))
             for fallback in rule.fallbacks {

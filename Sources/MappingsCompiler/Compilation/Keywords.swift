@@ -14,6 +14,8 @@ enum Keywords {
     ]
     /// Keywords of an `@object`.
     static let object = ["@class", "@mappings", "@inherits"]
+    /// Keywords of an `@object` that chooses a union's member.
+    static let union = ["@discriminator", "@cases", "@otherwise"]
     /// Every keyword, for suggestions where a keyword stands in the wrong place.
-    static let all = Set(topLevel + context + entry + object + ["@self", "@first", "@last", "@count"])
+    static let all = Set(topLevel + context + entry + object + union + ["@self", "@first", "@last", "@count"])
 }

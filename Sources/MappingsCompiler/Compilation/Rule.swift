@@ -84,9 +84,12 @@ package struct ObjectRule: Sendable, Hashable {
     package let model: String?
     /// Index of the context in `Catalog.contexts` that maps it; `nil` copies same-named keys.
     package let context: Int?
+    /// For a union: how each object chooses its case (`context` is `nil` then).
+    package var union: UnionRule?
 
-    package init(model: String?, context: Int?) {
+    package init(model: String?, context: Int?, union: UnionRule? = nil) {
         self.model = model
         self.context = context
+        self.union = union
     }
 }

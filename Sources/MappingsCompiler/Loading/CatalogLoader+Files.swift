@@ -4,6 +4,7 @@ extension CatalogLoader {
         var loader = FileLoader(source: source, traits: traits)
         _ = loader.load(roots: paths)
         diagnostics += loader.diagnostics
+        warnings += loader.warnings
         return LoadedSources(
             files: loader.order.compactMap { loader.files[$0] }, reach: loader.reachability(), texts: loader.texts)
     }

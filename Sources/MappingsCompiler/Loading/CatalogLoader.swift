@@ -15,6 +15,8 @@ struct CatalogLoader {
     let definitions: Definitions
     /// Every problem the stages so far found, in the order they found them.
     var diagnostics: [Diagnostic] = []
+    /// What loads but is most likely a mistake; the catalog keeps them (`Catalog.warnings`).
+    var warnings: [Diagnostic] = []
     /// The enums `@models` declares, once the models are compiled (contexts' `@type` may name them).
     var enumerations: [String: Enumeration] = [:]
 

@@ -17,6 +17,8 @@ struct FileLoader {
     /// Texts of the files read, by path, for rendering diagnostics.
     private(set) var texts: [String: String] = [:]
     private(set) var diagnostics: [Diagnostic] = []
+    /// What loads but is most likely a mistake (`SelectorResolver.warnings`).
+    private(set) var warnings: [Diagnostic] = []
 
     init(source: FileSource, traits: Traits) {
         self.source = source
@@ -78,6 +80,7 @@ struct FileLoader {
         var selectors = SelectorResolver(traits: traits)
         let root = selectors.resolve(parsed)
         diagnostics += selectors.diagnostics
+        warnings += selectors.warnings
         guard let members = root.members else {
             diagnostics.append(
                 Diagnostic(

@@ -35,6 +35,13 @@ struct ModelCompiler {
                         at.column += 1 + text.distance(from: text.startIndex, to: range.lowerBound)
                         at.length = name.count
                     }
+                    if enumerations[name] != nil {
+                        diagnostics.append(
+                            Diagnostic(
+                                message: "a union's members are models, but \"\(name)\" is an enum", location: at,
+                                help: "list models only, such as Circle | Rect"))
+                        continue
+                    }
                     diagnostics.append(
                         Diagnostic(
                             message: "unknown type \"\(name)\"", location: at,

@@ -220,6 +220,9 @@ struct MappingRun {
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, existing: Value?,
         property: () -> String
     ) -> Value {
+        if let union = object.union {
+            return member(of: union, from: value, rule: rule, path: path, existing: existing, property: property)
+        }
         if let index = object.context {
             return build(
                 mapper.catalog.contexts[index], from: value, path: path, existing: existing, property: property)

@@ -78,6 +78,9 @@ struct ReverseRun {
 
     /// A property's value in payload form; `nil` when nothing is to be written.
     private mutating func json(_ value: Value, rule: Rule, path: () -> String, property: () -> String) -> Value? {
+        if let union = rule.object?.union {
+            return payload(for: value, of: union, rule: rule, path: path, property: property)
+        }
         if let object = rule.object, let index = object.context {
             let context = mapper.catalog.contexts[index]
             switch value {
@@ -194,6 +197,7 @@ extension Mapper {
                             location: rule.provenance.location))
                 }
                 if let index = rule.object?.context { pending.append(catalog.contexts[index]) }
+                pending += (rule.object?.union?.contexts ?? []).map { catalog.contexts[$0] }
             }
         }
         return notes.sorted {

@@ -29,6 +29,8 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let invalidSource = Kind("invalid source")
         /// A payload key that no entry of its context reads (`@unknownKeys`).
         public static let unknownKey = Kind("unknown key")
+        /// A union's discriminator value names none of its `@cases`, and there is no `@otherwise`.
+        public static let unknownCase = Kind("unknown case")
 
         public var description: String { rawValue }
     }

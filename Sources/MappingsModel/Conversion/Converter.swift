@@ -56,6 +56,7 @@ package struct Converter: Sendable {
         case .uuid: return Self.convertUUID(value).recorded(at: path, in: &failures)
         case .date: return Self.convertDate(value, formats: dateFormat).recorded(at: path, in: &failures)
         case .model(let name): return convertModel(value, named: name, path: path, failures: &failures)
+        case .union(let members): return convertUnion(value, members: members, path: path, failures: &failures)
         case .enumeration(let enumeration):
             return Self.convertEnumeration(value, to: enumeration).recorded(at: path, in: &failures)
         case .array(let element):

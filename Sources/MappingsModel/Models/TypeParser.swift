@@ -1,6 +1,9 @@
 import MappingsJSON
 
-/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, nested freely.
+/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, nested freely, and
+/// unions of models: `Circle | Rect`, `[Circle | Rect]`, `[String: Circle | Rect]`, and
+/// `(Circle | Rect)?` for an optional one (`Circle | Rect?` is refused: the `?` would read as
+/// belonging to `Rect` alone).
 ///
 /// Names are not checked here (a model may be declared after it is used); the caller checks
 /// `modelNames` once every model is known.
@@ -33,14 +36,70 @@ package struct TypeParser {
         return type
     }
 
+    /// A type, or a union of models separated by `|`.
     private mutating func parseType() throws(Failure) -> TypeReference {
+        let start = index
+        let first = try parseSingle()
+        skipSpaces()
+        guard index < characters.count, characters[index] == "|" else { return first }
+        var members = [try unionMember(first, at: start)]
+        while index < characters.count, characters[index] == "|" {
+            index += 1
+            skipSpaces()
+            let at = index
+            let single = try parseSingle()
+            let member = try unionMember(single, at: at)
+            if members.contains(member) {
+                throw Failure(
+                    message: "\"\(member)\" is listed twice in the union", offset: at, length: member.count,
+                    help: "remove one of them")
+            }
+            members.append(member)
+            skipSpaces()
+        }
+        return .union(members)
+    }
+
+    /// The model name a union member names; throws for anything else.
+    private func unionMember(_ type: TypeReference, at offset: Int) throws(Failure) -> String {
+        let length = max(1, index - offset)
+        switch type {
+        case .model(let name): return name
+        case .optional:
+            throw Failure(
+                message: "a member of a union is not optional on its own", offset: offset, length: length,
+                help: "make the whole union optional: (A | B)?")
+        case .union:
+            throw Failure(
+                message: "a union does not nest in another", offset: offset, length: length,
+                help: "list every member once: A | B | C")
+        default:
+            throw Failure(
+                message: "a union's members are models, not \(type)", offset: offset, length: length,
+                help: "declare a model for each case and list the models: Circle | Rect")
+        }
+    }
+
+    /// A type without `|` at its top: a name, `[…]`, `(…)`, each with an optional `?`.
+    private mutating func parseSingle() throws(Failure) -> TypeReference {
         var type: TypeReference
         guard index < characters.count else {
             throw Failure(
                 message: "a type is missing", offset: index, length: 1,
                 help: "write a type such as String, Int, [String] or UserModel")
         }
-        if characters[index] == "[" {
+        if characters[index] == "(" {
+            let open = index
+            index += 1
+            skipSpaces()
+            type = try parseType()
+            skipSpaces()
+            guard index < characters.count, characters[index] == ")" else {
+                throw Failure(
+                    message: "this \"(\" is not closed", offset: open, length: 1, help: "add the closing \")\"")
+            }
+            index += 1
+        } else if characters[index] == "[" {
             let open = index
             index += 1
             skipSpaces()

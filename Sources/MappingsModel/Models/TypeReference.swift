@@ -12,6 +12,9 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     /// A JSON object whose values are of one type; keys are strings.
     case dictionary(TypeReference)
     case optional(TypeReference)
+    /// One of several declared models (`Circle | Rect`), by name, in the order written: an
+    /// entry's `@discriminator` and `@cases` choose which one each payload object builds.
+    case union([String])
 
     /// The scalar type names, as written.
     package static let scalars: [String: TypeReference] = [
@@ -34,7 +37,9 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .enumeration(let enumeration): enumeration.name
         case .array(let element): "[\(element)]"
         case .dictionary(let value): "[String: \(value)]"
+        case .optional(.union(let members)): "(\(members.joined(separator: " | ")))?"
         case .optional(let wrapped): "\(wrapped)?"
+        case .union(let members): members.joined(separator: " | ")
         }
     }
 
@@ -53,6 +58,13 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// The members of the union the type holds (itself, or its collection's elements); `nil`
+    /// when it holds no union.
+    public var unionMembers: [String]? {
+        if case .union(let members) = elementType { return members }
+        return nil
+    }
+
     /// Whether the type is an array (optional or not).
     public var isCollection: Bool {
         if case .array = unwrapped { return true }
@@ -63,6 +75,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     package var modelNames: [String] {
         switch self {
         case .model(let name): [name]
+        case .union(let members): members
         case .array(let inner), .dictionary(let inner), .optional(let inner): inner.modelNames
         default: []
         }

@@ -1,0 +1,67 @@
+import MappingsCompiler
+import MappingsJSON
+import MappingsModel
+
+/// Mapping an object of a union: the value at `@discriminator` chooses the case, whose context
+/// builds the object; an unknown or missing value maps with `@otherwise`, or is an issue (the
+/// object is then `null`, in its place in a collection).
+extension MappingRun {
+    mutating func member(
+        of union: UnionRule, from value: JSONValue, rule: Rule, path: () -> String, existing: Value?,
+        property: () -> String
+    ) -> Value {
+        let type = rule.type.map { String(describing: $0.elementType) } ?? "a union"
+        guard case .object = value else {
+            let message = "expected \(type), found \(Converter.describe(value))"
+            fail(.conversionFailed, at: path(), rule: rule, property: property(), value: value, message: message)
+            return .null
+        }
+        func at() -> String { union.discriminator.payloadPath(from: path()) }
+        var found: JSONValue?
+        if case .value(let discriminator) = SourceLookup.find(union.discriminator, in: value), discriminator != .null {
+            found = discriminator
+        }
+        let chosen = found.flatMap(union.chosen(by:))
+        guard let chosen = chosen ?? union.otherwise else {
+            if let found {
+                var message = "unknown case \(JSONWriter.string(found)) for \(type): the cases are \(union.listed)"
+                if case .string(let text) = found,
+                    let close = Suggestion.closest(to: text, among: union.cases.map(\.value))
+                {
+                    message += "; did you mean \"\(close)\"?"
+                }
+                fail(.unknownCase, at: at(), rule: rule, property: property(), value: found, message: message)
+            } else {
+                fail(
+                    .missingRequiredValue, at: at(), rule: rule, property: property(), value: nil,
+                    message:
+                        "missing discriminator \"\(union.discriminator)\" for \(type): the cases are \(union.listed)")
+            }
+            return .null
+        }
+        if explanations != nil {
+            let context = mapper.catalog.contexts[chosen.context]
+            let by = context.identifier ?? "an inline context"
+            let why = chosen.value.isEmpty ? "@otherwise" : "@cases"
+            explanations?.append(
+                Explanation(
+                    property: property(), source: at(),
+                    outcome: .mapped(
+                        "\(found.map(JSONWriter.string) ?? "missing") → \(chosen.model) by \(by) (\(why))"),
+                    rule: rule.provenance))
+        }
+        return build(
+            mapper.catalog.contexts[chosen.context], from: value, path: path, existing: existing, property: property)
+    }
+
+    private mutating func fail(
+        _ kind: MappingIssue.Kind, at path: String, rule: Rule, property: String, value: JSONValue?, message: String
+    ) {
+        issues.append(
+            MappingIssue(
+                kind: kind, path: path, property: property, rule: rule.provenance,
+                value: value.map(Converter.describe), message: message))
+        explanations?.append(
+            Explanation(property: property, source: path, outcome: .failed(message), rule: rule.provenance))
+    }
+}
