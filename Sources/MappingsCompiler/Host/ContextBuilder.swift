@@ -162,6 +162,10 @@ public struct ContextBuilder {
                 for (file, path) in builder.sourcePaths { sourcePaths[file] = path }
                 objectMembers.append(("@mappings", builder.node))
             case .model: break
+            case .union(let discriminator, let cases, let otherwise):
+                objectMembers.append(("@discriminator", string(discriminator)))
+                objectMembers.append(("@cases", Self.object(cases.map { ($0.0, string($0.1)) }, at: at)))
+                if let otherwise { objectMembers.append(("@otherwise", string(otherwise))) }
             }
             options.append(("@object", Self.object(objectMembers, at: at)))
         }
@@ -286,6 +290,7 @@ public struct NestedObject {
         case context(String)
         case inline(ContextBuilder)
         case model
+        case union(discriminator: String, cases: [(String, String)], otherwise: String?)
     }
 
     let kind: Kind
