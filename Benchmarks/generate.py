@@ -1,4 +1,5 @@
-"""Seeded generator of tweet-like NDJSON records for the benchmarks.
+"""Seeded generator of tweet-like NDJSON records for the benchmarks (and, with --kind drawings,
+of drawings with snake_case keys and a polymorphic collection, for B6).
 
 Each record looks like a statuses API payload: a nested user, entities with arrays of
 hashtags, links and mentions, dates in the API's format, ids as numbers and as strings,
@@ -27,6 +28,7 @@ CLIENTS = [
     ("https://mobile.twitter.com", "Twitter Web App"),
     ("http://tapbots.com/tweetbot", "Tweetbot for iΟS"),
 ]
+COLORS = ["black", "red", "#00ff00", "navy", "rgba(0,0,0,0.5)"]
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
@@ -123,13 +125,53 @@ def tweet(rng, serial):
     return record
 
 
-def generate(out, size_bytes, seed=7):
+def fraction(rng, low, high):
+    """A number with a fractional part (never integral: peers write 5.0 and 5 differently)."""
+    return rng.randint(low * 4, high * 4 - 1) / 4 + 0.125
+
+
+def shape(rng):
+    """One element of a drawing's polymorphic `shapes` collection, tagged by `type`."""
+    kind = rng.choice(["circle", "circle", "rect", "label"])
+    if kind == "circle":
+        record = {"type": "circle", "center_x": fraction(rng, 0, 2000), "center_y": fraction(rng, 0, 2000),
+                  "radius": fraction(rng, 1, 300), "stroke_color": rng.choice(COLORS)}
+    elif kind == "rect":
+        record = {"type": "rect", "origin_x": fraction(rng, 0, 2000), "origin_y": fraction(rng, 0, 2000),
+                  "width": fraction(rng, 1, 800), "height": fraction(rng, 1, 800), "stroke_color": rng.choice(COLORS)}
+    else:
+        record = {"type": "label", "origin_x": fraction(rng, 0, 2000), "origin_y": fraction(rng, 0, 2000),
+                  "text": sentence(rng, rng.randint(1, 6)), "font_size": rng.randint(8, 72)}
+    return record
+
+
+def drawing(rng, serial):
+    """A drawing record: snake_case keys (for automatic entries) and a polymorphic collection."""
+    record = {
+        "drawing_id": 5_000_000 + serial,
+        "title": sentence(rng, rng.randint(1, 5)),
+        "owner_name": sentence(rng, 2).title(),
+        "created_at": api_date(rng),
+        "layer_count": rng.randint(1, 12),
+        "is_public": rng.random() < 0.5,
+        "view_count": rng.randint(0, 1_000_000),
+        "opacity": fraction(rng, 0, 1),
+        "tags": [rng.choice(WORDS[:60]) for _ in range(rng.randint(0, 4))],
+        "shapes": [shape(rng) for _ in range(rng.randint(1, 8))],
+    }
+    if rng.random() < 0.7:
+        record["description"] = sentence(rng, rng.randint(3, 12))
+    return record
+
+
+def generate(out, size_bytes, seed=7, kind="tweets"):
     """Writes records to the binary stream `out` until `size_bytes` are written; returns the record count."""
     rng = random.Random(seed)
     written = 0
     serial = 0
     while written < size_bytes:
-        line = (json.dumps(tweet(rng, serial), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        record = drawing(rng, serial) if kind == "drawings" else tweet(rng, serial)
+        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         out.write(line)
         written += len(line)
         serial += 1
@@ -140,8 +182,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--kind", choices=["tweets", "drawings"], default="tweets")
     arguments = parser.parse_args()
-    generate(sys.stdout.buffer, int(arguments.size_mb * 1024 * 1024), arguments.seed)
+    generate(sys.stdout.buffer, int(arguments.size_mb * 1024 * 1024), arguments.seed, arguments.kind)
 
 
 if __name__ == "__main__":

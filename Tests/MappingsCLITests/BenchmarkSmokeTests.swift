@@ -30,19 +30,19 @@ struct BenchmarkSmokeTests {
             stderr: String(decoding: err, as: UTF8.self))
     }
 
-    @Test("B1 to B5 run on small data and print their tables")
+    @Test("B1 to B6 run on small data and print their tables")
     func allBenchmarks() throws {
         let result = try Self.harness([])
         #expect(result.status == 0, "\(result.stderr)")
         for heading in [
             "B1 stream", "B2 stream with one Lua transformer", "B2 call cost", "B3 document", "B4 scaling",
-            "B5 memory",
+            "B5 memory", "B6 polymorphic",
         ] {
             #expect(result.stdout.contains(heading), "\(heading) missing from:\n\(result.stdout)")
         }
         for row in [
             "| mappings stream |", "| python 3", "| Swift JSONDecoder+JSONEncoder |", "| Swift JSONSerialization |",
-            "| mappings map --many |", "| --workers 2 |", "10-field obj",
+            "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream, explicit entries |",
         ] {
             #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
         }
