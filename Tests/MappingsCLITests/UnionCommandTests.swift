@@ -50,7 +50,9 @@ struct UnionCommandTests {
         let directory = try ToolRunner.directory(with: ["contexts/shapes.mappings": Self.shapes])
         let result = try ToolRunner.run(
             ["map", "--context", "$Drawing"], in: directory,
-            input: #"{"shapes":[{"type":"circel","r":1},{"r":2},"x",{"type":"rect","size":{"w":1,"h":1}}],"main":{"kind":true}}"#)
+            input:
+                #"{"shapes":[{"type":"circel","r":1},{"r":2},"x",{"type":"rect","size":{"w":1,"h":1}}],"main":{"kind":true}}"#
+        )
         #expect(result.stdout == #"{"shapes":[null,null,null,{"w":1,"h":1}],"main":null}"# + "\n")
         #expect(
             result.stderr == """

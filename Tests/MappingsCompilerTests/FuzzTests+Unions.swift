@@ -48,8 +48,9 @@ extension FuzzTests {
     @Test("the union seed loads, and its selector over an unset trait is a warning")
     func unionSeedLoads() throws {
         let catalog = try Catalog.load(["u.mappings"], from: .memory(["u.mappings": Self.unionSeed]))
-        #expect(catalog.warnings.map(\.message) == [
-            #""type" is a trait, not a payload key: no trait "type" is set, so "@when type == circle" never holds"#
-        ])
+        #expect(
+            catalog.warnings.map(\.message) == [
+                #""type" is a trait, not a payload key: no trait "type" is set, so "@when type == circle" never holds"#
+            ])
     }
 }

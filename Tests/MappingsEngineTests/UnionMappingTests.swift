@@ -48,7 +48,8 @@ struct UnionMappingTests {
             rect.map("h", from: "size.h")
         }
         definitions.context("$Drawing", class: "Drawing") { drawing in
-            drawing.map("shapes", from: "shapes", object: .cases(discriminator: "type", ["circle": "$Circle", "rect": "$Rect"]))
+            drawing.map(
+                "shapes", from: "shapes", object: .cases(discriminator: "type", ["circle": "$Circle", "rect": "$Rect"]))
             drawing.map(
                 "main", from: "main", optional: true,
                 object: .cases(discriminator: "meta.kind", ["c": "$Circle"], otherwise: "$Rect"))
@@ -66,7 +67,8 @@ struct UnionMappingTests {
     @Test("a typed union: each object becomes the Swift case of its class, and serializes back")
     func typed() throws {
         let catalog = try Catalog.load([], definitions: Self.definitions)
-        #expect(catalog.models["Drawing"]?.properties.map(\.type.description) == ["[Circle | Rect]", "(Circle | Rect)?"])
+        #expect(
+            catalog.models["Drawing"]?.properties.map(\.type.description) == ["[Circle | Rect]", "(Circle | Rect)?"])
         let mapper = Mapper(catalog: catalog)
         let context = try mapper.typedContext(Drawing.self, "$Drawing")
         let result = mapper.object(Drawing.self, from: Self.payload, using: context)

@@ -80,7 +80,8 @@ public struct TypedUnion<Root>: Sendable {
     public func instance(from value: Value, failures: inout [ConversionFailure]) -> Root? {
         guard case .object(let object) = value else {
             if case .null = value { return nil }
-            failures.append(ConversionFailure(message: "expected \(TypeReference.union(members)), found \(value.kindName)"))
+            failures.append(
+                ConversionFailure(message: "expected \(TypeReference.union(members)), found \(value.kindName)"))
             return nil
         }
         guard let index = members.firstIndex(of: object.model.name) else {
