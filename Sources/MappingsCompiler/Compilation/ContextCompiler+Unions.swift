@@ -52,6 +52,8 @@ extension ContextCompiler {
         }
         let type = propertyType.map(String.init(describing:)) ?? "a union"
         guard let cases else {
+            // A misspelled "@cases" was reported with its suggestion: that is the mistake.
+            guard valid else { return nil }
             diagnostics.append(
                 Diagnostic(
                     message:

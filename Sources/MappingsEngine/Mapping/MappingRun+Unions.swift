@@ -10,9 +10,10 @@ extension MappingRun {
         of union: UnionRule, from value: JSONValue, rule: Rule, path: () -> String, existing: Value?,
         property: () -> String
     ) -> Value {
-        let type = rule.type.map { String(describing: $0.elementType) } ?? "a union"
+        // Made only for a message: a record that maps cleanly builds no text.
+        func type() -> String { rule.type.map { String(describing: $0.elementType) } ?? "a union" }
         guard case .object = value else {
-            let message = "expected \(type), found \(Converter.describe(value))"
+            let message = "expected \(type()), found \(Converter.describe(value))"
             fail(.conversionFailed, at: path(), rule: rule, property: property(), value: value, message: message)
             return .null
         }
@@ -24,7 +25,7 @@ extension MappingRun {
         let chosen = found.flatMap(union.chosen(by:))
         guard let chosen = chosen ?? union.otherwise else {
             if let found {
-                var message = "unknown case \(JSONWriter.string(found)) for \(type): the cases are \(union.listed)"
+                var message = "unknown case \(JSONWriter.string(found)) for \(type()): the cases are \(union.listed)"
                 if case .string(let text) = found,
                     let close = Suggestion.closest(to: text, among: union.cases.map(\.value))
                 {
@@ -35,7 +36,7 @@ extension MappingRun {
                 fail(
                     .missingRequiredValue, at: at(), rule: rule, property: property(), value: nil,
                     message:
-                        "missing discriminator \"\(union.discriminator)\" for \(type): the cases are \(union.listed)")
+                        "missing discriminator \"\(union.discriminator)\" for \(type()): the cases are \(union.listed)")
             }
             return .null
         }

@@ -45,6 +45,23 @@ extension ReverseRun {
                 )
             }
             return written
+        case .json(let json):
+            // A context without a model holds what it read back as JSON: the member is chosen by shape.
+            let members = union.cases.map(\.model) + (union.otherwise.map { [$0.model] } ?? [])
+            let type =
+                rule.type ?? { if case .array = json { .array(.union(members)) } else { .union(members) } }()
+            var failures: [ConversionFailure] = []
+            let converted = Converter(models: mapper.converter.models, requiresValues: false).convert(
+                json, to: type, failures: &failures)
+            guard failures.isEmpty else {
+                issues += failures.map {
+                    MappingIssue(
+                        kind: .conversionFailed, path: path() + $0.relativePath, property: property() + $0.relativePath,
+                        rule: rule.provenance, value: nil, message: $0.message)
+                }
+                return .null
+            }
+            return payload(for: converted, of: union, rule: rule, path: path, property: property)
         default:
             return value
         }
