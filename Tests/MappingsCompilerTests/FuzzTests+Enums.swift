@@ -23,20 +23,8 @@ extension FuzzTests {
 
     @Test("thousands of mutated enums and value maps: no crash, every failure a located diagnostic")
     func enumMutations() {
-        var random = SeededGenerator(seed: 0xE_2026)
-        var failures = 0
-        for iteration in 0..<2000 {
-            let text = mutate(Self.enumSeed, inserting: Self.enumFragments, iteration: iteration, &random)
-            do {
-                _ = try Catalog.load(["e.mappings"], from: .memory(["e.mappings": text]))
-            } catch {
-                failures += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
-                #expect(
-                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
-                    "iteration \(iteration): \(error)")
-            }
-        }
+        let failures = loadMutations(
+            of: Self.enumSeed, inserting: Self.enumFragments, randomSeed: 0xE_2026, file: "e.mappings")
         #expect(failures > 500, "the mutations should break most files")
     }
 }

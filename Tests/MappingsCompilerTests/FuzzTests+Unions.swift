@@ -28,20 +28,8 @@ extension FuzzTests {
 
     @Test("thousands of mutated unions: no crash, every failure a located diagnostic")
     func unionMutations() {
-        var random = SeededGenerator(seed: 0xA_2026)
-        var failures = 0
-        for iteration in 0..<2000 {
-            let text = mutate(Self.unionSeed, inserting: Self.unionFragments, iteration: iteration, &random)
-            do {
-                _ = try Catalog.load(["u.mappings"], from: .memory(["u.mappings": text]))
-            } catch {
-                failures += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
-                #expect(
-                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
-                    "iteration \(iteration): \(error)")
-            }
-        }
+        let failures = loadMutations(
+            of: Self.unionSeed, inserting: Self.unionFragments, randomSeed: 0xA_2026, file: "u.mappings")
         #expect(failures > 500, "the mutations should break most files")
     }
 

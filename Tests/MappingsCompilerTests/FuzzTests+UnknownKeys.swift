@@ -20,26 +20,16 @@ extension FuzzTests {
 
     @Test("thousands of mutated @unknownKeys: no crash, every failure a located diagnostic, mapping agrees")
     func unknownKeysMutations() throws {
-        var random = SeededGenerator(seed: 0x0CE_2026)
-        var failures = 0
         let payload = #"{"name": "Ann", "x": 1, "address": {"city": "Oslo", "zip": "1"}, "all": [{"y": 2}]}"#
-        for iteration in 0..<2000 {
-            let text = mutate(Self.unknownKeysSeed, inserting: Self.unknownKeysFragments, iteration: iteration, &random)
-            do {
-                let catalog = try Catalog.load(["u.mappings"], from: .memory(["u.mappings": text]))
-                let mapper = Mapper(catalog: catalog)
-                for context in catalog.contexts {
-                    // Parsing on demand must give what a full parse gives, unknown keys included.
-                    let full = mapper.object(from: try JSONParser.parse(payload), using: context)
-                    let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
-                    #expect(onDemand.issues == full.issues, "iteration \(iteration)")
-                }
-            } catch let error as MappingsError {
-                failures += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
-                #expect(
-                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
-                    "iteration \(iteration): \(error)")
+        let failures = loadMutations(
+            of: Self.unknownKeysSeed, inserting: Self.unknownKeysFragments, randomSeed: 0x0CE_2026, file: "u.mappings"
+        ) { catalog, iteration in
+            let mapper = Mapper(catalog: catalog)
+            for context in catalog.contexts {
+                // Parsing on demand must give what a full parse gives, unknown keys included.
+                let full = mapper.object(from: try JSONParser.parse(payload), using: context)
+                let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
+                #expect(onDemand.issues == full.issues, "iteration \(iteration)")
             }
         }
         #expect(failures > 500, "the mutations should break most files")

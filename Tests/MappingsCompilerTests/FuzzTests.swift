@@ -73,6 +73,32 @@ struct FuzzTests {
         return text
     }
 
+    /// Loads 2000 mutations of `seed` (with `fragments` inserted) as `file`, hands each catalog
+    /// that loads to `check`, and expects every failure to be a `MappingsError` whose
+    /// diagnostics all have a place; returns how many failed to load.
+    func loadMutations(
+        of seed: String, inserting fragments: [String], randomSeed: UInt64, file: String,
+        check: (Catalog, Int) throws -> Void = { _, _ in }
+    ) -> Int {
+        var random = SeededGenerator(seed: randomSeed)
+        var failures = 0
+        for iteration in 0..<2000 {
+            let text = mutate(seed, inserting: fragments, iteration: iteration, &random)
+            do {
+                try check(try Catalog.load([file], from: .memory([file: text])), iteration)
+            } catch let error as MappingsError {
+                failures += 1
+                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
+                #expect(
+                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
+                    "iteration \(iteration): \(error)")
+            } catch {
+                Issue.record("iteration \(iteration): \(error)")
+            }
+        }
+        return failures
+    }
+
     @Test("thousands of mutated .mappings texts: no crash, no hang, every failure a located diagnostic")
     func mutations() {
         var random = SeededGenerator(seed: 0x5EED_2026)

@@ -119,3 +119,26 @@ struct UnionMappingTests {
         #expect(main.jsonText == expected)
     }
 }
+
+@Suite("Unions and @unknownKeys")
+struct UnionUnknownKeysTests {
+    @Test("a case's context with @unknownKeys counts the discriminator as read")
+    func discriminatorIsRead() throws {
+        let catalog = try Catalog.load(
+            ["u.mappings"],
+            from: .memory([
+                "u.mappings": """
+                { "@models": { "Circle": { "r": "Double" }, "Rect": { "w": "Double" }, "D": { "all": "[Circle | Rect]" } },
+                  "$Circle": { "@class": "Circle", "r": "r", "@unknownKeys": "error" },
+                  "$Rect": { "@class": "Rect", "w": "w" },
+                  "$D": { "@class": "D", "all": { "@keyPath": "all",
+                          "@object": { "@discriminator": "kind.name", "@cases": { "c": "$Circle", "r": "$Rect" } } } } }
+                """
+            ]))
+        let mapper = Mapper(catalog: catalog)
+        let result = mapper.object(
+            from: ["all": [["kind": ["name": "c"], "r": 1, "x": 2]]], using: try mapper.context("$D"))
+        #expect(result.issues.map(\.path) == ["$.all[0].x"])
+        #expect(result.issues.map(\.kind) == [.unknownKey])
+    }
+}
