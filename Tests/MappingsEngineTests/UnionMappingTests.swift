@@ -142,3 +142,40 @@ struct UnionUnknownKeysTests {
         #expect(result.issues.map(\.kind) == [.unknownKey])
     }
 }
+
+@Suite("Unions and parsing on demand")
+struct UnionDemandTests {
+    @Test("parsing only what the cases and the discriminator read gives what a full parse gives")
+    func onDemand() throws {
+        let catalog = try Catalog.load(
+            ["u.mappings"],
+            from: .memory([
+                "u.mappings": """
+                { "@models": { "Circle": { "r": "Double" }, "Rect": { "w": "Double" }, "Other": { "k": "String" },
+                               "D": { "all": "[Circle | Rect | Other]", "one": "(Circle | Rect)?" } },
+                  "$Circle": { "@class": "Circle", "r": "geo.r" },
+                  "$Rect": { "@class": "Rect", "w": "w" },
+                  "$Other": { "@class": "Other", "k": "meta.kind" },
+                  "$D": { "@class": "D",
+                    "all": { "@keyPath": "all", "@object": { "@discriminator": "meta.kind",
+                             "@cases": { "c": "$Circle", "r": "$Rect" }, "@otherwise": "$Other" } },
+                    "one": { "@keyPath": "one", "@optional": true,
+                             "@object": { "@discriminator": "t", "@cases": { "c": "$Circle", "r": "$Rect" } } } } }
+                """
+            ]))
+        let mapper = Mapper(catalog: catalog)
+        let context = try mapper.context("$D")
+        let payload = """
+            {"all": [{"meta": {"kind": "c", "x": 1}, "geo": {"r": 2, "z": 3}, "w": 9},
+                     {"meta": {"kind": "r"}, "w": 4}, {"meta": {"kind": "q"}}, {"w": 1}],
+             "one": {"t": "x"}, "ignored": [1, 2]}
+            """
+        let full = mapper.object(from: try JSONParser.parse(Array(payload.utf8)), using: context)
+        let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
+        #expect(onDemand.value == full.value)
+        #expect(onDemand.issues == full.issues)
+        #expect(full.value.jsonText == #"{"all":[{"r":2},{"w":4},{"k":"q"},{"k":null}],"one":null}"#)
+        // A missing discriminator maps with @otherwise, whose required "meta.kind" is then missing.
+        #expect(full.issues.map(\.path) == ["$.all[3].meta", "$.one.t"])
+    }
+}
