@@ -161,7 +161,9 @@ struct UnionCommandTests {
                 """)
     }
 
-    @Test("a selector over an unset trait inside a context is a warning: it reads like a payload test")
+    @Test(
+        "a selector over an unset trait inside a context is a warning (also beside errors): it reads like a payload test"
+    )
     func payloadTestWarning() throws {
         let directory = try ToolRunner.directory(with: [
             "contexts/shapes.mappings": """
@@ -191,5 +193,30 @@ struct UnionCommandTests {
         let set = try ToolRunner.run(["check", "--trait", "type=square"], in: directory)
         #expect(set.stderr == "")
         #expect(set.status == 0)
+
+        let failing = try ToolRunner.directory(with: [
+            "contexts/shapes.mappings": #"{ "$Shape": { "@class": "Circl", "@when type == circle": {} } }"#
+        ])
+        let failed = try ToolRunner.run(["check"], in: failing)
+        #expect(failed.status == 2)
+        #expect(
+            failed.stderr == """
+                error: unknown class "Circl"
+                 --> contexts/shapes.mappings:1:25
+                  |
+                1 | { "$Shape": { "@class": "Circl", "@when type == circle": {} } }
+                  |                         ^^^^^^^
+                  = help: declare it under "@models", such as "Circl": { "name": "String" }
+
+                warning: "type" is a trait, not a payload key: no trait "type" is set, so "@when type == circle" never holds
+                 --> contexts/shapes.mappings:1:34
+                  |
+                1 | { "$Shape": { "@class": "Circl", "@when type == circle": {} } }
+                  |                                  ^^^^^^^^^^^^^^^^^^^^^^
+                  = help: to choose by a payload value use "@discriminator" and "@cases"; to test a trait, set it (--trait type=circle)
+
+                mappings: 1 error found
+
+                """)
     }
 }

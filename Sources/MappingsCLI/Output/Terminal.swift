@@ -39,7 +39,9 @@ enum Terminal {
     static func diagnostics(_ error: any Error) {
         guard let error = error as? MappingsError else { return Self.error(String(describing: error)) }
         let renderer = DiagnosticRenderer(sources: error.sources, style: style)
-        FileHandle.standardError.write(Data((renderer.render(error.diagnostics) + "\n").utf8))
+        var text = renderer.render(error.diagnostics)
+        for warning in error.warnings { text += "\n\n" + renderer.render(warning, severity: "warning") }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     static func output(_ text: String) {

@@ -30,6 +30,9 @@ public struct MappingsError: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
     /// Texts of the files the diagnostics point into, so that they can be rendered with their lines.
     public var sources: [String: String]
+    /// What a failed load also found that would only have been a warning (`Catalog.warnings`),
+    /// so that the tool shows it beside the errors.
+    package var warnings: [Diagnostic] = []
 
     /// An error of `kind`; `sources` holds the texts of the files the diagnostics point into.
     public init(kind: Kind, diagnostics: [Diagnostic], sources: [String: String] = [:]) {

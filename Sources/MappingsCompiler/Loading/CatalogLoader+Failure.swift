@@ -19,7 +19,9 @@ extension CatalogLoader {
             }
         }
         let underlined = diagnostics.map { Self.underline($0, in: sources, files: definitions.sourcePaths) }
-        return MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(underlined), sources: sources)
+        var error = MappingsError(kind: .invalidMappings, diagnostics: Self.ordered(underlined), sources: sources)
+        error.warnings = warnings
+        return error
     }
 
     /// Points the locations in Swift files (which know only a line) at the code on that line.
