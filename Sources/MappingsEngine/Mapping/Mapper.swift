@@ -70,10 +70,18 @@ public struct Mapper: Sendable {
     public func explain(_ payload: JSONValue, using context: CompiledContext) -> (
         result: MappingResult, explanations: [Explanation]
     ) {
+        explain(payload, into: nil, using: context)
+    }
+
+    /// Populates `existing` (a new object when `nil`) from a payload, with what each rule did:
+    /// `mappings explain --into`, where `@identity` says which elements it updated, added and removed.
+    package func explain(_ payload: JSONValue, into existing: Value?, using context: CompiledContext) -> (
+        result: MappingResult, explanations: [Explanation]
+    ) {
         var run = MappingRun(mapper: self)
         run.explanations = []
         let name = run.rootName(context)
-        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
         return (MappingResult(value: value, issues: run.issues), run.explanations ?? [])
     }
 
