@@ -60,20 +60,20 @@ extension ContextCompiler {
     /// `@object`, or `"@key"` on a `[String: Model]` dictionary.
     private mutating func identity(
         _ option: SyntaxMember, type: TypeReference?, object: ObjectRule?, property: String
-    ) -> ElementIdentity? {
+    ) -> IdentityRule? {
         let provenance = provenance(option.keyLocation, option.value)
         if let type, Self.isDictionary(type) {
-            guard option.value.stringValue == ElementIdentity.key else {
+            guard option.value.stringValue == IdentityRule.key else {
                 report(
                     option, "the elements of the dictionary \"\(property)\" are identified by their key",
-                    help: "write \"@identity\": \"\(ElementIdentity.key)\"", at: option.value.location)
+                    help: "write \"@identity\": \"\(IdentityRule.key)\"", at: option.value.location)
                 return nil
             }
             guard object != nil else {
                 report(option, "\"@identity\" matches the objects \"@object\" builds, but \"\(property)\" has none")
                 return nil
             }
-            return ElementIdentity(properties: [], slots: [], provenance: provenance)
+            return IdentityRule(properties: [], slots: [], provenance: provenance)
         }
         if let type, !type.isCollection {
             report(
@@ -131,7 +131,7 @@ extension ContextCompiler {
             names.append(name)
             slots.append(slot)
         }
-        return ElementIdentity(properties: names, slots: slots, provenance: provenance)
+        return IdentityRule(properties: names, slots: slots, provenance: provenance)
     }
 
     /// The policy `option` names among `Choice`'s values; `nil` after reporting another value.

@@ -30,7 +30,7 @@ package struct EntryPolicies: Sendable {
     }
 
     /// `@identity`: how the elements of a collection are matched; `nil` appends as before.
-    package var identity: ElementIdentity?
+    package var identity: IdentityRule?
     package var onElementError = ElementErrors.keep
     package var onError = ValueErrors.fail
     package var null = Nulls.missing
@@ -40,7 +40,7 @@ package struct EntryPolicies: Sendable {
 
 /// `"@identity"`: the properties of a collection's element model that identify an element,
 /// or, for a `[String: Model]` dictionary (`"@key"`), its key.
-package struct ElementIdentity: Sendable {
+package struct IdentityRule: Sendable {
     /// The property names, in the order written; empty for a dictionary's key.
     package let properties: [String]
     /// The slot of each property in the element model.

@@ -15,13 +15,13 @@ extension MappingRun {
     /// the element's context that sets it, or `nil` to read the payload key of the same name.
     struct IdentityReader {
         let model: Model
-        let identity: ElementIdentity
+        let identity: IdentityRule
         let rules: [Rule?]
     }
 
     /// The reader for a collection's elements; `nil` when the element model is unknown (the
     /// loader refuses that).
-    func identityReader(_ identity: ElementIdentity, object: ObjectRule) -> IdentityReader? {
+    func identityReader(_ identity: IdentityRule, object: ObjectRule) -> IdentityReader? {
         guard let name = object.model, let model = mapper.catalog.models[name] else { return nil }
         let rules = identity.slots.map { slot in
             object.context.flatMap { index in
@@ -74,7 +74,7 @@ extension MappingRun {
     }
 
     /// `20`, or `("octocat",7)` for several properties.
-    private static func text(_ key: IdentityKey, _ identity: ElementIdentity) -> String {
+    private static func text(_ key: IdentityKey, _ identity: IdentityRule) -> String {
         let text = String(decoding: key, as: UTF8.self)
         return identity.properties.count > 1 ? "(" + text + ")" : text
     }
@@ -121,11 +121,13 @@ extension MappingRun {
                 }
             }
             if let earlier, let key {
-                report(
-                    .duplicateIdentity, at: itemPath(), property: itemProperty(), rule: rule, value: nil,
-                    message:
-                        "the elements [\(earlier)] and [\(offset)] have the same \(identity.description) \(Self.text(key, identity)): merged in order, [\(offset)] wins",
-                    severity: .warning)
+                issues.append(
+                    MappingIssue(
+                        kind: .duplicateIdentity, path: itemPath(), property: itemProperty(),
+                        rule: identity.provenance, value: nil,
+                        message:
+                            "the elements [\(earlier)] and [\(offset)] have the same \(identity.description) \(Self.text(key, identity)): merged in order, [\(offset)] wins",
+                        severity: .warning))
             }
             let before = issues.count
             let built = element(
@@ -266,7 +268,7 @@ extension MappingRun {
     /// One `info` issue at the collection: `2 updated (20, 21), 1 added (22), 1 removed (19)`;
     /// nothing when nothing changed. Each list shows its first ten.
     private mutating func reportChanges(
-        rule: Rule, identity: ElementIdentity, at path: () -> String, property: () -> String,
+        rule: Rule, identity: IdentityRule, at path: () -> String, property: () -> String,
         _ changes: [(verb: String, identities: [String?])]
     ) {
         let parts = changes.filter { !$0.identities.isEmpty }.map { change in
