@@ -14,6 +14,8 @@ public import MappingsModel
 struct ReverseRun {
     let mapper: Mapper
     var issues: [MappingIssue] = []
+    /// `serialize --nulls`: an unset property is written as `null` at its key path, not left out.
+    var writesNulls = false
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -34,11 +36,12 @@ struct ReverseRun {
         let objectsOnly = PayloadWriter.objectsOnly(context.rules)
         for rule in Self.writingOrder(context.rules) {
             guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
-            if case .null = value { continue }
+            if case .null = value, !writesNulls || rule.source.components.contains(.count) { continue }
             func name() -> String { property() + "." + rule.target.description }
             func at() -> String { rule.source.payloadPath(from: path()) }
-            guard var written = json(value, rule: rule, path: at, property: name) else { continue }
-            if let reference = rule.transformer {
+            guard var written = value == .null ? .json(.null) : json(value, rule: rule, path: at, property: name)
+            else { continue }
+            if let reference = rule.transformer, value != .null {
                 guard let reverse = rule.reverseTransform else {
                     report(
                         rule, path: at(), property: name(), value: value,
@@ -155,7 +158,14 @@ extension Mapper {
 
     /// The payload for an object, with a context looked up once beforehand.
     public func payload(from object: Value, using context: CompiledContext) -> MappingResult {
+        payload(from: object, using: context, writingNulls: false)
+    }
+
+    /// The payload for an object; with `writingNulls`, each unset property is written as `null`
+    /// at its key path (`serialize --nulls`) rather than left out.
+    package func payload(from object: Value, using context: CompiledContext, writingNulls: Bool) -> MappingResult {
         var run = ReverseRun(mapper: self)
+        run.writesNulls = writingNulls
         let name = context.model ?? context.identifier ?? "JSON"
         let value = run.payload(for: object, with: context, path: { "$" }, property: { name })
         return MappingResult(value: value, issues: run.issues)
@@ -168,7 +178,13 @@ extension Mapper {
 
     /// One payload per object, as a JSON array, with a context looked up once beforehand.
     public func payloads(from objects: [Value], using context: CompiledContext) -> MappingResult {
+        payloads(from: objects, using: context, writingNulls: false)
+    }
+
+    /// One payload per object, as a JSON array; with `writingNulls`, unset properties as `null`.
+    package func payloads(from objects: [Value], using context: CompiledContext, writingNulls: Bool) -> MappingResult {
         var run = ReverseRun(mapper: self)
+        run.writesNulls = writingNulls
         let name = context.model ?? context.identifier ?? "JSON"
         let values = objects.enumerated().map { index, object in
             run.payload(for: object, with: context, path: { "$[\(index)]" }, property: { "\(name)[\(index)]" })
