@@ -230,10 +230,12 @@ public struct ContextBuilder {
     /// Adds a test, as one element of `"@tests"`: `input` must map to `output` (when given; or,
     /// with `outputIncludes`, to an output that holds those keys and values) with exactly
     /// `issues` (each `{"kind":…, "severity":…, "path":…, "property":…, "message":…}`, any
-    /// subset; warnings count as issues), or with none when `issues` is `nil`.
+    /// subset; warnings count as issues), or with none when `issues` is `nil`. With `into`, the
+    /// input populates that existing object (as JSON, what `map --into` reads) instead of a new one.
     public mutating func test(
         _ name: String? = nil, input: JSONValue, output: JSONValue? = nil, outputIncludes: JSONValue? = nil,
-        issues: [JSONValue]? = nil, many: Bool = false, fileID: String = #fileID, filePath: String = #filePath,
+        issues: [JSONValue]? = nil, many: Bool = false, into: JSONValue? = nil, fileID: String = #fileID,
+        filePath: String = #filePath,
         line: Int = #line
     ) {
         var fields: JSONObject = JSONObject()
@@ -243,6 +245,7 @@ public struct ContextBuilder {
         if let outputIncludes { fields["outputIncludes"] = outputIncludes }
         if let issues { fields["issues"] = .array(issues) }
         if many { fields["many"] = .bool(true) }
+        if let into { fields["into"] = into }
         sourcePaths[fileID] = filePath
         tests.append(SyntaxNode(json: .object(fields), at: SourceLocation(file: fileID, line: line, column: 1)))
     }
