@@ -210,10 +210,11 @@ struct IdentityMappingTests {
             return Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds)
         }
         _ = seconds(1_000)  // warm up
-        let small = seconds(10_000)
-        let large = seconds(40_000)
+        // The best of three, so that other tests running beside this one weigh less.
+        let small = (0..<3).map { _ in seconds(10_000) }.min() ?? 0
+        let large = (0..<3).map { _ in seconds(40_000) }.min() ?? 0
         // Linear: about 4 times as long; nested loops would take 16 times.
-        #expect(large / small < 9, "10k: \(small)s, 40k: \(large)s")
+        #expect(large / small < 10, "10k: \(small)s, 40k: \(large)s")
     }
 }
 

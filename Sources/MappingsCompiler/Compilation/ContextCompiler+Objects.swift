@@ -10,7 +10,7 @@ extension ContextCompiler {
         guard let options = objectOptions(member) else { return nil }
         var expected: String?
         if let propertyType {
-            switch propertyType.elementType {
+            switch propertyType.innermostElement {
             case .model(let name): expected = name
             case .json: expected = nil
             default:

@@ -22,7 +22,12 @@ extension ContextCompiler {
                     valid = false
                     continue
                 }
-                if let type, !type.isCollection, !Self.isDictionary(type), type.unwrapped != .json {
+                if let type, type.holdsCollections {
+                    report(
+                        option, "\"@onElementError\" applies to [T] and [String: T], but \"\(property)\" is \(type)",
+                        help: "its elements are collections: map them with a nested context")
+                    valid = false
+                } else if let type, !type.isCollection, !Self.isDictionary(type), type.unwrapped != .json {
                     report(option, "\"@onElementError\" applies to collections, but \"\(property)\" is \(type)")
                     valid = false
                 }
@@ -62,6 +67,12 @@ extension ContextCompiler {
         _ option: SyntaxMember, type: TypeReference?, object: ObjectRule?, property: String
     ) -> IdentityRule? {
         let provenance = provenance(option.keyLocation, option.value)
+        if let type, type.holdsCollections {
+            report(
+                option,
+                "\"@identity\" matches the elements of [Model] or [String: Model], but \"\(property)\" is \(type)")
+            return nil
+        }
         if let type, Self.isDictionary(type) {
             guard option.value.stringValue == IdentityRule.key else {
                 report(

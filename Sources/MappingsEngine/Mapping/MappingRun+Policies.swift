@@ -70,7 +70,8 @@ extension MappingRun {
                 report(
                     failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
                     at: PathText.appending(relative, to: path()), property: property() + relative, rule: rule,
-                    value: Converter.describe(item), message: failure.message)
+                    value: Converter.describe(item), message: failure.message,
+                    severity: failure.isWarning ? .warning : .error)
             }
             switch elementOutcome(since: before, rule: rule) {
             case .kept: built.append(converted)

@@ -157,14 +157,14 @@ struct MappingRun {
         let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
         if !failures.isEmpty {
             let at = valuePath()
-            let defaulted = defaultOnError(rule, target: &target)
+            let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
             for failure in failures {
                 report(
                     failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
                     at: PathText.appending(failure.relativePath, to: at),
                     property: property() + failure.relativePath,
                     rule: rule, value: Converter.describe(value), message: failure.message,
-                    severity: defaulted ? .warning : .error)
+                    severity: defaulted || failure.isWarning ? .warning : .error)
             }
             if defaulted {
                 explain(
@@ -188,6 +188,10 @@ struct MappingRun {
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
         property: () -> String
     ) {
+        if let type = rule.type, type.holdsCollections {
+            mapNested(value, type: type, with: object, rule: rule, path: path, target: &target, property: property)
+            return
+        }
         if case .dictionary? = rule.type?.unwrapped {
             mapDictionary(value, with: object, rule: rule, path: path, target: &target, property: property)
             return
@@ -277,7 +281,8 @@ struct MappingRun {
                     kind: $0.isMissingValue ? .missingRequiredValue : .conversionFailed,
                     path: PathText.appending($0.relativePath, to: at),
                     property: name + $0.relativePath,
-                    rule: rule.provenance, value: Converter.describe(value), message: $0.message)
+                    rule: rule.provenance, value: Converter.describe(value), message: $0.message,
+                    severity: $0.isWarning ? .warning : .error)
             }
         }
         return converted
@@ -289,6 +294,8 @@ struct MappingRun {
         var result = elements
         if !rule.clearContent, case .array(let old)? = Target.value(at: rule.target.steps[...], in: target) {
             result = rule.insertContentAtBegin ? elements + old : old + elements
+            // A set takes the union: each value once, in the set's order.
+            if case .set? = rule.type?.unwrapped { result = SetOrder.union(result) }
         }
         Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }

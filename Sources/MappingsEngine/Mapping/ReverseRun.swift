@@ -82,33 +82,45 @@ struct ReverseRun {
     /// A property's value in payload form; `nil` when nothing is to be written.
     private mutating func json(_ value: Value, rule: Rule, path: () -> String, property: () -> String) -> Value? {
         if let object = rule.object, let index = object.context {
-            let context = mapper.catalog.contexts[index]
-            switch value {
-            case .array(let elements):
-                return .array(
-                    elements.enumerated().map { offset, element in
-                        payload(
-                            for: element, with: context, path: { path() + "[\(offset)]" },
-                            property: { property() + "[\(offset)]" })
-                    })
-            case .dictionary(let dictionary) where context.model != nil:
-                return .dictionary(
-                    ValueDictionary(
-                        dictionary.entries.map { entry in
-                            (
-                                entry.key,
-                                payload(
-                                    for: entry.value, with: context, path: { path() + PathText.member(entry.key) },
-                                    property: { property() + "[\(PathText.quoted(entry.key))]" })
-                            )
-                        }))
-            default:
-                return payload(for: value, with: context, path: path, property: property)
-            }
+            return objects(value, with: mapper.catalog.contexts[index], path: path, property: property)
         }
         let value = rule.valueMap.map { $0.unmap(value) } ?? value
         if let formats = rule.dateFormats { return Self.formatDates(value, formats: formats) }
         return value
+    }
+
+    /// The payload of the objects `value` holds, through their context: one object, or the
+    /// objects of an array or a dictionary, at any depth (`[[Tweet]]`, `[String: [Tweet]]`).
+    private mutating func objects(
+        _ value: Value, with context: CompiledContext, path: () -> String, property: () -> String
+    ) -> Value {
+        switch value {
+        case .array(let elements):
+            var written: [Value] = []
+            for (offset, element) in elements.enumerated() {
+                written.append(
+                    objects(
+                        element, with: context, path: { path() + "[\(offset)]" },
+                        property: { property() + "[\(offset)]" }))
+            }
+            return .array(written)
+        case .dictionary(let dictionary) where context.model != nil:
+            var written: [(key: String, value: Value)] = []
+            for entry in dictionary.entries {
+                written.append(
+                    (
+                        entry.key,
+                        objects(
+                            entry.value, with: context, path: { path() + PathText.member(entry.key) },
+                            property: { property() + "[\(PathText.quoted(entry.key))]" })
+                    ))
+            }
+            return .dictionary(ValueDictionary(written))
+        case .null:
+            return .json(.null)
+        default:
+            return payload(for: value, with: context, path: path, property: property)
+        }
     }
 
     private static func formatDates(_ value: Value, formats: DateFormats) -> Value {

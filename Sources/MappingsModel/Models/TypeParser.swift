@@ -1,6 +1,6 @@
 import MappingsJSON
 
-/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, nested freely.
+/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, `{T}`, nested freely.
 ///
 /// Names are not checked here (a model may be declared after it is used); the caller checks
 /// `modelNames` once every model is known.
@@ -65,6 +65,18 @@ package struct TypeParser {
                     message: "this \"[\" is not closed", offset: open, length: 1, help: "add the closing \"]\"")
             }
             index += 1
+        } else if characters[index] == "{" {
+            let open = index
+            index += 1
+            skipSpaces()
+            let element = try parseType()
+            skipSpaces()
+            guard index < characters.count, characters[index] == "}" else {
+                throw Failure(
+                    message: "this \"{\" is not closed", offset: open, length: 1, help: "add the closing \"}\"")
+            }
+            index += 1
+            type = .set(element)
         } else {
             let start = index
             while index < characters.count,

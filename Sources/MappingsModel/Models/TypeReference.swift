@@ -12,6 +12,9 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     /// A JSON object whose values are of one type; keys are strings.
     case dictionary(TypeReference)
     case optional(TypeReference)
+    /// A set, `{T}`: distinct values of one type, held as an array in a canonical order
+    /// (strings by code points, numbers by value; other values as they came).
+    case set(TypeReference)
 
     /// The scalar type names, as written.
     package static let scalars: [String: TypeReference] = [
@@ -35,6 +38,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .array(let element): "[\(element)]"
         case .dictionary(let value): "[String: \(value)]"
         case .optional(let wrapped): "\(wrapped)?"
+        case .set(let element): "{\(element)}"
         }
     }
 
@@ -47,23 +51,46 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     /// The type of the objects a collection of this type holds, or the type itself for a single value.
     public var elementType: TypeReference {
         switch unwrapped {
-        case .array(let element): element.unwrapped
+        case .array(let element), .set(let element): element.unwrapped
         case .dictionary(let value): value.unwrapped
         case let other: other
         }
     }
 
-    /// Whether the type is an array (optional or not).
+    /// The type of the values at the bottom of nested collections: `Tweet` for `[[Tweet]]` and
+    /// `[String: [Tweet]]`, what an `@object` builds.
+    public var innermostElement: TypeReference {
+        switch unwrapped {
+        case .array(let element), .dictionary(let element), .set(let element): element.innermostElement
+        case let other: other
+        }
+    }
+
+    /// Whether the type is a collection of collections: `[[T]]`, `[String: [T]]`, `[[String: T]]`.
+    public var holdsCollections: Bool {
+        switch unwrapped {
+        case .array(let element), .dictionary(let element):
+            switch element.unwrapped {
+            case .array, .dictionary: true
+            default: false
+            }
+        default: false
+        }
+    }
+
+    /// Whether the type is an array or a set (optional or not).
     public var isCollection: Bool {
-        if case .array = unwrapped { return true }
-        return false
+        switch unwrapped {
+        case .array, .set: true
+        default: false
+        }
     }
 
     /// Every model name the type mentions.
     package var modelNames: [String] {
         switch self {
         case .model(let name): [name]
-        case .array(let inner), .dictionary(let inner), .optional(let inner): inner.modelNames
+        case .array(let inner), .dictionary(let inner), .optional(let inner), .set(let inner): inner.modelNames
         default: []
         }
     }
@@ -77,7 +104,27 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .array(let inner): return .array(inner.resolvingEnumerations(enumerations))
         case .dictionary(let inner): return .dictionary(inner.resolvingEnumerations(enumerations))
         case .optional(let inner): return .optional(inner.resolvingEnumerations(enumerations))
+        case .set(let inner): return .set(inner.resolvingEnumerations(enumerations))
         default: return self
+        }
+    }
+}
+
+extension TypeReference {
+    /// Why a set this type holds cannot be one (a set holds single values: strings, numbers,
+    /// Bool, Date, URL, UUID, enums), or `nil`: `a set holds single values, not Tweet`. Asked
+    /// once enums are resolved, since the parser reads an enum's name as a model's.
+    package var setProblem: String? {
+        switch self {
+        case .set(let element):
+            switch element {
+            case .model, .array, .dictionary, .set, .json, .optional:
+                return
+                    "a set holds single values (String, Int, Double, Decimal, Bool, Date, URL, UUID or an enum), not \(element)"
+            default: return nil
+            }
+        case .array(let inner), .dictionary(let inner), .optional(let inner): return inner.setProblem
+        default: return nil
         }
     }
 }
