@@ -59,7 +59,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
 
     /// The type of the values at the bottom of nested collections: `Tweet` for `[[Tweet]]` and
     /// `[String: [Tweet]]`, what an `@object` builds.
-    public var innermostElement: TypeReference {
+    package var innermostElement: TypeReference {
         switch unwrapped {
         case .array(let element), .dictionary(let element), .set(let element): element.innermostElement
         case let other: other
@@ -67,7 +67,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     }
 
     /// Whether the type is a collection of collections: `[[T]]`, `[String: [T]]`, `[[String: T]]`.
-    public var holdsCollections: Bool {
+    package var holdsCollections: Bool {
         switch unwrapped {
         case .array(let element), .dictionary(let element):
             switch element.unwrapped {
