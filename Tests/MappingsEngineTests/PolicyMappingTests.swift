@@ -14,7 +14,7 @@ struct PolicyMappingTests {
             "@models": {
                 "Order": { "kept": "[Line]", "skipped": "[Line]", "failed": "[Line]", "numbers": "[Int]",
                            "strict": "[Int]", "byCode": "[String: Line]", "count": "Int", "note": "String?",
-                           "tags": "[String]?" },
+                           "tags": "[String]?", "counts": "[String: Int]?" },
                 "Line": { "sku": "String", "quantity": "Int" }
             },
             "$Order": {
@@ -30,7 +30,8 @@ struct PolicyMappingTests {
                             "@onElementError": "skip" },
                 "count": { "@keyPath": "count", "@defaultValue": 0, "@onError": "default" },
                 "note": { "@keyPath": "note", "@optional": true, "@null": "clear" },
-                "tags": { "@keyPath": "tags", "@optional": true, "@null": "clear" }
+                "tags": { "@keyPath": "tags", "@optional": true, "@null": "clear" },
+                "counts": { "@keyPath": "counts", "@optional": true, "@onElementError": "skip" }
             },
             "$Line": { "@class": "Line", "sku": "sku", "quantity": "qty" }
         }
@@ -82,6 +83,14 @@ struct PolicyMappingTests {
         let result = try map(#"{"byCode": {"a": {"sku": "a", "qty": 1}, "b": {"sku": "b"}}, "count": 1}"#)
         #expect(property(result, "byCode") == #"{"a":{"sku":"a","quantity":1}}"#)
         #expect(result.issues.map { "\($0.severity) \($0.path)" } == ["warning $.byCode.b.qty"])
+    }
+
+    @Test("a [String: Int] with skip leaves the failing members out")
+    func scalarMembers() throws {
+        let result = try map(#"{"counts": {"a": 1, "b": "two", "c": "3"}, "count": 1}"#)
+        #expect(property(result, "counts") == #"{"a":1,"c":3}"#)
+        #expect(
+            result.issues.map { "\($0.severity) \($0.path) \($0.property)" } == ["warning $.counts.b Order.counts.b"])
     }
 
     @Test("@onError default: a wrong-typed value takes the default, as a warning; a missing one too, silently")

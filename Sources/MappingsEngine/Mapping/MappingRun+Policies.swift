@@ -61,28 +61,63 @@ extension MappingRun {
         built.reserveCapacity(items.count)
         var failed = false
         for (index, item) in items.enumerated() {
-            var failures: [ConversionFailure] = []
-            let converted = mapper.converter.convert(
-                item, to: elementType, dateFormat: rule.dateFormats, failures: &failures)
-            let before = issues.count
-            for failure in failures {
-                let relative = "[\(index)]" + failure.relativePath
-                report(
-                    failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
-                    at: PathText.appending(relative, to: path()), property: property() + relative, rule: rule,
-                    value: Converter.describe(item), message: failure.message,
-                    severity: failure.isWarning ? .warning : .error)
-            }
-            switch elementOutcome(since: before, rule: rule) {
-            case .kept: built.append(converted)
-            case .skipped: continue
-            case .failed: failed = true
+            switch convertPart(item, to: elementType, at: "[\(index)]", rule: rule, path: path, property: property) {
+            case (.kept, let value): built.append(value)
+            case (.skipped, _): continue
+            case (.failed, _): failed = true
             }
         }
+        // Every element's errors are reported before the property fails.
         if failed {
             failProperty(rule, at: path, property: property)
             return
         }
         combine(built, rule: rule, target: &target)
+    }
+
+    /// A `[String: T]` entry without `@object` and with `@onElementError` `skip` or `fail`: the
+    /// same, member by member; the members replace the dictionary's, as they do without it.
+    mutating func convertMembers(
+        _ members: JSONObject, to elementType: TypeReference, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        var built: [(key: String, value: Value)] = []
+        var failed = false
+        for (key, item) in members.members {
+            switch convertPart(
+                item, to: elementType, at: PathText.member(key), rule: rule, path: path, property: property)
+            {
+            case (.kept, let value): built.append((key, value))
+            case (.skipped, _): continue
+            case (.failed, _): failed = true
+            }
+        }
+        // Every element's errors are reported before the property fails.
+        if failed {
+            failProperty(rule, at: path, property: property)
+            return
+        }
+        Target.assign(
+            .dictionary(ValueDictionary(built)), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+    }
+
+    /// One element or member converted, its failures reported at `relative` below the
+    /// collection, and what `@onElementError` makes of it.
+    private mutating func convertPart(
+        _ item: JSONValue, to type: TypeReference, at relative: String, rule: Rule, path: () -> String,
+        property: () -> String
+    ) -> (ElementOutcome, Value) {
+        var failures: [ConversionFailure] = []
+        let converted = mapper.converter.convert(item, to: type, dateFormat: rule.dateFormats, failures: &failures)
+        let before = issues.count
+        for failure in failures {
+            let below = relative + failure.relativePath
+            report(
+                failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
+                at: PathText.appending(below, to: path()), property: property() + below, rule: rule,
+                value: Converter.describe(item), message: failure.message,
+                severity: failure.isWarning ? .warning : .error)
+        }
+        return (elementOutcome(since: before, rule: rule), converted)
     }
 }

@@ -147,11 +147,17 @@ struct MappingRun {
             Target.assign(.json(value), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
             return
         }
-        if rule.policies.onElementError != .keep, case .array(let items) = value,
-            case .array(let elementType) = type.unwrapped
-        {
-            convertElements(items, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
-            return
+        if rule.policies.onElementError != .keep {
+            if case .array(let items) = value, case .array(let elementType) = type.unwrapped {
+                convertElements(
+                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
+                return
+            }
+            if case .object(let members) = value, case .dictionary(let elementType) = type.unwrapped {
+                convertMembers(
+                    members, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
+                return
+            }
         }
         var failures: [ConversionFailure] = []
         let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
@@ -237,7 +243,7 @@ struct MappingRun {
     /// A `[String: Model]` property: each member of the JSON object becomes one object, under
     /// the same key. Keys already in an existing dictionary stay unless `@clearContent` is set;
     /// an existing entry of the same class is updated in place.
-    mutating func mapDictionary(
+    private mutating func mapDictionary(
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
         property: () -> String
     ) {
