@@ -31,10 +31,7 @@ extension FuzzTests {
                 _ = try Catalog.load(["e.mappings"], from: .memory(["e.mappings": text]))
             } catch {
                 failures += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
-                #expect(
-                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
-                    "iteration \(iteration): \(error)")
+                expectLocated(error, iteration: iteration)
             }
         }
         #expect(failures > 500, "the mutations should break most files")

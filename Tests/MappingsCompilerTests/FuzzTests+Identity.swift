@@ -42,16 +42,11 @@ extension FuzzTests {
                 for context in catalog.contexts {
                     let old = mapper.existingObject(from: try JSONParser.parse(existing), using: context)
                     _ = mapper.map(try JSONParser.parse(payload), into: old.value, using: context)
-                    let full = mapper.object(from: try JSONParser.parse(payload), using: context)
-                    let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
-                    #expect(onDemand.issues == full.issues, "iteration \(iteration)")
+                    try expectSameIssuesOnDemand(payload, mapper: mapper, context: context, iteration: iteration)
                 }
             } catch let error as MappingsError {
                 failures += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
-                #expect(
-                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
-                    "iteration \(iteration): \(error)")
+                expectLocated(error, iteration: iteration)
             }
         }
         #expect(failures > 300, "the mutations should break most files")

@@ -30,16 +30,11 @@ extension FuzzTests {
                 let mapper = Mapper(catalog: catalog)
                 for context in catalog.contexts {
                     // Parsing on demand must give what a full parse gives, unknown keys included.
-                    let full = mapper.object(from: try JSONParser.parse(payload), using: context)
-                    let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
-                    #expect(onDemand.issues == full.issues, "iteration \(iteration)")
+                    try expectSameIssuesOnDemand(payload, mapper: mapper, context: context, iteration: iteration)
                 }
             } catch let error as MappingsError {
                 failures += 1
-                #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
-                #expect(
-                    error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
-                    "iteration \(iteration): \(error)")
+                expectLocated(error, iteration: iteration)
             }
         }
         #expect(failures > 500, "the mutations should break most files")

@@ -73,6 +73,22 @@ struct FuzzTests {
         return text
     }
 
+    /// Checks that parsing `payload` on demand gives the issues a full parse gives.
+    func expectSameIssuesOnDemand(_ payload: String, mapper: Mapper, context: CompiledContext, iteration: Int) throws {
+        let full = mapper.object(from: try JSONParser.parse(payload), using: context)
+        let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
+        #expect(onDemand.issues == full.issues, "iteration \(iteration)")
+    }
+
+    /// Checks that a load the mutations broke says why, at a place: one diagnostic at least,
+    /// each with a line and a column.
+    func expectLocated(_ error: MappingsError, iteration: Int) {
+        #expect(!error.diagnostics.isEmpty, "iteration \(iteration): a failure with no diagnostic")
+        #expect(
+            error.diagnostics.allSatisfy { ($0.location?.line ?? 0) >= 1 && ($0.location?.column ?? 0) >= 1 },
+            "iteration \(iteration): \(error)")
+    }
+
     @Test("thousands of mutated .mappings texts: no crash, no hang, every failure a located diagnostic")
     func mutations() {
         var random = SeededGenerator(seed: 0x5EED_2026)

@@ -113,7 +113,8 @@ public struct Mapper: Sendable {
 
     /// Populates an existing object from a payload: untouched properties keep their values,
     /// nested objects of the same model are updated in place, collections are appended to
-    /// unless the rule says `@clearContent`.
+    /// unless the rule says `@clearContent`, or matched element by element with `@identity`
+    /// (updated, added, and with `@clearContent` removed; an `info` issue says which).
     package func map(_ payload: JSONValue, into existing: Value, context identifier: String) throws(MappingsError)
         -> MappingResult
     {

@@ -8,18 +8,16 @@ extension Converter {
         _ value: JSONValue, of element: TypeReference, as type: TypeReference, dateFormat: DateFormats?,
         path: () -> String, failures: inout [ConversionFailure]
     ) -> Value {
-        guard case .array(let elements) = value else {
-            return Self.fail(Self.mismatch(value, type), at: path, &failures)
-        }
+        let converted = convertArray(
+            value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
+        guard case .array(let all) = converted else { return converted }
         var seen: [[UInt8]: Int] = [:]
         var values: [Value] = []
-        values.reserveCapacity(elements.count)
-        for (index, item) in elements.enumerated() {
-            let converted = convert(
-                item, to: element, dateFormat: dateFormat, path: { path() + "[\(index)]" }, failures: &failures)
-            if case .null = converted { continue }
+        values.reserveCapacity(all.count)
+        // A value that did not convert (null) was reported; a set has no place for it.
+        for (index, value) in all.enumerated() where value != .null {
             var key: [UInt8] = []
-            JSONWriter.write(converted, into: &key)
+            JSONWriter.write(value, into: &key)
             if let first = seen[key] {
                 var failure = ConversionFailure(
                     relativePath: path() + "[\(index)]",
@@ -29,7 +27,7 @@ extension Converter {
                 continue
             }
             seen[key] = index
-            values.append(converted)
+            values.append(value)
         }
         return .array(SetOrder.sorted(values))
     }
