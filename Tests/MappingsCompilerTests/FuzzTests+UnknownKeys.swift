@@ -27,9 +27,7 @@ extension FuzzTests {
             let mapper = Mapper(catalog: catalog)
             for context in catalog.contexts {
                 // Parsing on demand must give what a full parse gives, unknown keys included.
-                let full = mapper.object(from: try JSONParser.parse(payload), using: context)
-                let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
-                #expect(onDemand.issues == full.issues, "iteration \(iteration)")
+                try expectSameIssuesOnDemand(payload, mapper: mapper, context: context, iteration: iteration)
             }
         }
         #expect(failures > 500, "the mutations should break most files")

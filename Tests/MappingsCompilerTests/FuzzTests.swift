@@ -99,6 +99,13 @@ struct FuzzTests {
         return failures
     }
 
+    /// Checks that parsing `payload` on demand gives the issues a full parse gives.
+    func expectSameIssuesOnDemand(_ payload: String, mapper: Mapper, context: CompiledContext, iteration: Int) throws {
+        let full = mapper.object(from: try JSONParser.parse(payload), using: context)
+        let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
+        #expect(onDemand.issues == full.issues, "iteration \(iteration)")
+    }
+
     @Test("thousands of mutated .mappings texts: no crash, no hang, every failure a located diagnostic")
     func mutations() {
         var random = SeededGenerator(seed: 0x5EED_2026)

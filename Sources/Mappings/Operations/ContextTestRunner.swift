@@ -46,10 +46,15 @@ public enum ContextTestRunner {
     static func failures(of test: ContextTest, context: String, mapper: Mapper) -> [String] {
         let result: MappingResult
         do {
-            result =
-                test.many
-                ? try mapper.objects(from: test.input, context: context)
-                : try mapper.object(from: test.input, context: context)
+            if let into = test.into {
+                let existing = try mapper.existingObject(from: into, context: context)
+                result = try mapper.map(test.input, into: existing.value, context: context)
+            } else {
+                result =
+                    test.many
+                    ? try mapper.objects(from: test.input, context: context)
+                    : try mapper.object(from: test.input, context: context)
+            }
         } catch {
             return [error.description]
         }

@@ -24,6 +24,11 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
     @Option(help: ArgumentHelp("The identifier of the context to map with.", valueName: "id"))
     var context: String
 
+    @Option(
+        help: ArgumentHelp(
+            "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"))
+    var into: String?
+
     @Argument(help: ArgumentHelp("The JSON payload; stdin when omitted.", valueName: "input"))
     var input: String?
 
@@ -31,10 +36,17 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
         defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
         let payload = try PayloadInput.read(input, what: "the input")
-        let explained: (result: MappingResult, explanations: [Explanation])
+        var explained: (result: MappingResult, explanations: [Explanation])
         do {
-            explained = try Mapper(catalog: catalog).explain(payload, context: context)
-        } catch {
+            let mapper = Mapper(catalog: catalog)
+            let compiled = try mapper.context(context)
+            var existing: MappingResult?
+            if let into {
+                existing = mapper.existingObject(from: try PayloadInput.read(into, what: "--into"), using: compiled)
+            }
+            explained = mapper.explain(payload, into: existing?.value, using: compiled)
+            explained.result.issues = (existing?.issues ?? []) + explained.result.issues
+        } catch let error as MappingsError {
             Terminal.diagnostics(error)
             throw ToolFailure(status: .loadFailure)
         }

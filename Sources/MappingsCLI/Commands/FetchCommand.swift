@@ -59,6 +59,8 @@ struct FetchCommand: AsyncParsableCommand, LoadingCommand {
 
     @OptionGroup var report: ReportOption
 
+    @OptionGroup var nulls: NullsOption
+
     func validate() throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             ["http", "https"].contains(scheme)
@@ -117,6 +119,6 @@ struct FetchCommand: AsyncParsableCommand, LoadingCommand {
             Terminal.error("error: \(error)")
             throw ToolFailure(status: .loadFailure)
         }
-        try ResultOutput.emit(result, report: report.path)
+        try ResultOutput.emit(result, report: report.path, omitNulls: nulls.omit)
     }
 }

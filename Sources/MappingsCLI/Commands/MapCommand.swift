@@ -41,6 +41,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var report: ReportOption
 
+    @OptionGroup var nulls: NullsOption
+
     @Argument(help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"))
     var input: String?
 
@@ -93,6 +95,6 @@ struct MapCommand: ParsableCommand, LoadingCommand {
                 Terminal.error("note: the input is not an array; without --many it is mapped as one payload")
             }
         }
-        try ResultOutput.emit(result, report: report.path, capacity: bytes.count)
+        try ResultOutput.emit(result, report: report.path, omitNulls: nulls.omit, capacity: bytes.count)
     }
 }

@@ -32,6 +32,17 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var report: ReportOption
 
+    @OptionGroup var nulls: NullsOption
+
+    @Flag(
+        name: .customLong("nulls"),
+        help: "Write null at the key path of each unset property (left out by default).")
+    var writeNulls = false
+
+    func validate() throws {
+        if writeNulls && nulls.omit { throw ValidationError("--nulls and --omit-nulls cannot be used together") }
+    }
+
     @Argument(help: ArgumentHelp("The object as JSON; stdin when omitted.", valueName: "input"))
     var input: String?
 
@@ -52,11 +63,11 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
                 Terminal.error("error: --many reads a JSON array of objects, not \(json.typeName)")
                 throw ToolFailure(status: .loadFailure)
             }
-            result = try mapper.payloads(from: try elements.map(object), context: context)
+            result = mapper.payloads(from: try elements.map(object), using: compiled, writingNulls: writeNulls)
         } else {
-            result = mapper.payload(from: try object(json), using: compiled)
+            result = mapper.payload(from: try object(json), using: compiled, writingNulls: writeNulls)
         }
         result.issues = issues + result.issues
-        try ResultOutput.emit(result, report: report.path)
+        try ResultOutput.emit(result, report: report.path, omitNulls: nulls.omit)
     }
 }

@@ -50,6 +50,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var load: LoadOptions
 
+    @OptionGroup var nulls: NullsOption
+
     @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))
     var context: String
 
@@ -170,6 +172,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             showProgress: progress, maxInFlight: maxInFlight << 20,
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } })
+        run.omitNulls = nulls.omit
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {
             let reader = LineReader(descriptor: source.descriptor)

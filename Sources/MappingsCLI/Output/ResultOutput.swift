@@ -5,12 +5,12 @@ import Mappings
 /// stdout, the issues on stderr (and in `--report`), exit status 1 when one is an error
 /// (warnings alone leave it 0).
 enum ResultOutput {
-    static func emit(_ result: MappingResult, report: String?, capacity: Int = 4096) throws {
+    static func emit(_ result: MappingResult, report: String?, omitNulls: Bool = false, capacity: Int = 4096) throws {
         // The report first: a report that cannot be written is exit 2 with nothing on stdout.
         if let report { try writeReport(result.issues, to: report) }
         var text: [UInt8] = []
         text.reserveCapacity(capacity)
-        JSONWriter.write(result.value, into: &text)
+        JSONWriter.write(result.value, into: &text, omittingNulls: omitNulls)
         text.append(UInt8(ascii: "\n"))
         FileHandle.standardOutput.write(Data(text))
         for issue in result.issues { Terminal.error(issue.description) }

@@ -76,6 +76,8 @@ struct StreamRun {
     /// `--stats FILE` and `--stats-interval SECONDS`: the stats are written there every
     /// interval while the stream runs (and by the command at the end).
     let statsFile: (path: String, interval: Duration)?
+    /// `--omit-nulls`: records leave unset properties out.
+    var omitNulls = false
     private var lastStatsWrite = ContinuousClock.now
     /// How often the progress line may change.
     static let progressInterval: UInt64 = 250_000_000
@@ -235,11 +237,12 @@ struct StreamRun {
     private mutating func handle(_ chunk: [Record], stop: StopSignal) {
         let mapper = self.mapper
         let context = self.compiled
+        let omitNulls = self.omitNulls
         let pipeline = ChunkPipeline(inputs: chunk, lanes: workers, byteLimit: maxInFlight) { record in
             LuaLog.setRecord(record.line)  // the record scripts' log lines name
             defer { LuaLog.setRecord(0) }
             let started = DispatchTime.now().uptimeNanoseconds
-            let outcome = Self.outcome(of: record, mapper: mapper, context: context)
+            let outcome = Self.outcome(of: record, mapper: mapper, context: context, omitNulls: omitNulls)
             let took = DispatchTime.now().uptimeNanoseconds &- started
             return (Timed(outcome: outcome, nanoseconds: took), outcome.size + record.bytes.count)
         }
@@ -333,7 +336,9 @@ struct StreamRun {
         }
     }
 
-    private static func outcome(of record: Record, mapper: Mapper, context: CompiledContext) -> Outcome {
+    private static func outcome(of record: Record, mapper: Mapper, context: CompiledContext, omitNulls: Bool)
+        -> Outcome
+    {
         if let unreadable = record.unreadable { return .invalid(kind: unreadable.kind, message: unreadable.message) }
         let result: MappingResult
         do {
@@ -343,7 +348,7 @@ struct StreamRun {
         }
         var text: [UInt8] = []
         text.reserveCapacity(record.bytes.count)
-        JSONWriter.write(result.value, into: &text)
+        JSONWriter.write(result.value, into: &text, omittingNulls: omitNulls)
         if result.issues.isEmpty { return .mapped(text) }
         return result.hasErrors ? .withIssues(text, result.issues) : .withWarnings(text, result.issues)
     }

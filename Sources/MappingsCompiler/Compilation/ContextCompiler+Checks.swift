@@ -80,6 +80,10 @@ extension ContextCompiler {
                 )
                 return nil
             }
+            if let problem = type.setProblem {
+                diagnostics.append(Diagnostic(message: "in \"@type\": \(problem)", location: node.location))
+                return nil
+            }
             return type
         } catch {
             var at = node.location

@@ -18,8 +18,9 @@ extension ContextCompiler {
         let object = objectRule(options.object, type: type, property: member.key, entry: member, valid: &valid)
         let defaultValue = defaultValue(options, type: type, property: member.key, valid: &valid)
         let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
+        let policies = policies(options, type: type, object: object, property: member.key, valid: &valid)
         guard valid else { return nil }
-        return Rule(
+        var rule = Rule(
             target: target.path, source: options.source, fallbacks: options.fallbacks,
             isOptional: options.isOptional || options.defaultValue != nil,
             defaultValue: defaultValue, defaultJSON: options.defaultValue?.jsonValue, transformer: transformer,
@@ -28,6 +29,8 @@ extension ContextCompiler {
             dateFormat: options.dateFormat, dateFormats: options.dateFormat.flatMap(DateFormats.init),
             provenance: provenance(member.keyLocation, member.value),
             valueMap: valueMap)
+        rule.policies = policies
+        return rule
     }
 
     /// The transformer `@transformClass` and `@transformSelector` name together, with

@@ -13,7 +13,7 @@ extension ContextCompiler {
         }
         var expected: String?
         if let propertyType {
-            switch propertyType.elementType {
+            switch propertyType.innermostElement {
             case .model(let name): expected = name
             case .json: expected = nil
             default:

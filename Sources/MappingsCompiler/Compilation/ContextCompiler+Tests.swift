@@ -2,7 +2,7 @@ import MappingsJSON
 import MappingsModel
 
 extension ContextCompiler {
-    static let testKeys = ["name", "input", "output", "outputIncludes", "issues", "many"]
+    static let testKeys = ["name", "input", "output", "outputIncludes", "issues", "many", "into"]
     static let issueKeys = ["kind", "severity", "path", "property", "message"]
 
     /// The tests of a context's `"@tests"` (an array of test objects), checked for shape.
@@ -64,6 +64,17 @@ extension ContextCompiler {
                     continue
                 }
                 test.many = flag
+            case "into":
+                guard case .object = member.value.kind else {
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "\"into\" is the existing object (as JSON) the input populates, not \(member.value.typeName)",
+                            location: member.value.location))
+                    valid = false
+                    continue
+                }
+                test.into = member.value.jsonValue
             case "issues":
                 guard let issues = compileExpectedIssues(member.value) else {
                     valid = false
@@ -75,7 +86,7 @@ extension ContextCompiler {
                     Diagnostic(
                         message: "unknown key \"\(member.key)\" in a test", location: member.keyLocation,
                         help: Suggestion.help(for: member.key, among: Self.testKeys)
-                            ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\" and \"name\""
+                            ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\", \"into\" and \"name\""
                     ))
                 valid = false
             }
@@ -87,6 +98,13 @@ extension ContextCompiler {
                 Diagnostic(
                     message: "a test has \"output\" or \"outputIncludes\", not both", location: both.keyLocation,
                     help: "\"output\" checks the whole output; \"outputIncludes\" only the keys it lists"))
+            valid = false
+        }
+        if test.many, test.into != nil, let into = members.first(where: { $0.key == "into" }) {
+            diagnostics.append(
+                Diagnostic(
+                    message: "a test populates one object (\"into\") or maps many (\"many\"), not both",
+                    location: into.keyLocation))
             valid = false
         }
         if !hasInput {

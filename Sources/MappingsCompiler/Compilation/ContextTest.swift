@@ -39,4 +39,6 @@ package struct ContextTest: Sendable {
     package var many: Bool
     /// Where the test is written.
     package var location: SourceLocation
+    /// The existing object `input` populates (`"into"`, as `map --into` reads it); `nil`: a new one.
+    package var into: JSONValue? = nil
 }

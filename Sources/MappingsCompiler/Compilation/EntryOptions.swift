@@ -37,6 +37,9 @@ struct EntryOptions {
     var valueMap: SyntaxMember?
     /// `@reverseValue`, read with `@valueMap`.
     var reverseValue: SyntaxMember?
+    /// `@identity`, `@onElementError`, `@onError` and `@null`, compiled once the entry's type
+    /// is known (`ContextCompiler+Policies.swift`).
+    var policies: [SyntaxMember] = []
     /// Whether every option read well; `false` once one was reported.
     var isValid = true
 }

@@ -19,7 +19,10 @@ extension JSONDemand {
             var leaf = JSONDemand.everything
             // A dictionary of objects reads every key of its value: only arrays pass a demand on.
             let isDictionary = if case .dictionary? = rule.type?.unwrapped { true } else { false }
-            if rule.transformer == nil, !isDictionary, let object = rule.object, let nested = object.context {
+            // Nor do collections of collections, nor elements matched by `@identity` (which may
+            // read a key of the element that its context does not).
+            let readsAll = isDictionary || rule.type?.holdsCollections == true || rule.policies.identity != nil
+            if rule.transformer == nil, !readsAll, let object = rule.object, let nested = object.context {
                 leaf = of(context: nested, in: contexts, visiting: &visiting)
             } else if rule.transformer == nil, !isDictionary, let union = rule.object?.union {
                 // Each object reads its discriminator and what its case's context reads.

@@ -10,7 +10,7 @@ enum Keywords {
     static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
         "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
-        "@inherits", "@valueMap", "@reverseValue",
+        "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
     ]
     /// Keywords of an `@object`.
     static let object = ["@class", "@mappings", "@inherits"]

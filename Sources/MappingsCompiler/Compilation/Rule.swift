@@ -38,6 +38,9 @@ package struct Rule: Sendable {
     package var valueMap: ValueMap? = nil
     /// The `@keyStyle` an automatic entry was derived from; `nil` for an entry written out.
     package internal(set) var keyStyle: KeyStyle? = nil
+    /// `@identity`, `@onElementError`, `@onError` and `@null`: what the entry does with existing
+    /// elements, failing elements, failing values and explicit nulls (the defaults cost nothing).
+    package internal(set) var policies = EntryPolicies()
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.

@@ -94,6 +94,15 @@ public struct ContextBuilder {
     ///     source value's text (`"A"`, `"1"`, `"true"`); values no key matches pass through.
     ///   - reverseValue: for a mapped value two keys map to, the key serialize writes back
     ///     (`@reverseValue`), such as `["active": "A"]`.
+    ///   - identity: how the elements of a collection built by `object` are matched with those
+    ///     it already holds when populating an existing object (`@identity`): updated in place,
+    ///     added, and with `clearContent` the others removed.
+    ///   - onElementError: what an element that fails does to its collection (`@onElementError`):
+    ///     `"keep"` (the default), `"skip"` (left out, its issues warnings) or `"fail"`.
+    ///   - onError: `"default"` uses `defaultValue` in place of a present value that fails its
+    ///     conversion or transformer, as a warning (`@onError`); `"fail"` is the default.
+    ///   - null: `"clear"` makes an explicit JSON `null` set the property to nil (`@null`);
+    ///     `"missing"` (the default) treats it as a missing value.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -103,6 +112,7 @@ public struct ContextBuilder {
         transform: Transform? = nil, object: NestedObject? = nil, clearContent: Bool = false,
         insertContentAtBegin: Bool = false,
         valueMap: [String: JSONValue]? = nil, reverseValue: [String: String]? = nil,
+        identity: ElementIdentity? = nil, onElementError: String? = nil, onError: String? = nil, null: String? = nil,
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = SourceLocation(file: fileID, line: line, column: 1)
@@ -179,6 +189,17 @@ public struct ContextBuilder {
             let pairs = reverseValue.sorted { $0.key < $1.key }.map { ($0.key, string($0.value)) }
             options.append(("@reverseValue", Self.object(pairs, at: at)))
         }
+        if let identity {
+            options.append(
+                (
+                    "@identity",
+                    identity.names.count == 1
+                        ? string(identity.names[0]) : .init(.array(identity.names.map(string)), at: at)
+                ))
+        }
+        for (keyword, policy) in [("@onElementError", onElementError), ("@onError", onError), ("@null", null)] {
+            if let policy { options.append((keyword, string(policy))) }
+        }
         let value: SyntaxNode
         if options.count == 1, options[0].0 == "@keyPath", fallbacks.isEmpty {
             value = options[0].1
@@ -213,10 +234,12 @@ public struct ContextBuilder {
     /// Adds a test, as one element of `"@tests"`: `input` must map to `output` (when given; or,
     /// with `outputIncludes`, to an output that holds those keys and values) with exactly
     /// `issues` (each `{"kind":…, "severity":…, "path":…, "property":…, "message":…}`, any
-    /// subset; warnings count as issues), or with none when `issues` is `nil`.
+    /// subset; warnings count as issues), or with none when `issues` is `nil`. With `into`, the
+    /// input populates that existing object (as JSON, what `map --into` reads) instead of a new one.
     public mutating func test(
         _ name: String? = nil, input: JSONValue, output: JSONValue? = nil, outputIncludes: JSONValue? = nil,
-        issues: [JSONValue]? = nil, many: Bool = false, fileID: String = #fileID, filePath: String = #filePath,
+        issues: [JSONValue]? = nil, many: Bool = false, into: JSONValue? = nil, fileID: String = #fileID,
+        filePath: String = #filePath,
         line: Int = #line
     ) {
         var fields: JSONObject = JSONObject()
@@ -226,6 +249,7 @@ public struct ContextBuilder {
         if let outputIncludes { fields["outputIncludes"] = outputIncludes }
         if let issues { fields["issues"] = .array(issues) }
         if many { fields["many"] = .bool(true) }
+        if let into { fields["into"] = into }
         sourcePaths[fileID] = filePath
         tests.append(SyntaxNode(json: .object(fields), at: SourceLocation(file: fileID, line: line, column: 1)))
     }
@@ -337,5 +361,36 @@ extension SyntaxNode {
                             key: $0.key, keyLocation: location, value: SyntaxNode(json: $0.value, at: location))
                     }), at: location)
         }
+    }
+}
+
+/// How an entry declared in Swift matches the elements of a collection with those it already
+/// holds (`"@identity"` in a file).
+///
+/// ```swift
+/// timeline.map("tweets", from: "tweets", object: .context("$Tweet"), clearContent: true,
+///              identity: .identifiable(Tweet.self))            // or .properties("id"), .keyPaths(\Tweet.id)
+/// ```
+public struct ElementIdentity: Sendable {
+    let names: [String]
+
+    /// The element model's properties, by name: `.properties("owner", "number")`.
+    public static func properties(_ names: String...) -> ElementIdentity {
+        ElementIdentity(names: names)
+    }
+
+    /// A `[String: Model]` dictionary's keys (`"@identity": "@key"`).
+    public static var key: ElementIdentity { ElementIdentity(names: [IdentityRule.key]) }
+
+    /// The properties `T`'s typed model binds to these key paths: `.keyPaths(\Issue.owner, \Issue.number)`.
+    /// A key path bound to no property is a load-time error at the entry.
+    public static func keyPaths<T: MappedModel>(_ keyPaths: PartialKeyPath<T>...) -> ElementIdentity {
+        ElementIdentity(names: keyPaths.map { T.mapping.propertyName(boundTo: $0) ?? "\($0)" })
+    }
+
+    /// The property an `Identifiable` typed model binds to `id` (a key path through the
+    /// protocol is not the stored property's, so the property named `id` when none matches).
+    public static func identifiable<T: MappedModel & Identifiable>(_ type: T.Type) -> ElementIdentity {
+        ElementIdentity(names: [T.mapping.propertyName(boundTo: \T.id) ?? "id"])
     }
 }

@@ -8,7 +8,7 @@ public import MappingsModel
 /// The engine converts payload values to `mappingType` (with the same rules as for a
 /// dynamic model); `mapped(from:failures:)` then only unwraps the result. The library
 /// conforms `String`, `Int`, `Double`, `Bool`, `Decimal`, `URL`, `Date`, `UUID`, `JSONValue`,
-/// optionals, arrays and `[String: T]` dictionaries of them, and every `MappedModel`. A
+/// optionals, arrays, sets and `[String: T]` dictionaries of them, and every `MappedModel`. A
 /// `RawRepresentable` type whose raw value is mappable (an enum of strings or integers)
 /// conforms by declaring it: `enum Kind: String, MappableValue { case tweet, reply }`.
 public protocol MappableValue: SendableMetatype {

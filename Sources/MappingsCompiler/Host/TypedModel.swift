@@ -58,6 +58,8 @@ public struct TypedModel<Root>: Sendable {
     private let setters: [@Sendable (inout Root, Value, inout [ConversionFailure]) -> Void]
     private let getters: [@Sendable (Root) -> Value]
     let nestedRegistrations: [@Sendable (inout Definitions) -> Void]
+    /// Whether a key path is the one bound to each property, by slot.
+    private let keyPathTests: [@Sendable (AnyKeyPath) -> Bool]
     let location: SourceLocation
     let sourcePath: String?
 
@@ -83,6 +85,7 @@ public struct TypedModel<Root>: Sendable {
         self.setters = bindings.setters
         self.getters = bindings.getters
         self.nestedRegistrations = bindings.nested
+        self.keyPathTests = bindings.keyPathTests
         self.location = SourceLocation(file: fileID, line: line, column: 1)
         self.sourcePath = filePath
         self.model = Model(name: name, properties: bindings.properties, location: location)
@@ -94,6 +97,7 @@ public struct TypedModel<Root>: Sendable {
         fileprivate var setters: [@Sendable (inout Root, Value, inout [ConversionFailure]) -> Void] = []
         fileprivate var getters: [@Sendable (Root) -> Value] = []
         fileprivate var nested: [@Sendable (inout Definitions) -> Void] = []
+        fileprivate var keyPathTests: [@Sendable (AnyKeyPath) -> Bool] = []
         fileprivate let location: SourceLocation
 
         fileprivate init(location: SourceLocation) {
@@ -118,6 +122,7 @@ public struct TypedModel<Root>: Sendable {
             }
             getters.append { root in root[keyPath: keyPath].mappingValue }
             nested.append { definitions in V.registerModels(in: &definitions) }
+            keyPathTests.append { $0 == keyPath }
         }
     }
 
@@ -135,6 +140,11 @@ public struct TypedModel<Root>: Sendable {
         for (slot, set) in setters.enumerated() {
             set(&root, object.slots[slot], &failures)
         }
+    }
+
+    /// The name of the property bound to `keyPath`, or `nil` when none is.
+    func propertyName(boundTo keyPath: AnyKeyPath) -> String? {
+        keyPathTests.firstIndex { $0(keyPath) }.map { model.properties[$0].name }
     }
 
     /// A new instance from a mapped object of this model.

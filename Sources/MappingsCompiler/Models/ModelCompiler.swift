@@ -105,6 +105,13 @@ struct ModelCompiler {
             }
             do {
                 let type = try TypeParser.parse(text).resolvingEnumerations(enumerations)
+                if let problem = type.setProblem {
+                    diagnostics.append(
+                        Diagnostic(
+                            message: "in the type of \"\(member.key)\": \(problem)", location: member.value.location,
+                            help: "use an array, [T], for models and collections"))
+                    continue
+                }
                 properties.append(
                     (Property(name: member.key, type: type, location: member.keyLocation), member.value.location, text))
             } catch {

@@ -70,10 +70,18 @@ public struct Mapper: Sendable {
     public func explain(_ payload: JSONValue, using context: CompiledContext) -> (
         result: MappingResult, explanations: [Explanation]
     ) {
+        explain(payload, into: nil, using: context)
+    }
+
+    /// Populates `existing` (a new object when `nil`) from a payload, with what each rule did:
+    /// `mappings explain --into`, where `@identity` says which elements it updated, added and removed.
+    package func explain(_ payload: JSONValue, into existing: Value?, using context: CompiledContext) -> (
+        result: MappingResult, explanations: [Explanation]
+    ) {
         var run = MappingRun(mapper: self)
         run.explanations = []
         let name = run.rootName(context)
-        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
         return (MappingResult(value: value, issues: run.issues), run.explanations ?? [])
     }
 
@@ -105,7 +113,8 @@ public struct Mapper: Sendable {
 
     /// Populates an existing object from a payload: untouched properties keep their values,
     /// nested objects of the same model are updated in place, collections are appended to
-    /// unless the rule says `@clearContent`.
+    /// unless the rule says `@clearContent`, or matched element by element with `@identity`
+    /// (updated, added, and with `@clearContent` removed; an `info` issue says which).
     package func map(_ payload: JSONValue, into existing: Value, context identifier: String) throws(MappingsError)
         -> MappingResult
     {

@@ -64,7 +64,7 @@ struct MappingRun {
         }
     }
 
-    private mutating func apply(
+    mutating func apply(
         _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
     ) {
         func property() -> String { parent() + "." + rule.target.description }
@@ -74,7 +74,15 @@ struct MappingRun {
         var value: JSONValue?
         switch lookup {
         case .value(let found):
-            if case .null = found { value = nil } else { value = found }
+            if case .null = found {
+                if rule.policies.null == .clear {
+                    clear(rule, at: valuePath, target: &target, property: property, keyPath: used)
+                    return
+                }
+                value = nil
+            } else {
+                value = found
+            }
         case .missing:
             break
         case .invalid:
@@ -90,10 +98,13 @@ struct MappingRun {
                 value = output == .null ? nil : output
             } catch {
                 let message = "\(reference.className).\(reference.functionName) failed: \(error.transformerReason)"
+                let defaulted = defaultOnError(rule, target: &target)
                 report(
                     .transformerFailed, at: valuePath(), property: property(), rule: rule,
-                    value: Converter.describe(input), message: message)
-                explain(property(), rule, valuePath(), .failed(message), keyPath: used)
+                    value: Converter.describe(input), message: message, severity: defaulted ? .warning : .error)
+                explain(
+                    property(), rule, valuePath(), defaulted ? .defaulted("failed: \(message)") : .failed(message),
+                    keyPath: used)
                 return
             }
         }
@@ -136,16 +147,36 @@ struct MappingRun {
             Target.assign(.json(value), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
             return
         }
+        if rule.policies.onElementError != .keep {
+            if case .array(let items) = value, case .array(let elementType) = type.unwrapped {
+                convertElements(
+                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
+                return
+            }
+            if case .object(let members) = value, case .dictionary(let elementType) = type.unwrapped {
+                convertMembers(
+                    members, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
+                return
+            }
+        }
         var failures: [ConversionFailure] = []
         let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
         if !failures.isEmpty {
             let at = valuePath()
+            let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
             for failure in failures {
                 report(
                     failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
                     at: PathText.appending(failure.relativePath, to: at),
                     property: property() + failure.relativePath,
-                    rule: rule, value: Converter.describe(value), message: failure.message)
+                    rule: rule, value: Converter.describe(value), message: failure.message,
+                    severity: defaulted || failure.isWarning ? .warning : .error)
+            }
+            if defaulted {
+                explain(
+                    property(), rule, at, .defaulted("failed: " + failures.map(\.message).joined(separator: "; ")),
+                    keyPath: used)
+                return
             }
             if failures.contains(where: { $0.relativePath.isEmpty }) {
                 explain(property(), rule, at, .failed(failures.map(\.message).joined(separator: "; ")), keyPath: used)
@@ -163,6 +194,10 @@ struct MappingRun {
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
         property: () -> String
     ) {
+        if let type = rule.type, type.holdsCollections {
+            mapNested(value, type: type, with: object, rule: rule, path: path, target: &target, property: property)
+            return
+        }
         if case .dictionary? = rule.type?.unwrapped {
             mapDictionary(value, with: object, rule: rule, path: path, target: &target, property: property)
             return
@@ -180,13 +215,27 @@ struct MappingRun {
                 message: "expected an array for the collection \(property()), found \(Converter.describe(value))")
             return
         }
+        if rule.policies.identity != nil {
+            upsert(elements, with: object, rule: rule, path: path, target: &target, property: property)
+            return
+        }
         var built: [Value] = []
         built.reserveCapacity(elements.count)
+        var failed = false
         for (index, item) in elements.enumerated() {
-            built.append(
-                element(
-                    item, with: object, rule: rule, path: { PathText.appending("[\(index)]", to: path()) },
-                    existing: nil, property: { property() + "[\(index)]" }))
+            let before = issues.count
+            let value = element(
+                item, with: object, rule: rule, path: { PathText.appending("[\(index)]", to: path()) },
+                existing: nil, property: { property() + "[\(index)]" })
+            switch elementOutcome(since: before, rule: rule) {
+            case .kept: built.append(value)
+            case .skipped: continue
+            case .failed: failed = true
+            }
+        }
+        if failed {
+            failProperty(rule, at: path, property: property)
+            return
         }
         combine(built, rule: rule, target: &target)
     }
@@ -204,6 +253,10 @@ struct MappingRun {
                 message: "expected an object for the dictionary \(property()), found \(Converter.describe(value))")
             return
         }
+        if rule.policies.identity != nil || rule.policies.onElementError != .keep {
+            syncDictionary(members, with: object, rule: rule, path: path, target: &target, property: property)
+            return
+        }
         var result = ValueDictionary()
         if !rule.clearContent, case .dictionary(let old)? = Target.value(at: rule.target.steps[...], in: target) {
             result = old
@@ -216,7 +269,7 @@ struct MappingRun {
         Target.assign(.dictionary(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
 
-    private mutating func element(
+    mutating func element(
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, existing: Value?,
         property: () -> String
     ) -> Value {
@@ -237,7 +290,8 @@ struct MappingRun {
                     kind: $0.isMissingValue ? .missingRequiredValue : .conversionFailed,
                     path: PathText.appending($0.relativePath, to: at),
                     property: name + $0.relativePath,
-                    rule: rule.provenance, value: Converter.describe(value), message: $0.message)
+                    rule: rule.provenance, value: Converter.describe(value), message: $0.message,
+                    severity: $0.isWarning ? .warning : .error)
             }
         }
         return converted
@@ -245,10 +299,12 @@ struct MappingRun {
 
     /// Puts collection elements into the target: appended by default, inserted at the front
     /// with `@insertContentAtBegin`, replacing the old ones with `@clearContent`.
-    private func combine(_ elements: [Value], rule: Rule, target: inout Value) {
+    func combine(_ elements: [Value], rule: Rule, target: inout Value) {
         var result = elements
         if !rule.clearContent, case .array(let old)? = Target.value(at: rule.target.steps[...], in: target) {
             result = rule.insertContentAtBegin ? elements + old : old + elements
+            // A set takes the union: each value once, in the set's order.
+            if case .set? = rule.type?.unwrapped { result = SetOrder.union(result) }
         }
         Target.assign(.array(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
@@ -283,7 +339,7 @@ struct MappingRun {
 
     /// Records what a rule did when the run explains itself; the texts are made only then.
     /// `keyPath` is which of the rule's key paths the value came from, when one was present.
-    private mutating func explain(
+    mutating func explain(
         _ property: @autoclosure () -> String, _ rule: Rule, _ path: @autoclosure () -> String,
         _ outcome: @autoclosure () -> Explanation.Outcome, keyPath used: Int? = nil
     ) {
@@ -297,11 +353,13 @@ struct MappingRun {
                 keyPathIndex: keyPaths.isEmpty ? nil : used, keyStyle: rule.keyStyle))
     }
 
-    private mutating func report(
-        _ kind: MappingIssue.Kind, at path: String, property: String, rule: Rule, value: String?, message: String
+    mutating func report(
+        _ kind: MappingIssue.Kind, at path: String, property: String, rule: Rule, value: String?, message: String,
+        severity: MappingIssue.Severity = .error
     ) {
         issues.append(
             MappingIssue(
-                kind: kind, path: path, property: property, rule: rule.provenance, value: value, message: message))
+                kind: kind, path: path, property: property, rule: rule.provenance, value: value, message: message,
+                severity: severity))
     }
 }

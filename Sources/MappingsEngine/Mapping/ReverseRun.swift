@@ -14,6 +14,8 @@ public import MappingsModel
 struct ReverseRun {
     let mapper: Mapper
     var issues: [MappingIssue] = []
+    /// `serialize --nulls`: an unset property is written as `null` at its key path, not left out.
+    var writesNulls = false
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -34,11 +36,12 @@ struct ReverseRun {
         let objectsOnly = PayloadWriter.objectsOnly(context.rules)
         for rule in Self.writingOrder(context.rules) {
             guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
-            if case .null = value { continue }
+            if case .null = value, !writesNulls || rule.source.components.contains(.count) { continue }
             func name() -> String { property() + "." + rule.target.description }
             func at() -> String { rule.source.payloadPath(from: path()) }
-            guard var written = json(value, rule: rule, path: at, property: name) else { continue }
-            if let reference = rule.transformer {
+            guard var written = value == .null ? .json(.null) : json(value, rule: rule, path: at, property: name)
+            else { continue }
+            if let reference = rule.transformer, value != .null {
                 guard let reverse = rule.reverseTransform else {
                     report(
                         rule, path: at(), property: name(), value: value,
@@ -82,33 +85,45 @@ struct ReverseRun {
             return payload(for: value, of: union, rule: rule, path: path, property: property)
         }
         if let object = rule.object, let index = object.context {
-            let context = mapper.catalog.contexts[index]
-            switch value {
-            case .array(let elements):
-                return .array(
-                    elements.enumerated().map { offset, element in
-                        payload(
-                            for: element, with: context, path: { path() + "[\(offset)]" },
-                            property: { property() + "[\(offset)]" })
-                    })
-            case .dictionary(let dictionary) where context.model != nil:
-                return .dictionary(
-                    ValueDictionary(
-                        dictionary.entries.map { entry in
-                            (
-                                entry.key,
-                                payload(
-                                    for: entry.value, with: context, path: { path() + PathText.member(entry.key) },
-                                    property: { property() + "[\(PathText.quoted(entry.key))]" })
-                            )
-                        }))
-            default:
-                return payload(for: value, with: context, path: path, property: property)
-            }
+            return objects(value, with: mapper.catalog.contexts[index], path: path, property: property)
         }
         let value = rule.valueMap.map { $0.unmap(value) } ?? value
         if let formats = rule.dateFormats { return Self.formatDates(value, formats: formats) }
         return value
+    }
+
+    /// The payload of the objects `value` holds, through their context: one object, or the
+    /// objects of an array or a dictionary, at any depth (`[[Tweet]]`, `[String: [Tweet]]`).
+    private mutating func objects(
+        _ value: Value, with context: CompiledContext, path: () -> String, property: () -> String
+    ) -> Value {
+        switch value {
+        case .array(let elements):
+            var written: [Value] = []
+            for (offset, element) in elements.enumerated() {
+                written.append(
+                    objects(
+                        element, with: context, path: { path() + "[\(offset)]" },
+                        property: { property() + "[\(offset)]" }))
+            }
+            return .array(written)
+        case .dictionary(let dictionary) where context.model != nil:
+            var written: [(key: String, value: Value)] = []
+            for entry in dictionary.entries {
+                written.append(
+                    (
+                        entry.key,
+                        objects(
+                            entry.value, with: context, path: { path() + PathText.member(entry.key) },
+                            property: { property() + "[\(PathText.quoted(entry.key))]" })
+                    ))
+            }
+            return .dictionary(ValueDictionary(written))
+        case .null:
+            return .json(.null)
+        default:
+            return payload(for: value, with: context, path: path, property: property)
+        }
     }
 
     private static func formatDates(_ value: Value, formats: DateFormats) -> Value {
@@ -158,7 +173,14 @@ extension Mapper {
 
     /// The payload for an object, with a context looked up once beforehand.
     public func payload(from object: Value, using context: CompiledContext) -> MappingResult {
+        payload(from: object, using: context, writingNulls: false)
+    }
+
+    /// The payload for an object; with `writingNulls`, each unset property is written as `null`
+    /// at its key path (`serialize --nulls`) rather than left out.
+    package func payload(from object: Value, using context: CompiledContext, writingNulls: Bool) -> MappingResult {
         var run = ReverseRun(mapper: self)
+        run.writesNulls = writingNulls
         let name = context.model ?? context.identifier ?? "JSON"
         let value = run.payload(for: object, with: context, path: { "$" }, property: { name })
         return MappingResult(value: value, issues: run.issues)
@@ -171,7 +193,13 @@ extension Mapper {
 
     /// One payload per object, as a JSON array, with a context looked up once beforehand.
     public func payloads(from objects: [Value], using context: CompiledContext) -> MappingResult {
+        payloads(from: objects, using: context, writingNulls: false)
+    }
+
+    /// One payload per object, as a JSON array; with `writingNulls`, unset properties as `null`.
+    package func payloads(from objects: [Value], using context: CompiledContext, writingNulls: Bool) -> MappingResult {
         var run = ReverseRun(mapper: self)
+        run.writesNulls = writingNulls
         let name = context.model ?? context.identifier ?? "JSON"
         let values = objects.enumerated().map { index, object in
             run.payload(for: object, with: context, path: { "$[\(index)]" }, property: { "\(name)[\(index)]" })

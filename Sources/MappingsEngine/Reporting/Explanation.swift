@@ -19,6 +19,9 @@ public struct Explanation: Sendable, CustomStringConvertible {
         /// `source` is a key no entry of the context reads (`"@unknownKeys"`), reported with
         /// this severity; `rule` is where `"@unknownKeys"` is written.
         case unknownKey(MappingIssue.Severity)
+        /// `@identity` matched the payload's elements with those the collection held: which were
+        /// updated, added and removed (`by id: 2 updated (1, 2), 1 added (4)`).
+        case changed(String)
     }
 
     /// The target property path: `TweetModel.user.name`.
@@ -56,6 +59,7 @@ public struct Explanation: Sendable, CustomStringConvertible {
         case .skipped(let why): text += " skipped: \(source) \(why), optional" + tried
         case .failed(let message): text += " FAILED at \(source)" + which + via + ": " + message + tried
         case .unknownKey(let severity): text += ": unknown key \(source), read by no entry (\(severity))"
+        case .changed(let changes): text += " <- \(source) " + changes
         }
         return text + "  [" + (keyStyle.map { "automatic \($0.rawValue), " } ?? "") + "\(rule)]"
     }

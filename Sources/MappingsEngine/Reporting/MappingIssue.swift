@@ -31,6 +31,12 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let unknownKey = Kind("unknown key")
         /// A union's discriminator value names none of its `@cases`, and there is no `@otherwise`.
         public static let unknownCase = Kind("unknown case")
+        /// Two elements of one payload collection have the same `@identity`: merged in order.
+        public static let duplicateIdentity = Kind("duplicate identity")
+        /// A payload element has no value for its `@identity`: it is added as a new element.
+        public static let missingIdentity = Kind("missing identity")
+        /// What `@identity` did to an existing collection: the elements updated, added and removed.
+        public static let collectionChanges = Kind("collection changes")
 
         public var description: String { rawValue }
     }
@@ -50,6 +56,9 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let error = Severity("error")
         /// Worth knowing, but the result stands: reported, and the record written.
         public static let warning = Severity("warning")
+        /// Not a problem: what mapping did that a reader may want to know (the elements
+        /// `@identity` updated, added and removed). Like a warning, it never rejects a record.
+        public static let info = Severity("info")
 
         public var description: String { rawValue }
     }

@@ -76,7 +76,8 @@ extension Mapper {
     /// Populates an existing instance from a payload (AppCoreKit's `mapValue:toObject:`):
     /// untouched properties keep their values, nested models are updated in place (a class
     /// instance stays the same instance), collections are appended to unless the rule says
-    /// `@clearContent`.
+    /// `@clearContent`, or matched by `@identity` (the matched elements keep the properties the
+    /// payload does not set).
     @discardableResult
     package func map<T: MappedModel>(_ payload: JSONValue, into existing: inout T, context identifier: String)
         throws(MappingsError) -> [MappingIssue]

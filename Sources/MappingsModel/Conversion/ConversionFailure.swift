@@ -10,6 +10,8 @@ public struct ConversionFailure: Sendable, Hashable {
     /// Whether a required property of a model built by name had no value (the rest are
     /// values that did not convert).
     public var isMissingValue: Bool
+    /// Whether it is only worth a warning: the value converted (a duplicate in a set, kept once).
+    package var isWarning = false
 
     /// A failure at `relativePath` (`.user.name`, `[2]`), missing value or not.
     public init(relativePath: String = "", message: String, isMissingValue: Bool = false) {

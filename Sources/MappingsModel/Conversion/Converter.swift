@@ -64,6 +64,8 @@ package struct Converter: Sendable {
         case .dictionary(let element):
             return convertDictionary(
                 value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
+        case .set(let element):
+            return convertSet(value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
         }
     }
 

@@ -3,14 +3,16 @@ import MappingsJSON
 
 /// Converted values as JSON text, by the output rules of `JSONWriter`.
 extension JSONWriter {
-    package static func string(_ value: Value) -> String {
+    package static func string(_ value: Value, omittingNulls: Bool = false) -> String {
         var out: [UInt8] = []
-        write(value, into: &out)
+        write(value, into: &out, omittingNulls: omittingNulls)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends the JSON text of a converted value to `out`, by the output rules.
-    package static func write(_ value: Value, into out: inout [UInt8]) {
+    /// Appends the JSON text of a converted value to `out`, by the output rules; with
+    /// `omittingNulls`, an unset property of an object (or a null entry of a dictionary) is left
+    /// out rather than written as `null` (`--omit-nulls`).
+    package static func write(_ value: Value, into out: inout [UInt8], omittingNulls: Bool = false) {
         switch value {
         case .null: append("null", to: &out)
         case .string(let string): writeString(string, into: &out)
@@ -28,10 +30,13 @@ extension JSONWriter {
         case .object(let object):
             out.append(UInt8(ascii: "{"))
             let keys = object.model.encodedKeys
+            var first = true
             for slot in object.slots.indices {
-                if slot > 0 { out.append(UInt8(ascii: ",")) }
+                if omittingNulls, case .null = object.slots[slot] { continue }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 out.append(contentsOf: keys[slot])
-                write(object.slots[slot], into: &out)
+                write(object.slots[slot], into: &out, omittingNulls: omittingNulls)
             }
             out.append(UInt8(ascii: "}"))
         case .array(let elements):
@@ -40,16 +45,19 @@ extension JSONWriter {
             out.append(UInt8(ascii: "["))
             for index in elements.indices {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                write(elements[index], into: &out)
+                write(elements[index], into: &out, omittingNulls: omittingNulls)
             }
             out.append(UInt8(ascii: "]"))
         case .dictionary(let dictionary):
             out.append(UInt8(ascii: "{"))
-            for (offset, entry) in dictionary.entries.enumerated() {
-                if offset > 0 { out.append(UInt8(ascii: ",")) }
+            var first = true
+            for entry in dictionary.entries {
+                if omittingNulls, case .null = entry.value { continue }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
                 writeString(entry.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(entry.value, into: &out)
+                write(entry.value, into: &out, omittingNulls: omittingNulls)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -1,6 +1,6 @@
 import MappingsJSON
 
-/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, nested freely, and
+/// Parses the type syntax of `@models`: `T`, `T?`, `[T]`, `[String: T]`, `{T}`, nested freely, and
 /// unions of models: `Circle | Rect`, `[Circle | Rect]`, `[String: Circle | Rect]`, and
 /// `(Circle | Rect)?` for an optional one (`Circle | Rect?` is refused: the `?` would read as
 /// belonging to `Rect` alone).
@@ -124,6 +124,18 @@ package struct TypeParser {
                     message: "this \"[\" is not closed", offset: open, length: 1, help: "add the closing \"]\"")
             }
             index += 1
+        } else if characters[index] == "{" {
+            let open = index
+            index += 1
+            skipSpaces()
+            let element = try parseType()
+            skipSpaces()
+            guard index < characters.count, characters[index] == "}" else {
+                throw Failure(
+                    message: "this \"{\" is not closed", offset: open, length: 1, help: "add the closing \"}\"")
+            }
+            index += 1
+            type = .set(element)
         } else {
             let start = index
             while index < characters.count,

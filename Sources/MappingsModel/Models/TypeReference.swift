@@ -15,6 +15,9 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     /// One of several declared models (`Circle | Rect`), by name, in the order written: an
     /// entry's `@discriminator` and `@cases` choose which one each payload object builds.
     case union([String])
+    /// A set, `{T}`: distinct values of one type, held as an array in a canonical order
+    /// (strings by code points, numbers by value; other values as they came).
+    case set(TypeReference)
 
     /// The scalar type names, as written.
     package static let scalars: [String: TypeReference] = [
@@ -40,6 +43,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .optional(.union(let members)): "(\(members.joined(separator: " | ")))?"
         case .optional(let wrapped): "\(wrapped)?"
         case .union(let members): members.joined(separator: " | ")
+        case .set(let element): "{\(element)}"
         }
     }
 
@@ -52,7 +56,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
     /// The type of the objects a collection of this type holds, or the type itself for a single value.
     public var elementType: TypeReference {
         switch unwrapped {
-        case .array(let element): element.unwrapped
+        case .array(let element), .set(let element): element.unwrapped
         case .dictionary(let value): value.unwrapped
         case let other: other
         }
@@ -65,10 +69,33 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         return nil
     }
 
-    /// Whether the type is an array (optional or not).
+    /// The type of the values at the bottom of nested collections: `Tweet` for `[[Tweet]]` and
+    /// `[String: [Tweet]]`, what an `@object` builds.
+    package var innermostElement: TypeReference {
+        switch unwrapped {
+        case .array(let element), .dictionary(let element), .set(let element): element.innermostElement
+        case let other: other
+        }
+    }
+
+    /// Whether the type is a collection of collections: `[[T]]`, `[String: [T]]`, `[[String: T]]`.
+    package var holdsCollections: Bool {
+        switch unwrapped {
+        case .array(let element), .dictionary(let element):
+            switch element.unwrapped {
+            case .array, .dictionary: true
+            default: false
+            }
+        default: false
+        }
+    }
+
+    /// Whether the type is an array or a set (optional or not).
     public var isCollection: Bool {
-        if case .array = unwrapped { return true }
-        return false
+        switch unwrapped {
+        case .array, .set: true
+        default: false
+        }
     }
 
     /// Every model name the type mentions.
@@ -76,7 +103,7 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         switch self {
         case .model(let name): [name]
         case .union(let members): members
-        case .array(let inner), .dictionary(let inner), .optional(let inner): inner.modelNames
+        case .array(let inner), .dictionary(let inner), .optional(let inner), .set(let inner): inner.modelNames
         default: []
         }
     }
@@ -90,7 +117,27 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         case .array(let inner): return .array(inner.resolvingEnumerations(enumerations))
         case .dictionary(let inner): return .dictionary(inner.resolvingEnumerations(enumerations))
         case .optional(let inner): return .optional(inner.resolvingEnumerations(enumerations))
+        case .set(let inner): return .set(inner.resolvingEnumerations(enumerations))
         default: return self
+        }
+    }
+}
+
+extension TypeReference {
+    /// Why a set this type holds cannot be one (a set holds single values: strings, numbers,
+    /// Bool, Date, URL, UUID, enums), or `nil`: `a set holds single values, not Tweet`. Asked
+    /// once enums are resolved, since the parser reads an enum's name as a model's.
+    package var setProblem: String? {
+        switch self {
+        case .set(let element):
+            switch element {
+            case .model, .array, .dictionary, .set, .json, .optional:
+                return
+                    "a set holds single values (String, Int, Double, Decimal, Bool, Date, URL, UUID or an enum), not \(element)"
+            default: return nil
+            }
+        case .array(let inner), .dictionary(let inner), .optional(let inner): return inner.setProblem
+        default: return nil
         }
     }
 }

@@ -1,0 +1,179 @@
+import MappingsJSON
+import MappingsModel
+
+/// Compiling `@identity`, `@onElementError`, `@onError` and `@null` once the entry's type and
+/// `@object` are known, each checked against them with a suggestion.
+extension ContextCompiler {
+    /// The policies the entry's options write; reports each that is wrong and clears `valid`.
+    mutating func policies(
+        _ options: EntryOptions, type: TypeReference?, object: ObjectRule?, property: String, valid: inout Bool
+    ) -> EntryPolicies {
+        var policies = EntryPolicies()
+        for option in options.policies {
+            switch option.key {
+            case "@identity":
+                guard let identity = identity(option, type: type, object: object, property: property) else {
+                    valid = false
+                    continue
+                }
+                policies.identity = identity
+            case "@onElementError":
+                guard let policy = choice(option, EntryPolicies.ElementErrors.self) else {
+                    valid = false
+                    continue
+                }
+                if let type, type.holdsCollections {
+                    report(
+                        option, "\"@onElementError\" applies to [T] and [String: T], but \"\(property)\" is \(type)",
+                        help: "its elements are collections: map them with a nested context")
+                    valid = false
+                } else if let type, !type.isCollection, !Self.isDictionary(type), type.unwrapped != .json {
+                    report(option, "\"@onElementError\" applies to collections, but \"\(property)\" is \(type)")
+                    valid = false
+                }
+                policies.onElementError = policy
+            case "@onError":
+                guard let policy = choice(option, EntryPolicies.ValueErrors.self) else {
+                    valid = false
+                    continue
+                }
+                if policy == .default, options.defaultValue == nil {
+                    report(
+                        option, "\"@onError\": \"default\" uses the entry's default, but \"\(property)\" has none",
+                        help: "add \"@defaultValue\" beside it")
+                    valid = false
+                }
+                policies.onError = policy
+            default:
+                guard let policy = choice(option, EntryPolicies.Nulls.self) else {
+                    valid = false
+                    continue
+                }
+                if policy == .clear, let type, !Self.isNullable(type) {
+                    report(
+                        option, "\"@null\": \"clear\" sets \"\(property)\" to nil, but it is \(type), not optional",
+                        help: "declare it \"\(type)?\" in its model")
+                    valid = false
+                }
+                policies.null = policy
+            }
+        }
+        return policies
+    }
+
+    /// `"@identity": "id"` or `["owner", "number"]` on a collection of models built by
+    /// `@object`, or `"@key"` on a `[String: Model]` dictionary.
+    private mutating func identity(
+        _ option: SyntaxMember, type: TypeReference?, object: ObjectRule?, property: String
+    ) -> IdentityRule? {
+        let provenance = provenance(option.keyLocation, option.value)
+        if let type, type.holdsCollections {
+            report(
+                option,
+                "\"@identity\" matches the elements of [Model] or [String: Model], but \"\(property)\" is \(type)")
+            return nil
+        }
+        if let type, Self.isDictionary(type) {
+            guard option.value.stringValue == IdentityRule.key else {
+                report(
+                    option, "the elements of the dictionary \"\(property)\" are identified by their key",
+                    help: "write \"@identity\": \"\(IdentityRule.key)\"", at: option.value.location)
+                return nil
+            }
+            guard object != nil else {
+                report(option, "\"@identity\" matches the objects \"@object\" builds, but \"\(property)\" has none")
+                return nil
+            }
+            return IdentityRule(properties: [], slots: [], provenance: provenance)
+        }
+        if let type, !type.isCollection {
+            report(
+                option, "\"@identity\" matches the elements of a collection, but \"\(property)\" is \(type)",
+                help: "use it on a [Model] or [String: Model] entry")
+            return nil
+        }
+        guard let object, let modelName = object.model, let model = models[modelName] else {
+            report(
+                option, "\"@identity\" names properties of the elements' model, but \"\(property)\" builds none",
+                help: "add \"@object\": { \"@class\": …, \"@mappings\": … }")
+            return nil
+        }
+        let nodes: [SyntaxNode]
+        if case .array(let elements) = option.value.kind, !elements.isEmpty {
+            nodes = elements
+        } else {
+            nodes = [option.value]
+        }
+        var names: [String] = []
+        var slots: [Int] = []
+        for node in nodes {
+            guard let name = node.stringValue, !name.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@identity\" takes a property name or a list of them, not \(node.typeName)",
+                        location: node.location, help: "for example \"id\" or [\"owner\", \"number\"]"))
+                return nil
+            }
+            guard let slot = model.slot(of: name) else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@identity\" names \"\(name)\", but \(modelName) has no such property",
+                        location: node.location,
+                        help: Suggestion.help(for: name, among: model.properties.map(\.name))
+                            ?? "its properties are " + model.properties.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    ))
+                return nil
+            }
+            switch model.properties[slot].type.unwrapped {
+            case .model, .array, .dictionary, .json:
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@identity\" compares values, but \(modelName).\(name) is \(model.properties[slot].type)",
+                        location: node.location, help: "name a property of a scalar type, such as String or Int"))
+                return nil
+            default: break
+            }
+            guard !names.contains(name) else {
+                diagnostics.append(
+                    Diagnostic(message: "\"@identity\" names \"\(name)\" twice", location: node.location))
+                return nil
+            }
+            names.append(name)
+            slots.append(slot)
+        }
+        return IdentityRule(properties: names, slots: slots, provenance: provenance)
+    }
+
+    /// The policy `option` names among `Choice`'s values; `nil` after reporting another value.
+    private mutating func choice<Choice: RawRepresentable & CaseIterable>(_ option: SyntaxMember, _: Choice.Type)
+        -> Choice? where Choice.RawValue == String
+    {
+        if let text = option.value.stringValue, let choice = Choice(rawValue: text) { return choice }
+        let names = Choice.allCases.map(\.rawValue)
+        let found = option.value.stringValue.map { "\"\($0)\"" } ?? option.value.typeName
+        let listed = names.dropLast().map { "\"\($0)\"" }.joined(separator: ", ") + " or \"\(names.last ?? "")\""
+        diagnostics.append(
+            Diagnostic(
+                message: "\"\(option.key)\" is \(listed), not \(found)", location: option.value.location,
+                help: option.value.stringValue.flatMap { Suggestion.help(for: $0, among: names) }))
+        return nil
+    }
+
+    private mutating func report(
+        _ option: SyntaxMember, _ message: String, help: String? = nil, at location: SourceLocation? = nil
+    ) {
+        diagnostics.append(Diagnostic(message: message, location: location ?? option.keyLocation, help: help))
+    }
+
+    private static func isDictionary(_ type: TypeReference) -> Bool {
+        if case .dictionary = type.unwrapped { return true }
+        return false
+    }
+
+    /// Whether a property of `type` may hold nil: an optional, or JSON (which holds `null`).
+    private static func isNullable(_ type: TypeReference) -> Bool {
+        if case .optional = type { return true }
+        return type == .json
+    }
+}

@@ -1,0 +1,123 @@
+import MappingsCompiler
+import MappingsJSON
+import MappingsModel
+
+/// What `@null`, `@onError` and `@onElementError` change while a rule applies.
+extension MappingRun {
+    /// What became of one element of a collection under the rule's `@onElementError`.
+    enum ElementOutcome {
+        /// It goes into the collection (no error, or `keep`).
+        case kept
+        /// It is left out; its errors were made warnings (`skip`).
+        case skipped
+        /// The whole property fails (`fail`).
+        case failed
+    }
+
+    /// `"@null": "clear"`: an explicit `null` sets the property to nil, even in an existing object.
+    mutating func clear(
+        _ rule: Rule, at path: () -> String, target: inout Value, property: () -> String, keyPath used: Int
+    ) {
+        Target.assign(.null, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+        explain(property(), rule, path(), .mapped("null (@null: clear)"), keyPath: used)
+    }
+
+    /// `"@onError": "default"`: sets the entry's default in place of a value that failed, and
+    /// says so; `false` (nothing set) when the entry fails as an error.
+    mutating func defaultOnError(_ rule: Rule, target: inout Value) -> Bool {
+        guard rule.policies.onError == .default, let defaultValue = rule.defaultValue else { return false }
+        Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+        return true
+    }
+
+    /// Decides, after an element was built, whether its errors (the issues from `before` on)
+    /// keep it, skip it or fail the property; for `skip` they become warnings.
+    mutating func elementOutcome(since before: Int, rule: Rule) -> ElementOutcome {
+        guard rule.policies.onElementError != .keep,
+            issues[before...].contains(where: { $0.severity == .error })
+        else { return .kept }
+        guard rule.policies.onElementError == .skip else { return .failed }
+        for offset in before..<issues.count where issues[offset].severity == .error {
+            issues[offset].severity = .warning
+            issues[offset].message += " (element skipped, @onElementError: skip)"
+        }
+        return .skipped
+    }
+
+    /// `"@onElementError": "fail"`: an element failed, so the property keeps what it held.
+    mutating func failProperty(_ rule: Rule, at path: () -> String, property: () -> String) {
+        explain(
+            property(), rule, path(),
+            .failed("an element failed (@onElementError: fail); the property is left as it was"))
+    }
+
+    /// A `[T]` entry with `@onElementError` `skip` or `fail`: each element is converted on its
+    /// own, so that a failing one can be left out or fail the whole property.
+    mutating func convertElements(
+        _ items: [JSONValue], to elementType: TypeReference, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        var built: [Value] = []
+        built.reserveCapacity(items.count)
+        var failed = false
+        for (index, item) in items.enumerated() {
+            switch convertPart(item, to: elementType, at: "[\(index)]", rule: rule, path: path, property: property) {
+            case (.kept, let value): built.append(value)
+            case (.skipped, _): continue
+            case (.failed, _): failed = true
+            }
+        }
+        // Every element's errors are reported before the property fails.
+        if failed {
+            failProperty(rule, at: path, property: property)
+            return
+        }
+        combine(built, rule: rule, target: &target)
+    }
+
+    /// A `[String: T]` entry without `@object` and with `@onElementError` `skip` or `fail`: the
+    /// same, member by member; the members replace the dictionary's, as they do without it.
+    mutating func convertMembers(
+        _ members: JSONObject, to elementType: TypeReference, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        var built: [(key: String, value: Value)] = []
+        var failed = false
+        for (key, item) in members.members {
+            switch convertPart(
+                item, to: elementType, at: PathText.member(key), rule: rule, path: path, property: property)
+            {
+            case (.kept, let value): built.append((key, value))
+            case (.skipped, _): continue
+            case (.failed, _): failed = true
+            }
+        }
+        // Every element's errors are reported before the property fails.
+        if failed {
+            failProperty(rule, at: path, property: property)
+            return
+        }
+        Target.assign(
+            .dictionary(ValueDictionary(built)), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+    }
+
+    /// One element or member converted, its failures reported at `relative` below the
+    /// collection, and what `@onElementError` makes of it.
+    private mutating func convertPart(
+        _ item: JSONValue, to type: TypeReference, at relative: String, rule: Rule, path: () -> String,
+        property: () -> String
+    ) -> (ElementOutcome, Value) {
+        var failures: [ConversionFailure] = []
+        let converted = mapper.converter.convert(item, to: type, dateFormat: rule.dateFormats, failures: &failures)
+        let before = issues.count
+        for failure in failures {
+            let below = relative + failure.relativePath
+            report(
+                failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
+                at: PathText.appending(below, to: path()), property: property() + below, rule: rule,
+                value: Converter.describe(item), message: failure.message,
+                severity: failure.isWarning ? .warning : .error)
+        }
+        return (elementOutcome(since: before, rule: rule), converted)
+    }
+}

@@ -1,0 +1,288 @@
+import MappingsCompiler
+import MappingsJSON
+import MappingsModel
+
+/// `@identity`: payload elements matched with the elements a collection already holds, by
+/// the values of some properties of the element model (or a dictionary's keys). A match is
+/// updated in place, anything else is added, and with `@clearContent` an element the payload
+/// does not mention is removed. One hash index over the existing elements: linear time.
+extension MappingRun {
+    /// An identity as compared: the JSON text of the mapped values, compared byte for byte
+    /// (so by code points, and `1` never matches `"1"`).
+    typealias IdentityKey = [UInt8]
+
+    /// How the identity of a payload element is read: for each identity property, the rule of
+    /// the element's context that sets it, or `nil` to read the payload key of the same name.
+    struct IdentityReader {
+        let model: Model
+        let identity: IdentityRule
+        let rules: [Rule?]
+    }
+
+    /// The reader for a collection's elements; `nil` when the element model is unknown (the
+    /// loader refuses that).
+    func identityReader(_ identity: IdentityRule, object: ObjectRule) -> IdentityReader? {
+        guard let name = object.model, let model = mapper.catalog.models[name] else { return nil }
+        let rules = identity.slots.map { slot in
+            object.context.flatMap { index in
+                mapper.catalog.contexts[index].rules.first {
+                    $0.target.steps.count == 1 && $0.target.steps[0].slot == slot
+                }
+            }
+        }
+        return IdentityReader(model: model, identity: identity, rules: rules)
+    }
+
+    /// The identity of a payload element, mapped as its context maps those properties (their
+    /// issues come when the element itself is mapped); `nil` when a part is missing or null.
+    func payloadIdentity(_ item: JSONValue, reader: IdentityReader) -> IdentityKey? {
+        var scratch = MappingRun(mapper: mapper)
+        var built = Value.object(ModelObject(model: reader.model))
+        for (offset, slot) in reader.identity.slots.enumerated() {
+            if let rule = reader.rules[offset] {
+                scratch.apply(rule, from: item, path: { "$" }, to: &built, parent: { "" })
+            } else if case .object(let members) = item, let found = members[reader.identity.properties[offset]],
+                case .object(var object) = built
+            {
+                var failures: [ConversionFailure] = []
+                let converted = mapper.converter.convert(
+                    found, to: reader.model.properties[slot].type, failures: &failures)
+                if failures.isEmpty { object.slots[slot] = converted }
+                built = .object(object)
+            }
+        }
+        guard case .object(let object) = built else { return nil }
+        return Self.identityKey(reader.identity.slots.map { object.slots[$0] })
+    }
+
+    /// The identity of an element the collection already holds; `nil` when it has none.
+    static func existingIdentity(_ element: Value, reader: IdentityReader) -> IdentityKey? {
+        guard case .object(let object) = element, object.model.name == reader.model.name,
+            object.slots.count == reader.model.properties.count
+        else { return nil }
+        return identityKey(reader.identity.slots.map { object.slots[$0] })
+    }
+
+    private static func identityKey(_ values: [Value]) -> IdentityKey? {
+        var key: IdentityKey = []
+        for (offset, value) in values.enumerated() {
+            if case .null = value { return nil }
+            if offset > 0 { key.append(UInt8(ascii: ",")) }
+            JSONWriter.write(value, into: &key)
+        }
+        return key
+    }
+
+    /// `20`, or `("octocat",7)` for several properties.
+    private static func text(_ key: IdentityKey, _ identity: IdentityRule) -> String {
+        let text = String(decoding: key, as: UTF8.self)
+        return identity.properties.count > 1 ? "(" + text + ")" : text
+    }
+
+    /// Maps a payload array into a `[Model]` property with `@identity`.
+    mutating func upsert(
+        _ items: [JSONValue], with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        guard let identity = rule.policies.identity, let reader = identityReader(identity, object: object) else {
+            return
+        }
+        let steps = rule.target.steps[...]
+        var old: [Value] = []
+        var hadCollection = false
+        if case .array(let existing)? = Target.value(at: steps, in: target) {
+            old = existing
+            hadCollection = true
+        }
+        // Where each identity is: `n >= 0` is old[n], `n < 0` is added[-n - 1].
+        var index: [IdentityKey: Int] = [:]
+        index.reserveCapacity(old.count + items.count)
+        for (position, element) in old.enumerated() {
+            if let key = Self.existingIdentity(element, reader: reader), index[key] == nil { index[key] = position }
+        }
+        var touchedBy = [Int?](repeating: nil, count: old.count)
+        var added: [Value] = []
+        var addedFrom: [Int] = []
+        var addedKeys: [IdentityKey?] = []
+        var updatedKeys: [IdentityKey?] = []
+        var failed = false
+        for (offset, item) in items.enumerated() {
+            func itemPath() -> String { PathText.appending("[\(offset)]", to: path()) }
+            func itemProperty() -> String { property() + "[\(offset)]" }
+            let key = payloadIdentity(item, reader: reader)
+            let position = key.flatMap { index[$0] }
+            var existing: Value?
+            var earlier: Int?
+            if let position {
+                if position >= 0 {
+                    (existing, earlier) = (old[position], touchedBy[position])
+                } else {
+                    (existing, earlier) = (added[-position - 1], addedFrom[-position - 1])
+                }
+            }
+            if let earlier, let key {
+                issues.append(
+                    MappingIssue(
+                        kind: .duplicateIdentity, path: itemPath(), property: itemProperty(),
+                        rule: identity.provenance, value: nil,
+                        message:
+                            "the elements [\(earlier)] and [\(offset)] have the same \(identity.description) \(Self.text(key, identity)): merged in order, [\(offset)] wins",
+                        severity: .warning))
+            }
+            let before = issues.count
+            let built = element(
+                item, with: object, rule: rule, path: itemPath, existing: existing, property: itemProperty)
+            let outcome = elementOutcome(since: before, rule: rule)
+            if outcome == .failed { failed = true }
+            if key == nil, outcome == .kept {
+                // Before the element's own issues, in payload order.
+                issues.insert(
+                    MappingIssue(
+                        kind: .missingIdentity, path: itemPath(), property: itemProperty(), rule: identity.provenance,
+                        value: nil, message: "no \(identity.description) to match the element by: added as a new one",
+                        severity: .warning), at: before)
+            }
+            switch position {
+            case let position? where position >= 0:
+                // Mentioned, so kept by a sync even when the update is skipped.
+                if outcome == .kept {
+                    old[position] = built
+                    if touchedBy[position] == nil { updatedKeys.append(key) }
+                }
+                touchedBy[position] = offset
+            case let position?:
+                if outcome == .kept { added[-position - 1] = built }
+                addedFrom[-position - 1] = offset
+            case nil:
+                guard outcome == .kept else { continue }
+                if let key { index[key] = -added.count - 1 }
+                added.append(built)
+                addedFrom.append(offset)
+                addedKeys.append(key)
+            }
+        }
+        if failed {
+            failProperty(rule, at: path, property: property)
+            return
+        }
+        var kept = old
+        var removedKeys: [IdentityKey?] = []
+        if rule.clearContent {
+            kept = []
+            kept.reserveCapacity(old.count)
+            for (position, element) in old.enumerated() {
+                if touchedBy[position] != nil {
+                    kept.append(element)
+                } else {
+                    removedKeys.append(Self.existingIdentity(element, reader: reader))
+                }
+            }
+        }
+        let result = rule.insertContentAtBegin ? added + kept : kept + added
+        Target.assign(.array(result), at: steps, in: &target, models: mapper.catalog.models)
+        if hadCollection {
+            reportChanges(
+                rule: rule, identity: identity, at: path, property: property,
+                [
+                    ("updated", updatedKeys.map { $0.map { Self.text($0, identity) } }),
+                    ("added", addedKeys.map { $0.map { Self.text($0, identity) } }),
+                    ("removed", removedKeys.map { $0.map { Self.text($0, identity) } }),
+                ])
+        }
+    }
+
+    /// A `[String: Model]` property with `@identity: "@key"` or `@onElementError`: members
+    /// update the entries of the same key in place; with `@identity` and `@clearContent`, the
+    /// entries the payload does not name are removed (without `@identity`, `@clearContent`
+    /// starts from an empty dictionary, as before).
+    mutating func syncDictionary(
+        _ members: JSONObject, with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
+        property: () -> String
+    ) {
+        let steps = rule.target.steps[...]
+        let identity = rule.policies.identity
+        var entries: [(key: String, value: Value)] = []
+        var hadDictionary = false
+        if case .dictionary(let old)? = Target.value(at: steps, in: target) {
+            hadDictionary = true
+            if !rule.clearContent || identity != nil { entries = old.entries }
+        }
+        let oldCount = entries.count
+        var index: [[UInt8]: Int] = [:]
+        for (position, entry) in entries.enumerated() where index[Array(entry.key.utf8)] == nil {
+            index[Array(entry.key.utf8)] = position
+        }
+        var touched = [Bool](repeating: false, count: oldCount)
+        var updated: [String?] = []
+        var added: [String?] = []
+        var failed = false
+        for (key, item) in members.members {
+            let position = index[Array(key.utf8)]
+            let before = issues.count
+            let built = element(
+                item, with: object, rule: rule, path: { path() + PathText.member(key) },
+                existing: position.map { entries[$0].value },
+                property: { property() + "[\(PathText.quoted(key))]" })
+            let outcome = elementOutcome(since: before, rule: rule)
+            if outcome == .failed { failed = true }
+            if let position, position < oldCount {
+                if outcome == .kept {
+                    entries[position].value = built
+                    if !touched[position] { updated.append(PathText.quoted(key)) }
+                }
+                touched[position] = true
+            } else if outcome == .kept {
+                if let position {
+                    entries[position].value = built
+                } else {
+                    index[Array(key.utf8)] = entries.count
+                    entries.append((key, built))
+                    added.append(PathText.quoted(key))
+                }
+            }
+        }
+        if failed {
+            failProperty(rule, at: path, property: property)
+            return
+        }
+        var removed: [String?] = []
+        if identity != nil, rule.clearContent {
+            var kept: [(key: String, value: Value)] = []
+            for (position, entry) in entries.enumerated() {
+                if position >= oldCount || touched[position] {
+                    kept.append(entry)
+                } else {
+                    removed.append(PathText.quoted(entry.key))
+                }
+            }
+            entries = kept
+        }
+        Target.assign(.dictionary(ValueDictionary(entries)), at: steps, in: &target, models: mapper.catalog.models)
+        if let identity, hadDictionary {
+            reportChanges(
+                rule: rule, identity: identity, at: path, property: property,
+                [("updated", updated), ("added", added), ("removed", removed)])
+        }
+    }
+
+    /// One `info` issue at the collection: `2 updated (20, 21), 1 added (22), 1 removed (19)`;
+    /// nothing when nothing changed. Each list shows its first ten.
+    private mutating func reportChanges(
+        rule: Rule, identity: IdentityRule, at path: () -> String, property: () -> String,
+        _ changes: [(verb: String, identities: [String?])]
+    ) {
+        let parts = changes.filter { !$0.identities.isEmpty }.map { change in
+            let shown = change.identities.prefix(10).map { $0 ?? "no \(identity.description)" }
+            let more = change.identities.count > 10 ? ", … \(change.identities.count - 10) more" : ""
+            return "\(change.identities.count) \(change.verb) (" + shown.joined(separator: ", ") + more + ")"
+        }
+        guard !parts.isEmpty else { return }
+        let message = "by \(identity.description): " + parts.joined(separator: ", ")
+        issues.append(
+            MappingIssue(
+                kind: .collectionChanges, path: path(), property: property(), rule: identity.provenance, value: nil,
+                message: message, severity: .info))
+        explanations?.append(
+            Explanation(property: property(), source: path(), outcome: .changed(message), rule: identity.provenance))
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@Suite("@identity, the error policies and the null options, through the tool")
+struct IdentityCommandTests {
+    static let file = "Examples/timeline/timeline.mappings"
+    static let example = ["--mappings", file, "--context", "$Timeline"]
+
+    @Test("map --into syncs by identity: the changes in --report as info, the skipped element a warning, exit 0")
+    func sync() throws {
+        let directory = try ToolRunner.directory(with: ["README": "reports go here\n"])
+        let root = ToolRunner.packageRoot.path
+        let first = try ToolRunner.run(["map"] + Self.example + ["\(root)/Examples/timeline/page1.json"])
+        #expect(first.status == 0 && first.stderr == "")
+        try first.stdout.write(to: directory.appendingPathComponent("timeline.json"), atomically: true, encoding: .utf8)
+        let report = directory.appendingPathComponent("report.json").path
+        let second = try ToolRunner.run(
+            ["map"] + Self.example + [
+                "--into", directory.appendingPathComponent("timeline.json").path, "--report", report,
+                "\(root)/Examples/timeline/page2.json",
+            ])
+        #expect(second.status == 0)
+        #expect(
+            second.stdout.contains(#"{"id":2,"text":"Testing in Swift, now with traits","likes":41,"pinned":null}"#))
+        #expect(!second.stdout.contains(#""id":3"#))
+        #expect(
+            second.stderr.hasSuffix(
+                "$.tweets: info: by id: 2 updated (1, 2), 1 added (4), 1 removed (3) (\(Self.file):13)\n"))
+        let written = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(
+            written.contains(
+                #"{"kind":"collection changes","path":"$.tweets","property":"Timeline.tweets","rule":"Examples/timeline/timeline.mappings:13","#
+            ))
+        #expect(
+            written.contains(#""message":"by id: 2 updated (1, 2), 1 added (4), 1 removed (3)","severity":"info"}"#))
+        #expect(written.contains(#""kind":"missing required value","path":"$.tweets[3].id","#))
+    }
+
+    @Test("a payload without an existing object reports only duplicates, merged in order")
+    func duplicates() throws {
+        let result = try ToolRunner.run(
+            ["map"] + Self.example,
+            input: #"{"account": "a", "tweets": [{"id": 1, "text": "x"}, {"id": 1, "text": "y", "favorite_count": 9}]}"#
+        )
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"account":"a","tweets":[{"id":1,"text":"y","likes":9,"pinned":null}]}"# + "\n")
+        #expect(
+            result.stderr
+                == "$.tweets[1]: warning: the elements [0] and [1] have the same id 1: merged in order, [1] wins (\(Self.file):13)\n"
+        )
+    }
+
+    @Test("--omit-nulls leaves unset properties out in map and stream; serialize writes them only with --nulls")
+    func nulls() throws {
+        let payload = #"{"account": "a", "tweets": [{"id": 1, "text": "x"}]}"#
+        let map = try ToolRunner.run(["map"] + Self.example + ["--omit-nulls"], input: payload)
+        #expect(map.stdout == #"{"account":"a","tweets":[{"id":1,"text":"x","likes":0}]}"# + "\n")
+        let stream = try ToolRunner.run(["stream"] + Self.example + ["--omit-nulls"], input: payload + "\n" + payload)
+        #expect(
+            stream.stdout
+                == String(repeating: #"{"account":"a","tweets":[{"id":1,"text":"x","likes":0}]}"# + "\n", count: 2))
+        let object = #"{"account": "a", "tweets": [{"id": 1, "text": "x", "likes": 0, "pinned": null}]}"#
+        let plain = try ToolRunner.run(["serialize"] + Self.example, input: object)
+        #expect(plain.stdout == #"{"account":"a","tweets":[{"id":1,"full_text":"x","favorite_count":0}]}"# + "\n")
+        let withNulls = try ToolRunner.run(["serialize"] + Self.example + ["--nulls"], input: object)
+        #expect(
+            withNulls.stdout
+                == #"{"account":"a","tweets":[{"id":1,"full_text":"x","favorite_count":0,"pinned":null}]}"# + "\n")
+        let both = try ToolRunner.run(["serialize"] + Self.example + ["--nulls", "--omit-nulls"], input: object)
+        #expect(both.status == 64 || both.status == 2)
+        #expect(both.stderr.contains("--nulls and --omit-nulls cannot be used together"))
+    }
+
+    @Test("check reports an @identity naming no property of the element model, with a did you mean")
+    func check() throws {
+        let directory = try ToolRunner.directory(with: [
+            "feed.mappings": """
+            { "@models": { "Feed": { "items": "[Item]" }, "Item": { "sku": "String" } },
+              "$Feed": { "@class": "Feed",
+                "items": { "@keyPath": "items", "@object": { "@class": "Item" }, "@identity": "skus" } } }
+            """
+        ])
+        let result = try ToolRunner.run(["check", "--mappings", "feed.mappings"], in: directory)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                error: "@identity" names "skus", but Item has no such property
+                 --> feed.mappings:3:83
+                  |
+                3 |     "items": { "@keyPath": "items", "@object": { "@class": "Item" }, "@identity": "skus" } } }
+                  |                                                                                   ^^^^^^
+                  = help: did you mean "sku"?
+
+                mappings: 1 error found
+
+                """)
+    }
+}
