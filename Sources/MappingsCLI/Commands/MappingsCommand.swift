@@ -1,11 +1,12 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import Mappings
 import MappingsLua
 
 /// The `mappings` tool: checks `.mappings` files and maps JSON with them.
 @main
-struct MappingsCommand: AsyncParsableCommand {
+struct MappingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mappings",
         abstract: "Map JSON payloads to typed objects with declarative .mappings files.",
@@ -25,14 +26,16 @@ struct MappingsCommand: AsyncParsableCommand {
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.
     ///
-    /// The root is an `AsyncParsableCommand` because `fetch` is one; the other subcommands
-    /// stay synchronous and run as they are.
-    static func main() async {
+    /// The entry point is synchronous: only `fetch` is asynchronous, and it runs to completion
+    /// on the concurrency pool while the main thread waits. The other subcommands run on the
+    /// main thread as plain code, with no dispatch main loop under them (which is also what
+    /// lets `valgrind` run the tool: its callgrind crashes in the loop's signal thread).
+    static func main() {
         do {
-            var command = try await asyncParseAsRoot()
+            var command = try parseAsRoot()
             Terminal.useColors(colors(of: command))
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            if let asyncCommand = command as? any AsyncParsableCommand {
+                try runToCompletion(asyncCommand)
             } else {
                 try command.run()
             }
@@ -45,6 +48,19 @@ struct MappingsCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data((usageMessage(for: error) + "\n").utf8))
             Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
         }
+    }
+
+    /// Runs an asynchronous command on the concurrency pool and waits for it on this thread.
+    private static func runToCompletion(_ command: any AsyncParsableCommand) throws {
+        nonisolated(unsafe) var running = command
+        nonisolated(unsafe) var failure: (any Error)?
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            do { try await running.run() } catch { failure = error }
+            finished.signal()
+        }
+        finished.wait()
+        if let failure { throw failure }
     }
 
     /// ArgumentParser's message for `error`, or, when the arguments hold an unknown subcommand or
