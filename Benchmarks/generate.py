@@ -189,7 +189,8 @@ def wide(rng, serial):
         elif kind == "int":
             record[key] = rng.randint(-1_000_000, 1_000_000_000)
         elif kind == "decimal":
-            record[key] = round(rng.uniform(-1000, 1000), 2)
+            # Two decimals, the last never 0, so every peer writes the same digits back.
+            record[key] = (rng.randint(-10_000, 10_000) * 10 + rng.randint(1, 9)) / 100
         elif kind == "bool":
             record[key] = rng.random() < 0.5
         else:
