@@ -1,9 +1,8 @@
 import Foundation
-import MappingsTestSupport
-import Testing
-
 import MappingsJSON
 import MappingsModel
+import MappingsTestSupport
+import Testing
 
 /// Decimals built from their digits and written from their mantissa give what Foundation's
 /// `Decimal(string:)` and `description` give, value for value.
@@ -13,9 +12,11 @@ struct DecimalDigitsTests {
     /// leading and trailing zeros (seeded, so a failure repeats).
     static func literals(count: Int) -> [String] {
         var generator = SeededGenerator(seed: 0x5eed)
-        var literals = ["0", "-0", "0.0", "1", "-1", "10", "100.00", "0.05", "-0.001", "12.5", "1e5", "1.5e-7",
+        var literals = [
+            "0", "-0", "0.0", "1", "-1", "10", "100.00", "0.05", "-0.001", "12.5", "1e5", "1.5e-7",
             "99999999999999999999999999999999999999", "-0.00000000000000000000000000000000000001",
-            "340282366920938463463374607431768211455", "1234567890123456789.0123456789", "7e127", "7e-128"]
+            "340282366920938463463374607431768211455", "1234567890123456789.0123456789", "7e127", "7e-128",
+        ]
         for _ in 0..<count {
             let length = Int.random(in: 1...38, using: &generator)
             var digits = (0..<length).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()

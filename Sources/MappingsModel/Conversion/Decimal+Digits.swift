@@ -27,7 +27,8 @@ extension Decimal {
             self = Decimal()
             return
         }
-        self.init(sign: literal.negative ? .minus : .plus, exponent: literal.exponent, significand: Decimal(significand))
+        self.init(
+            sign: literal.negative ? .minus : .plus, exponent: literal.exponent, significand: Decimal(significand))
     }
 
     /// Appends the same text as `description` (`-12.5`, `0.05`, `1200`) as UTF-8, written from
