@@ -209,7 +209,7 @@ package enum JSONParser {
                     members.append((key, item))
                 }
             }
-            return .object(JSONObject(members))
+            return .object(JSONObject(uniqueMembers: members))
         }
 
         /// The position of `key` among `members`: a linear search while they are few, then an index.
