@@ -19,6 +19,19 @@ def date(text):
     return datetime.strptime(text, API_DATE).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def user_out(user, date):
+    """The output user; `date` reads its `created_at`."""
+    return {
+        "id": int(user["id_str"]),
+        "name": user["name"],
+        "screenName": user["screen_name"],
+        "url": user.get("url"),
+        "followers": int(user["followers_count"]),
+        "verified": user.get("verified", False),
+        "joined": date(user["created_at"]),
+    }
+
+
 def reshape(record, client):
     user = record["user"]
     entities = record["entities"]
@@ -27,15 +40,7 @@ def reshape(record, client):
         "id": int(record["id_str"]),
         "text": record["text"],
         "createdAt": date(record["created_at"]),
-        "user": {
-            "id": int(user["id_str"]),
-            "name": user["name"],
-            "screenName": user["screen_name"],
-            "url": user.get("url"),
-            "followers": int(user["followers_count"]),
-            "verified": user.get("verified", False),
-            "joined": date(user["created_at"]),
-        },
+        "user": user_out(user, date),
         "tags": [tag["text"] for tag in entities["hashtags"]],
         "links": [{"url": link["url"], "expanded": link["expanded_url"]} for link in entities["urls"]],
         "mentions": [mention["screen_name"] for mention in entities["user_mentions"]],
@@ -63,15 +68,7 @@ def reshape_small(record, client):
         "id": int(record["id_str"]),
         "createdAt": iso(record["created_at"]),
         "text": record["text"],
-        "user": {
-            "id": int(user["id_str"]),
-            "name": user["name"],
-            "screenName": user["screen_name"],
-            "url": user.get("url"),
-            "followers": int(user["followers_count"]),
-            "verified": user.get("verified", False),
-            "joined": iso(user["created_at"]),
-        },
+        "user": user_out(user, iso),
         "tags": [tag["text"] for tag in record["hashtags"]],
         "retweets": int(record.get("retweet_count", 0)),
         "lang": record.get("lang"),

@@ -23,14 +23,14 @@ def api_date(text):
 
 # tweet ------------------------------------------------------------------------------------------
 
-class TweetUserIn(msgspec.Struct):
-    id_str: str
-    name: str
-    screen_name: str
-    followers_count: Union[int, str]
-    created_at: str
-    url: Optional[str] = None
-    verified: Optional[bool] = None
+def user_in(name, date):
+    """The input user Struct, its `created_at` decoded as `date` (str, or datetime for ISO 8601)."""
+    return msgspec.defstruct(name, [
+        ("id_str", str), ("name", str), ("screen_name", str), ("followers_count", Union[int, str]),
+        ("created_at", date), ("url", Optional[str], None), ("verified", Optional[bool], None)])
+
+
+TweetUserIn = user_in("TweetUserIn", str)
 
 
 class Hashtag(msgspec.Struct):
@@ -75,6 +75,11 @@ class UserOut(msgspec.Struct):
     joined: datetime
 
 
+def user_out(user, joined):
+    return UserOut(
+        int(user.id_str), user.name, user.screen_name, user.url, int(user.followers_count), bool(user.verified), joined)
+
+
 class LinkOut(msgspec.Struct):
     url: str
     expanded: str
@@ -102,9 +107,7 @@ def tweet(record, client):
     user = record.user
     fields = dict(
         id=int(record.id_str), text=record.text, createdAt=api_date(record.created_at),
-        user=UserOut(
-            int(user.id_str), user.name, user.screen_name, user.url, int(user.followers_count),
-            bool(user.verified), api_date(user.created_at)),
+        user=user_out(user, api_date(user.created_at)),
         tags=[tag.text for tag in record.entities.hashtags],
         links=[LinkOut(link.url, link.expanded_url) for link in record.entities.urls],
         mentions=[mention.screen_name for mention in record.entities.user_mentions],
@@ -118,14 +121,7 @@ def tweet(record, client):
 
 # small ------------------------------------------------------------------------------------------
 
-class SmallUserIn(msgspec.Struct):
-    id_str: str
-    name: str
-    screen_name: str
-    followers_count: Union[int, str]
-    created_at: datetime
-    url: Optional[str] = None
-    verified: Optional[bool] = None
+SmallUserIn = user_in("SmallUserIn", datetime)
 
 
 class SmallIn(msgspec.Struct):
@@ -158,9 +154,7 @@ def small(record, client):
     user = record.user
     fields = dict(
         id=int(record.id_str), createdAt=record.created_at, text=record.text,
-        user=UserOut(
-            int(user.id_str), user.name, user.screen_name, user.url, int(user.followers_count),
-            bool(user.verified), user.created_at),
+        user=user_out(user, user.created_at),
         tags=[tag.text for tag in record.hashtags], retweets=int(record.retweet_count), lang=record.lang,
         replyTo=int(record.in_reply_to_status_id_str) if record.in_reply_to_status_id_str is not None else None)
     if not client:

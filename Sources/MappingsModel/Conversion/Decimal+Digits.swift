@@ -39,8 +39,8 @@ extension Decimal {
             return
         }
         let significand = self.significand
-        guard !isNaN, significand <= Decimal(UInt64.max),
-            case var mantissa = (significand as NSDecimalNumber).uint64Value, Decimal(mantissa) == significand
+        // A significand beyond 64 bits reads back as another number: the comparison catches it.
+        guard !isNaN, case var mantissa = (significand as NSDecimalNumber).uint64Value, Decimal(mantissa) == significand
         else {
             out.append(contentsOf: description.utf8)
             return
