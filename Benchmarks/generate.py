@@ -1,12 +1,18 @@
-"""Seeded generator of tweet-like NDJSON records for the benchmarks (and, with --kind drawings,
-of drawings with snake_case keys and a polymorphic collection, for B6).
+"""Seeded generator of NDJSON records for the benchmarks, in four shapes.
 
-Each record looks like a statuses API payload: a nested user, entities with arrays of
-hashtags, links and mentions, dates in the API's format, ids as numbers and as strings,
-counts that are sometimes strings, and optional fields that are sometimes missing or null.
-The same seed and size always give the same bytes.
+- `tweet` (about 1.2 KB a record): a statuses API payload: a nested user, entities with arrays
+  of hashtags, links and mentions, dates in the API's format, ids as numbers and as strings,
+  counts that are sometimes strings, and optional fields that are sometimes missing or null.
+- `small` (about 515 bytes): a smaller tweet-like record: a nested user, ids and counts as
+  strings, a URL, ISO 8601 dates, a hashtag fan-out, optional and null fields.
+- `wide` (about 780 bytes): one flat object of 40 scalar fields (strings, integers, decimals,
+  booleans, nullable strings).
+- `drawing` (for B6): a drawing with snake_case keys (for automatic entries) and a
+  polymorphic collection of shapes tagged by `type`.
 
-    python3 Benchmarks/generate.py --size-mb 10 --seed 7 > tweets.ndjson
+The same shape, seed and size always give the same bytes.
+
+    python3 Benchmarks/generate.py --shape small --size-mb 10 --seed 7 > small.ndjson
 """
 
 import argparse
@@ -164,14 +170,87 @@ def drawing(rng, serial):
     return record
 
 
-def generate(out, size_bytes, seed=7, kind="tweets"):
+def iso_date(rng):
+    """An instant as ISO 8601 in UTC, `2012-08-29T17:12:58Z`."""
+    return "%d-%02d-%02dT%02d:%02d:%02dZ" % (
+        rng.randint(2008, 2024), rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23), rng.randint(0, 59),
+        rng.randint(0, 59))
+
+
+def small(rng, serial):
+    """A tweet-like record of about 515 bytes."""
+    tid = 1_100_000_000_000_000 + serial * 7919 + rng.randint(0, 7000)
+    uid = rng.randint(10_000, 2_000_000_000)
+    name = sentence(rng, 2).title()
+    account = {
+        "id_str": str(uid),
+        "name": name,
+        "screen_name": name.replace(" ", "_")[:15],
+        "url": "https://example.com/%s/%d" % (rng.choice(WORDS[:40]), uid) if rng.random() < 0.6 else None,
+        "followers_count": rng.randint(0, 5_000_000) if rng.random() < 0.7 else str(rng.randint(0, 5000)),
+        "created_at": iso_date(rng),
+        "description": sentence(rng, rng.randint(2, 9)),
+        "profile_image_url": "http://pbs.twimg.com/profile_images/%d/photo.jpg" % uid,
+    }
+    if rng.random() < 0.8:
+        account["verified"] = rng.random() < 0.1
+    reply = rng.randint(1, 10**15) if rng.random() < 0.3 else None
+    record = {
+        "id_str": str(tid),
+        "created_at": iso_date(rng),
+        "text": sentence(rng, rng.randint(4, 14)),
+        "user": account,
+        "hashtags": [{"text": rng.choice(WORDS[:60])} for _ in range(rng.choice([0, 1, 1, 2, 3]))],
+        "in_reply_to_status_id_str": str(reply) if reply else None,
+    }
+    retweets = rng.randint(0, 100_000)
+    if rng.random() < 0.6:
+        record["retweet_count"] = retweets if rng.random() < 0.6 else str(retweets)
+    if rng.random() < 0.85:
+        record["lang"] = rng.choice(LANGS)
+    return record
+
+
+# The wide shape's fields: (JSON key, kind). Keys are snake_case; the context maps each to the
+# camelCase property of the same name.
+WIDE_FIELDS = (
+    [("label_%02d" % i, "string") for i in range(10)]
+    + [("count_%02d" % i, "int") for i in range(10)]
+    + [("ratio_%02d" % i, "decimal") for i in range(10)]
+    + [("flag_%02d" % i, "bool") for i in range(5)]
+    + [("note_%02d" % i, "optional") for i in range(5)]
+)
+
+
+def wide(rng, serial):
+    """A flat record of 40 scalar fields."""
+    record = {}
+    for key, kind in WIDE_FIELDS:
+        if kind == "string":
+            record[key] = sentence(rng, rng.randint(1, 3))
+        elif kind == "int":
+            record[key] = rng.randint(-1_000_000, 1_000_000_000)
+        elif kind == "decimal":
+            # Two decimals, the last never 0, so every peer writes the same digits back.
+            record[key] = (rng.randint(-10_000, 10_000) * 10 + rng.randint(1, 9)) / 100
+        elif kind == "bool":
+            record[key] = rng.random() < 0.5
+        else:
+            record[key] = sentence(rng, 2) if rng.random() < 0.5 else None
+    return record
+
+
+SHAPES = {"tweet": tweet, "small": small, "wide": wide, "drawing": drawing}
+
+
+def generate(out, size_bytes, seed=7, shape="tweet"):
     """Writes records to the binary stream `out` until `size_bytes` are written; returns the record count."""
     rng = random.Random(seed)
+    make = SHAPES[shape]
     written = 0
     serial = 0
     while written < size_bytes:
-        record = drawing(rng, serial) if kind == "drawings" else tweet(rng, serial)
-        line = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        line = (json.dumps(make(rng, serial), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         out.write(line)
         written += len(line)
         serial += 1
@@ -182,9 +261,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--kind", choices=["tweets", "drawings"], default="tweets")
+    parser.add_argument("--shape", choices=sorted(SHAPES), default="tweet")
     arguments = parser.parse_args()
-    generate(sys.stdout.buffer, int(arguments.size_mb * 1024 * 1024), arguments.seed, arguments.kind)
+    generate(sys.stdout.buffer, int(arguments.size_mb * 1024 * 1024), arguments.seed, arguments.shape)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""The benchmark's reshape in Python (B1, B2), with the standard json module or orjson.
+"""The benchmarks' reshapes in Python (B1, B2), with the standard json module or orjson.
 
-    python3 Benchmarks/peers/reshape.py [--orjson] [--client] < tweets.ndjson > out.ndjson
+    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide] < in.ndjson > out.ndjson
 
-Same output as the context $BenchTweet (with --client, $BenchTweetWithClient) of
-Benchmarks/contexts/bench.mappings.
+Same output as the contexts of Benchmarks/contexts: tweet is $BenchTweet (with --client,
+$BenchTweetWithClient), small is $SmallTweet (with --client, $SmallTweetWithHandle), wide is
+$WideRecord.
 """
 
 import re
@@ -18,6 +19,19 @@ def date(text):
     return datetime.strptime(text, API_DATE).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def user_out(user, date):
+    """The output user; `date` reads its `created_at`."""
+    return {
+        "id": int(user["id_str"]),
+        "name": user["name"],
+        "screenName": user["screen_name"],
+        "url": user.get("url"),
+        "followers": int(user["followers_count"]),
+        "verified": user.get("verified", False),
+        "joined": date(user["created_at"]),
+    }
+
+
 def reshape(record, client):
     user = record["user"]
     entities = record["entities"]
@@ -26,15 +40,7 @@ def reshape(record, client):
         "id": int(record["id_str"]),
         "text": record["text"],
         "createdAt": date(record["created_at"]),
-        "user": {
-            "id": int(user["id_str"]),
-            "name": user["name"],
-            "screenName": user["screen_name"],
-            "url": user.get("url"),
-            "followers": int(user["followers_count"]),
-            "verified": user.get("verified", False),
-            "joined": date(user["created_at"]),
-        },
+        "user": user_out(user, date),
         "tags": [tag["text"] for tag in entities["hashtags"]],
         "links": [{"url": link["url"], "expanded": link["expanded_url"]} for link in entities["urls"]],
         "mentions": [mention["screen_name"] for mention in entities["user_mentions"]],
@@ -50,8 +56,49 @@ def reshape(record, client):
     return result
 
 
+def iso(text):
+    """An ISO 8601 instant as the benchmark's output writes it (UTC, no fraction when zero)."""
+    return datetime.fromisoformat(text).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def reshape_small(record, client):
+    user = record["user"]
+    reply = record.get("in_reply_to_status_id_str")
+    result = {
+        "id": int(record["id_str"]),
+        "createdAt": iso(record["created_at"]),
+        "text": record["text"],
+        "user": user_out(user, iso),
+        "tags": [tag["text"] for tag in record["hashtags"]],
+        "retweets": int(record.get("retweet_count", 0)),
+        "lang": record.get("lang"),
+        "replyTo": int(reply) if reply is not None else None,
+    }
+    if client:
+        result["handle"] = "@" + user["screen_name"]
+    return result
+
+
+def camel(key):
+    head, tail = key.split("_")
+    return head + tail
+
+
+def reshape_wide(record, client):
+    return {camel(key): record.get(key) for key in WIDE_KEYS}
+
+
+WIDE_KEYS = [
+    "%s_%02d" % (prefix, index) for prefix, count in (("label", 10), ("count", 10), ("ratio", 10), ("flag", 5), ("note", 5))
+    for index in range(count)
+]
+RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide}
+
+
 def main():
     client = "--client" in sys.argv
+    shape = sys.argv[sys.argv.index("--shape") + 1] if "--shape" in sys.argv else "tweet"
+    reshape = RESHAPES[shape]
     out = sys.stdout.buffer
     if "--orjson" in sys.argv:
         import orjson

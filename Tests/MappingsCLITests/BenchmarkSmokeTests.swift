@@ -42,10 +42,24 @@ struct BenchmarkSmokeTests {
         }
         for row in [
             "| mappings stream |", "| python 3", "| Swift JSONDecoder+JSONEncoder |", "| Swift JSONSerialization |",
-            "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream, explicit entries |",
+            "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream --workers 2 |",
+            "| mappings stream, explicit entries |",
         ] {
             #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
         }
+        for shape in ["tweet shape", "small shape", "wide shape, 40 scalar fields", "the Lua shape"] {
+            #expect(result.stdout.contains(shape), "\(shape) missing from:\n\(result.stdout)")
+        }
+        // Each peer is measured on every shape, or skipped with the reason (never failing the run).
+        for (peer, row) in [
+            ("msgspec", "| python + msgspec "), ("jq", "| jq-"), ("gojq", "| gojq-"), ("jaq", "| jaq-"),
+        ] {
+            let rows = result.stdout.components(separatedBy: row).count - 1
+            let skipped = result.stdout.contains("note: \(peer) is not installed")
+            #expect(rows >= 5 || skipped, "\(peer): \(rows) rows, no reason to skip, in:\n\(result.stdout)")
+        }
+        #expect(
+            result.stdout.contains("goal (small): ≥ 2× python + msgspec") || result.stdout.contains("msgspec is not"))
     }
 
     @Test("a peer whose output differs stops the run before any timing counts")

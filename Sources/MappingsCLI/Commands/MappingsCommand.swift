@@ -1,11 +1,12 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import Mappings
 import MappingsLua
 
 /// The `mappings` tool: checks `.mappings` files and maps JSON with them.
 @main
-struct MappingsCommand: AsyncParsableCommand {
+struct MappingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mappings",
         abstract: "Map JSON payloads to typed objects with declarative .mappings files.",
@@ -25,26 +26,49 @@ struct MappingsCommand: AsyncParsableCommand {
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.
     ///
-    /// The root is an `AsyncParsableCommand` because `fetch` is one; the other subcommands
-    /// stay synchronous and run as they are.
-    static func main() async {
+    /// The entry point is synchronous: the subcommands but `fetch` run on the main thread as plain
+    /// code, with no dispatch main loop under them (which is also what lets `valgrind` run the
+    /// tool: its callgrind crashes in the loop's signal thread). `fetch`, the one asynchronous
+    /// command, runs in a task while the main thread serves the dispatch main loop, and ends the
+    /// process when it is done.
+    static func main() {
         do {
-            var command = try await asyncParseAsRoot()
+            var command = try parseAsRoot()
             Terminal.useColors(colors(of: command))
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+            if let asyncCommand = command as? any AsyncParsableCommand {
+                runThenExit(asyncCommand)
             }
-        } catch let failure as ToolFailure {
-            Self.exit(withError: ExitCode(failure.status.rawValue))
+            try command.run()
+            Self.exit()
         } catch {
-            if exitCode(for: error) == .success {
-                Self.exit(withError: error)
-            }
-            FileHandle.standardError.write(Data((usageMessage(for: error) + "\n").utf8))
-            Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
+            finish(with: error)
         }
+    }
+
+    /// Runs an asynchronous command in a task and exits with its status; never returns.
+    private static func runThenExit(_ command: sending any AsyncParsableCommand) -> Never {
+        Task {
+            var running = command
+            do {
+                try await running.run()
+                Self.exit()
+            } catch {
+                finish(with: error)
+            }
+        }
+        dispatchMain()
+    }
+
+    /// Maps a failure to the tool's exit status, with ArgumentParser's message for usage errors.
+    private static func finish(with error: any Error) -> Never {
+        if let failure = error as? ToolFailure {
+            Self.exit(withError: ExitCode(failure.status.rawValue))
+        }
+        if exitCode(for: error) == .success {
+            Self.exit(withError: error)
+        }
+        FileHandle.standardError.write(Data((usageMessage(for: error) + "\n").utf8))
+        Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
     }
 
     /// ArgumentParser's message for `error`, or, when the arguments hold an unknown subcommand or

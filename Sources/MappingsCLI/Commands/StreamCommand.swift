@@ -60,8 +60,12 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Map on this many threads; output keeps input order.", valueName: "n"))
-    var workers = 1
+        help: ArgumentHelp(
+            "Map on this many threads (default: one per core); output keeps input order.", valueName: "n"))
+    var workers: Int?
+
+    /// `--workers`, or one worker per core the process may run on (at most 256).
+    var workerCount: Int { workers ?? min(max(1, ProcessInfo.processInfo.activeProcessorCount), 256) }
 
     @Option(help: "What a record with issues does: reject (default), emit, or fail.")
     var onIssue: IssuePolicy = .reject
@@ -112,7 +116,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     var inputs: [String] = []
 
     func validate() throws {
-        try OptionRange(option: "--workers", range: 1...256).check(workers)
+        if let workers { try OptionRange(option: "--workers", range: 1...256).check(workers) }
         try OptionRange(option: "--max-in-flight", range: 1...65536, unit: "MiB").check(maxInFlight)
         try OptionRange(option: "--reload-timeout", range: 1...86400, unit: "seconds").check(reloadTimeout)
         if let statsInterval {
@@ -167,7 +171,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         }
         let stop = StopSignal()
         var run = StreamRun(
-            mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workers, policy: onIssue,
+            mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workerCount,
+            policy: onIssue,
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
             showProgress: progress, maxInFlight: maxInFlight << 20,
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),

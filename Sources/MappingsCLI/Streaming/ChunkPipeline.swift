@@ -62,24 +62,33 @@ final class ChunkPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendabl
             held += size
             finished += 1
             // Waking the taker for every record would cost a context switch each: it is woken
-            // when the chunk is done, or when held outcomes should be written to make room.
-            if takerWaiting, finished == inputs.count || held > byteLimit / 2 || lanesWaiting > 0 {
-                condition.broadcast()
-            }
+            // when the chunk is done, when held outcomes should be written to make room, or when
+            // a batch is ready to write (so writing overlaps mapping instead of following it).
+            if takerWaiting, worthTaking { condition.broadcast() }
         }
         condition.unlock()
     }
 
+    /// How many outcomes in order make a batch worth waking the taker for.
+    static var batch: Int { 32 }
+
+    /// Whether the taker has something to do: the chunk is done, room is needed, or a batch of
+    /// outcomes is ready in order. Read with `condition` locked.
+    private var worthTaking: Bool {
+        if finished == inputs.count || held > byteLimit / 2 || lanesWaiting > 0 { return true }
+        guard finished - head >= Self.batch, head < outputs.count else { return false }
+        return outputs[head] != nil
+    }
+
     /// The outcomes from `index` on that are done, in order. Waits until the chunk is done or
-    /// room is needed, at most `timeout` seconds, then returns what is ready (maybe none).
+    /// room is needed or a batch is ready, at most `timeout` seconds, then returns what is ready
+    /// (maybe none).
     func take(from index: Int, timeout: TimeInterval) -> [Output] {
         condition.lock()
         defer { condition.unlock() }
         let limit = Date(timeIntervalSinceNow: timeout)
         takerWaiting = true
-        while finished < inputs.count, held <= byteLimit / 2, lanesWaiting == 0, !cancelled,
-            condition.wait(until: limit)
-        {}
+        while !worthTaking, !cancelled, condition.wait(until: limit) {}
         takerWaiting = false
         var taken: [Output] = []
         var at = index

@@ -8,6 +8,8 @@ struct MappingRun {
     var issues: [MappingIssue] = []
     /// What each rule did, when the run explains itself (`nil`: not recorded, no cost).
     var explanations: [Explanation]?
+    /// Where the next entry's key is looked for first (`SourceLookup.find(_:in:cursor:)`).
+    private var lookupCursor = 0
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -68,7 +70,7 @@ struct MappingRun {
         _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
     ) {
         func property() -> String { parent() + "." + rule.target.description }
-        let (lookup, used) = Self.find(rule, in: source)
+        let (lookup, used) = Self.find(rule, in: source, cursor: &lookupCursor)
         func keyPath() -> PayloadKeyPath { used == 0 ? rule.source : rule.fallbacks[used - 1] }
         func valuePath() -> String { SourceLookup.lookup(keyPath(), in: source, base: path()).path }
         var value: JSONValue?
@@ -313,8 +315,8 @@ struct MappingRun {
     /// `n` is `rule.fallbacks[n - 1]`): the first that is present and not null, or the first
     /// that cannot be read; when none is present, the first path's outcome. An entry with one
     /// key path does exactly one lookup.
-    private static func find(_ rule: Rule, in source: JSONValue) -> (SourceLookup.Found, Int) {
-        let first = SourceLookup.find(rule.source, in: source)
+    private static func find(_ rule: Rule, in source: JSONValue, cursor: inout Int) -> (SourceLookup.Found, Int) {
+        let first = SourceLookup.find(rule.source, in: source, cursor: &cursor)
         if rule.fallbacks.isEmpty { return (first, 0) }
         switch first {
         case .value(.null), .missing: break

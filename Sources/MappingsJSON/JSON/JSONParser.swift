@@ -155,6 +155,11 @@ package enum JSONParser {
             var members: [(key: String, value: JSONValue)] = []
             // Where each key is, once an object is too large for a linear search of its keys.
             var positions: [CodePointKey: Int]?
+            // With a demand that keeps only its own keys: where each wanted key is among
+            // `members` (-1 until seen), so that a repeated key is found without comparing
+            // strings; and which wanted key to try first (payloads repeat one key order).
+            var wantedPositions: [Int] = []
+            var nextWanted = 0
             try container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
                     throw reader.failure(
@@ -169,7 +174,7 @@ package enum JSONParser {
                     itemDemand = .everything
                 case .members(let wanted, let keepsOtherKeys):
                     let scanned = try reader.scanString()
-                    guard let member = reader.match(scanned, in: wanted) else {
+                    guard let found = reader.match(scanned, in: wanted, from: nextWanted) else {
                         let other = keepsOtherKeys ? try reader.text(of: scanned) : nil
                         try reader.colon()
                         try reader.skipValue(depth: depth)
@@ -179,8 +184,21 @@ package enum JSONParser {
                         }
                         return
                     }
-                    key = member.key
-                    itemDemand = member.demand
+                    nextWanted = found + 1
+                    if !keepsOtherKeys {
+                        try reader.colon()
+                        let item = try reader.value(depth: depth, demand: wanted[found].demand)
+                        if wantedPositions.isEmpty { wantedPositions = Array(repeating: -1, count: wanted.count) }
+                        if wantedPositions[found] >= 0 {
+                            members[wantedPositions[found]].value = item
+                        } else {
+                            wantedPositions[found] = members.count
+                            members.append((wanted[found].key, item))
+                        }
+                        return
+                    }
+                    key = wanted[found].key
+                    itemDemand = wanted[found].demand
                 }
                 try reader.colon()
                 let item = try reader.value(depth: depth, demand: itemDemand)
@@ -191,7 +209,7 @@ package enum JSONParser {
                     members.append((key, item))
                 }
             }
-            return .object(JSONObject(members))
+            return .object(JSONObject(uniqueMembers: members))
         }
 
         /// The position of `key` among `members`: a linear search while they are few, then an index.
@@ -218,20 +236,29 @@ package enum JSONParser {
             return try copy.string()
         }
 
-        /// The wanted member whose key is the string just scanned, if any.
-        func match(_ scanned: ScannedString, in wanted: [JSONDemand.Member]) -> JSONDemand.Member? {
+        /// Where the wanted member whose key is the string just scanned is in `wanted`, if it
+        /// is there; the member at `hint` is tried first.
+        func match(_ scanned: ScannedString, in wanted: [JSONDemand.Member], from hint: Int) -> Int? {
             if scanned.hasEscapes {
                 var copy = self
                 copy.index = scanned.start - 1
                 guard let text = try? copy.string() else { return nil }
-                return wanted.first(where: { $0.key.hasSameCodePoints(as: text) })
+                return wanted.firstIndex(where: { $0.key.hasSameCodePoints(as: text) })
             }
-            let count = scanned.end - scanned.start
-            search: for member in wanted where member.bytes.count == count {
-                for offset in 0..<count where member.bytes[offset] != bytes[scanned.start + offset] { continue search }
-                return member
+            if hint < wanted.count, holds(scanned, wanted[hint].bytes) { return hint }
+            for position in wanted.indices where position != hint && holds(scanned, wanted[position].bytes) {
+                return position
             }
             return nil
+        }
+
+        /// Whether the string just scanned (without escapes) is `key`'s bytes.
+        @inline(__always)
+        func holds(_ scanned: ScannedString, _ key: [UInt8]) -> Bool {
+            let count = scanned.end - scanned.start
+            guard key.count == count else { return false }
+            for offset in 0..<count where key[offset] != bytes[scanned.start + offset] { return false }
+            return true
         }
 
         mutating func array(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {

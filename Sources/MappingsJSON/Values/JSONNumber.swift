@@ -74,10 +74,10 @@ extension JSONValue {
 /// (−125 × 10²). No leading or trailing zero is kept, so equal values have equal digits; zero
 /// has no digits.
 package struct DecimalDigits: Hashable {
-    var negative: Bool
+    package var negative: Bool
     /// ASCII digits, without leading or trailing zeros.
-    var digits: [UInt8]
-    var exponent: Int
+    package var digits: [UInt8]
+    package var exponent: Int
 
     init(negative: Bool, digits: [UInt8], exponent: Int) {
         self.negative = negative

@@ -33,9 +33,20 @@ public struct JSONObject: Sendable, Hashable {
     /// The members, in order.
     public private(set) var members: [(key: String, value: JSONValue)]
 
+    /// Whether no two members share a key, as in every object the parser makes (it keeps the
+    /// last of a repeated key): a lookup may then take a member found anywhere, not only the first.
+    private var keysAreUnique: Bool
+
     /// An object with these members, in this order.
     public init(_ members: [(key: String, value: JSONValue)] = []) {
         self.members = members
+        keysAreUnique = members.count < 2
+    }
+
+    /// An object whose members are known to have distinct keys.
+    package init(uniqueMembers members: [(key: String, value: JSONValue)]) {
+        self.members = members
+        keysAreUnique = true
     }
 
     /// The value for `key`, or `nil` when the object has no such member. Keys are compared by
@@ -54,6 +65,13 @@ public struct JSONObject: Sendable, Hashable {
                 members.append((key, newValue))
             }
         }
+    }
+
+    /// Where `key` is among the members, looked for at `hint` first, then from the start: a
+    /// caller reading keys in the order the payload wrote them finds each with one comparison.
+    package func position(of key: String, from hint: Int) -> Int? {
+        if keysAreUnique, hint < members.count, members[hint].key.hasSameCodePoints(as: key) { return hint }
+        return members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) })
     }
 
     /// How many members the object has.

@@ -110,8 +110,9 @@ extension Converter {
     /// The Decimal that holds the decimal literal `text` digit for digit, or `nil` when Decimal
     /// cannot (more than 38 significant digits, or an exponent outside -128...127).
     static func exactDecimal(_ text: String) -> Decimal? {
-        guard let digits = DecimalDigits(literal: text),
-            let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+        guard let digits = DecimalDigits(literal: text) else { return nil }
+        if let decimal = Decimal(exactDigits: digits) { return decimal }
+        guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
             DecimalDigits(literal: decimal.description) == digits
         else { return nil }
         return decimal

@@ -166,26 +166,28 @@ enum DateParser {
     }
 
     /// A cursor over the characters of a date.
+    /// Reads ASCII syntax from a string's UTF-8 bytes (a byte of a multi-byte character never
+    /// equals an ASCII one, so such a character simply matches nothing).
     private struct Scanner {
-        let scalars: [Unicode.Scalar]
+        let bytes: [UInt8]
         var index = 0
 
-        init(_ text: String) { scalars = Array(text.unicodeScalars) }
+        init(_ text: String) { bytes = Array(text.utf8) }
 
-        var atEnd: Bool { index == scalars.count }
+        var atEnd: Bool { index == bytes.count }
 
         mutating func take(_ scalar: Unicode.Scalar) -> Bool {
-            guard index < scalars.count, scalars[index] == scalar else { return false }
+            guard index < bytes.count, UInt32(bytes[index]) == scalar.value else { return false }
             index += 1
             return true
         }
 
         mutating func digits(_ count: Int) -> Int? {
-            guard index + count <= scalars.count else { return nil }
+            guard index + count <= bytes.count else { return nil }
             var value = 0
-            for scalar in scalars[index..<index + count] {
-                guard ("0"..."9").contains(scalar) else { return nil }
-                value = value * 10 + Int(scalar.value - 48)
+            for byte in bytes[index..<index + count] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte &- UInt8(ascii: "0"))
             }
             index += count
             return value
@@ -193,8 +195,10 @@ enum DateParser {
 
         mutating func digitRun() -> String? {
             let start = index
-            while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
-            return String(String.UnicodeScalarView(scalars[start..<index]))
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                index += 1
+            }
+            return String(decoding: bytes[start..<index], as: UTF8.self)
         }
 
         mutating func sign() -> Int? {

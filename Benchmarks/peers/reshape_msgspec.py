@@ -1,0 +1,193 @@
+"""The benchmarks' reshapes in Python with msgspec's typed Structs: decode into typed input
+Structs (msgspec validates and converts while it parses), build the output Structs, encode.
+
+    python3 Benchmarks/peers/reshape_msgspec.py [--client] [--shape tweet|small|wide] < in.ndjson > out.ndjson
+
+Same output as Benchmarks/peers/reshape.py (and the contexts of Benchmarks/contexts).
+"""
+
+import re
+import sys
+from datetime import datetime, timezone
+from typing import Optional, Union
+
+import msgspec
+
+API_DATE = "%a %b %d %H:%M:%S %z %Y"
+CLIENT = re.compile(r">([^<]*)</a>")
+
+
+def api_date(text):
+    return datetime.strptime(text, API_DATE).astimezone(timezone.utc)
+
+
+# tweet ------------------------------------------------------------------------------------------
+
+def user_in(name, date):
+    """The input user Struct, its `created_at` decoded as `date` (str, or datetime for ISO 8601)."""
+    return msgspec.defstruct(name, [
+        ("id_str", str), ("name", str), ("screen_name", str), ("followers_count", Union[int, str]),
+        ("created_at", date), ("url", Optional[str], None), ("verified", Optional[bool], None)])
+
+
+TweetUserIn = user_in("TweetUserIn", str)
+
+
+class Hashtag(msgspec.Struct):
+    text: str
+
+
+class LinkIn(msgspec.Struct):
+    url: str
+    expanded_url: str
+
+
+class Mention(msgspec.Struct):
+    screen_name: str
+
+
+class Entities(msgspec.Struct):
+    hashtags: list[Hashtag]
+    urls: list[LinkIn]
+    user_mentions: list[Mention]
+
+
+class TweetIn(msgspec.Struct):
+    id_str: str
+    text: str
+    created_at: str
+    user: TweetUserIn
+    entities: Entities
+    source: Optional[str] = None
+    retweet_count: Union[int, str] = 0
+    favorite_count: Union[int, str] = 0
+    lang: Optional[str] = None
+    in_reply_to_status_id_str: Optional[str] = None
+
+
+class UserOut(msgspec.Struct):
+    id: int
+    name: str
+    screenName: str
+    url: Optional[str]
+    followers: int
+    verified: bool
+    joined: datetime
+
+
+def user_out(user, joined):
+    return UserOut(
+        int(user.id_str), user.name, user.screen_name, user.url, int(user.followers_count), bool(user.verified), joined)
+
+
+class LinkOut(msgspec.Struct):
+    url: str
+    expanded: str
+
+
+class TweetOut(msgspec.Struct):
+    id: int
+    text: str
+    createdAt: datetime
+    user: UserOut
+    tags: list[str]
+    links: list[LinkOut]
+    mentions: list[str]
+    retweets: int
+    favorites: int
+    lang: Optional[str]
+    replyTo: Optional[int]
+
+
+class TweetOutWithClient(TweetOut):
+    client: Optional[str]
+
+
+def tweet(record, client):
+    user = record.user
+    fields = dict(
+        id=int(record.id_str), text=record.text, createdAt=api_date(record.created_at),
+        user=user_out(user, api_date(user.created_at)),
+        tags=[tag.text for tag in record.entities.hashtags],
+        links=[LinkOut(link.url, link.expanded_url) for link in record.entities.urls],
+        mentions=[mention.screen_name for mention in record.entities.user_mentions],
+        retweets=int(record.retweet_count), favorites=int(record.favorite_count), lang=record.lang,
+        replyTo=int(record.in_reply_to_status_id_str) if record.in_reply_to_status_id_str is not None else None)
+    if not client:
+        return TweetOut(**fields)
+    match = CLIENT.search(record.source) if record.source is not None else None
+    return TweetOutWithClient(**fields, client=match.group(1) if match else record.source)
+
+
+# small ------------------------------------------------------------------------------------------
+
+SmallUserIn = user_in("SmallUserIn", datetime)
+
+
+class SmallIn(msgspec.Struct):
+    id_str: str
+    created_at: datetime
+    text: str
+    user: SmallUserIn
+    hashtags: list[Hashtag]
+    retweet_count: Union[int, str] = 0
+    lang: Optional[str] = None
+    in_reply_to_status_id_str: Optional[str] = None
+
+
+class SmallOut(msgspec.Struct):
+    id: int
+    createdAt: datetime
+    text: str
+    user: UserOut
+    tags: list[str]
+    retweets: int
+    lang: Optional[str]
+    replyTo: Optional[int]
+
+
+class SmallOutWithHandle(SmallOut):
+    handle: str
+
+
+def small(record, client):
+    user = record.user
+    fields = dict(
+        id=int(record.id_str), createdAt=record.created_at, text=record.text,
+        user=user_out(user, user.created_at),
+        tags=[tag.text for tag in record.hashtags], retweets=int(record.retweet_count), lang=record.lang,
+        replyTo=int(record.in_reply_to_status_id_str) if record.in_reply_to_status_id_str is not None else None)
+    if not client:
+        return SmallOut(**fields)
+    return SmallOutWithHandle(**fields, handle="@" + user.screen_name)
+
+
+# wide -------------------------------------------------------------------------------------------
+
+WIDE = [("label", 10, str), ("count", 10, int), ("ratio", 10, float), ("flag", 5, bool), ("note", 5, Optional[str])]
+WideIn = msgspec.defstruct(
+    "WideIn", [("%s_%02d" % (prefix, i), kind) for prefix, count, kind in WIDE for i in range(count)])
+WideOut = msgspec.defstruct(
+    "WideOut", [("%s%02d" % (prefix, i), kind) for prefix, count, kind in WIDE for i in range(count)])
+
+
+def wide(record, client):
+    return WideOut(*msgspec.structs.astuple(record))
+
+
+SHAPES = {"tweet": (TweetIn, tweet), "small": (SmallIn, small), "wide": (WideIn, wide)}
+
+
+def main():
+    client = "--client" in sys.argv
+    shape = sys.argv[sys.argv.index("--shape") + 1] if "--shape" in sys.argv else "tweet"
+    kind, reshape = SHAPES[shape]
+    decoder = msgspec.json.Decoder(kind)
+    encoder = msgspec.json.Encoder()
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        out.write(encoder.encode(reshape(decoder.decode(line), client)) + b"\n")
+
+
+if __name__ == "__main__":
+    main()
