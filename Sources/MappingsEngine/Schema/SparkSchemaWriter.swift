@@ -1,0 +1,92 @@
+import MappingsCompiler
+import MappingsJSON
+import MappingsModel
+
+/// Writes an `OutputShape` as a Spark `StructType` in its JSON form.
+///
+/// Spark types cannot refer to themselves, so nested objects are written out in place, and
+/// an object met again inside itself (a recursive model) becomes a string column holding its
+/// JSON text, as Spark's JSON reader gives any value read as a string. The same holds for
+/// `JSON` properties and for decimals: a Spark decimal has a fixed scale and at most 38
+/// digits, a payload's decimal has any, and a string keeps them all — `CAST(col AS
+/// DECIMAL(38, s))` is the caller's choice of what to lose. Dates are timestamps.
+struct SparkSchemaWriter {
+    let catalog: Catalog
+    /// The contexts and models being written out, to cut recursion.
+    private var open: [String] = []
+
+    init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    /// The struct type of a context's objects.
+    mutating func schema(ofContext index: Int) -> JSONValue {
+        let context = catalog.contexts[index]
+        open.append("context \(index)")
+        defer { open.removeLast() }
+        return structType(OutputShape.fields(of: context, catalog: catalog))
+    }
+
+    private mutating func structType(_ fields: [OutputShape.Field]) -> JSONValue {
+        let written = fields.map { field -> JSONValue in
+            let (type, nullable) = dataType(field.shape)
+            return [
+                "name": .string(field.name), "type": type,
+                "nullable": .bool(field.nullable || !field.required || nullable), "metadata": [:],
+            ]
+        }
+        return ["type": "struct", "fields": .array(written)]
+    }
+
+    /// The Spark type of a value, and whether it may be null even where the field says not.
+    private mutating func dataType(_ shape: OutputShape) -> (JSONValue, Bool) {
+        switch shape {
+        case .json: return ("string", false)
+        case .object(_, let fields): return (structType(fields), false)
+        case .converted(let type): return dataType(type)
+        case .built(let index, let collection):
+            if open.contains("context \(index)") { return ("string", false) }
+            switch collection {
+            case .single: return (schema(ofContext: index), false)
+            case .array: return (Self.array(schema(ofContext: index), containsNull: false), false)
+            case .dictionary: return (Self.map(schema(ofContext: index), containsNull: false), false)
+            case .either: return ("string", false)
+            }
+        }
+    }
+
+    private mutating func dataType(_ type: TypeReference) -> (JSONValue, Bool) {
+        switch type {
+        case .string, .url, .uuid, .enumeration, .decimal, .json: return ("string", false)
+        case .int: return ("long", false)
+        case .double: return ("double", false)
+        case .bool: return ("boolean", false)
+        case .date: return ("timestamp", false)
+        case .model(let name):
+            guard let model = catalog.models[name], !open.contains("model " + name) else { return ("string", false) }
+            open.append("model " + name)
+            defer { open.removeLast() }
+            let fields = model.properties.map {
+                OutputShape.Field(
+                    name: $0.name, shape: .converted($0.type.unwrapped), nullable: $0.type.unwrapped != $0.type,
+                    required: true)
+            }
+            return (structType(fields), false)
+        case .array(let element):
+            let (inner, _) = dataType(element.unwrapped)
+            return (Self.array(inner, containsNull: element.unwrapped != element), false)
+        case .dictionary(let value):
+            let (inner, _) = dataType(value.unwrapped)
+            return (Self.map(inner, containsNull: value.unwrapped != value), false)
+        case .optional(let wrapped): return (dataType(wrapped).0, true)
+        }
+    }
+
+    private static func array(_ element: JSONValue, containsNull: Bool) -> JSONValue {
+        ["type": "array", "elementType": element, "containsNull": .bool(containsNull)]
+    }
+
+    private static func map(_ value: JSONValue, containsNull: Bool) -> JSONValue {
+        ["type": "map", "keyType": "string", "valueType": value, "valueContainsNull": .bool(containsNull)]
+    }
+}
