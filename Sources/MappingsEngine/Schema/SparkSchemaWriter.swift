@@ -9,7 +9,11 @@ import MappingsModel
 /// JSON text, as Spark's JSON reader gives any value read as a string. The same holds for
 /// `JSON` properties and for decimals: a Spark decimal has a fixed scale and at most 38
 /// digits, a payload's decimal has any, and a string keeps them all — `CAST(col AS
-/// DECIMAL(38, s))` is the caller's choice of what to lose. Dates are timestamps.
+/// DECIMAL(38, s))` is the caller's choice of what to lose. A field whose value holds decimals
+/// (itself, or the elements of its arrays and dictionaries) says so in its metadata,
+/// `{"mappings.type": "Decimal"}`: Spark's JSON reader turns a fractional number read as a
+/// string into a double's digits, so a reader that keeps every digit (`mappings_spark` does)
+/// quotes those numbers first. Dates are timestamps.
 struct SparkSchemaWriter {
     let catalog: Catalog
     /// The contexts and models being written out, to cut recursion.
@@ -32,7 +36,8 @@ struct SparkSchemaWriter {
             let (type, nullable) = dataType(field.shape)
             return [
                 "name": .string(field.name), "type": type,
-                "nullable": .bool(field.nullable || !field.required || nullable), "metadata": [:],
+                "nullable": .bool(field.nullable || !field.required || nullable),
+                "metadata": Self.holdsDecimals(field.shape) ? ["mappings.type": "Decimal"] : [:],
             ]
         }
         return ["type": "struct", "fields": .array(written)]
@@ -79,6 +84,18 @@ struct SparkSchemaWriter {
             let (inner, _) = dataType(value.unwrapped)
             return (Self.map(inner, containsNull: value.unwrapped != value), false)
         case .optional(let wrapped): return (dataType(wrapped).0, true)
+        }
+    }
+
+    /// Whether a value of `shape` is a decimal, or an array or dictionary of them.
+    private static func holdsDecimals(_ shape: OutputShape) -> Bool {
+        guard case .converted(var type) = shape else { return false }
+        while true {
+            switch type {
+            case .decimal: return true
+            case .array(let inner), .dictionary(let inner), .optional(let inner): type = inner
+            case .string, .int, .double, .bool, .url, .date, .uuid, .json, .model, .enumeration: return false
+            }
         }
     }
 
