@@ -10,6 +10,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+# The package as it is in this checkout, before any installed copy of it.
+sys.path.insert(0, os.path.dirname(HERE))
 FIXTURES = os.path.join(HERE, "fixtures")
 CONTEXTS = os.path.join(FIXTURES, "contexts")
 SCRIPTS = os.path.join(FIXTURES, "scripts")
