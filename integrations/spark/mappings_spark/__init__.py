@@ -45,10 +45,15 @@ class CountMismatch(RuntimeError):
 class MappingOutput(tuple):
     """`(mapped_df, rejects_df)`, which also knows each partition's `--stats`."""
 
-    def __new__(cls, mapped, rejects, stats):
+    def __new__(cls, mapped, rejects, stats, tagged):
         output = super().__new__(cls, (mapped, rejects))
         output.stats_df = stats
+        output._tagged = tagged
         return output
+
+    def unpersist(self):
+        """Lets go of the cached run both DataFrames read from."""
+        self._tagged.unpersist()
 
     @property
     def mapped(self):
@@ -124,8 +129,8 @@ def map_json(
         a `MappingOutput`, which unpacks as `(mapped_df, rejects_df)`: the mapped records
         typed by the context's Spark schema, and the rejects (partition, line, input,
         issues). `.counts()` reconciles the partitions' counts. Both DataFrames come from
-        one cached run over the input: use them, then `.unpersist()` the output's
-        `stats_df` when done.
+        one cached run over the input: use them, then call the output's
+        `unpersist()`.
     """
     if on_issue not in ("reject", "emit"):
         raise ValueError("on_issue must be 'reject' or 'emit' ('fail' would fail the task, and Spark retry it)")
@@ -161,9 +166,7 @@ def map_json(
         "partition", F.from_json("text", _REJECT_LINE_SCHEMA, {"mode": "FAILFAST"}).alias("reject")
     ).select("partition", "reject.line", "reject.input", "reject.issues")
     stats = rows.where(F.col("tag") == STATS).select("partition", F.col("text").alias("stats"))
-    output = MappingOutput(mapped, rejects, stats)
-    output.tagged = tagged
-    return output
+    return MappingOutput(mapped, rejects, stats, tagged)
 
 
 def _lines(df_or_rdd, column):
@@ -181,8 +184,7 @@ def _lines(df_or_rdd, column):
     return df_or_rdd, spark
 
 
-# What this process shipped already, by SparkContext: Spark refuses a second addFile of a
-# changed file under the same name, and a foreachBatch calls map_json once per batch.
+# What this process shipped already, by SparkContext: path and fingerprint → shipped name.
 _SHIPPED = {}
 
 
@@ -190,34 +192,75 @@ def _ship(spark_context, paths, ship):
     """Ships this package to the executors' Python (`addPyFile` of a zip of it), so that they
     need not have it installed, and `paths` with `addFile` (directories recursively); returns
     the name each path has on the executors. No path when `ship` is False: every node reads
-    the same paths."""
+    the same paths.
+
+    Each path ships as a copy named after its content's fingerprint (names, sizes and
+    modification times): two directories both called `contexts` do not collide, and an
+    edited file ships again under a new name (Spark refuses to ship a changed file under a
+    name it has shipped), so the next call maps with the edit.
+    """
     known = _SHIPPED.setdefault(id(spark_context), {})
-    if "" not in known:
+    if _PACKAGE_ZIP not in known:
         spark_context.addPyFile(_package_zip())
-        known[""] = ""
+        known[_PACKAGE_ZIP] = _PACKAGE_ZIP
     if not ship:
         return {}
+    names = {}
     for path in paths:
-        if path in known:
-            continue
-        name = os.path.basename(path.rstrip(os.path.sep))
-        if name in known.values() or name == _PACKAGE_ZIP:
-            raise ValueError(f"two shipped paths are named '{name}': rename one, or pass ship=False")
-        spark_context.addFile(path, recursive=os.path.isdir(path))
-        known[path] = name
-    return {path: known[path] for path in paths}
+        key = (path, _fingerprint(path))
+        if key not in known:
+            known[key] = _staged_copy(path, key[1])
+            spark_context.addFile(os.path.join(_staging(), known[key]), recursive=os.path.isdir(path))
+        names[path] = known[key]
+    return names
+
+
+def _fingerprint(path):
+    import hashlib
+
+    digest = hashlib.sha1(path.encode())
+    walked = [(path, [], [""])] if os.path.isfile(path) else os.walk(path)
+    for folder, directories, files in walked:
+        directories.sort()
+        for name in sorted(files):
+            info = os.stat(os.path.join(folder, name) if name else folder)
+            digest.update(f"{os.path.relpath(os.path.join(folder, name), path)}:{info.st_size}:{info.st_mtime_ns}".encode())
+    return digest.hexdigest()[:12]
+
+
+def _staged_copy(path, fingerprint):
+    """Copies `path` into the staging directory as `<fingerprint>-<name>`; returns that name."""
+    import shutil
+
+    name = f"{fingerprint}-{os.path.basename(path.rstrip(os.path.sep))}"
+    target = os.path.join(_staging(), name)
+    if os.path.isdir(path):
+        shutil.copytree(path, target)
+    else:
+        shutil.copy2(path, target)
+    return name
+
+
+_STAGING = []
+
+
+def _staging():
+    """A temporary directory of this driver process for what it ships."""
+    import tempfile
+
+    if not _STAGING:
+        _STAGING.append(tempfile.mkdtemp(prefix="mappings-spark-"))
+    return _STAGING[0]
 
 
 _PACKAGE_ZIP = "mappings_spark.zip"
 
 
 def _package_zip():
-    """A zip of this package, made once per driver process in a temporary directory."""
-    import tempfile
+    """A zip of this package, in the staging directory."""
     import zipfile
 
-    folder = tempfile.mkdtemp(prefix="mappings-spark-")
-    path = os.path.join(folder, _PACKAGE_ZIP)
+    path = os.path.join(_staging(), _PACKAGE_ZIP)
     package = os.path.dirname(os.path.abspath(__file__))
     with zipfile.ZipFile(path, "w") as archive:
         for name in sorted(os.listdir(package)):

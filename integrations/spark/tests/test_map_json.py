@@ -70,7 +70,7 @@ def test_partitions_map_as_one_stream_would(spark, tmp_path):
     assert counts["partitions"] == 8
     assert (counts["read"], counts["written"], counts["rejected"]) == (
         20_000, expected_stats["written"], expected_stats["rejected"])
-    output.tagged.unpersist()
+    output.unpersist()
 
 
 def test_a_looping_script_rejects_its_records_and_the_job_completes(spark):
