@@ -11,9 +11,10 @@ import MappingsModel
 /// digits, a payload's decimal has any, and a string keeps them all — `CAST(col AS
 /// DECIMAL(38, s))` is the caller's choice of what to lose. A field whose value holds decimals
 /// (itself, or the elements of its arrays and dictionaries) says so in its metadata,
-/// `{"mappings.type": "Decimal"}`: Spark's JSON reader turns a fractional number read as a
+/// `{"mappings.type": "Decimal"}`, and a field whose strings hold JSON text says
+/// `{"mappings.type": "JSON"}`: Spark's JSON reader turns a fractional number read as a
 /// string into a double's digits, so a reader that keeps every digit (`mappings_spark` does)
-/// quotes those numbers first. Dates are timestamps.
+/// makes those values strings first. Dates are timestamps.
 struct SparkSchemaWriter {
     let catalog: Catalog
     /// The contexts and models being written out, to cut recursion.
@@ -33,42 +34,48 @@ struct SparkSchemaWriter {
 
     private mutating func structType(_ fields: [OutputShape.Field]) -> JSONValue {
         let written = fields.map { field -> JSONValue in
-            let (type, nullable) = dataType(field.shape)
+            let (type, nullable, holdsText) = dataType(field.shape)
+            let metadata: JSONValue =
+                Self.holdsDecimals(field.shape)
+                ? ["mappings.type": "Decimal"] : holdsText ? ["mappings.type": "JSON"] : [:]
             return [
                 "name": .string(field.name), "type": type,
-                "nullable": .bool(field.nullable || !field.required || nullable),
-                "metadata": Self.holdsDecimals(field.shape) ? ["mappings.type": "Decimal"] : [:],
+                "nullable": .bool(field.nullable || !field.required || nullable), "metadata": metadata,
             ]
         }
         return ["type": "struct", "fields": .array(written)]
     }
 
-    /// The Spark type of a value, and whether it may be null even where the field says not.
-    private mutating func dataType(_ shape: OutputShape) -> (JSONValue, Bool) {
+    /// The Spark type of a value; whether it may be null even where the field says not; and
+    /// whether its strings (or those of its arrays and maps) hold JSON text.
+    private mutating func dataType(_ shape: OutputShape) -> (JSONValue, Bool, Bool) {
         switch shape {
-        case .json: return ("string", false)
-        case .object(_, let fields): return (structType(fields), false)
+        case .json: return ("string", false, true)
+        case .object(_, let fields): return (structType(fields), false, false)
         case .converted(let type): return dataType(type)
         case .built(let index, let collection):
-            if open.contains("context \(index)") { return ("string", false) }
+            if open.contains("context \(index)") { return ("string", false, true) }
             switch collection {
-            case .single: return (schema(ofContext: index), false)
-            case .array: return (Self.array(schema(ofContext: index), containsNull: false), false)
-            case .dictionary: return (Self.map(schema(ofContext: index), containsNull: false), false)
-            case .either: return ("string", false)
+            case .single: return (schema(ofContext: index), false, false)
+            case .array: return (Self.array(schema(ofContext: index), containsNull: false), false, false)
+            case .dictionary: return (Self.map(schema(ofContext: index), containsNull: false), false, false)
+            case .either: return ("string", false, true)
             }
         }
     }
 
-    private mutating func dataType(_ type: TypeReference) -> (JSONValue, Bool) {
+    private mutating func dataType(_ type: TypeReference) -> (JSONValue, Bool, Bool) {
         switch type {
-        case .string, .url, .uuid, .enumeration, .decimal, .json: return ("string", false)
-        case .int: return ("long", false)
-        case .double: return ("double", false)
-        case .bool: return ("boolean", false)
-        case .date: return ("timestamp", false)
+        case .string, .url, .uuid, .enumeration, .decimal: return ("string", false, false)
+        case .json: return ("string", false, true)
+        case .int: return ("long", false, false)
+        case .double: return ("double", false, false)
+        case .bool: return ("boolean", false, false)
+        case .date: return ("timestamp", false, false)
         case .model(let name):
-            guard let model = catalog.models[name], !open.contains("model " + name) else { return ("string", false) }
+            guard let model = catalog.models[name], !open.contains("model " + name) else {
+                return ("string", false, true)
+            }
             open.append("model " + name)
             defer { open.removeLast() }
             let fields = model.properties.map {
@@ -76,14 +83,16 @@ struct SparkSchemaWriter {
                     name: $0.name, shape: .converted($0.type.unwrapped), nullable: $0.type.unwrapped != $0.type,
                     required: true)
             }
-            return (structType(fields), false)
+            return (structType(fields), false, false)
         case .array(let element):
-            let (inner, _) = dataType(element.unwrapped)
-            return (Self.array(inner, containsNull: element.unwrapped != element), false)
+            let (inner, _, holdsText) = dataType(element.unwrapped)
+            return (Self.array(inner, containsNull: element.unwrapped != element), false, holdsText)
         case .dictionary(let value):
-            let (inner, _) = dataType(value.unwrapped)
-            return (Self.map(inner, containsNull: value.unwrapped != value), false)
-        case .optional(let wrapped): return (dataType(wrapped).0, true)
+            let (inner, _, holdsText) = dataType(value.unwrapped)
+            return (Self.map(inner, containsNull: value.unwrapped != value), false, holdsText)
+        case .optional(let wrapped):
+            let (inner, _, holdsText) = dataType(wrapped)
+            return (inner, true, holdsText)
         }
     }
 

@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 
-from .stage import MAPPED, REJECTED, STATS, Stage, decimal_fields
+from .stage import MAPPED, REJECTED, STATS, Stage, text_fields
 
 __all__ = ["map_json", "MappingOutput", "CountMismatch", "spark_schema", "REJECT_SCHEMA"]
 
@@ -149,7 +149,7 @@ def map_json(
     shipped = _ship(spark.sparkContext, mappings + ([scripts] if scripts else []) + (
         [driver_binary] if os.path.sep in driver_binary else []), ship)
     stage = Stage(context, mappings, scripts, driver_binary, workers, on_issue, options, shipped,
-                  decimal_fields(schema))
+                  text_fields(schema))
 
     from pyspark import StorageLevel
     from pyspark.sql import functions as F

@@ -22,7 +22,7 @@ class Stage:
     shared (the same path on every node): `shipped` holds the names to look up.
     """
 
-    def __init__(self, context, mappings, scripts, binary, workers, on_issue, arguments, shipped, decimal_fields):
+    def __init__(self, context, mappings, scripts, binary, workers, on_issue, arguments, shipped, text_fields):
         self.context = context
         self.mappings = mappings
         self.scripts = scripts
@@ -31,7 +31,7 @@ class Stage:
         self.on_issue = on_issue
         self.arguments = arguments
         self.shipped = shipped
-        self.decimal_fields = decimal_fields
+        self.text_fields = text_fields
 
     def local(self, path):
         """The path of `path` on this node: where Spark put a shipped file, or the path itself."""
@@ -87,7 +87,7 @@ class Stage:
                 try:
                     for output in process.stdout:
                         text = output.decode("utf-8").rstrip("\n")
-                        yield (MAPPED, partition, self.exact(text) if self.decimal_fields else text)
+                        yield (MAPPED, partition, self.exact(text) if self.text_fields else text)
                     status = process.wait()
                 finally:
                     # A consumer that stops early (`first()`, `limit`) closes this generator: the
@@ -108,10 +108,11 @@ class Stage:
                 yield (STATS, partition, counts.read())
 
     def exact(self, text):
-        """The record with the numbers of its decimal fields quoted, so that Spark's JSON reader
-        keeps every digit of them as a string (it reads a number as a double's digits)."""
+        """The record with its decimal fields' numbers, and its JSON fields' values, as strings of
+        their exact text: Spark's JSON reader, reading a number where it expects a string,
+        writes a double's digits."""
         record = json.loads(text, parse_float=Decimal)
-        _quote_decimals(record, self.decimal_fields)
+        _quote(record, self.text_fields)
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=_double)
 
 
@@ -126,33 +127,71 @@ def _record_line(line):
     return line
 
 
-def _quote_decimals(value, fields):
-    """Replaces, in place, the numbers under `fields`: a tree of field names whose leaves are
-    True, where `(MAP, tree)` stands for each value of a dictionary."""
+class Leaf:
+    """A field whose value Spark must read as strings: `kind` is "Decimal" (every number inside
+    becomes its digits) or "JSON" (each value where `spark_type` has a string becomes its JSON
+    text)."""
+
+    def __init__(self, kind, spark_type):
+        self.kind = kind
+        self.spark_type = spark_type
+
+
+def _quote(value, fields):
+    """Makes strings, in place, of the values under `fields`: a tree of field names (a dict)
+    whose leaves are `Leaf`s, where `(MAP, tree)` stands for each value of a dictionary."""
     if isinstance(value, list):
         for element in value:
-            _quote_decimals(element, fields)
+            _quote(element, fields)
     elif isinstance(fields, tuple) and isinstance(value, dict):
-        for key, inner in value.items():
-            _quote_decimals(inner, fields[1])
+        for inner in value.values():
+            _quote(inner, fields[1])
     elif isinstance(value, dict):
         for name, inner in fields.items():
-            if name not in value:
+            if name not in value or value[name] is None:
                 continue
-            if inner is True:
-                value[name] = _quoted(value[name])
+            if isinstance(inner, Leaf):
+                value[name] = _digits(value[name]) if inner.kind == "Decimal" else _texts(value[name], inner.spark_type)
             else:
-                _quote_decimals(value[name], inner)
+                _quote(value[name], inner)
 
 
-def _quoted(value):
+def _digits(value):
     if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
         return str(value)
     if isinstance(value, list):
-        return [_quoted(element) for element in value]
+        return [_digits(element) for element in value]
     if isinstance(value, dict):
-        return {key: _quoted(element) for key, element in value.items()}
+        return {key: _digits(element) for key, element in value.items()}
     return value
+
+
+def _texts(value, spark_type):
+    """The JSON text of `value` where `spark_type` is a string; arrays and maps element-wise."""
+    if value is None:
+        return None
+    if isinstance(spark_type, dict) and spark_type.get("type") == "array" and isinstance(value, list):
+        return [_texts(element, spark_type["elementType"]) for element in value]
+    if isinstance(spark_type, dict) and spark_type.get("type") == "map" and isinstance(value, dict):
+        return {key: _texts(element, spark_type["valueType"]) for key, element in value.items()}
+    return _json_text(value)
+
+
+def _json_text(value):
+    """JSON text with every number's digits as read (`json.dumps` would write a Decimal's
+    float)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (int, Decimal)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(_json_text(element) for element in value) + "]"
+    return "{" + ",".join(json.dumps(key, ensure_ascii=False) + ":" + _json_text(inner)
+                          for key, inner in value.items()) + "}"
 
 
 def _double(value):
@@ -162,9 +201,9 @@ def _double(value):
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def decimal_fields(schema_json):
-    """The tree of fields whose values hold decimals, from the metadata `mappings schema
-    --format spark` writes (`{"mappings.type": "Decimal"}`); empty when there are none."""
+def text_fields(schema_json):
+    """The tree of fields Spark must read as strings, from the metadata `mappings schema
+    --format spark` writes (`{"mappings.type": "Decimal"}` or `"JSON"`); empty when none."""
 
     def walk(data_type):
         if not isinstance(data_type, dict):
@@ -173,8 +212,9 @@ def decimal_fields(schema_json):
         if kind == "struct":
             found = {}
             for field in data_type["fields"]:
-                if field.get("metadata", {}).get("mappings.type") == "Decimal":
-                    found[field["name"]] = True
+                marked = field.get("metadata", {}).get("mappings.type")
+                if marked in ("Decimal", "JSON"):
+                    found[field["name"]] = Leaf(marked, field["type"])
                 else:
                     inner = walk(field["type"])
                     if inner:

@@ -92,10 +92,17 @@ def bad(rng, number):
     return json.dumps(record, ensure_ascii=False)
 
 
+# JSON kept as it came, with a number no double holds.
+EXTRA = '{"weight":1.100000000000000000001,"n":[1,null]}'
+
+
 def records(count, bad_every=97, seed=20):
-    """`count` NDJSON lines, one in `bad_every` of them bad."""
+    """`count` NDJSON lines, one in `bad_every` of them bad, one in 7 with `EXTRA`."""
     rng = random.Random(seed)
-    return [
-        bad(rng, number) if number % bad_every == 0 else json.dumps(order(rng, number), ensure_ascii=False)
-        for number in range(1, count + 1)
-    ]
+    lines = []
+    for number in range(1, count + 1):
+        line = bad(rng, number) if number % bad_every == 0 else json.dumps(order(rng, number), ensure_ascii=False)
+        if number % 7 == 0 and line.endswith("}"):
+            line = line[:-1] + ',"extra":' + EXTRA + "}"
+        lines.append(line)
+    return lines

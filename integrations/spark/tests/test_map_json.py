@@ -7,7 +7,7 @@ import subprocess
 from collections import Counter
 from decimal import Decimal
 
-from conftest import CONTEXTS, SCRIPTS, binary, records
+from conftest import CONTEXTS, EXTRA, SCRIPTS, binary, records
 from mappings_spark import map_json, spark_schema
 
 
@@ -48,17 +48,20 @@ def test_partitions_map_as_one_stream_would(spark, tmp_path):
     assert types["lines"] == "array<struct<sku:string,quantity:bigint,price:string>>"
     assert types["total"] == "string" and types["status"] == "string"
 
-    # The mapped rows are those of one stream over the same input, in any order (decimals aside:
-    # the reader would make them doubles).
+    # The mapped rows are those of one stream over the same input, in any order (decimals and
+    # JSON aside: the reader would make their numbers doubles).
     reader = spark.read.schema(mapped.schema).option("timeZone", "UTC").option("mode", "FAILFAST")
     expected = reader.json(spark.sparkContext.parallelize(expected_mapped, 4))
     assert mapped.count() == len(expected_mapped)
-    assert mapped.drop("total").exceptAll(expected.drop("total")).count() == 0
-    assert expected.drop("total").exceptAll(mapped.drop("total")).count() == 0
+    assert mapped.drop("total", "extra").exceptAll(expected.drop("total", "extra")).count() == 0
+    assert expected.drop("total", "extra").exceptAll(mapped.drop("total", "extra")).count() == 0
     # Decimals keep every digit (a JSON reader alone would have made them doubles).
     totals = Counter(row.total for row in mapped.select("total").collect())
     assert totals == Counter(str(Decimal(json.loads(line, parse_float=Decimal)["total"])) for line in expected_mapped)
     assert all(len(total.replace(".", "")) > 20 for total in totals)
+    # So do JSON properties, as their text.
+    extras = Counter(row.extra for row in mapped.select("extra").collect())
+    assert set(extras) == {None, EXTRA} and extras[EXTRA] > 2_000
 
     # The rejects are the same records, with the same issues.
     got = Counter((row.input, issue_keys(row.asDict(recursive=True)["issues"])) for row in rejects.collect())
@@ -103,5 +106,6 @@ def test_the_spark_schema_is_the_tool_s(spark):
     assert read.simpleString() == (
         "struct<id:string,placedAt:timestamp,status:string,customer:struct<id:bigint,name:string,email:string>,"
         "lines:array<struct<sku:string,quantity:bigint,price:string>>,total:string,code:string,note:string,"
-        "site:string>")
+        "site:string,extra:string>")
     assert read["total"].metadata == {"mappings.type": "Decimal"}
+    assert read["extra"].metadata == {"mappings.type": "JSON"}
