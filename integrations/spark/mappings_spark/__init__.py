@@ -135,9 +135,12 @@ def map_json(
     if on_issue not in ("reject", "emit"):
         raise ValueError("on_issue must be 'reject' or 'emit' ('fail' would fail the task, and Spark retry it)")
     rdd, spark = _lines(df_or_rdd, column)
-    mappings = [os.path.abspath(path) for path in ([mappings] if isinstance(mappings, str) else mappings)]
-    scripts = os.path.abspath(scripts) if scripts is not None else None
-    driver_binary = os.path.abspath(binary) if os.path.sep in binary else binary
+    # Shipped paths are the driver's, made absolute; shared ones stay as given, so that a path
+    # relative to each container's working directory (an --archives one) resolves on each node.
+    place = os.path.abspath if ship else (lambda path: path)
+    mappings = [place(path) for path in ([mappings] if isinstance(mappings, str) else mappings)]
+    scripts = place(scripts) if scripts is not None else None
+    driver_binary = place(binary) if os.path.sep in binary else binary
     schema = spark_schema(context, mappings=mappings, scripts=scripts, binary=driver_binary, traits=traits)
 
     options = []
