@@ -111,6 +111,14 @@ def main():
 
     timed("from_json", with_from_json)
     timed("map_json", with_mappings)
+
+    # Both say the same thing: the same rows for the first records.
+    sample = spark.read.text(options.input).limit(2_000).cache()
+    output = map_json(sample, "$BenchTweet", mappings=[os.path.join(ROOT, "Benchmarks", "contexts")],
+                      scripts=os.path.join(ROOT, "Benchmarks", "scripts"), binary=options.binary)
+    mapped, expected = output[0], native(sample)
+    print(json.dumps({"sample": mapped.count(), "differing": mapped.exceptAll(expected).count()
+                      + expected.exceptAll(mapped).count()}), flush=True)
     print(json.dumps({"load": os.getloadavg()}), flush=True)
 
 
