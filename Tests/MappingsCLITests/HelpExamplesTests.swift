@@ -6,7 +6,7 @@ import Testing
 /// does not wrap it mid-command) and runs as written against the shipped files.
 @Suite("help examples copy-paste and run")
 struct HelpExamplesTests {
-    static let subcommands = ["check", "map", "stream", "test", "explain", "fetch", "serialize"]
+    static let subcommands = ["check", "map", "stream", "test", "explain", "fetch", "serialize", "schema"]
 
     /// The example commands of `help`: the lines under `Example(s)…` (a paragraph), one command per line
     /// indented by two, continued by lines indented by four (after `\` or `|`).

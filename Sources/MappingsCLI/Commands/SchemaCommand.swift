@@ -1,0 +1,46 @@
+import ArgumentParser
+import Mappings
+
+/// `mappings schema`: the shape of a context's output, as JSON Schema or as a Spark schema.
+struct SchemaCommand: ParsableCommand, LoadingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Print the shape of what a context maps to, as a JSON Schema or a Spark schema.",
+        discussion: """
+            Writes one line of JSON to stdout: a JSON Schema (draft 2020-12) that every record \
+            'mappings map' or 'mappings stream' writes without an error validates against, or the \
+            Spark StructType of those records, as StructType.fromJson reads it. Model objects list \
+            every property (null where no required entry or default sets it); dates are date-time \
+            strings (Spark timestamps); decimals are JSON numbers (Spark strings, which keep every \
+            digit); a recursive model nested in itself is a Spark string of JSON text.
+
+            Exit status: 0 printed; 2 the contexts or arguments could not be loaded.
+
+            Examples:
+              mappings schema --context '$TweetModel'
+              mappings schema --context '$TweetModel' --format spark
+            """
+    )
+
+    @OptionGroup var load: LoadOptions
+
+    @Option(help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"))
+    var context: String
+
+    @Option(help: "The schema language: json-schema or spark.")
+    var format: Format = .jsonSchema
+
+    /// `--format`'s values: the library's schema languages, by their names on the command line.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case jsonSchema = "json-schema"
+        case spark
+
+        var schemaFormat: SchemaFormat { self == .spark ? .spark : .jsonSchema }
+    }
+
+    func run() throws {
+        let catalog = try load.loadCatalog()
+        let compiled = try LoadOptions.context(context, of: Mapper(catalog: catalog))
+        Terminal.output(catalog.outputSchema(of: compiled, as: format.schemaFormat).jsonText)
+    }
+}
