@@ -18,7 +18,7 @@ import MappingsModel
 struct SparkSchemaWriter {
     let catalog: Catalog
     /// The contexts and models being written out, to cut recursion.
-    private var open: [String] = []
+    private var writing: [String] = []
 
     init(catalog: Catalog) {
         self.catalog = catalog
@@ -27,8 +27,8 @@ struct SparkSchemaWriter {
     /// The struct type of a context's objects.
     mutating func schema(ofContext index: Int) -> JSONValue {
         let context = catalog.contexts[index]
-        open.append("context \(index)")
-        defer { open.removeLast() }
+        writing.append("context \(index)")
+        defer { writing.removeLast() }
         return structType(OutputShape.fields(of: context, catalog: catalog))
     }
 
@@ -54,7 +54,7 @@ struct SparkSchemaWriter {
         case .object(_, let fields): return (structType(fields), false, false)
         case .converted(let type): return dataType(type)
         case .built(let index, let collection):
-            if open.contains("context \(index)") { return ("string", false, true) }
+            if writing.contains("context \(index)") { return ("string", false, true) }
             switch collection {
             case .single: return (schema(ofContext: index), false, false)
             case .array: return (Self.array(schema(ofContext: index), containsNull: false), false, false)
@@ -62,7 +62,7 @@ struct SparkSchemaWriter {
             case .either: return ("string", false, true)
             }
         case .alternatives(let contexts, let collection):
-            if contexts.contains(where: { open.contains("context \($0)") }) { return ("string", false, true) }
+            if contexts.contains(where: { writing.contains("context \($0)") }) { return ("string", false, true) }
             let element = merged(contexts.map { OutputShape.fields(of: catalog.contexts[$0], catalog: catalog) })
             switch collection {
             case .single: return (element, false, false)
@@ -102,19 +102,19 @@ struct SparkSchemaWriter {
         case .bool: return ("boolean", false, false)
         case .date: return ("timestamp", false, false)
         case .model(let name):
-            guard let model = catalog.models[name], !open.contains("model " + name) else {
+            guard let model = catalog.models[name], !writing.contains("model " + name) else {
                 return ("string", false, true)
             }
-            open.append("model " + name)
-            defer { open.removeLast() }
+            writing.append("model " + name)
+            defer { writing.removeLast() }
             return (structType(OutputShape.fields(convertedFrom: model)), false, false)
         case .union(let members):
             let models = members.compactMap { catalog.models[$0] }
-            guard models.count == members.count, !members.contains(where: { open.contains("model " + $0) }) else {
+            guard models.count == members.count, !members.contains(where: { writing.contains("model " + $0) }) else {
                 return ("string", false, true)
             }
-            open += members.map { "model " + $0 }
-            defer { open.removeLast(members.count) }
+            writing += members.map { "model " + $0 }
+            defer { writing.removeLast(members.count) }
             return (merged(models.map(OutputShape.fields(convertedFrom:))), false, false)
         case .array(let element), .set(let element):
             let (inner, _, holdsText) = dataType(element.unwrapped)
