@@ -138,4 +138,68 @@ struct UnionIdentityMappingTests {
                 "$.grid[2][1].type: error unknown case \"no\" for Circle | Rect: the cases are \"circle\", \"rect\""
             ])
     }
+
+    struct Dot: MappedModel, Equatable {
+        var id = 0
+        var size = 0.0
+        static let mapping = TypedModel<Dot>("Dot", make: { Dot() }) { dot in
+            dot.bind("id", \.id)
+            dot.bind("size", \.size)
+        }
+    }
+
+    struct Line: MappedModel, Equatable {
+        var id = 0
+        var length = 0.0
+        static let mapping = TypedModel<Line>("Line", make: { Line() }) { line in
+            line.bind("id", \.id)
+            line.bind("length", \.length)
+        }
+    }
+
+    enum Mark: MappedUnion, Equatable {
+        case dot(Dot)
+        case line(Line)
+        static let mapping = TypedUnion<Mark> { mark in
+            mark.member(Mark.dot) { if case .dot(let dot) = $0 { dot } else { nil } }
+            mark.member(Mark.line) { if case .line(let line) = $0 { line } else { nil } }
+        }
+    }
+
+    struct Sketch: MappedModel {
+        var marks: [Mark] = []
+        static let mapping = TypedModel<Sketch>("Sketch", make: { Sketch() }) { $0.bind("marks", \.marks) }
+    }
+
+    @Test("a typed [Mark] of a MappedUnion syncs by id across its cases, declared with ContextBuilder")
+    func typedUnion() throws {
+        var definitions = Definitions()
+        definitions.register(Sketch.self)
+        definitions.context("$Dot", class: "Dot") { dot in
+            dot.map("id", from: "id")
+            dot.map("size", from: "size", optional: true)
+        }
+        definitions.context("$Line", class: "Line") { line in
+            line.map("id", from: "id")
+            line.map("length", from: "length", optional: true)
+        }
+        definitions.context("$Sketch", class: "Sketch") { sketch in
+            sketch.map(
+                "marks", from: "marks", object: .cases(discriminator: "kind", ["dot": "$Dot", "line": "$Line"]),
+                clearContent: true, identity: .properties("id"), onElementError: "skip")
+        }
+        let mapper = Mapper(catalog: try Catalog.load([], from: .memory([:]), definitions: definitions))
+        let context = try mapper.typedContext(Sketch.self, "$Sketch")
+        var sketch = Sketch(marks: [
+            .dot(Dot(id: 1, size: 2)), .line(Line(id: 2, length: 5)), .dot(Dot(id: 3, size: 1)),
+        ])
+        let issues = mapper.map(
+            try JSONParser.parse(
+                #"{"marks": [{"kind": "line", "id": 1, "length": 4}, {"kind": "line", "id": 2}, {"kind": "arc", "id": 3}]}"#
+            ), into: &sketch, using: context)
+        #expect(
+            sketch.marks == [.line(Line(id: 1, length: 4)), .line(Line(id: 2, length: 5)), .dot(Dot(id: 3, size: 1))])
+        #expect(issues.map(\.kind) == [.unknownCase, .collectionChanges])
+        #expect(issues.last?.message == "by id: 2 updated (1, 2)")
+    }
 }
