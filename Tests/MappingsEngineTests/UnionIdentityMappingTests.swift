@@ -50,15 +50,11 @@ struct UnionIdentityMappingTests {
 
     /// Maps `payload` into the canvas `existing` describes, read back by shape as `--into` does.
     private func populate(_ payload: String, into existing: String = Self.existing) throws -> MappingResult {
-        let context = try mapper.context("$Canvas")
-        let old = mapper.existingObject(from: try JSONParser.parse(existing), using: context)
-        #expect(old.issues.isEmpty)
-        return mapper.map(try JSONParser.parse(payload), into: old.value, using: context)
+        try mapper.populate(payload, into: existing, context: "$Canvas")
     }
 
     private func property(_ result: MappingResult, _ name: String) -> String {
-        guard case .object(let object) = result.value, let value = object[name] else { return "?" }
-        return JSONWriter.string(value)
+        result.propertyText(name)
     }
 
     private func messages(_ result: MappingResult) -> [String] {
