@@ -17,7 +17,7 @@ struct UnionIdentityMappingTests {
                 "Circle": { "key": "String", "radius": "Double?" },
                 "Rect": { "width": "Double?", "key": "String?" },
                 "Canvas": { "shapes": "[Circle | Rect]", "kept": "[Circle | Rect]", "strict": "[Circle | Rect]",
-                            "grid": "[[Circle | Rect]]" }
+                            "grid": "[[Circle | Rect]]", "byName": "[String: Circle | Rect]" }
             },
             "$Circle": { "@class": "Circle", "key": "key", "radius": { "@keyPath": "r", "@optional": true } },
             "$Rect": { "@class": "Rect", "key": "ref", "width": { "@keyPath": "w", "@optional": true } },
@@ -29,6 +29,8 @@ struct UnionIdentityMappingTests {
                     "@clearContent": true,
                     "@object": { "@discriminator": "type", "@cases": { "circle": "$Circle", "rect": "$Rect" } } },
                 "strict": { "@keyPath": "strict", "@optional": true, "@identity": "key", "@onElementError": "fail",
+                    "@object": { "@discriminator": "type", "@cases": { "circle": "$Circle", "rect": "$Rect" } } },
+                "byName": { "@keyPath": "byName", "@optional": true, "@identity": "@key", "@clearContent": true,
                     "@object": { "@discriminator": "type", "@cases": { "circle": "$Circle", "rect": "$Rect" } } },
                 "grid": { "@keyPath": "grid", "@optional": true,
                     "@object": { "@discriminator": "type", "@cases": { "circle": "$Circle", "rect": "$Rect" } } }
@@ -121,6 +123,20 @@ struct UnionIdentityMappingTests {
         #expect(property(result, "shapes") == #"[{"key":"a","radius":1},{"key":"b","radius":null}]"#)
         #expect(result.issues.map(\.kind) == [.unknownCase, .collectionChanges])
         #expect(messages(result).last == "$.shapes: info by key: 1 updated (\"b\"), 1 removed (\"c\")")
+    }
+
+    @Test("a dictionary of a union keyed by @key: a changed case replaces the entry, an unknown one leaves it")
+    func dictionary() throws {
+        let result = try populate(
+            #"{"byName": {"a": {"type": "star"}, "b": {"type": "circle", "key": "b"}, "c": {"type": "rect", "ref": "c"}}}"#,
+            into:
+                #"{"byName": {"a": {"key": "a", "radius": 1}, "b": {"key": "b", "width": 2}, "z": {"key": "z", "radius": 0}}}"#
+        )
+        #expect(
+            property(result, "byName")
+                == #"{"a":{"key":"a","radius":1},"b":{"key":"b","radius":null},"c":{"width":null,"key":"c"}}"#)
+        #expect(result.issues.map(\.kind) == [.unknownCase, .collectionChanges])
+        #expect(messages(result).last == #"$.byName: info by key: 1 updated ("b"), 1 added ("c"), 1 removed ("z")"#)
     }
 
     @Test("a nested collection of a union chooses each object's member at the bottom")

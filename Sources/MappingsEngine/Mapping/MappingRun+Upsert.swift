@@ -282,7 +282,8 @@ extension MappingRun {
             let outcome = elementOutcome(since: before, rule: rule)
             if outcome == .failed { failed = true }
             if let position, position < oldCount {
-                if outcome == .kept {
+                // An object no case of a union takes (an issue) leaves the entry as it was.
+                if outcome == .kept, object.union == nil || built != .null {
                     entries[position].value = built
                     if !touched[position] { updated.append(PathText.quoted(key)) }
                 }
