@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @Suite("the warnings of a load, printed by every command that loads, through the tool")
@@ -54,6 +55,23 @@ struct LoadWarningsCommandTests {
         try Data(Self.clean.utf8).write(to: directory.appendingPathComponent("contexts/trap.mappings"))
         let clean = try ToolRunner.run(["map", "--context", "$Shape"], in: directory, input: #"{"r": 1}"#)
         #expect(clean.status == 0 && clean.stderr == "")
+    }
+
+    @Test("fetch prints the warning before mapping the answer")
+    func fetch() throws {
+        let server = try TestServer.twitterPayloads()
+        let directory = try ToolRunner.directory(with: [
+            "echo.mappings": #"{ "$Echo": { "method": "method", "@when type == get": { "method": "body" } } }"#
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("echo.mappings").path
+        let result = try ToolRunner.run(["fetch", server.url("echo"), "--context", "$Echo", "--mappings", path])
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"method":"GET"}"# + "\n")
+        #expect(
+            result.stderr.hasPrefix(
+                #"warning: "type" is a trait, not a payload key: no trait "type" is set, so "@when type == get" never holds"#
+                    + "\n --> \(path):1:34\n"))
     }
 
     @Test("stream --watch prints the warnings of a version it swaps in, once, and of the first load once")
