@@ -47,15 +47,11 @@ struct IdentityMappingTests {
 
     /// Maps `payload` into the Feed that `existing` (a JSON object) describes.
     private func populate(_ existing: String, _ payload: String) throws -> MappingResult {
-        let context = try mapper.context("$Feed")
-        let old = mapper.existingObject(from: try JSONParser.parse(existing), using: context)
-        #expect(old.issues.isEmpty)
-        return mapper.map(try JSONParser.parse(payload), into: old.value, using: context)
+        try mapper.populate(payload, into: existing, context: "$Feed")
     }
 
     private func property(_ result: MappingResult, _ name: String) -> String {
-        guard case .object(let object) = result.value, let value = object[name] else { return "?" }
-        return JSONWriter.string(value)
+        result.propertyText(name)
     }
 
     @Test("a matched element is updated in place (its other properties kept), a new one appended, the rest kept")

@@ -21,8 +21,7 @@ struct CheckCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     func run() throws {
-        let catalog = try load.loadCatalog()
-        Terminal.diagnostics(catalog.warnings, severity: "warning")
+        let catalog = try load.loadCatalog(warnings: .always)
         let named = catalog.identifiers.count
         let results = ContextTestRunner.run(catalog)
         let failed = results.filter { !$0.passed }

@@ -178,6 +178,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } })
         run.omitNulls = nulls.omit
+        run.showsLoadWarnings = !load.lua.quiet
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {
             let reader = LineReader(descriptor: source.descriptor)

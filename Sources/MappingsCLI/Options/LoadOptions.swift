@@ -79,7 +79,9 @@ struct LoadOptions: ParsableArguments {
     }
 
     /// Loads the catalog, or prints every diagnostic to stderr and fails with exit status 2.
-    func loadCatalog() throws -> Catalog {
+    /// The load's warnings (`Catalog.warnings`) go to stderr unless `--quiet`; `mappings check`,
+    /// which is asked for them, passes `warnings: .always`.
+    func loadCatalog(warnings: WarningOutput = .unlessQuiet) throws -> Catalog {
         if let scripts {
             guard let directory = opendir(scripts) else {
                 throw InputFile.unreadable(
@@ -88,12 +90,22 @@ struct LoadOptions: ParsableArguments {
             closedir(directory)
         }
         do {
-            return try Catalog.load(mappingsPaths, traits: traits, transformers: transformers)
+            let catalog = try Catalog.load(mappingsPaths, traits: traits, transformers: transformers)
+            if warnings == .always || !lua.quiet { Terminal.diagnostics(catalog.warnings, severity: "warning") }
+            return catalog
         } catch {
             let count = error.diagnostics.count
             Terminal.diagnostics(error)
             Terminal.error("\nmappings: \(count) error\(count == 1 ? "" : "s") found")
             throw ToolFailure(status: .loadFailure)
         }
+    }
+
+    /// Whether a load prints its warnings.
+    enum WarningOutput {
+        /// Unless `--quiet` (the commands that map, serialize, explain or test).
+        case unlessQuiet
+        /// Always (`mappings check`, which lists them).
+        case always
     }
 }

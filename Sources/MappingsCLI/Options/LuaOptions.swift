@@ -32,7 +32,10 @@ struct LuaOptions: ParsableArguments {
             valueName: "none|process"))
     var isolationName = LuaIsolation.inProcess.rawValue
 
-    @Flag(help: "Turn off the lines Lua scripts write with log(...) or print(...) (stderr).")
+    @Flag(
+        help:
+            "Turn off the lines Lua scripts write with log(...) or print(...), and the warnings of loading the .mappings files (stderr; check still lists them)."
+    )
     var quiet = false
 
     var isolation: LuaIsolation { LuaIsolation(rawValue: isolationName) ?? .inProcess }

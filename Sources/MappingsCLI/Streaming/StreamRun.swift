@@ -78,6 +78,8 @@ struct StreamRun {
     let statsFile: (path: String, interval: Duration)?
     /// `--omit-nulls`: records leave unset properties out.
     var omitNulls = false
+    /// Whether a version swapped in prints its load warnings (not with `--quiet`).
+    var showsLoadWarnings = true
     private var lastStatsWrite = ContinuousClock.now
     /// How often the progress line may change.
     static let progressInterval: UInt64 = 250_000_000
@@ -221,6 +223,7 @@ struct StreamRun {
             stats.version = version.number
             stats.log(Stats.Reload(time: Date(), version: version.number, swapped: true, reason: nil))
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
+            if showsLoadWarnings { Terminal.diagnostics(version.catalog.warnings, severity: "warning") }
         case .refused(let attempt, let reason):
             stats.warnings += 1
             let firstLine = reason.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? reason

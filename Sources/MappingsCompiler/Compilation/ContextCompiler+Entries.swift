@@ -144,7 +144,7 @@ extension ContextCompiler {
         _ member: SyntaxMember?, type: TypeReference?, property: String, entry: SyntaxMember, valid: inout Bool
     ) -> ObjectRule? {
         guard let member else {
-            if let type, type.unionMembers != nil {
+            if let type, Self.unionMembers(of: type) != nil {
                 diagnostics.append(
                     Diagnostic(
                         message: "\"\(property)\" is \(type): an entry of a union chooses each object's member",

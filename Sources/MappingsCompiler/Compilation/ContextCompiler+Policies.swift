@@ -84,7 +84,7 @@ extension ContextCompiler {
                 report(option, "\"@identity\" matches the objects \"@object\" builds, but \"\(property)\" has none")
                 return nil
             }
-            return IdentityRule(properties: [], slots: [], provenance: provenance)
+            return IdentityRule(properties: [], models: [], provenance: provenance)
         }
         if let type, !type.isCollection {
             report(
@@ -92,7 +92,17 @@ extension ContextCompiler {
                 help: "use it on a [Model] or [String: Model] entry")
             return nil
         }
-        guard let object, let modelName = object.model, let model = models[modelName] else {
+        let elementModels: [String]
+        if let union = object?.union {
+            // Every member an element may be, even one no case builds yet.
+            elementModels =
+                Self.unionMembers(of: type)
+                ?? (union.cases.map(\.model) + (union.otherwise.map { [$0.model] } ?? [])).reduce(into: []) {
+                    if !$0.contains($1) { $0.append($1) }
+                }
+        } else if let modelName = object?.model, models[modelName] != nil {
+            elementModels = [modelName]
+        } else {
             report(
                 option, "\"@identity\" names properties of the elements' model, but \"\(property)\" builds none",
                 help: "add \"@object\": { \"@class\": …, \"@mappings\": … }")
@@ -105,7 +115,7 @@ extension ContextCompiler {
             nodes = [option.value]
         }
         var names: [String] = []
-        var slots: [Int] = []
+        var slots = [[Int]](repeating: [], count: elementModels.count)
         for node in nodes {
             guard let name = node.stringValue, !name.isEmpty else {
                 diagnostics.append(
@@ -114,35 +124,66 @@ extension ContextCompiler {
                         location: node.location, help: "for example \"id\" or [\"owner\", \"number\"]"))
                 return nil
             }
-            guard let slot = model.slot(of: name) else {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "\"@identity\" names \"\(name)\", but \(modelName) has no such property",
-                        location: node.location,
-                        help: Suggestion.help(for: name, among: model.properties.map(\.name))
-                            ?? "its properties are " + model.properties.map { "\"\($0.name)\"" }.joined(separator: ", ")
-                    ))
-                return nil
-            }
-            switch model.properties[slot].type.unwrapped {
-            case .model, .array, .dictionary, .json:
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "\"@identity\" compares values, but \(modelName).\(name) is \(model.properties[slot].type)",
-                        location: node.location, help: "name a property of a scalar type, such as String or Int"))
-                return nil
-            default: break
-            }
             guard !names.contains(name) else {
                 diagnostics.append(
                     Diagnostic(message: "\"@identity\" names \"\(name)\" twice", location: node.location))
                 return nil
             }
+            guard let found = identitySlots(of: name, in: elementModels, at: node.location) else { return nil }
+            for position in slots.indices { slots[position].append(found[position]) }
             names.append(name)
-            slots.append(slot)
         }
-        return IdentityRule(properties: names, slots: slots, provenance: provenance)
+        return IdentityRule(
+            properties: names, models: zip(elementModels, slots).map { IdentityRule.Slots(model: $0, slots: $1) },
+            provenance: provenance)
+    }
+
+    /// The slot of the identity property `name` in each of `elementModels` (one model, or the
+    /// members of a union); `nil` after reporting a model that lacks it, a property that is
+    /// no single value, or members that declare it with different types.
+    private mutating func identitySlots(of name: String, in elementModels: [String], at location: SourceLocation)
+        -> [Int]?
+    {
+        let union = elementModels.count > 1 ? elementModels.joined(separator: " | ") : nil
+        var found: [Int] = []
+        var first: (model: String, type: TypeReference)?
+        for modelName in elementModels {
+            guard let model = models[modelName] else { return nil }
+            guard let slot = model.slot(of: name) else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@identity\" names \"\(name)\", but \(modelName)"
+                            + (union.map { ", a member of \($0)," } ?? "") + " has no such property",
+                        location: location,
+                        help: Suggestion.help(for: name, among: model.properties.map(\.name))
+                            ?? "its properties are " + model.properties.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                    ))
+                return nil
+            }
+            let type = model.properties[slot].type
+            switch type.unwrapped {
+            case .model, .union, .array, .dictionary, .set, .json:
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@identity\" compares values, but \(modelName).\(name) is \(type)",
+                        location: location, help: "name a property of a scalar type, such as String or Int"))
+                return nil
+            default: break
+            }
+            if let first, first.type.unwrapped != type.unwrapped {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"@identity\" compares \"\(name)\" across \(union ?? modelName), but \(first.model).\(name) is \(first.type) and \(modelName).\(name) is \(type)",
+                        location: location,
+                        help: "declare \"\(name)\" with the same type in every member, or identify by another property")
+                )
+                return nil
+            }
+            if first == nil { first = (modelName, type) }
+            found.append(slot)
+        }
+        return found
     }
 
     /// The policy `option` names among `Choice`'s values; `nil` after reporting another value.

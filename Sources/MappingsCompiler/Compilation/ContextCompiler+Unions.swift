@@ -8,14 +8,21 @@ extension ContextCompiler {
     /// Whether an `@object` with these options chooses a union member, or must: the property is
     /// a union, or the options name a union keyword.
     func choosesMember(_ options: [SyntaxMember], propertyType: TypeReference?) -> Bool {
-        propertyType?.unionMembers != nil || options.contains { Keywords.union.contains($0.key) }
+        Self.unionMembers(of: propertyType) != nil || options.contains { Keywords.union.contains($0.key) }
+    }
+
+    /// The members of the union an `@object` builds: the property's type, or the elements at the
+    /// bottom of its collections (`[Circle | Rect]`, `[[Circle | Rect]]`); `nil` when it is none.
+    static func unionMembers(of type: TypeReference?) -> [String]? {
+        if case .union(let members)? = type?.innermostElement { return members }
+        return nil
     }
 
     /// The rule of a union's `@object`; `nil` once anything about it was reported.
     mutating func compileUnion(
         _ member: SyntaxMember, options: [SyntaxMember], propertyType: TypeReference?, property: String
     ) -> ObjectRule? {
-        let members = propertyType?.unionMembers
+        let members = Self.unionMembers(of: propertyType)
         if let propertyType, members == nil, let first = options.first(where: { Keywords.union.contains($0.key) }) {
             diagnostics.append(
                 Diagnostic(

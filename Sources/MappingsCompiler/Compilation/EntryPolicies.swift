@@ -39,12 +39,22 @@ package struct EntryPolicies: Sendable {
 }
 
 /// `"@identity"`: the properties of a collection's element model that identify an element,
-/// or, for a `[String: Model]` dictionary (`"@key"`), its key.
+/// or, for a `[String: Model]` dictionary (`"@key"`), its key. The elements of a union
+/// (`[Circle | Rect]`) are identified by properties every member declares, with one type.
 package struct IdentityRule: Sendable {
+    /// Where the identity properties are in one model the elements may be.
+    package struct Slots: Sendable {
+        /// The model's name.
+        package let model: String
+        /// The slot of each identity property in the model, in the order of `properties`.
+        package let slots: [Int]
+    }
+
     /// The property names, in the order written; empty for a dictionary's key.
     package let properties: [String]
-    /// The slot of each property in the element model.
-    package let slots: [Int]
+    /// The slots in each model the elements may be: the element model, or every member of
+    /// the union in its order; empty for a dictionary's key.
+    package let models: [Slots]
     /// Where `"@identity"` is written: the rule the reports name.
     package let provenance: Provenance
 

@@ -109,7 +109,7 @@ struct ModelCompiler {
                     diagnostics.append(
                         Diagnostic(
                             message: "in the type of \"\(member.key)\": \(problem)", location: member.value.location,
-                            help: "use an array, [T], for models and collections"))
+                            help: "use an array, [T], for models, unions and collections"))
                     continue
                 }
                 properties.append(

@@ -11,7 +11,7 @@ extension MappingRun {
         property: () -> String
     ) -> Value {
         // Made only for a message: a record that maps cleanly builds no text.
-        func type() -> String { rule.type.map { String(describing: $0.elementType) } ?? "a union" }
+        func type() -> String { rule.type.map { String(describing: $0.innermostElement) } ?? "a union" }
         guard case .object = value else {
             let message = "expected \(type()), found \(Converter.describe(value))"
             fail(.conversionFailed, at: path(), rule: rule, property: property(), value: value, message: message)

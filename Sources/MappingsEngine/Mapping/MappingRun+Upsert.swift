@@ -11,56 +11,110 @@ extension MappingRun {
     /// (so by code points, and `1` never matches `"1"`).
     typealias IdentityKey = [UInt8]
 
-    /// How the identity of a payload element is read: for each identity property, the rule of
-    /// the element's context that sets it, or `nil` to read the payload key of the same name.
+    /// How the identities of a collection's elements are read: where the identity properties
+    /// are in each model an element may be (one, or the members of a union), and how a payload
+    /// element's are mapped.
     struct IdentityReader {
-        let model: Model
+        /// One model an element may be, and the slots of its identity properties.
+        struct Member {
+            let model: Model
+            let slots: [Int]
+        }
+
+        /// How a payload element mapped by one context reads its identity: for each identity
+        /// property, the rule of the context that sets it, or `nil` to read the payload key of
+        /// the same name.
+        struct Reading {
+            let member: Int
+            let rules: [Rule?]
+        }
+
         let identity: IdentityRule
-        let rules: [Rule?]
+        let members: [Member]
+        /// The reading of each context an element may be mapped with, by its index in
+        /// `Catalog.contexts`; under `-1` for a plain `@object` without a context.
+        let readings: [Int: Reading]
+        let union: UnionRule?
+
+        /// The member an element the collection holds is, by its class; `nil` for another one.
+        func member(of object: ModelObject) -> Member? {
+            members.first { $0.model.name == object.model.name && $0.model.properties.count == object.slots.count }
+        }
     }
 
-    /// The reader for a collection's elements; `nil` when the element model is unknown (the
+    /// The reader for a collection's elements; `nil` when an element model is unknown (the
     /// loader refuses that).
     func identityReader(_ identity: IdentityRule, object: ObjectRule) -> IdentityReader? {
-        guard let name = object.model, let model = mapper.catalog.models[name] else { return nil }
-        let rules = identity.slots.map { slot in
-            object.context.flatMap { index in
-                mapper.catalog.contexts[index].rules.first {
-                    $0.target.steps.count == 1 && $0.target.steps[0].slot == slot
+        var members: [IdentityReader.Member] = []
+        for slots in identity.models {
+            guard let model = mapper.catalog.models[slots.model] else { return nil }
+            members.append(IdentityReader.Member(model: model, slots: slots.slots))
+        }
+        func reading(_ context: Int?, model: String) -> IdentityReader.Reading? {
+            guard let member = members.firstIndex(where: { $0.model.name == model }) else { return nil }
+            let rules = members[member].slots.map { slot in
+                context.flatMap { index in
+                    mapper.catalog.contexts[index].rules.first {
+                        $0.target.steps.count == 1 && $0.target.steps[0].slot == slot
+                    }
                 }
             }
+            return IdentityReader.Reading(member: member, rules: rules)
         }
-        return IdentityReader(model: model, identity: identity, rules: rules)
+        var readings: [Int: IdentityReader.Reading] = [:]
+        if let union = object.union {
+            for chosen in union.cases + (union.otherwise.map { [$0] } ?? []) where readings[chosen.context] == nil {
+                readings[chosen.context] = reading(chosen.context, model: chosen.model)
+            }
+        } else if let model = object.model {
+            readings[object.context ?? -1] = reading(object.context, model: model)
+        }
+        return IdentityReader(identity: identity, members: members, readings: readings, union: object.union)
     }
 
     /// The identity of a payload element, mapped as its context maps those properties (their
     /// issues come when the element itself is mapped); `nil` when a part is missing or null.
     func payloadIdentity(_ item: JSONValue, reader: IdentityReader) -> IdentityKey? {
+        let reading: IdentityReader.Reading?
+        if let union = reader.union {
+            var found: JSONValue?
+            if case .value(let value) = SourceLookup.find(union.discriminator, in: item) { found = value }
+            if let chosen = found.flatMap(union.chosen(by:)) ?? union.otherwise {
+                reading = reader.readings[chosen.context]
+            } else {
+                // No case takes it (an issue): its identity is read from the payload keys, so
+                // that the element it would have updated counts as mentioned.
+                reading = IdentityReader.Reading(
+                    member: 0, rules: [Rule?](repeating: nil, count: reader.identity.properties.count))
+            }
+        } else {
+            reading = reader.readings.first?.value
+        }
+        guard let reading else { return nil }
+        let member = reader.members[reading.member]
         var scratch = MappingRun(mapper: mapper)
-        var built = Value.object(ModelObject(model: reader.model))
-        for (offset, slot) in reader.identity.slots.enumerated() {
-            if let rule = reader.rules[offset] {
+        var built = Value.object(ModelObject(model: member.model))
+        for (offset, slot) in member.slots.enumerated() {
+            if let rule = reading.rules[offset] {
                 scratch.apply(rule, from: item, path: { "$" }, to: &built, parent: { "" })
             } else if case .object(let members) = item, let found = members[reader.identity.properties[offset]],
                 case .object(var object) = built
             {
                 var failures: [ConversionFailure] = []
                 let converted = mapper.converter.convert(
-                    found, to: reader.model.properties[slot].type, failures: &failures)
+                    found, to: member.model.properties[slot].type, failures: &failures)
                 if failures.isEmpty { object.slots[slot] = converted }
                 built = .object(object)
             }
         }
         guard case .object(let object) = built else { return nil }
-        return Self.identityKey(reader.identity.slots.map { object.slots[$0] })
+        return Self.identityKey(member.slots.map { object.slots[$0] })
     }
 
     /// The identity of an element the collection already holds; `nil` when it has none.
     static func existingIdentity(_ element: Value, reader: IdentityReader) -> IdentityKey? {
-        guard case .object(let object) = element, object.model.name == reader.model.name,
-            object.slots.count == reader.model.properties.count
-        else { return nil }
-        return identityKey(reader.identity.slots.map { object.slots[$0] })
+        guard case .object(let object) = element, let member = reader.member(of: object) else { return nil }
+        return identityKey(member.slots.map { object.slots[$0] })
     }
 
     private static func identityKey(_ values: [Value]) -> IdentityKey? {
@@ -134,7 +188,8 @@ extension MappingRun {
                 item, with: object, rule: rule, path: itemPath, existing: existing, property: itemProperty)
             let outcome = elementOutcome(since: before, rule: rule)
             if outcome == .failed { failed = true }
-            if key == nil, outcome == .kept {
+            // An element no case of a union takes is already an issue, and no object.
+            if key == nil, outcome == .kept, built != .null {
                 // Before the element's own issues, in payload order.
                 issues.insert(
                     MappingIssue(
@@ -144,8 +199,9 @@ extension MappingRun {
             }
             switch position {
             case let position? where position >= 0:
-                // Mentioned, so kept by a sync even when the update is skipped.
-                if outcome == .kept {
+                // Mentioned, so kept by a sync even when the update is skipped; an object no
+                // case of a union takes (an issue) leaves the element as it was.
+                if outcome == .kept, reader.union == nil || built != .null {
                     old[position] = built
                     if touchedBy[position] == nil { updatedKeys.append(key) }
                 }
@@ -226,7 +282,8 @@ extension MappingRun {
             let outcome = elementOutcome(since: before, rule: rule)
             if outcome == .failed { failed = true }
             if let position, position < oldCount {
-                if outcome == .kept {
+                // An object no case of a union takes (an issue) leaves the entry as it was.
+                if outcome == .kept, object.union == nil || built != .null {
                     entries[position].value = built
                     if !touched[position] { updated.append(PathText.quoted(key)) }
                 }

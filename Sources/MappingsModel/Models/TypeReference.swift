@@ -131,7 +131,7 @@ extension TypeReference {
         switch self {
         case .set(let element):
             switch element {
-            case .model, .array, .dictionary, .set, .json, .optional:
+            case .model, .union, .array, .dictionary, .set, .json, .optional:
                 return
                     "a set holds single values (String, Int, Double, Decimal, Bool, Date, URL, UUID or an enum), not \(element)"
             default: return nil

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@Suite("@identity on a collection of a union, through the tool")
+struct UnionIdentityCommandTests {
+    static let file = "Examples/language/canvas.mappings"
+    static let example = ["--mappings", file, "--context", "$Canvas"]
+
+    /// The canvas of `canvas1.json`, written where `--into` reads it.
+    private func firstPage() throws -> (directory: URL, into: String) {
+        let directory = try ToolRunner.directory(with: ["README": "the canvas goes here\n"])
+        let first = try ToolRunner.run(["map"] + Self.example + ["Examples/language/canvas1.json"])
+        #expect(first.status == 0 && first.stderr == "")
+        let into = directory.appendingPathComponent("canvas.json")
+        try first.stdout.write(to: into, atomically: true, encoding: .utf8)
+        return (directory, into.path)
+    }
+
+    @Test(
+        "map --into reads the union back by shape and syncs it by id across cases; a changed case replaces the element")
+    func sync() throws {
+        let (directory, into) = try firstPage()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let report = directory.appendingPathComponent("report.json").path
+        let second = try ToolRunner.run(
+            ["map"] + Self.example + ["--into", into, "--report", report, "Examples/language/canvas2.json"])
+        #expect(second.status == 0)
+        // 1 was a Circle and is a Rect now; 2 keeps its width; 3 (an unknown case, skipped) stays.
+        #expect(
+            second.stdout
+                == #"{"shapes":[{"id":1,"width":6,"height":6},{"id":2,"width":3,"height":8},{"id":3,"radius":5},{"id":4,"radius":1}]}"#
+                + "\n")
+        #expect(
+            second.stderr == """
+                $.shapes[2].type: warning: unknown case "star" for Circle | Rect: the cases are "circle", "rect" (element skipped, @onElementError: skip) (\(Self.file):13)
+                $.shapes: info: by id: 2 updated (1, 2), 1 added (4) (\(Self.file):13)
+
+                """)
+        let written = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(written.contains(#""kind":"collection changes","path":"$.shapes","property":"Canvas.shapes""#))
+    }
+
+    @Test("explain --into shows each element's case and the changes line")
+    func explain() throws {
+        let (directory, into) = try firstPage()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(
+            ["explain"] + Self.example + ["--into", into, "Examples/language/canvas2.json"])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout.contains(
+                "Canvas.shapes[0] <- $.shapes[0].type = \"rect\" → Rect by $Rect (@cases)  [\(Self.file):13]\n"))
+        #expect(
+            result.stdout.contains(
+                "Canvas.shapes <- $.shapes by id: 2 updated (1, 2), 1 added (4)  [\(Self.file):13]\n"))
+    }
+
+    @Test("without --into, two elements of one id in different cases merge, the later case winning")
+    func duplicates() throws {
+        let result = try ToolRunner.run(
+            ["map"] + Self.example,
+            input: #"{"shapes": [{"type": "circle", "id": 7, "r": 1}, {"type": "rect", "id": 7, "w": 2}]}"#)
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"shapes":[{"id":7,"width":2,"height":null}]}"# + "\n")
+        #expect(
+            result.stderr
+                == "$.shapes[1]: warning: the elements [0] and [1] have the same id 7: merged in order, [1] wins (\(Self.file):13)\n"
+        )
+    }
+
+    @Test("check refuses an identity a member lacks, naming the member")
+    func check() throws {
+        let text = try String(
+            contentsOfFile: ToolRunner.packageRoot.appendingPathComponent(Self.file).path, encoding: .utf8)
+        let directory = try ToolRunner.directory(with: [
+            "contexts/lacks.mappings": text.replacingOccurrences(
+                of: #""Rect": { "id": "Int""#, with: #""Rect": { "ident": "Int""#
+            ).replacingOccurrences(of: #""@class": "Rect", "id": "id""#, with: #""@class": "Rect", "ident": "id""#)
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(["check"], in: directory)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                error: "@identity" names "id", but Rect, a member of Circle | Rect, has no such property
+                  --> contexts/lacks.mappings:13:56
+                   |
+                13 |         "shapes": { "@keyPath": "shapes", "@identity": "id", "@clearContent": true, "@onElementError": "skip",
+                   |                                                        ^^^^
+                   = help: its properties are "ident", "width", "height"
+
+                mappings: 1 error found
+
+                """)
+    }
+}
