@@ -265,7 +265,7 @@ extension LuaWorkerProcess {
     }
 
     /// Calls the function with the worker's reference `reference` as `f(value, userData)`.
-    func call(_ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits) -> Result<
+    func call(_ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     > {
         var frame = Frame()
@@ -273,7 +273,7 @@ extension LuaWorkerProcess {
         frame.string("")
         frame.string("")
         frame.u32(UInt32(bitPattern: reference))
-        frame.data(input)
+        frame.data(LuaTape.encode(value))
         if let userData {
             frame.u8(1)
             frame.data(userData)
