@@ -18,6 +18,8 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     private let reused: UnsafeMutablePointer<clua_call>
     /// Where each call's input tape is written, grown when a value needs more.
     private var inputTape: UnsafeMutableRawBufferPointer
+    /// The last timeout calls ran under, and it in nanoseconds: worked out once, not per call.
+    private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
     /// The object keys results held lately.
     private let resultKeys = LuaTape.KeyCache()
 
@@ -136,6 +138,8 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
                 inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
             }
         }
+        if timeout.duration != limits.timeout { timeout = (limits.timeout, limits.timeoutNanoseconds) }
+        let timeoutNanoseconds = timeout.nanoseconds
         call.pointee.log_limit = logLimit
         call.pointee.function_ref = reference
         call.pointee.output_limit = limits.result
@@ -144,13 +148,13 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         let status = withExtendedLifetime(userData) {
             guard let userData else {
                 return clua_sandbox_run(
-                    state, clua_sandbox_call_protected, call, Int64(limits.instructions), limits.timeoutNanoseconds)
+                    state, clua_sandbox_call_protected, call, Int64(limits.instructions), timeoutNanoseconds)
             }
             return userData.withUnsafeBufferPointer { userData in
                 call.pointee.user_data = userData.baseAddress
                 call.pointee.user_data_count = userData.count
                 return clua_sandbox_run(
-                    state, clua_sandbox_call_protected, call, Int64(limits.instructions), limits.timeoutNanoseconds)
+                    state, clua_sandbox_call_protected, call, Int64(limits.instructions), timeoutNanoseconds)
             }
         }
         guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call.pointee)) }
