@@ -144,12 +144,8 @@ enum LuaTape {
         var message: String
     }
 
-    /// Decodes a result tape. Strings must be valid UTF-8 (Lua strings are bytes).
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
-        try decode(bytes, keys: KeyCache())
-    }
-
-    /// Decodes a result tape, taking object keys seen before from `keys`.
+    /// Decodes a result tape, taking object keys seen before from `keys`. Strings must be valid
+    /// UTF-8 (Lua strings are bytes).
     static func decode(_ bytes: UnsafeRawBufferPointer, keys: KeyCache) throws(Failure) -> JSONValue {
         var reader = Reader(bytes: bytes)
         let value = try reader.value(keys: keys)

@@ -16,6 +16,8 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     var functionReferences: [Int32] = []
     var log = LuaLogBatch()
     private var dead = false
+    /// The object keys results held lately (see `LuaTape.KeyCache`).
+    private let resultKeys = LuaTape.KeyCache()
 
     /// How long past a call's deadline the host waits before it kills the worker.
     static let margin = Duration.milliseconds(250)
@@ -290,7 +292,7 @@ extension LuaWorkerProcess {
             return .failure(LuaFailure(status: response.status, message: response.message))
         }
         let decoded = response.output.withUnsafeBytes { bytes in
-            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes) }
+            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes, keys: resultKeys) }
         }
         return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
     }
