@@ -6,10 +6,12 @@ import MappingsLua
 // The cost of one transformer call, for a scalar and for a 10-field object: a Lua function
 // through the sandboxed bridge, a Swift closure doing the same, and the bare Lua C-API floor
 // (push, lua_pcall, read back) in the same run. Build with -c release:
-//   swift run -c release --package-path Benchmarks lua-call-benchmark [iterations]
+//   swift run -c release --package-path Benchmarks lua-call-benchmark [iterations] [scalar|object]
+// A value kind as second argument measures that value only, in one run (for callgrind).
 
 let iterations = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 200_000
-let runs = 5
+let only = CommandLine.arguments.dropFirst(2).first
+let runs = only == nil ? 5 : 1
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -44,7 +46,8 @@ func nanosecondsPerCall(_ transformer: any Transformer, _ value: JSONValue) -> D
 
 print("Lua transformer call cost, \(iterations) calls, median of \(runs) runs (ns per call)")
 print("value        | Lua (sandbox) | Swift closure | C-API floor | Lua / floor | Lua / Swift")
-for (name, value, isObject) in [("scalar", scalar, 0), ("10-field obj", object, 1)] {
+for (name, value, isObject) in [("scalar", scalar, 0), ("10-field obj", object, 1)]
+where only == nil || only == (isObject == 1 ? "object" : "scalar") {
     let luaTimes = (0..<runs).map { _ in nanosecondsPerCall(luaTransformer, value) }
     let swiftTimes = (0..<runs).map { _ in nanosecondsPerCall(swiftTransformer, value) }
     let floorTimes = (0..<runs).map { _ in lua_floor_ns_per_call(Int32(iterations), Int32(isObject)) }

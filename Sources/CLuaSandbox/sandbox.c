@@ -616,7 +616,6 @@ static const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_t *end,
 static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
     const uint8_t *tag = clua_tape_take(cursor, end, 1);
     if (tag == NULL || depth > CLUA_MAX_DEPTH) return 0;
-    luaL_checkstack(L, 4, "value too deep");
     switch (*tag) {
     case CLUA_TAPE_NULL: lua_pushlightuserdata(L, (void *)s); return 1;
     case CLUA_TAPE_TRUE: lua_pushboolean(L, 1); return 1;
@@ -655,6 +654,7 @@ static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor,
         memcpy(&count, header, 4);
         int is_array = *tag == CLUA_TAPE_ARRAY;
         if (count > (uint32_t)(end - *cursor)) return 0;
+        luaL_checkstack(L, 4, "value too deep");  // the table, a key, a value, and the next level's table
         lua_createtable(L, is_array ? (int)count : 0, is_array ? 0 : (int)count);
         for (uint32_t i = 0; i < count; i++) {
             if (!is_array) {
@@ -678,8 +678,9 @@ static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor,
     }
 }
 
-/// Appends bytes to the output tape, within its limit; why: results are bounded. Returns 0 when full.
-static int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
+/// Grows the output tape to hold `count` more bytes, within its limit; why: results are bounded.
+/// Returns 0 when the limit or the memory is reached.
+static int clua_tape_grow(clua_call *call, size_t count) {
     size_t limit = call->output_limit ? call->output_limit : CLUA_MAX_TAPE_BYTES;
     if (call->output_count + count > limit) return 0;
     if (call->output_count + count > call->output_capacity) {
@@ -690,23 +691,99 @@ static int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
         call->output = grown;
         call->output_capacity = capacity;
     }
+    return 1;
+}
+
+/// Appends bytes to the output tape, within its limit. Returns 0 when full.
+static inline int clua_tape_append(clua_call *call, const void *bytes, size_t count) {
+    if (call->output_capacity - call->output_count < count && !clua_tape_grow(call, count)) return 0;
     memcpy(call->output + call->output_count, bytes, count);
     call->output_count += count;
     return 1;
 }
 
-/// Sorts keys bytewise; why: object members come back in a stable order (Lua tables have none).
-typedef struct clua_key {
-    const char *bytes;
-    size_t length;
-} clua_key;
+/// Appends a tag and a payload of `count` bytes in one step. Returns 0 when full.
+static inline int clua_tape_append_tagged(clua_call *call, uint8_t tag, const void *payload, size_t count) {
+    if (call->output_capacity - call->output_count < count + 1 && !clua_tape_grow(call, count + 1)) return 0;
+    call->output[call->output_count] = tag;
+    if (count) memcpy(call->output + call->output_count + 1, payload, count);
+    call->output_count += count + 1;
+    return 1;
+}
 
-static int clua_key_compare(const void *a, const void *b) {
-    const clua_key *l = (const clua_key *)a, *r = (const clua_key *)b;
+/// A value read off the stack (or off a table while traversing it): its type and, for a
+/// scalar, what the tape needs; why: an object's members are written in key order after one
+/// traversal, without looking each value up again. A string's bytes stay valid while the
+/// table or stack slot holding it does.
+typedef struct clua_value {
+    int type;
+    int is_integer;
+    union {
+        lua_Integer integer;
+        lua_Number number;
+        int boolean;
+        const void *pointer;
+        struct {
+            const char *bytes;
+            size_t length;
+        } string;
+    } as;
+} clua_value;
+
+/// Reads the value at `index` into `value`. Stack: [-0, +0, -]
+static void clua_tape_capture(lua_State *L, int index, clua_value *value) {
+    value->type = lua_type(L, index);
+    value->is_integer = 0;
+    switch (value->type) {
+    case LUA_TLIGHTUSERDATA: value->as.pointer = lua_touserdata(L, index); break;
+    case LUA_TBOOLEAN: value->as.boolean = lua_toboolean(L, index); break;
+    case LUA_TNUMBER:
+        value->is_integer = lua_isinteger(L, index);
+        if (value->is_integer) value->as.integer = lua_tointeger(L, index);
+        else value->as.number = lua_tonumber(L, index);
+        break;
+    case LUA_TSTRING: value->as.string.bytes = lua_tolstring(L, index, &value->as.string.length); break;
+    default: break;
+    }
+}
+
+/// An object member found while traversing a table: its key's bytes and its value.
+typedef struct clua_member {
+    const char *key;
+    size_t length;
+    clua_value value;
+} clua_member;
+
+/// Orders keys bytewise; why: object members come back in a stable order (Lua tables have none).
+static inline int clua_member_compare(const clua_member *l, const clua_member *r) {
     size_t common = l->length < r->length ? l->length : r->length;
-    int order = memcmp(l->bytes, r->bytes, common);
-    if (order != 0) return order;
+    for (size_t i = 0; i < common; i++) {
+        unsigned char a = (unsigned char)l->key[i], b = (unsigned char)r->key[i];
+        if (a != b) return a < b ? -1 : 1;
+    }
     return l->length < r->length ? -1 : (l->length > r->length ? 1 : 0);
+}
+
+static int clua_member_qsort_compare(const void *a, const void *b) {
+    return clua_member_compare((const clua_member *)a, (const clua_member *)b);
+}
+
+/// How many members an object's traversal keeps on the C stack before it moves them to a block
+/// the interpreter's allocator holds.
+#define CLUA_INLINE_MEMBERS 32
+
+/// Puts the first `count` member positions in key order into `order`: insertion sort of one-byte
+/// positions for the few members of most objects (at most CLUA_INLINE_MEMBERS).
+static void clua_members_order(const clua_member *members, uint8_t *order, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        uint8_t position = (uint8_t)i;
+        size_t j = i;
+        while (j > 0 && clua_member_compare(&members[order[j - 1]], &members[position]) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = position;
+    }
 }
 
 /// Records why a result cannot cross; why: the message names the place in the value.
@@ -721,58 +798,67 @@ static int clua_tape_refuse_too_many(clua_call *call) {
     return 0;
 }
 
-/// Writes the value at `index` to the output tape, with raw access only: no metamethod of a
-/// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
-static int clua_tape_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
-    clua_sandbox *s = call->sandbox;
-    index = lua_absindex(L, index);
+static int clua_tape_write_table(lua_State *L, clua_call *call, int index, const void **ancestors, int depth);
+
+/// Writes a captured value; a table (`value->type` LUA_TTABLE) is at `index` on the stack.
+/// Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
+static int clua_tape_write_value(lua_State *L, clua_call *call, const clua_value *value, int index,
+                                 const void **ancestors, int depth) {
     if (++call->nodes > CLUA_MAX_NODES) return clua_tape_refuse_too_many(call);
-    uint8_t tag;
-    switch (lua_type(L, index)) {
+    switch (value->type) {
     case LUA_TNIL:
-        tag = CLUA_TAPE_NULL;
-        return clua_tape_append(call, &tag, 1) || clua_tape_refuse(call, "the value is too large");
+        return clua_tape_append_tagged(call, CLUA_TAPE_NULL, NULL, 0) || clua_tape_refuse(call, "the value is too large");
     case LUA_TLIGHTUSERDATA:
-        if (lua_touserdata(L, index) != (void *)s) return clua_tape_refuse(call, "a userdata is not a JSON value");
-        tag = CLUA_TAPE_NULL;
-        return clua_tape_append(call, &tag, 1) || clua_tape_refuse(call, "the value is too large");
+        if (value->as.pointer != (void *)call->sandbox) return clua_tape_refuse(call, "a userdata is not a JSON value");
+        return clua_tape_append_tagged(call, CLUA_TAPE_NULL, NULL, 0) || clua_tape_refuse(call, "the value is too large");
     case LUA_TBOOLEAN:
-        tag = lua_toboolean(L, index) ? CLUA_TAPE_TRUE : CLUA_TAPE_FALSE;
-        return clua_tape_append(call, &tag, 1) || clua_tape_refuse(call, "the value is too large");
+        return clua_tape_append_tagged(call, value->as.boolean ? CLUA_TAPE_TRUE : CLUA_TAPE_FALSE, NULL, 0)
+            || clua_tape_refuse(call, "the value is too large");
     case LUA_TNUMBER: {
-        if (lua_isinteger(L, index)) {
-            int64_t value = (int64_t)lua_tointeger(L, index);
-            tag = CLUA_TAPE_INTEGER;
-            return (clua_tape_append(call, &tag, 1) && clua_tape_append(call, &value, 8))
+        if (value->is_integer) {
+            int64_t number = (int64_t)value->as.integer;
+            return clua_tape_append_tagged(call, CLUA_TAPE_INTEGER, &number, 8)
                 || clua_tape_refuse(call, "the value is too large");
         }
-        double value = (double)lua_tonumber(L, index);
-        if (isnan(value)) return clua_tape_refuse(call, "NaN is not a JSON number");
-        if (isinf(value)) return clua_tape_refuse(call, "an infinite number is not a JSON number");
-        tag = CLUA_TAPE_DOUBLE;
-        return (clua_tape_append(call, &tag, 1) && clua_tape_append(call, &value, 8))
+        double number = (double)value->as.number;
+        if (isnan(number)) return clua_tape_refuse(call, "NaN is not a JSON number");
+        if (isinf(number)) return clua_tape_refuse(call, "an infinite number is not a JSON number");
+        return clua_tape_append_tagged(call, CLUA_TAPE_DOUBLE, &number, 8)
             || clua_tape_refuse(call, "the value is too large");
     }
     case LUA_TSTRING: {
-        size_t length = 0;
-        const char *bytes = lua_tolstring(L, index, &length);
+        size_t length = value->as.string.length;
         uint32_t length32 = (uint32_t)length;
-        tag = CLUA_TAPE_STRING;
-        if (length <= UINT32_MAX && clua_tape_append(call, &tag, 1) && clua_tape_append(call, &length32, 4)
-            && clua_tape_append(call, bytes, length))
+        if (length <= UINT32_MAX && clua_tape_append_tagged(call, CLUA_TAPE_STRING, &length32, 4)
+            && clua_tape_append(call, value->as.string.bytes, length))
             return 1;
         snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is too large (more than the result limit of %zu bytes)",
                  call->output_limit ? call->output_limit : (size_t)CLUA_MAX_TAPE_BYTES);
         return 0;
     }
-    case LUA_TTABLE: break;
+    case LUA_TTABLE: return clua_tape_write_table(L, call, index, ancestors, depth);
     default: {
         char message[80];
-        snprintf(message, sizeof message, "a %s is not a JSON value", luaL_typename(L, index));
+        snprintf(message, sizeof message, "a %s is not a JSON value", lua_typename(L, value->type));
         return clua_tape_refuse(call, message);
     }
     }
+}
 
+/// Writes the value at `index` to the output tape, with raw access only: no metamethod of a
+/// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
+static int clua_tape_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+    clua_value value;
+    index = lua_absindex(L, index);
+    clua_tape_capture(L, index, &value);
+    return clua_tape_write_value(L, call, &value, index, ancestors, depth);
+}
+
+/// Writes the table at `index`: an array in index order, an object in key order. Scalars are
+/// written from what one traversal captured; nested tables are looked up again by key.
+/// Stack: [-0, +0, v]
+static int clua_tape_write_table(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+    clua_sandbox *s = call->sandbox;
     const void *self = lua_topointer(L, index);
     for (int i = 0; i < depth; i++)
         if (ancestors[i] == self) return clua_tape_refuse(call, "the value contains itself (a cycle)");
@@ -786,80 +872,97 @@ static int clua_tape_write(lua_State *L, clua_call *call, int index, const void 
 
     const void *mt = lua_getmetatable(L, index) ? lua_topointer(L, -1) : NULL;
     if (mt) lua_pop(L, 1);
-    // Classify with raw traversal: how many keys, how many are the integers 1..n, how many strings.
+    // Classify with raw traversal: how many keys, how many are the integers 1..n, how many
+    // strings; while every key is a string, keep the members for writing them in key order.
+    clua_member inline_members[CLUA_INLINE_MEMBERS];
+    clua_member *members = inline_members;
+    size_t capacity = CLUA_INLINE_MEMBERS;
+    int spilled = 0;  // members live in a userdata at the top of the stack
     lua_Integer keys = 0, strings = 0, positives = 0, largest = 0;
     lua_pushnil(L);
     while (lua_next(L, index)) {
-        lua_pop(L, 1);
         keys++;
-        if (lua_type(L, -1) == LUA_TSTRING) {
+        if (lua_type(L, -2) == LUA_TSTRING) {
             strings++;
-        } else if (lua_isinteger(L, -1)) {
-            lua_Integer k = lua_tointeger(L, -1);
+            if (strings == keys) {
+                if ((size_t)strings > capacity) {
+                    // Anchored below the key, so the collector frees it whatever happens next.
+                    size_t grown = capacity * 2;
+                    clua_member *block = (clua_member *)lua_newuserdatauv(L, grown * sizeof(clua_member), 0);
+                    memcpy(block, members, capacity * sizeof(clua_member));
+                    if (spilled) lua_replace(L, -4);
+                    else lua_insert(L, -3);
+                    members = block;
+                    capacity = grown;
+                    spilled = 1;
+                }
+                clua_member *member = &members[strings - 1];
+                member->key = lua_tolstring(L, -2, &member->length);
+                clua_tape_capture(L, -1, &member->value);
+            }
+        } else if (lua_isinteger(L, -2)) {
+            lua_Integer k = lua_tointeger(L, -2);
             if (k >= 1) {
                 positives++;
                 if (k > largest) largest = k;
             }
         }
+        lua_pop(L, 1);
         if (keys > CLUA_MAX_NODES) {
-            lua_pop(L, 1);
+            lua_pop(L, 1 + spilled);
             return clua_tape_refuse_too_many(call);
         }
     }
-    int is_array;
+    int is_array = 0;
+    int ok = 1;
     if (mt == s->array_mt) {
         if (positives != keys || largest != keys)
-            return clua_tape_refuse(call, "a table marked as an array has keys other than 1..n");
+            ok = clua_tape_refuse(call, "a table marked as an array has keys other than 1..n");
         is_array = 1;
     } else if (mt == s->object_mt || keys == 0) {
-        if (strings != keys) return clua_tape_refuse(call, "a table marked as an object has keys that are not strings");
+        if (strings != keys) ok = clua_tape_refuse(call, "a table marked as an object has keys that are not strings");
         is_array = 0;
     } else if (positives == keys && largest == keys) {
         is_array = 1;
     } else if (strings == keys) {
         is_array = 0;
     } else if (positives == keys) {
-        return clua_tape_refuse(call, "an array with holes (keys are not 1..n)");
+        ok = clua_tape_refuse(call, "an array with holes (keys are not 1..n)");
     } else {
-        return clua_tape_refuse(call, "a table mixes array and object keys, or has keys that are neither");
+        ok = clua_tape_refuse(call, "a table mixes array and object keys, or has keys that are neither");
     }
-
     uint32_t count = (uint32_t)keys;
-    tag = is_array ? CLUA_TAPE_ARRAY : CLUA_TAPE_OBJECT;
-    if (!clua_tape_append(call, &tag, 1) || !clua_tape_append(call, &count, 4))
-        return clua_tape_refuse(call, "the value is too large");
-    if (is_array) {
-        for (lua_Integer i = 1; i <= keys; i++) {
+    if (ok && !clua_tape_append_tagged(call, is_array ? CLUA_TAPE_ARRAY : CLUA_TAPE_OBJECT, &count, 4))
+        ok = clua_tape_refuse(call, "the value is too large");
+    if (ok && is_array) {
+        for (lua_Integer i = 1; i <= keys && ok; i++) {
             lua_rawgeti(L, index, i);
-            int ok = clua_tape_write(L, call, -1, ancestors, depth + 1);
+            ok = clua_tape_write(L, call, -1, ancestors, depth + 1);
             lua_pop(L, 1);
-            if (!ok) return 0;
         }
-        return 1;
-    }
-    clua_key *sorted = (clua_key *)malloc(sizeof(clua_key) * (keys ? (size_t)keys : 1));
-    if (sorted == NULL) return clua_tape_refuse(call, "the value is too large");
-    size_t n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, index)) {
-        lua_pop(L, 1);
-        sorted[n].bytes = lua_tolstring(L, -1, &sorted[n].length);
-        n++;
-    }
-    qsort(sorted, n, sizeof(clua_key), clua_key_compare);
-    int ok = 1;
-    for (size_t i = 0; i < n && ok; i++) {
-        uint32_t length = (uint32_t)sorted[i].length;
-        if (!clua_tape_append(call, &length, 4) || !clua_tape_append(call, sorted[i].bytes, sorted[i].length)) {
-            ok = clua_tape_refuse(call, "the value is too large");
-            break;
+    } else if (ok) {
+        size_t n = (size_t)keys;
+        uint8_t order[CLUA_INLINE_MEMBERS];
+        if (spilled) qsort(members, n, sizeof(clua_member), clua_member_qsort_compare);
+        else clua_members_order(members, order, n);
+        for (size_t k = 0; k < n && ok; k++) {
+            size_t i = spilled ? k : order[k];
+            uint32_t length = (uint32_t)members[i].length;
+            if (!clua_tape_append(call, &length, 4) || !clua_tape_append(call, members[i].key, members[i].length)) {
+                ok = clua_tape_refuse(call, "the value is too large");
+                break;
+            }
+            if (members[i].value.type != LUA_TTABLE) {
+                ok = clua_tape_write_value(L, call, &members[i].value, 0, ancestors, depth + 1);
+                continue;
+            }
+            lua_pushlstring(L, members[i].key, members[i].length);
+            lua_rawget(L, index);
+            ok = clua_tape_write(L, call, -1, ancestors, depth + 1);
+            lua_pop(L, 1);
         }
-        lua_pushlstring(L, sorted[i].bytes, sorted[i].length);
-        lua_rawget(L, index);
-        ok = clua_tape_write(L, call, -1, ancestors, depth + 1);
-        lua_pop(L, 1);
     }
-    free(sorted);
+    if (spilled) lua_pop(L, 1);
     return ok;
 }
 
@@ -1069,6 +1172,28 @@ void clua_call_release(clua_call *call) {
     free(call->log);
     call->log = NULL;
     call->log_count = 0;
+}
+
+/// The output block a reused call keeps between calls; a larger one is freed.
+#define CLUA_KEPT_OUTPUT_CAPACITY (64u << 10)
+
+/// Readies a call for the next operation: frees its log lines, keeps its output block (when
+/// small), clears its inputs; why: an interpreter reuses one call for every transformer call.
+void clua_call_reuse(clua_call *call) {
+    if (call->output_capacity > CLUA_KEPT_OUTPUT_CAPACITY) {
+        free(call->output);
+        call->output = NULL;
+        call->output_capacity = 0;
+    }
+    call->output_count = 0;
+    free(call->log);
+    call->log = NULL;
+    call->log_count = 0;
+    call->log_kept = call->log_dropped = 0;
+    call->input = call->user_data = NULL;
+    call->input_count = call->user_data_count = 0;
+    call->module = call->function = NULL;
+    call->nodes = 0;
 }
 
 /// Bytes of stack left below the current frame on this thread; why: Lua's C recursion needs

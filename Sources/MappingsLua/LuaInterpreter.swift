@@ -14,6 +14,14 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     /// The most `log(...)` lines one operation keeps (0: logging off).
     private let logLimit: Int32
     var log = LuaLogBatch()
+    /// The call every transformer call reuses, with its output block: no allocation per call.
+    private let reused: UnsafeMutablePointer<clua_call>
+    /// Where each call's input tape is written, grown when a value needs more.
+    private var inputTape: UnsafeMutableRawBufferPointer
+    /// The last timeout calls ran under, and it in nanoseconds: worked out once, not per call.
+    private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
+    /// The object keys results held lately.
+    private let resultKeys = LuaTape.KeyCache()
 
     /// What resolving a function found.
     enum Resolution {
@@ -29,6 +37,9 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         guard let state = clua_sandbox_open(memoryLimit) else { return nil }
         self.state = state
         self.logLimit = logLimit
+        reused = UnsafeMutablePointer<clua_call>.allocate(capacity: 1)
+        reused.initialize(to: clua_call())
+        inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         for (name, module) in modules {
             var call = clua_call()
             let status = module.text.withCString { text in
@@ -48,6 +59,9 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
 
     deinit {
         clua_sandbox_close(state)
+        clua_call_release(reused)
+        reused.deallocate()
+        inputTape.deallocate()
     }
 
     /// Bytes the interpreter holds.
@@ -101,33 +115,54 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
 
     /// Calls the function with registry reference `reference` as `f(value, userData)`.
     func call(
-        _ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits
+        _ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits
     ) -> Result<JSONValue, LuaFailure> {
-        var call = clua_call()
-        call.log_limit = logLimit
-        defer {
-            keepLog(of: call)
-            clua_call_release(&call)
+        let inputCount: Int
+        if let end = LuaTape.write(value, to: inputTape.baseAddress!, end: inputTape.baseAddress! + inputTape.count) {
+            inputCount = end - inputTape.baseAddress!
+        } else {
+            let size = LuaTape.size(of: value)
+            inputTape.deallocate()
+            inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, inputTape.count * 2), alignment: 8)
+            guard let end = LuaTape.write(value, to: inputTape.baseAddress!, end: inputTape.baseAddress! + size) else {
+                preconditionFailure("a value's tape is larger than the size measured for it")
+            }
+            inputCount = end - inputTape.baseAddress!
         }
-        call.function_ref = reference
-        call.output_limit = limits.result
-        let status = input.withUnsafeBufferPointer { input in
-            call.input = input.baseAddress
-            call.input_count = input.count
+        let call = reused
+        clua_call_reuse(call)
+        defer {
+            keepLog(of: call.pointee)
+            if inputTape.count > 1 << 16 {
+                inputTape.deallocate()
+                inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
+            }
+        }
+        if timeout.duration != limits.timeout { timeout = (limits.timeout, limits.timeoutNanoseconds) }
+        let timeoutNanoseconds = timeout.nanoseconds
+        call.pointee.log_limit = logLimit
+        call.pointee.function_ref = reference
+        call.pointee.output_limit = limits.result
+        call.pointee.input = UnsafePointer(inputTape.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        call.pointee.input_count = inputCount
+        let status = withExtendedLifetime(userData) {
             guard let userData else {
                 return clua_sandbox_run(
-                    state, clua_sandbox_call_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+                    state, clua_sandbox_call_protected, call, Int64(limits.instructions), timeoutNanoseconds)
             }
             return userData.withUnsafeBufferPointer { userData in
-                call.user_data = userData.baseAddress
-                call.user_data_count = userData.count
+                call.pointee.user_data = userData.baseAddress
+                call.pointee.user_data_count = userData.count
                 return clua_sandbox_run(
-                    state, clua_sandbox_call_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+                    state, clua_sandbox_call_protected, call, Int64(limits.instructions), timeoutNanoseconds)
             }
         }
-        guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call)) }
+        guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call.pointee)) }
         do {
-            return .success(try LuaTape.decode(UnsafeRawBufferPointer(start: call.output, count: call.output_count)))
+            return .success(
+                try LuaTape.decode(
+                    UnsafeRawBufferPointer(start: call.pointee.output, count: call.pointee.output_count),
+                    keys: resultKeys))
         } catch {
             return .failure(LuaFailure(kind: .badResult, message: error.message))
         }
@@ -162,7 +197,7 @@ protocol LuaEngine: AnyObject, Sendable {
     var log: LuaLogBatch { get set }
     func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
     func functionNames(module: String, limits: LuaLimits) -> [String]
-    func call(_ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits) -> Result<
+    func call(_ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     >
     /// Whether it can serve another call (a worker process that was killed cannot).

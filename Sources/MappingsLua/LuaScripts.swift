@@ -184,9 +184,9 @@ public final class LuaScripts: TransformerProvider, Sendable {
         }
     }
 
-    /// Calls function `id` with a value and user data (both as tapes), on a thread with enough
+    /// Calls function `id` with a value and user data (as a tape), on a thread with enough
     /// stack, in an interpreter no other thread is using.
-    func call(function id: Int, input: [UInt8], userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
+    func call(function id: Int, value: JSONValue, userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
         let record = LuaLog.record  // before the call may move to a thread with more stack
         return LuaThread.withLargeStack {
             let interpreter: any LuaEngine
@@ -194,16 +194,19 @@ public final class LuaScripts: TransformerProvider, Sendable {
             case .success(let engine): interpreter = engine
             case .failure(let failure): return .failure(failure)
             }
-            let function = pool.withLock { $0.functions[id] }
-            if interpreter.functionReferences.count <= id {
-                interpreter.functionReferences += Array(
-                    repeating: 0, count: id + 1 - interpreter.functionReferences.count)
-            }
-            if interpreter.functionReferences[id] == 0 {
+            let references = interpreter.functionReferences
+            var reference = id < references.count ? references[id] : 0
+            if reference == 0 {
+                let function = pool.withLock { $0.functions[id] }
                 let resolution = interpreter.resolve(module: function.module, function: function.name, limits: limits)
                 emitLog(of: interpreter, record: record)
                 switch resolution {
-                case .function(let reference, _, _):
+                case .function(let resolved, _, _):
+                    reference = resolved
+                    if interpreter.functionReferences.count <= id {
+                        interpreter.functionReferences += Array(
+                            repeating: 0, count: id + 1 - interpreter.functionReferences.count)
+                    }
                     interpreter.functionReferences[id] = reference
                 case .failed(let failure):
                     return .failure(failure)
@@ -211,8 +214,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     return .failure(LuaFailure(kind: .failed, message: "the script no longer provides this function"))
                 }
             }
-            let result = interpreter.call(
-                interpreter.functionReferences[id], input: input, userData: userData, limits: limits)
+            let result = interpreter.call(reference, value: value, userData: userData, limits: limits)
             emitLog(of: interpreter, record: record)
             if case .failure(let failure) = result, failure.poisonsInterpreter || !interpreter.isAlive {
                 return result

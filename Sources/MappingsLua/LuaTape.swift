@@ -1,60 +1,142 @@
 import Mappings
 
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
+
 /// The byte encoding values cross the Lua bridge in, both ways: one tag byte, then the payload
 /// (little-endian). The C side decodes it into Lua values under `lua_pcall` and encodes results
 /// with raw table access only (see `sandbox.h`).
 enum LuaTape {
     /// Encodes a JSON value.
     static func encode(_ value: JSONValue) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        write(value, into: &bytes)
-        return bytes
+        let count = size(of: value)
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let start = UnsafeMutableRawPointer(buffer.baseAddress!)
+            guard let end = write(value, to: start, end: start + count) else {
+                preconditionFailure("a value's tape is larger than the size measured for it")
+            }
+            initialized = end - start
+        }
     }
 
-    private static func write(_ value: JSONValue, into bytes: inout [UInt8]) {
+    /// The bytes `value`'s tape takes: what `write` writes.
+    static func size(of value: JSONValue) -> Int {
         switch value {
-        case .null: bytes.append(UInt8(ascii: "n"))
-        case .bool(let flag): bytes.append(UInt8(ascii: flag ? "t" : "f"))
-        case .integer(let number):
-            bytes.append(UInt8(ascii: "i"))
-            append(UInt64(bitPattern: number), into: &bytes)
-        case .double(let number):
-            bytes.append(UInt8(ascii: "d"))
-            append(number.bitPattern, into: &bytes)
-        case .number(let number) where number.isExactDouble:
-            bytes.append(UInt8(ascii: "d"))
-            append(number.double.bitPattern, into: &bytes)
-        case .number(let number):
-            // Beyond what a Lua integer or float holds: the script sees the literal as a string,
-            // which Lua's arithmetic still converts (to the nearest float) when asked.
-            bytes.append(UInt8(ascii: "s"))
-            writeText(number.literal, into: &bytes)
-        case .string(let text):
-            bytes.append(UInt8(ascii: "s"))
-            writeText(text, into: &bytes)
+        case .null, .bool: 1
+        case .integer, .double: 9
+        case .number(let number) where number.isExactDouble: 9
+        case .number(let number): 5 + number.literal.utf8.count
+        case .string(let text): 5 + text.utf8.count
         case .array(let elements):
-            bytes.append(UInt8(ascii: "a"))
-            append(UInt32(elements.count), into: &bytes)
-            for element in elements { write(element, into: &bytes) }
+            elements.withUnsafeBufferPointer { elements in
+                var size = 5
+                for index in elements.indices { size += Self.size(of: elements[index]) }
+                return size
+            }
         case .object(let object):
-            bytes.append(UInt8(ascii: "o"))
-            append(UInt32(object.count), into: &bytes)
-            for member in object.members {
-                writeText(member.key, into: &bytes)
-                write(member.value, into: &bytes)
+            object.members.withUnsafeBufferPointer { members in
+                var size = 5 + 4 * members.count
+                for index in members.indices {
+                    size += members[index].key.utf8.count + Self.size(of: members[index].value)
+                }
+                return size
             }
         }
     }
 
-    private static func writeText(_ text: String, into bytes: inout [UInt8]) {
-        let utf8 = text.utf8
-        append(UInt32(utf8.count), into: &bytes)
-        bytes.append(contentsOf: utf8)
+    /// Writes `value`'s tape from `start` up to at most `end`, and returns where it ended, or
+    /// nil when it needs more room (`size(of: value)` bytes are always enough).
+    static func write(_ value: JSONValue, to start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer)
+        -> UnsafeMutableRawPointer?
+    {
+        var writer = Writer(at: start, end: end)
+        writer.write(value)
+        return writer.overflowed ? nil : writer.at
     }
 
-    private static func append<T: FixedWidthInteger>(_ number: T, into bytes: inout [UInt8]) {
-        withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+    /// Writes tapes into a block of memory; once the block is full it writes nothing more.
+    private struct Writer {
+        var at: UnsafeMutableRawPointer
+        let end: UnsafeMutableRawPointer
+        var overflowed = false
+
+        mutating func write(_ value: JSONValue) {
+            switch value {
+            case .null: tag("n")
+            case .bool(let flag): tag(flag ? "t" : "f")
+            case .integer(let number):
+                tag("i")
+                store(UInt64(bitPattern: number))
+            case .double(let number):
+                tag("d")
+                store(number.bitPattern)
+            case .number(let number) where number.isExactDouble:
+                tag("d")
+                store(number.double.bitPattern)
+            case .number(let number):
+                // Beyond what a Lua integer or float holds: the script sees the literal as a
+                // string, which Lua's arithmetic still converts (to the nearest float) when asked.
+                tag("s")
+                text(number.literal)
+            case .string(let string):
+                tag("s")
+                text(string)
+            case .array(let elements):
+                tag("a")
+                store(UInt32(elements.count))
+                elements.withUnsafeBufferPointer { elements in
+                    for index in elements.indices where !overflowed { write(elements[index]) }
+                }
+            case .object(let object):
+                tag("o")
+                store(UInt32(object.count))
+                object.members.withUnsafeBufferPointer { members in
+                    for index in members.indices where !overflowed {
+                        text(members[index].key)
+                        write(members[index].value)
+                    }
+                }
+            }
+        }
+
+        private mutating func room(_ count: Int) -> Bool {
+            if end - at >= count { return true }
+            overflowed = true
+            return false
+        }
+
+        private mutating func tag(_ tag: Unicode.Scalar) {
+            guard room(1) else { return }
+            at.storeBytes(of: UInt8(ascii: tag), as: UInt8.self)
+            at += 1
+        }
+
+        private mutating func store<T: FixedWidthInteger>(_ number: T) {
+            guard room(MemoryLayout<T>.size) else { return }
+            at.storeBytes(of: number.littleEndian, as: T.self)
+            at += MemoryLayout<T>.size
+        }
+
+        private mutating func text(_ text: String) {
+            let utf8 = text.utf8
+            let count = utf8.count
+            store(UInt32(count))
+            guard room(count) else { return }
+            let start = at
+            let copied = utf8.withContiguousStorageIfAvailable { bytes in
+                if let base = bytes.baseAddress { start.copyMemory(from: base, byteCount: bytes.count) }
+                return bytes.count
+            }
+            if copied == nil {
+                for (offset, byte) in utf8.enumerated() {
+                    start.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                }
+            }
+            at += count
+        }
     }
 
     /// Why a result tape did not decode into a JSON value.
@@ -62,39 +144,77 @@ enum LuaTape {
         var message: String
     }
 
-    /// Decodes a result tape. Strings must be valid UTF-8 (Lua strings are bytes).
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> JSONValue {
+    /// Decodes a result tape, taking object keys seen before from `keys`. Strings must be valid
+    /// UTF-8 (Lua strings are bytes).
+    static func decode(_ bytes: UnsafeRawBufferPointer, keys: KeyCache) throws(Failure) -> JSONValue {
         var reader = Reader(bytes: bytes)
-        let value = try reader.value()
+        let value = try reader.value(keys: keys)
         guard reader.offset == bytes.count else { throw Failure(message: "the result tape has trailing bytes") }
         return value
+    }
+
+    /// The object keys decoded last, by a hash of their bytes; why: a transformer returns the
+    /// same few keys call after call, and a key found here is not validated and built again.
+    /// Used by one thread at a time, as its interpreter is.
+    final class KeyCache {
+        private static let slots = 64
+        /// The longest key kept.
+        private static let longest = 32
+        private var strings: [String] = Array(repeating: "", count: slots)
+        /// Each slot's key bytes (`longest` bytes a slot) and length (0: empty).
+        private let bytes = UnsafeMutableRawPointer.allocate(byteCount: slots * longest, alignment: 8)
+        private var lengths = [Int](repeating: 0, count: slots)
+
+        init() {}
+
+        deinit { bytes.deallocate() }
+
+        /// The key with these bytes, from the cache or made by `make` (and kept).
+        func key(_ key: UnsafeRawBufferPointer, make: (UnsafeRawBufferPointer) throws(Failure) -> String)
+            throws(Failure) -> String
+        {
+            let count = key.count
+            guard count <= Self.longest, count > 0, let base = key.baseAddress else { return try make(key) }
+            var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+            for index in 0..<count {
+                hash = (hash ^ UInt64(base.load(fromByteOffset: index, as: UInt8.self))) &* 0x100_0000_01B3
+            }
+            let slot = Int(truncatingIfNeeded: hash >> 58) & (Self.slots - 1)
+            let kept = bytes + slot * Self.longest
+            if lengths[slot] == count, memcmp(kept, base, count) == 0 { return strings[slot] }
+            let made = try make(key)
+            kept.copyMemory(from: base, byteCount: count)
+            lengths[slot] = count
+            strings[slot] = made
+            return made
+        }
     }
 
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offset = 0
 
-        mutating func value() throws(Failure) -> JSONValue {
+        mutating func value(keys: KeyCache) throws(Failure) -> JSONValue {
             switch try byte() {
             case UInt8(ascii: "n"): return .null
             case UInt8(ascii: "t"): return .bool(true)
             case UInt8(ascii: "f"): return .bool(false)
             case UInt8(ascii: "i"): return .integer(Int64(bitPattern: try number(UInt64.self)))
             case UInt8(ascii: "d"): return .double(Double(bitPattern: try number(UInt64.self)))
-            case UInt8(ascii: "s"): return .string(try text())
+            case UInt8(ascii: "s"): return .string(try Self.text(try slice()))
             case UInt8(ascii: "a"):
                 let count = Int(try number(UInt32.self))
                 var elements: [JSONValue] = []
                 elements.reserveCapacity(min(count, bytes.count - offset))
-                for _ in 0..<count { elements.append(try value()) }
+                for _ in 0..<count { elements.append(try value(keys: keys)) }
                 return .array(elements)
             case UInt8(ascii: "o"):
                 let count = Int(try number(UInt32.self))
                 var members: [(key: String, value: JSONValue)] = []
                 members.reserveCapacity(min(count, bytes.count - offset))
                 for _ in 0..<count {
-                    let key = try text()
-                    members.append((key, try value()))
+                    let key = try keys.key(try slice(), make: Self.text)
+                    members.append((key, try value(keys: keys)))
                 }
                 return .object(JSONObject(members))
             case let tag: throw Failure(message: "the result tape has an unknown tag \(tag)")
@@ -110,23 +230,42 @@ enum LuaTape {
         mutating func number<T: FixedWidthInteger>(_: T.Type) throws(Failure) -> T {
             let size = MemoryLayout<T>.size
             guard bytes.count - offset >= size else { throw Failure(message: "the result tape ends early") }
-            var raw: T = 0
-            withUnsafeMutableBytes(of: &raw) {
-                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + size]))
-            }
+            let raw = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
             offset += size
             return T(littleEndian: raw)
         }
 
-        mutating func text() throws(Failure) -> String {
+        /// The bytes of a string: its length, then as many bytes.
+        mutating func slice() throws(Failure) -> UnsafeRawBufferPointer {
             let count = Int(try number(UInt32.self))
             guard bytes.count - offset >= count else { throw Failure(message: "the result tape ends early") }
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+            let slice = UnsafeRawBufferPointer(start: bytes.baseAddress! + offset, count: count)
             offset += count
-            guard let text = String(validating: slice, as: UTF8.self) else {
+            return slice
+        }
+
+        static func text(_ slice: UnsafeRawBufferPointer) throws(Failure) -> String {
+            // Decoding repairs what is not UTF-8, so the text is the tape's bytes exactly when
+            // they are valid; ASCII needs no comparing.
+            let text = String(decoding: slice, as: UTF8.self)
+            guard isASCII(slice) || text.utf8.elementsEqual(slice) else {
                 throw Failure(message: "a string is not valid UTF-8 (Lua strings are bytes; JSON text is UTF-8)")
             }
             return text
+        }
+
+        private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            var index = 0
+            var high: UInt64 = 0
+            while index + 8 <= bytes.count {
+                high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < bytes.count {
+                high |= UInt64(bytes[index])
+                index += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
         }
     }
 }

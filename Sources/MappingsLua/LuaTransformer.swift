@@ -28,7 +28,7 @@ struct LuaTransformer: Transformer {
     }
 
     func transform(_ value: JSONValue, userData _: JSONValue?) throws -> JSONValue {
-        switch scripts.call(function: function, input: LuaTape.encode(value), userData: userData) {
+        switch scripts.call(function: function, value: value, userData: userData) {
         case .success(let result): return result
         case .failure(let failure): throw TransformerFailure(describe(failure))
         }

@@ -16,6 +16,8 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     var functionReferences: [Int32] = []
     var log = LuaLogBatch()
     private var dead = false
+    /// The object keys results held lately (see `LuaTape.KeyCache`).
+    private let resultKeys = LuaTape.KeyCache()
 
     /// How long past a call's deadline the host waits before it kills the worker.
     static let margin = Duration.milliseconds(250)
@@ -265,7 +267,7 @@ extension LuaWorkerProcess {
     }
 
     /// Calls the function with the worker's reference `reference` as `f(value, userData)`.
-    func call(_ reference: Int32, input: [UInt8], userData: [UInt8]?, limits: LuaLimits) -> Result<
+    func call(_ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     > {
         var frame = Frame()
@@ -273,7 +275,7 @@ extension LuaWorkerProcess {
         frame.string("")
         frame.string("")
         frame.u32(UInt32(bitPattern: reference))
-        frame.data(input)
+        frame.data(LuaTape.encode(value))
         if let userData {
             frame.u8(1)
             frame.data(userData)
@@ -290,7 +292,7 @@ extension LuaWorkerProcess {
             return .failure(LuaFailure(status: response.status, message: response.message))
         }
         let decoded = response.output.withUnsafeBytes { bytes in
-            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes) }
+            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes, keys: resultKeys) }
         }
         return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
     }

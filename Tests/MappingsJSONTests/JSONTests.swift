@@ -116,6 +116,24 @@ struct JSONTests {
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(String(repeating: "[", count: 100_000)) }
     }
 
+    @Test("escapes decode between runs of any text, multi-byte and surrogate pairs included")
+    func escapes() throws {
+        let cases: [(String, String)] = [
+            (#""\"""#, "\""), (#""é\n""#, "é\n"), (#""\tü""#, "\tü"),
+            (
+                #""<a href=\"x\" rel=\"nofollow\">Twitter for iPhone<\/a>""#,
+                #"<a href="x" rel="nofollow">Twitter for iPhone</a>"#
+            ),
+            (#""a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00 ✓ \u0000 z""#, "a\"b\\c/d\u{08}\u{0C}\n\r\té😀 ✓ \u{0} z"),
+            (#""日本\u8a9e語""#, "日本語語"),
+        ]
+        for (json, expected) in cases {
+            let value = try JSONParser.parse(json)
+            #expect(value == .string(expected), "\(json)")
+            if case .string(let text) = value { #expect(Array(text.utf8) == Array(expected.utf8), "\(json)") }
+        }
+    }
+
     @Test("writing round-trips and escapes what JSON needs")
     func writing() throws {
         let text = #"{"s":"a\"b\\c\n\u0001é","n":[1,-2,0.1,1e+21,true,null],"o":{}}"#

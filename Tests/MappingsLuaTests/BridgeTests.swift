@@ -122,6 +122,54 @@ struct BridgeTests {
         )
     }
 
+    @Test("objects of any width come back whole and in bytewise key order, call after call")
+    func wideResults() throws {
+        let fixture = try LuaFixture(
+            [
+                "W.lua": """
+                return {
+                    wide = function(n)
+                        local t = {}
+                        for i = 1, n do t["k" .. string.format("%03d", (i * 37) % n)] = i end
+                        t["\u{e9}t\u{e9}"] = "\u{fc}"
+                        t.nested = { b = { n, n .. "" }, a = { z = true } }
+                        return t
+                    end,
+                    badKey = function() return { ok = 1, ["\\xff"] = 2 } end,
+                }
+                """
+            ],
+            entries: ["v": "W.wide"])
+        defer { fixture.remove() }
+        let wide = try fixture.scripts.transformer(className: "W", selector: "wide")
+        // 1…80 members: inline and spilled traversals; the same and then new keys, for the key cache.
+        for n in [3, 10, 10, 31, 32, 33, 80, 10, 1] {
+            let result = try wide.transform(.integer(Int64(n)), userData: nil)
+            guard case .object(let object) = result else {
+                Issue.record("W.wide(\(n)) returned \(result)")
+                continue
+            }
+            let expected = (Set((1...n).map { String(format: "k%03d", ($0 * 37) % n) }).sorted() + ["nested", "été"])
+                .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            #expect(object.keys == expected)
+            #expect(object["été"] == .string("ü"))
+            #expect(
+                object["nested"]
+                    == .object(
+                        JSONObject([
+                            ("a", .object(JSONObject([("z", .bool(true))]))),
+                            ("b", .array([.integer(Int64(n)), .string("\(n)")])),
+                        ])))
+        }
+        let badKey = try fixture.scripts.transformer(className: "W", selector: "badKey")
+        do {
+            let result = try badKey.transform(.null, userData: nil)
+            Issue.record("a key that is not UTF-8 came back as \(result)")
+        } catch {
+            #expect("\(error)".contains("not valid UTF-8"), "\(error)")
+        }
+    }
+
     @Test("user data is converted once per entry and each call gets a fresh copy of it")
     func userData() throws {
         let fixture = try LuaFixture(

@@ -134,6 +134,10 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
 /// Frees a call's output tape and log lines.
 void clua_call_release(clua_call *call);
 
+/// Readies a call for another operation: frees its log lines and clears its inputs, but keeps
+/// its output block (up to 64 KiB); why: an interpreter reuses one call, with no allocation per call.
+void clua_call_reuse(clua_call *call);
+
 /// The record the calling thread is mapping (its input line), 0 when none; why: a host sets it
 /// per record and reads it back when it writes that record's log lines, without a lock.
 int64_t clua_log_record(void);

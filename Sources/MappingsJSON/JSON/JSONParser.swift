@@ -335,8 +335,10 @@ package enum JSONParser {
                 return String(
                     decoding: UnsafeBufferPointer(rebasing: bytes[scanned.start..<scanned.end]), as: UTF8.self)
             }
-            // Escapes: decode again, now that the text is known to be valid.
-            var scalars = String.UnicodeScalarView()
+            // Escapes: decode again, now that the text is known to be valid UTF-8, into its bytes
+            // (runs copied as they are, each escape as the UTF-8 of its character).
+            var text: [UInt8] = []
+            text.reserveCapacity(scanned.end - scanned.start)
             var position = scanned.start
             var runStart = position
             let resume = index
@@ -345,21 +347,23 @@ package enum JSONParser {
                     position += 1
                     continue
                 }
-                scalars.append(contentsOf: utf8(runStart, position).unicodeScalars)
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
                 let escape = bytes[position + 1]
-                if let character = JSONEscape.character(after: escape) {
-                    scalars.append(character)
+                let character: Unicode.Scalar
+                if let escaped = JSONEscape.character(after: escape) {
+                    character = escaped
                     position += 2
                 } else {
                     index = position + 2
-                    scalars.append(try unicodeEscape())
+                    character = try unicodeEscape()
                     position = index
                 }
+                UTF8.encode(character) { text.append($0) }
                 runStart = position
             }
-            scalars.append(contentsOf: utf8(runStart, scanned.end).unicodeScalars)
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<scanned.end]))
             index = resume
-            return String(scalars)
+            return String(decoding: text, as: UTF8.self)
         }
 
         mutating func unicodeEscape() throws(Failure) -> Unicode.Scalar {
