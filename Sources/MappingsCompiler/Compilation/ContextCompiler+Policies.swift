@@ -138,7 +138,9 @@ extension ContextCompiler {
             }
             guard !names.contains(name) else {
                 diagnostics.append(
-                    Diagnostic(message: "\"@identity\" names \"\(name)\" twice", location: node.location))
+                    Diagnostic(
+                        message: "\"@identity\" names \"\(name)\" twice", location: node.location,
+                        help: "remove one of them"))
                 return nil
             }
             names.append(name)

@@ -43,7 +43,8 @@ extension ContextCompiler {
             diagnostics.append(
                 Diagnostic(
                     message: "\"@valueMap\" translates values, but \"\(property)\" holds \(name) objects",
-                    location: option.keyLocation))
+                    location: option.keyLocation,
+                    help: "remove \"@valueMap\", and map the objects with \"@object\": { \"@mappings\": … }"))
             valid = false
             return nil
         }
@@ -59,7 +60,8 @@ extension ContextCompiler {
                     Diagnostic(
                         message:
                             "\"@valueMap\" maps \"\(member.key)\" to \(member.value.typeName): values are strings, numbers or booleans",
-                        location: member.value.location))
+                        location: member.value.location,
+                        help: "to build objects, map them with \"@object\"; to compute values, use \"@transformSelector\""))
                 mapsWell = false
                 continue
             }
@@ -97,7 +99,8 @@ extension ContextCompiler {
                 Diagnostic(
                     message:
                         "\"@valueMap\" maps \"\(member.key)\" to a value that cannot become \(type): \(failure.message)",
-                    location: member.value.location))
+                    location: member.value.location,
+                    help: "map it to a \(type), as the property holds it"))
         }
         return nil
     }
