@@ -63,7 +63,8 @@ struct LoadDiagnosticTests {
 
     @Test("a test with both into and many says which to remove")
     func intoAndMany() {
-        let rendered = failure(#"{ "$A": { "n": "n", "@tests": [{ "input": [], "many": true, "into": {}, "output": [] }] } }"#)
+        let rendered = failure(
+            #"{ "$A": { "n": "n", "@tests": [{ "input": [], "many": true, "into": {}, "output": [] }] } }"#)
         #expect(rendered.contains(#"error: a test populates one object ("into") or maps many ("many"), not both"#))
         #expect(rendered.contains("= help: "), "\(rendered)")
     }
@@ -81,7 +82,8 @@ struct LoadDiagnosticTests {
             Issue.record("the load succeeded")
         } catch {
             #expect(error.warnings.count == 1)
-            let rendered = DiagnosticRenderer(sources: error.sources).render(error.diagnostics, warnings: error.warnings)
+            let rendered = DiagnosticRenderer(sources: error.sources).render(
+                error.diagnostics, warnings: error.warnings)
             let warning = try #require(rendered.range(of: "warning: \"type\" is a trait"))
             let failure = try #require(rendered.range(of: "error: C has no property \"x\""))
             #expect(warning.lowerBound < failure.lowerBound, "\(rendered)")
@@ -94,6 +96,8 @@ struct LoadDiagnosticTests {
         #expect(Suggestion.closest(to: "actve", among: ["active", "deleted"]) == "active")
         #expect(Suggestion.closest(to: "Active", among: ["active"]) == "active")
         #expect(Suggestion.closest(to: "x", among: ["xy"]) == "xy")
-        #expect(Suggestion.help(for: "e\u{301}", among: ["\u{E9}"]) == "did you mean \"\u{E9}\" (U+00E9, not U+0065 U+0301)?")
+        #expect(
+            Suggestion.help(for: "e\u{301}", among: ["\u{E9}"])
+                == "did you mean \"\u{E9}\" (U+00E9, not U+0065 U+0301)?")
     }
 }

@@ -39,7 +39,10 @@ struct ExactValueTests {
         #expect(object["v"] == .string(Self.decomposed))
 
         let same = mapper.object(
-            from: ["s": .string(Self.precomposed), "v": .string(Self.precomposed), "o": ["t": .string(Self.precomposed), "r": 1]],
+            from: [
+                "s": .string(Self.precomposed), "v": .string(Self.precomposed),
+                "o": ["t": .string(Self.precomposed), "r": 1],
+            ],
             using: context)
         #expect(same.issues.isEmpty)
         #expect(same.value.jsonText == #"{"s":"\#(Self.precomposed)","v":"precomposed","o":{"r":1}}"#)
@@ -130,7 +133,8 @@ struct UnionShapeTests {
 
     @Test("a discriminator read through a value that is no object is said as a key path says it")
     func discriminatorThroughString() throws {
-        let entry = #""o": { "@keyPath": "o", "@optional": true, "@object": { "@discriminator": "k.t", "@cases": { "1": "$Circle", "r": "$Rect" } } }"#
+        let entry =
+            #""o": { "@keyPath": "o", "@optional": true, "@object": { "@discriminator": "k.t", "@cases": { "1": "$Circle", "r": "$Rect" } } }"#
         let mapper = Mapper(catalog: try load(#"{ \#(Self.models), "$D": { "@class": "D", \#(entry) } }"#))
         let context = try mapper.context("$D")
         let through = mapper.object(from: ["o": ["k": "r"]], using: context)
@@ -145,7 +149,8 @@ struct UnionShapeTests {
     @Test("a missing @cases beside @discriminator asks for @cases only")
     func missingCasesHelp() {
         let rendered = failure(
-            #"{ \#(Self.models), "$D": { "@class": "D", "o": { "@keyPath": "o", "@object": { "@discriminator": "t" } } } }"#)
+            #"{ \#(Self.models), "$D": { "@class": "D", "o": { "@keyPath": "o", "@object": { "@discriminator": "t" } } } }"#
+        )
         #expect(rendered.contains(#"help: add "@cases": {"#), "\(rendered)")
         #expect(!rendered.contains(#"add "@discriminator""#))
     }

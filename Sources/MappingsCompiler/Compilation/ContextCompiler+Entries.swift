@@ -186,7 +186,7 @@ extension ContextCompiler {
                 message:
                     "the default value of \"\(property)\" cannot become \(type ?? .json)\(place): \(failure.message)",
                 location: node.location,
-                help: "write the default as the payload would hold a \(type ?? .json), or remove \"@defaultValue\""))
+                help: "write a default that converts to \(type ?? .json), or remove \"@defaultValue\""))
         valid = false
         return nil
     }

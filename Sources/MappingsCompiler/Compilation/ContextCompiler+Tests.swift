@@ -116,7 +116,8 @@ extension ContextCompiler {
                     Diagnostic(
                         message: "\"outputIncludes\" is an array, but this test maps one payload",
                         location: includes.value.location,
-                        help: "add \"many\": true to map an array of payloads, or write what the one output holds: { … }"
+                        help:
+                            "add \"many\": true to map an array of payloads, or write what the one output holds: { … }"
                     ))
                 valid = false
             case (.object, true):

@@ -61,7 +61,8 @@ extension ContextCompiler {
                     location: discriminator?.keyLocation ?? member.keyLocation,
                     help: discriminator == nil
                         ? "add \"@discriminator\": \"type\" and \"@cases\": { \"circle\": \"$Circle\", … }"
-                        : "add \"@cases\": { \"circle\": \"$Circle\", … }: each value of the discriminator and its context"))
+                        : "add \"@cases\": { \"circle\": \"$Circle\", … }: each value of the discriminator and its context"
+                ))
             return nil
         }
         guard let discriminator else {

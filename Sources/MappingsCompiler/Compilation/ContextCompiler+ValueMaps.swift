@@ -61,7 +61,9 @@ extension ContextCompiler {
                         message:
                             "\"@valueMap\" maps \"\(member.key)\" to \(member.value.typeName): values are strings, numbers or booleans",
                         location: member.value.location,
-                        help: "to build objects, map them with \"@object\"; to compute values, use \"@transformSelector\""))
+                        help:
+                            "to build objects, map them with \"@object\"; to compute values, use \"@transformSelector\""
+                    ))
                 mapsWell = false
                 continue
             }
@@ -152,7 +154,8 @@ extension ContextCompiler {
                     continue
                 }
                 named.insert(CodePointKey(member.key))
-                guard let key = member.value.stringValue, keys.contains(where: { $0.key.hasSameCodePoints(as: key) }) else {
+                guard let key = member.value.stringValue, keys.contains(where: { $0.key.hasSameCodePoints(as: key) })
+                else {
                     let listed = keys.map { "\"\($0.key)\"" }.joined(separator: ", ")
                     diagnostics.append(
                         Diagnostic(

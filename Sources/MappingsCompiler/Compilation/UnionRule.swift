@@ -31,7 +31,8 @@ package struct UnionRule: Sendable, Hashable {
         self.discriminator = discriminator
         self.cases = cases
         self.otherwise = otherwise
-        self.positions = Dictionary(cases.enumerated().map { (CodePointKey($1.value), $0) }, uniquingKeysWith: { first, _ in first })
+        self.positions = Dictionary(
+            cases.enumerated().map { (CodePointKey($1.value), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The case `value` (found at the discriminator) names, `nil` when it names none.

@@ -11,7 +11,9 @@ extension MappingRun {
         property: () -> String
     ) -> Value {
         // Made only for a message: a record that maps cleanly builds no text.
-        func type() -> String { rule.type?.unionMembers.map { String(describing: TypeReference.union($0)) } ?? "a union" }
+        func type() -> String {
+            rule.type?.unionMembers.map { String(describing: TypeReference.union($0)) } ?? "a union"
+        }
         guard case .object = value else {
             let message = "expected \(type()), found \(Converter.describe(value))"
             fail(.conversionFailed, at: path(), rule: rule, property: property(), value: value, message: message)
@@ -37,7 +39,7 @@ extension MappingRun {
                 if case .string(let text) = found,
                     let close = Suggestion.closest(to: text, among: union.cases.map(\.value))
                 {
-                    message += "; did you mean \"\(close)\"?"
+                    message += "; did you mean \(Suggestion.quoted(close, against: text))?"
                 }
                 fail(.unknownCase, at: at(), rule: rule, property: property(), value: found, message: message)
             } else {

@@ -62,7 +62,8 @@ public struct Enumeration: Sendable, Hashable {
     }
 
     public static func == (lhs: Enumeration, rhs: Enumeration) -> Bool {
-        lhs.storage === rhs.storage || (lhs.name.hasSameCodePoints(as: rhs.name) && lhs.values.count == rhs.values.count
+        lhs.storage === rhs.storage
+            || (lhs.name.hasSameCodePoints(as: rhs.name) && lhs.values.count == rhs.values.count
                 && zip(lhs.values, rhs.values).allSatisfy { $0.hasSameCodePoints(as: $1) })
     }
 
