@@ -123,6 +123,17 @@ struct UnionShapeTests {
         let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
         #expect(onDemand.value == full.value && onDemand.issues == full.issues)
 
+        // The output schema nests as the type does: arrays of arrays, maps of arrays.
+        let members = ##"{"anyOf":[{"$ref":"#/$defs/$Circle"},{"$ref":"#/$defs/$Rect"}]}"##
+        let schema = catalog.outputSchema(of: context, as: .jsonSchema).jsonText
+        #expect(schema.contains(#""g":{"type":"array","items":{"type":"array","items":\#(members)}}"#), "\(schema)")
+        #expect(
+            schema.contains(
+                #""m":{"type":["object","null"],"additionalProperties":{"type":"array","items":\#(members)}}"#),
+            "\(schema)")
+        let spark = catalog.outputSchema(of: context, as: .spark).jsonText
+        #expect(spark.contains(#"{"name":"g","type":{"type":"array","elementType":{"type":"array","#), "\(spark)")
+
         let clean = mapper.object(
             from: ["g": [[["t": "c", "r": 1]], [["t": "r", "w": 2]]], "m": ["a": [["t": "r", "w": 3]]]], using: context)
         let back = mapper.payload(from: clean.value, using: context)
