@@ -65,6 +65,7 @@ struct CheckCommandTests {
                   |
                 6 |         "age": { "@keyPath": "age", "@defaultValue": "old" },
                   |                                                      ^^^^^
+                  = help: write a default that converts to Int, or remove "@defaultValue"
 
                 error: the parent "$Usr" names no context
                  --> contexts/users.mappings:8:30

@@ -54,9 +54,9 @@ struct ScriptLoadingTests {
 
     @Test("a missing function suggests the closest one")
     func missingFunction() throws {
-        let text = try failure(["S.lua": "return { g = function(v) return v end }"])
-        #expect(text.hasPrefix(#"error: scripts/S.lua has no function "f" (for "f:")"#))
-        #expect(text.contains(#"= help: did you mean "g"?"#))
+        let text = try failure(["S.lua": "return { upper = function(v) return v end }"], selector: "uper")
+        #expect(text.hasPrefix(#"error: scripts/S.lua has no function "uper" (for "uper:")"#))
+        #expect(text.contains(#"= help: did you mean "upper"?"#))
     }
 
     @Test("a missing script names the path it looked for")

@@ -39,8 +39,7 @@ enum Terminal {
     static func diagnostics(_ error: any Error) {
         guard let error = error as? MappingsError else { return Self.error(String(describing: error)) }
         let renderer = DiagnosticRenderer(sources: error.sources, style: style)
-        var text = renderer.render(error.diagnostics)
-        for warning in error.warnings { text += "\n\n" + renderer.render(warning, severity: "warning") }
+        let text = renderer.render(error.diagnostics, warnings: error.warnings)
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 

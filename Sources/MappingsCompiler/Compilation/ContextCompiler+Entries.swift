@@ -108,7 +108,8 @@ extension ContextCompiler {
                 diagnostics.append(
                     Diagnostic(
                         message: "\"\(flag.key)\" applies to collections, but \"\(property)\" is \(type)",
-                        location: flag.keyLocation))
+                        location: flag.keyLocation,
+                        help: "remove \"\(flag.key)\": a single value is replaced each time the entry maps"))
                 valid = false
             }
         }
@@ -184,7 +185,8 @@ extension ContextCompiler {
             Diagnostic(
                 message:
                     "the default value of \"\(property)\" cannot become \(type ?? .json)\(place): \(failure.message)",
-                location: node.location))
+                location: node.location,
+                help: "write a default that converts to \(type ?? .json), or remove \"@defaultValue\""))
         valid = false
         return nil
     }

@@ -92,6 +92,8 @@ extension ContextCompiler {
             nodes = [option.value]
         }
         var paths: [PayloadKeyPath] = []
+        // Every path of a list is checked: each mistake is reported in its place.
+        var valid = true
         for node in nodes {
             guard let text = node.stringValue else {
                 diagnostics.append(
@@ -101,12 +103,16 @@ extension ContextCompiler {
                             : "\"@keyPath\" takes a string or an array of strings, not \(node.typeName)",
                         location: node.location,
                         help: "write \"@keyPath\": \"user.name\" or \"@keyPath\": [\"full_text\", \"text\"]"))
-                return nil
+                valid = false
+                continue
             }
-            guard let path = keyPath(text, at: node.location) else { return nil }
+            guard let path = keyPath(text, at: node.location) else {
+                valid = false
+                continue
+            }
             paths.append(path)
         }
-        return paths
+        return valid ? paths : nil
     }
 
     /// The type `@type` names; `nil` after reporting it in a context with a model (whose

@@ -25,10 +25,12 @@ extension ContextCompiler {
                 if let type, type.holdsCollections {
                     report(
                         option, "\"@onElementError\" applies to [T] and [String: T], but \"\(property)\" is \(type)",
-                        help: "its elements are collections: map them with a nested context")
+                        help: "remove it: it chooses for the elements of one collection, and here they are collections")
                     valid = false
                 } else if let type, !type.isCollection, !Self.isDictionary(type), type.unwrapped != .json {
-                    report(option, "\"@onElementError\" applies to collections, but \"\(property)\" is \(type)")
+                    report(
+                        option, "\"@onElementError\" applies to collections, but \"\(property)\" is \(type)",
+                        help: "remove it, or use \"@onError\" for what a value that fails becomes")
                     valid = false
                 }
                 policies.onElementError = policy
@@ -126,7 +128,9 @@ extension ContextCompiler {
             }
             guard !names.contains(name) else {
                 diagnostics.append(
-                    Diagnostic(message: "\"@identity\" names \"\(name)\" twice", location: node.location))
+                    Diagnostic(
+                        message: "\"@identity\" names \"\(name)\" twice", location: node.location,
+                        help: "remove one of them"))
                 return nil
             }
             guard let found = identitySlots(of: name, in: elementModels, at: node.location) else { return nil }

@@ -104,8 +104,31 @@ extension ContextCompiler {
             diagnostics.append(
                 Diagnostic(
                     message: "a test populates one object (\"into\") or maps many (\"many\"), not both",
-                    location: into.keyLocation))
+                    location: into.keyLocation,
+                    help: "remove \"into\", or \"many\" and map one payload into it"))
             valid = false
+        }
+        // `outputIncludes` has the output's shape: one object, or with `many` the array of them.
+        if test.output == nil, let includes = members.first(where: { $0.key == "outputIncludes" }) {
+            switch (includes.value.kind, test.many) {
+            case (.array, false):
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"outputIncludes\" is an array, but this test maps one payload",
+                        location: includes.value.location,
+                        help:
+                            "add \"many\": true to map an array of payloads, or write what the one output holds: { … }"
+                    ))
+                valid = false
+            case (.object, true):
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"outputIncludes\" is an object, but this test maps many payloads (\"many\": true)",
+                        location: includes.value.location,
+                        help: "write an array with what each output holds: [{ … }, { … }]"))
+                valid = false
+            default: break
+            }
         }
         if !hasInput {
             diagnostics.append(

@@ -66,7 +66,10 @@ extension ContextCompiler {
                     message:
                         "\"\(property)\" is \(type): its \"@object\" needs \"@cases\" to choose each object's member",
                     location: discriminator?.keyLocation ?? member.keyLocation,
-                    help: "add \"@discriminator\": \"type\" and \"@cases\": { \"circle\": \"$Circle\", … }"))
+                    help: discriminator == nil
+                        ? "add \"@discriminator\": \"type\" and \"@cases\": { \"circle\": \"$Circle\", … }"
+                        : "add \"@cases\": { \"circle\": \"$Circle\", … }: each value of the discriminator and its context"
+                ))
             return nil
         }
         guard let discriminator else {

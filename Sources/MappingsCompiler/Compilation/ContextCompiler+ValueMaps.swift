@@ -43,7 +43,8 @@ extension ContextCompiler {
             diagnostics.append(
                 Diagnostic(
                     message: "\"@valueMap\" translates values, but \"\(property)\" holds \(name) objects",
-                    location: option.keyLocation))
+                    location: option.keyLocation,
+                    help: "remove \"@valueMap\", and map the objects with \"@object\": { \"@mappings\": … }"))
             valid = false
             return nil
         }
@@ -59,7 +60,10 @@ extension ContextCompiler {
                     Diagnostic(
                         message:
                             "\"@valueMap\" maps \"\(member.key)\" to \(member.value.typeName): values are strings, numbers or booleans",
-                        location: member.value.location))
+                        location: member.value.location,
+                        help:
+                            "to build objects, map them with \"@object\"; to compute values, use \"@transformSelector\""
+                    ))
                 mapsWell = false
                 continue
             }
@@ -97,7 +101,8 @@ extension ContextCompiler {
                 Diagnostic(
                     message:
                         "\"@valueMap\" maps \"\(member.key)\" to a value that cannot become \(type): \(failure.message)",
-                    location: member.value.location))
+                    location: member.value.location,
+                    help: "map it to a \(type), as the property holds it"))
         }
         return nil
     }
@@ -109,19 +114,24 @@ extension ContextCompiler {
         _ held: [(key: SyntaxMember, value: Value)], option: SyntaxMember?
     ) -> [(held: Value, key: String)]? {
         // Mapped values by what the property holds (`"1"` and `1` are one Int): text → keys.
+        // Strings by their text (a `JSON` entry's too), compared by code points.
         var order: [String] = []
-        var groups: [String: (value: Value, keys: [SyntaxMember])] = [:]
+        var groups: [CodePointKey: (value: Value, keys: [SyntaxMember])] = [:]
         for (key, value) in held {
-            let text = if case .string(let string) = value { string } else { JSONWriter.string(value) }
-            if groups[text] == nil {
+            let text =
+                switch value {
+                case .string(let string), .json(.string(let string)): string
+                default: JSONWriter.string(value)
+                }
+            if groups[CodePointKey(text)] == nil {
                 order.append(text)
-                groups[text] = (value, [])
+                groups[CodePointKey(text)] = (value, [])
             }
-            groups[text]?.keys.append(key)
+            groups[CodePointKey(text)]?.keys.append(key)
         }
-        var choices: [String: String] = [:]
+        var choices: [CodePointKey: String] = [:]
         // Mapped values `@reverseValue` names, rightly or not: not reported again as ambiguous.
-        var named: Set<String> = []
+        var named: Set<CodePointKey> = []
         var valid = true
         if let option {
             guard let members = option.value.members else {
@@ -133,7 +143,7 @@ extension ContextCompiler {
                 return nil
             }
             for member in members {
-                guard let keys = groups[member.key]?.keys else {
+                guard let keys = groups[CodePointKey(member.key)]?.keys else {
                     diagnostics.append(
                         Diagnostic(
                             message: "\"@reverseValue\" names \"\(member.key)\", which \"@valueMap\" maps nothing to",
@@ -143,8 +153,9 @@ extension ContextCompiler {
                     valid = false
                     continue
                 }
-                named.insert(member.key)
-                guard let key = member.value.stringValue, keys.contains(where: { $0.key == key }) else {
+                named.insert(CodePointKey(member.key))
+                guard let key = member.value.stringValue, keys.contains(where: { $0.key.hasSameCodePoints(as: key) })
+                else {
                     let listed = keys.map { "\"\($0.key)\"" }.joined(separator: ", ")
                     diagnostics.append(
                         Diagnostic(
@@ -154,15 +165,15 @@ extension ContextCompiler {
                     valid = false
                     continue
                 }
-                choices[member.key] = key
+                choices[CodePointKey(member.key)] = key
             }
         }
         var reverse: [(held: Value, key: String)] = []
         for text in order {
-            guard let group = groups[text] else { continue }
-            if let choice = choices[text] {
+            guard let group = groups[CodePointKey(text)] else { continue }
+            if let choice = choices[CodePointKey(text)] {
                 reverse.append((group.value, choice))
-            } else if group.keys.count == 1 || named.contains(text) {
+            } else if group.keys.count == 1 || named.contains(CodePointKey(text)) {
                 reverse.append((group.value, group.keys[0].key))
             } else {
                 let listed = group.keys.map { "\"\($0.key)\"" }.joined(separator: " and ")

@@ -24,7 +24,7 @@ extension JSONDemand {
             let readsAll = isDictionary || rule.type?.holdsCollections == true || rule.policies.identity != nil
             if rule.transformer == nil, !readsAll, let object = rule.object, let nested = object.context {
                 leaf = of(context: nested, in: contexts, visiting: &visiting)
-            } else if rule.transformer == nil, !isDictionary, let union = rule.object?.union {
+            } else if rule.transformer == nil, !readsAll, let union = rule.object?.union {
                 // Each object reads its discriminator and what its case's context reads.
                 leaf = along(union.discriminator.components[...], leaf: .everything)
                 for chosen in union.contexts {

@@ -24,13 +24,15 @@ package struct UnionRule: Sendable, Hashable {
     package let cases: [Case]
     /// `@otherwise`: what an unknown or missing value maps with; `nil` makes it an issue.
     package let otherwise: Case?
-    private let positions: [String: Int]
+    /// Case values, compared by code points → their index in `cases`.
+    private let positions: [CodePointKey: Int]
 
     package init(discriminator: PayloadKeyPath, cases: [Case], otherwise: Case?) {
         self.discriminator = discriminator
         self.cases = cases
         self.otherwise = otherwise
-        self.positions = Dictionary(cases.enumerated().map { ($1.value, $0) }, uniquingKeysWith: { first, _ in first })
+        self.positions = Dictionary(
+            cases.enumerated().map { (CodePointKey($1.value), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The case `value` (found at the discriminator) names, `nil` when it names none.
@@ -44,7 +46,7 @@ package struct UnionRule: Sendable, Hashable {
         case .bool(let bool): text = bool ? "true" : "false"
         case .null, .array, .object: return nil
         }
-        return positions[text].map { cases[$0] }
+        return positions[CodePointKey(text)].map { cases[$0] }
     }
 
     /// For `serialize`: the first case whose context builds `model`; `nil` when only

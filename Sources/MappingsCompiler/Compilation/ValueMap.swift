@@ -11,40 +11,39 @@ package import MappingsModel
 /// once: mapping a value hashes it, and builds no text (except a number held as a `Double`,
 /// which only a transformer returns). A class: a rule carries one reference, not the tables.
 package final class ValueMap: Sendable {
-    /// Keys → mapped values.
-    private let strings: [String: JSONValue]
+    /// Keys → mapped values, compared by code points.
+    private let strings: [CodePointKey: JSONValue]
     /// Keys that spell an integer the way JSON writes it (`"1"`, `"-3"`) → mapped values.
     private let integers: [Int64: JSONValue]
     private let whenTrue: JSONValue?
     private let whenFalse: JSONValue?
     /// For `serialize`: a mapped string value → the source value it is written back as.
-    private let reverseStrings: [String: JSONValue]
+    private let reverseStrings: [CodePointKey: JSONValue]
     /// For `serialize`: any other mapped value, by its JSON text → the source value.
-    private let reverseOthers: [String: JSONValue]
+    private let reverseOthers: [CodePointKey: JSONValue]
 
     /// - Parameters:
     ///   - pairs: the keys as written and the values they map to, in order.
     ///   - reverse: for each mapped value, the key `serialize` writes back, and the mapped value
     ///     as the property holds it (converted to the entry's type).
     package init(pairs: [(key: String, value: JSONValue)], reverse: [(held: Value, key: String)]) {
-        var strings: [String: JSONValue] = [:]
+        var strings: [CodePointKey: JSONValue] = [:]
         var integers: [Int64: JSONValue] = [:]
         for (key, value) in pairs {
-            strings[key] = value
+            strings[CodePointKey(key)] = value
             if let integer = Int64(key), String(integer) == key { integers[integer] = value }
         }
         self.strings = strings
         self.integers = integers
-        whenTrue = strings["true"]
-        whenFalse = strings["false"]
-        var reverseStrings: [String: JSONValue] = [:]
-        var reverseOthers: [String: JSONValue] = [:]
+        whenTrue = strings[CodePointKey("true")]
+        whenFalse = strings[CodePointKey("false")]
+        var reverseStrings: [CodePointKey: JSONValue] = [:]
+        var reverseOthers: [CodePointKey: JSONValue] = [:]
         for (held, key) in reverse {
             let written = Self.sourceValue(of: key)
             switch held {
-            case .string(let string): reverseStrings[string] = written
-            case .json(.string(let string)): reverseStrings[string] = written
-            default: reverseOthers[JSONWriter.string(held)] = written
+            case .string(let string), .json(.string(let string)): reverseStrings[CodePointKey(string)] = written
+            default: reverseOthers[CodePointKey(JSONWriter.string(held))] = written
             }
         }
         self.reverseStrings = reverseStrings
@@ -70,10 +69,10 @@ package final class ValueMap: Sendable {
     /// The source value translated: the mapped value of the key it matches, or itself.
     package func map(_ value: JSONValue) -> JSONValue {
         switch value {
-        case .string(let string): return strings[string] ?? value
+        case .string(let string): return strings[CodePointKey(string)] ?? value
         case .integer(let integer): return integers[integer] ?? value
-        case .number(let number): return strings[number.literal] ?? value
-        case .double(let double): return strings[JSONNumber.text(of: double)] ?? value
+        case .number(let number): return strings[CodePointKey(number.literal)] ?? value
+        case .double(let double): return strings[CodePointKey(JSONNumber.text(of: double))] ?? value
         case .bool(let bool): return (bool ? whenTrue : whenFalse) ?? value
         case .array(let elements): return .array(elements.map(map))
         case .object(let object):
@@ -94,10 +93,10 @@ package final class ValueMap: Sendable {
         case .json(.object(let object)):
             return .json(.object(JSONObject(object.members.map { ($0.key, Self.json(unmap(.json($0.value)))) })))
         case .string(let string), .json(.string(let string)):
-            return reverseStrings[string].map(Value.json) ?? value
+            return reverseStrings[CodePointKey(string)].map(Value.json) ?? value
         default:
             guard !reverseOthers.isEmpty else { return value }
-            return reverseOthers[JSONWriter.string(value)].map(Value.json) ?? value
+            return reverseOthers[CodePointKey(JSONWriter.string(value))].map(Value.json) ?? value
         }
     }
 

@@ -42,6 +42,22 @@ package struct DiagnosticRenderer: Sendable {
         diagnostics.map { render($0) }.joined(separator: "\n\n")
     }
 
+    /// Renders errors and warnings together in the order of their places (by file as they first
+    /// appear, then line and column; those without a place first), separated by blank lines.
+    package func render(_ errors: [Diagnostic], warnings: [Diagnostic]) -> String {
+        let all = errors.map { ($0, "error") } + warnings.map { ($0, "warning") }
+        var files: [String: Int] = [:]
+        for (diagnostic, _) in all {
+            if let file = diagnostic.location?.file, files[file] == nil { files[file] = files.count }
+        }
+        func key(_ offset: Int) -> [Int] {
+            guard let location = all[offset].0.location else { return [-1, 0, 0, offset] }
+            return [files[location.file] ?? 0, location.line, location.column, offset]
+        }
+        return all.indices.sorted { key($0).lexicographicallyPrecedes(key($1)) }
+            .map { render(all[$0].0, severity: all[$0].1) }.joined(separator: "\n\n")
+    }
+
     /// Renders one diagnostic, without a trailing newline; `severity` starts it (`error`, `note`).
     package func render(_ diagnostic: Diagnostic, severity: String = "error") -> String {
         let lines = [diagnostic.location?.line ?? 0] + diagnostic.notes.map { $0.location?.line ?? 0 }

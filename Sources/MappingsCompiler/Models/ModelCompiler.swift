@@ -159,7 +159,7 @@ struct ModelCompiler {
                     help: "list its values: \"\(name)\": [\"active\", \"deleted\"]"))
         }
         var values: [String] = []
-        var seen: [String: SourceLocation] = [:]
+        var seen: [CodePointKey: SourceLocation] = [:]
         for element in elements {
             guard let value = element.stringValue else {
                 diagnostics.append(
@@ -168,7 +168,7 @@ struct ModelCompiler {
                         location: element.location, help: "write it as a string: \"\(element.jsonValue.jsonText)\""))
                 continue
             }
-            if let first = seen[value] {
+            if let first = seen[CodePointKey(value)] {
                 diagnostics.append(
                     Diagnostic(
                         message: "the enum \"\(name)\" lists \"\(value)\" twice", location: element.location,
@@ -176,7 +176,7 @@ struct ModelCompiler {
                         help: "remove one of them"))
                 continue
             }
-            seen[value] = element.location
+            seen[CodePointKey(value)] = element.location
             values.append(value)
         }
         // Declared even when a value was reported: the load fails anyway, and properties of the

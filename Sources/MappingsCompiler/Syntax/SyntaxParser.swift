@@ -90,7 +90,7 @@ struct SyntaxParser {
         try enter()
         index += 1
         var members: [SyntaxMember] = []
-        var seen: [String: SourceLocation] = [:]
+        var seen: [CodePointKey: SourceLocation] = [:]
         try skipTrivia()
         while true {
             guard index < bytes.count else {
@@ -119,14 +119,14 @@ struct SyntaxParser {
             index += 1
             try skipTrivia()
             let value = try parseValue()
-            if let first = seen[key] {
+            if let first = seen[CodePointKey(key)] {
                 diagnostics.append(
                     Diagnostic(
                         message: "duplicate key \"\(key)\"", location: keyLocation,
                         notes: [Diagnostic.Note(message: "first defined here", location: first)],
                         help: "remove one of the two, or merge them into one"))
             } else {
-                seen[key] = keyLocation
+                seen[CodePointKey(key)] = keyLocation
                 members.append(SyntaxMember(key: key, keyLocation: keyLocation, value: value))
             }
             try skipTrivia()

@@ -11,7 +11,9 @@ extension MappingRun {
         property: () -> String
     ) -> Value {
         // Made only for a message: a record that maps cleanly builds no text.
-        func type() -> String { rule.type.map { String(describing: $0.innermostElement) } ?? "a union" }
+        func type() -> String {
+            rule.type?.unionMembers.map { String(describing: TypeReference.union($0)) } ?? "a union"
+        }
         guard case .object = value else {
             let message = "expected \(type()), found \(Converter.describe(value))"
             fail(.conversionFailed, at: path(), rule: rule, property: property(), value: value, message: message)
@@ -19,8 +21,16 @@ extension MappingRun {
         }
         func at() -> String { union.discriminator.payloadPath(from: path()) }
         var found: JSONValue?
-        if case .value(let discriminator) = SourceLookup.find(union.discriminator, in: value), discriminator != .null {
-            found = discriminator
+        switch SourceLookup.find(union.discriminator, in: value) {
+        case .value(let discriminator): if discriminator != .null { found = discriminator }
+        case .missing: break
+        case .invalid:
+            // A step of the key path is no object (`meta.kind` where `meta` is a string): said as
+            // any entry's key path says it, unless `@otherwise` takes the object.
+            guard union.otherwise == nil else { break }
+            let (message, location) = SourceLookup.lookup(union.discriminator, in: value, base: path()).failure
+            fail(.invalidSource, at: location, rule: rule, property: property(), value: nil, message: message)
+            return .null
         }
         let chosen = found.flatMap(union.chosen(by:))
         guard let chosen = chosen ?? union.otherwise else {
@@ -29,7 +39,7 @@ extension MappingRun {
                 if case .string(let text) = found,
                     let close = Suggestion.closest(to: text, among: union.cases.map(\.value))
                 {
-                    message += "; did you mean \"\(close)\"?"
+                    message += "; did you mean \(Suggestion.quoted(close, against: text))?"
                 }
                 fail(.unknownCase, at: at(), rule: rule, property: property(), value: found, message: message)
             } else {

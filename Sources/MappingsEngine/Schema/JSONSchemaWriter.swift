@@ -63,8 +63,8 @@ struct JSONSchemaWriter {
     private static func collected(_ element: JSONValue, _ collection: OutputShape.Collection) -> JSONValue {
         switch collection {
         case .single: element
-        case .array: ["type": "array", "items": element]
-        case .dictionary: ["type": "object", "additionalProperties": element]
+        case .array(let inner): ["type": "array", "items": collected(element, inner)]
+        case .dictionary(let inner): ["type": "object", "additionalProperties": collected(element, inner)]
         case .either: ["anyOf": [element, ["type": "array", "items": element]]]
         }
     }

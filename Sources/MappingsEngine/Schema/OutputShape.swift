@@ -23,9 +23,12 @@ indirect enum OutputShape {
     /// An object made of fields in place: the intermediate objects of dotted target paths.
     case object(name: String?, fields: [Field])
 
-    /// How many objects a `built` value holds.
-    enum Collection {
-        case single, array, dictionary
+    /// How many objects a `built` value holds: one, or collections of them to any depth
+    /// (`[[Tweet]]` is an array of arrays of single objects).
+    indirect enum Collection: Equatable {
+        case single
+        case array(Collection)
+        case dictionary(Collection)
         /// One object or an array of them, as the payload has it (an entry without a type).
         case either
     }
@@ -132,8 +135,8 @@ extension OutputShape {
     /// How many objects an `@object` entry of `type` writes.
     private static func collection(of type: TypeReference?) -> Collection {
         switch type?.unwrapped {
-        case .array?, .set?: .array
-        case .dictionary?: .dictionary
+        case .array(let element)?, .set(let element)?: .array(collection(of: element))
+        case .dictionary(let element)?: .dictionary(collection(of: element))
         case nil: .either
         default: .single
         }

@@ -55,21 +55,22 @@ struct SparkSchemaWriter {
         case .converted(let type): return dataType(type)
         case .built(let index, let collection):
             if writing.contains("context \(index)") { return ("string", false, true) }
-            switch collection {
-            case .single: return (schema(ofContext: index), false, false)
-            case .array: return (Self.array(schema(ofContext: index), containsNull: false), false, false)
-            case .dictionary: return (Self.map(schema(ofContext: index), containsNull: false), false, false)
-            case .either: return ("string", false, true)
-            }
+            if case .either = collection { return ("string", false, true) }
+            return (Self.collected(schema(ofContext: index), collection), false, false)
         case .alternatives(let contexts, let collection):
             if contexts.contains(where: { writing.contains("context \($0)") }) { return ("string", false, true) }
             let element = merged(contexts.map { OutputShape.fields(of: catalog.contexts[$0], catalog: catalog) })
-            switch collection {
-            case .single: return (element, false, false)
-            case .array: return (Self.array(element, containsNull: false), false, false)
-            case .dictionary: return (Self.map(element, containsNull: false), false, false)
-            case .either: return ("string", false, true)
-            }
+            if case .either = collection { return ("string", false, true) }
+            return (Self.collected(element, collection), false, false)
+        }
+    }
+
+    /// `element` in the arrays and maps `collection` nests it in (`.either` is written apart).
+    private static func collected(_ element: JSONValue, _ collection: OutputShape.Collection) -> JSONValue {
+        switch collection {
+        case .single, .either: element
+        case .array(let inner): array(collected(element, inner), containsNull: false)
+        case .dictionary(let inner): map(collected(element, inner), containsNull: false)
         }
     }
 

@@ -22,13 +22,18 @@ extension String {
 }
 
 /// A string compared and hashed by its code points (see `hasSameCodePoints(as:)`): the key
-/// of an index over payload keys.
-struct CodePointKey: Hashable {
-    let text: String
+/// of an index over payload keys, and of every table of values the language compares exactly
+/// (enum values, `@valueMap` keys, `@cases`, keys of a `.mappings` object).
+package struct CodePointKey: Hashable, Sendable {
+    package let text: String
 
-    static func == (lhs: CodePointKey, rhs: CodePointKey) -> Bool { lhs.text.hasSameCodePoints(as: rhs.text) }
+    package init(text: String) { self.text = text }
 
-    func hash(into hasher: inout Hasher) {
+    package init(_ text: String) { self.text = text }
+
+    package static func == (lhs: CodePointKey, rhs: CodePointKey) -> Bool { lhs.text.hasSameCodePoints(as: rhs.text) }
+
+    package func hash(into hasher: inout Hasher) {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

@@ -14,7 +14,9 @@ extension Converter {
 
     /// `expected Status, found string "actve": allowed values are "active", …; did you mean "active"?`
     static func notAllowed(_ value: JSONValue, text: String, in enumeration: Enumeration) -> String {
-        let suggestion = Suggestion.closest(to: text, among: enumeration.values).map { "; did you mean \"\($0)\"?" }
+        let suggestion = Suggestion.closest(to: text, among: enumeration.values).map {
+            "; did you mean \(Suggestion.quoted($0, against: text))?"
+        }
         return "expected \(enumeration.name), found \(describe(value)): allowed values are \(enumeration.listed)"
             + (suggestion ?? "")
     }

@@ -4,14 +4,18 @@ import MappingsJSON
 package enum Suggestion {
     /// The closest candidate to `name`, if one is close enough to be a likely typo.
     ///
-    /// Close enough means an edit distance of at most a third of the name's length
-    /// (at least 1), or the same name up to letter case.
+    /// Close enough means the same name up to letter case or canonical equivalence, or an edit
+    /// distance of at most a third of the name's length (at least 1) that keeps something of
+    /// both: `"x"` is not close to `"1"` (one edit replaces all of it), `"actve"` is close to
+    /// `"active"`.
     package static func closest(to name: String, among candidates: some Sequence<String>) -> String? {
-        let lowered = name.lowercased()
+        let lowered = Array(name.lowercased().unicodeScalars)
         var best: (candidate: String, distance: Int)?
-        for candidate in candidates where candidate != name {
-            if candidate.lowercased() == lowered { return candidate }
-            let distance = editDistance(Array(lowered.unicodeScalars), Array(candidate.lowercased().unicodeScalars))
+        for candidate in candidates where !candidate.hasSameCodePoints(as: name) {
+            let other = Array(candidate.lowercased().unicodeScalars)
+            if other == lowered || candidate == name { return candidate }
+            let distance = editDistance(lowered, other)
+            guard distance < max(lowered.count, other.count) else { continue }
             if distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }
         guard let best, best.distance <= max(1, name.count / 3) else { return nil }
@@ -22,7 +26,23 @@ package enum Suggestion {
     /// A name with a space (`@whn x`) is matched by its first word.
     package static func help(for name: String, among candidates: some Sequence<String>) -> String? {
         let word = name.split(separator: " ", maxSplits: 1).first.map(String.init) ?? name
-        return closest(to: word, among: candidates).map { "did you mean \"\($0)\"?" }
+        return closest(to: word, among: candidates).map { "did you mean \(quoted($0, against: word))?" }
+    }
+
+    /// A suggested `candidate` in quotes; when it only differs from `name` in how its
+    /// characters are composed (`é` as U+00E9 or as `e` + U+0301), with both spellings' code
+    /// points, since the two print alike.
+    package static func quoted(_ candidate: String, against name: String) -> String {
+        guard candidate == name, !candidate.hasSameCodePoints(as: name) else { return "\"\(candidate)\"" }
+        return "\"\(candidate)\" (\(codePoints(candidate)), not \(codePoints(name)))"
+    }
+
+    /// `U+0065 U+0301`.
+    private static func codePoints(_ text: String) -> String {
+        text.unicodeScalars.map { scalar in
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }.joined(separator: " ")
     }
 
     /// Edits (insertions, deletions, substitutions, swaps of neighbours) that turn `a` into `b`.

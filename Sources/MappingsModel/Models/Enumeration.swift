@@ -1,3 +1,5 @@
+import MappingsJSON
+
 /// A string enum declared in `@models` (`"Status": ["active", "suspended", "deleted"]`), or
 /// by a Swift enum with `String` raw values: a type whose values are the listed strings.
 ///
@@ -11,12 +13,12 @@ public struct Enumeration: Sendable, Hashable {
     private final class Storage: Sendable {
         let name: String
         let values: [String]
-        let allowed: Set<String>
+        let allowed: Set<CodePointKey>
 
         init(name: String, values: [String]) {
             self.name = name
             self.values = values
-            self.allowed = Set(values)
+            self.allowed = Set(values.map { CodePointKey($0) })
         }
     }
 
@@ -51,7 +53,7 @@ public struct Enumeration: Sendable, Hashable {
     /// Whether `value` is one of the allowed values (compared code point by code point).
     @inline(__always)
     public func allows(_ value: String) -> Bool {
-        storage.allowed.contains(value)
+        storage.allowed.contains(CodePointKey(value))
     }
 
     /// The allowed values as messages list them: `"active", "suspended", "deleted"`.
@@ -60,7 +62,9 @@ public struct Enumeration: Sendable, Hashable {
     }
 
     public static func == (lhs: Enumeration, rhs: Enumeration) -> Bool {
-        lhs.storage === rhs.storage || (lhs.name == rhs.name && lhs.values == rhs.values)
+        lhs.storage === rhs.storage
+            || (lhs.name.hasSameCodePoints(as: rhs.name) && lhs.values.count == rhs.values.count
+                && zip(lhs.values, rhs.values).allSatisfy { $0.hasSameCodePoints(as: $1) })
     }
 
     public func hash(into hasher: inout Hasher) {

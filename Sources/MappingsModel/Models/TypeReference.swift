@@ -62,10 +62,11 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
-    /// The members of the union the type holds (itself, or its collection's elements); `nil`
+    /// The members of the union the type holds (itself, or the values at the bottom of its
+    /// collections: `[Circle | Rect]`, `[[Circle | Rect]]`, `[String: [Circle | Rect]]`); `nil`
     /// when it holds no union.
     public var unionMembers: [String]? {
-        if case .union(let members) = elementType { return members }
+        if case .union(let members) = innermostElement.unwrapped { return members }
         return nil
     }
 
