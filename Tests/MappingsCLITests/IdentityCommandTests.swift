@@ -71,6 +71,53 @@ struct IdentityCommandTests {
         #expect(both.stderr.contains("--nulls and --omit-nulls cannot be used together"))
     }
 
+    @Test("--omit-nulls leaves out unset properties only: a null member of a dictionary or array is a value and stays")
+    func nullMembers() throws {
+        let directory = try ToolRunner.directory(with: [
+            "d.mappings": """
+            { "@models": { "A": { "d": "[String: Int?]", "l": "[Int?]", "n": "Int?" } },
+              "$A": { "@class": "A", "d": "d", "l": "l", "n": { "@keyPath": "n", "@optional": true } } }
+            """
+        ])
+        let arguments = [
+            "--mappings", directory.appendingPathComponent("d.mappings").path, "--context", "$A", "--omit-nulls",
+        ]
+        let map = try ToolRunner.run(["map"] + arguments, input: #"{"d": {"a": 1, "b": null}, "l": [null, 2]}"#)
+        #expect(map.status == 0)
+        #expect(map.stdout == #"{"d":{"a":1,"b":null},"l":[null,2]}"# + "\n")
+        let serialize = try ToolRunner.run(
+            ["serialize"] + arguments, input: #"{"d": {"a": 1, "b": null}, "l": [null, 2], "n": null}"#)
+        #expect(serialize.status == 0)
+        #expect(serialize.stdout == #"{"d":{"a":1,"b":null},"l":[null,2]}"# + "\n")
+    }
+
+    @Test("a set skips a failing element under @onElementError: skip; a repeat is a duplicate element at its index")
+    func setElements() throws {
+        let directory = try ToolRunner.directory(with: [
+            "s.mappings": """
+            { "@models": { "A": { "s": "{Int}", "t": "{String}" } },
+              "$A": { "@class": "A", "s": { "@keyPath": "s", "@onElementError": "skip" }, "t": "t" } }
+            """
+        ])
+        let report = directory.appendingPathComponent("report.json").path
+        let result = try ToolRunner.run(
+            [
+                "map", "--mappings", directory.appendingPathComponent("s.mappings").path, "--context", "$A", "--report",
+                report,
+            ],
+            input: #"{"s": [3, 1, "x", 3], "t": ["b", "a", "b"]}"#)
+        #expect(result.status == 0)
+        #expect(result.stdout == #"{"s":[1,3],"t":["a","b"]}"# + "\n")
+        let written = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(written.contains(#"{"kind":"conversion failed","path":"$.s[2]","property":"A.s[2]","#))
+        #expect(written.contains(#"{"kind":"duplicate element","path":"$.s[3]","property":"A.s[3]","#))
+        #expect(
+            written.contains(
+                #""value":"3","message":"3 is already in the set (at [0]): kept once","severity":"warning"}"#))
+        #expect(written.contains(#"{"kind":"duplicate element","path":"$.t[2]","property":"A.t[2]","#))
+        #expect(written.contains(#""value":"\"b\"","#))
+    }
+
     @Test("check reports an @identity naming no property of the element model, with a did you mean")
     func check() throws {
         let directory = try ToolRunner.directory(with: [
