@@ -118,6 +118,32 @@ struct IdentityCommandTests {
         #expect(written.contains(#""value":"\"b\"","#))
     }
 
+    @Test(
+        "an identity property the element context does not map is stored from the payload, so the next sync matches it")
+    func unmappedIdentity() throws {
+        let directory = try ToolRunner.directory(with: [
+            "i.mappings": """
+            { "@models": { "I": { "owner": "String", "number": "Int", "title": "String?" }, "A": { "l": "[I]" } },
+              "$I": { "@class": "I", "owner": "owner", "title": { "@keyPath": "title", "@optional": true } },
+              "$A": { "@class": "A", "l": { "@keyPath": "l", "@object": { "@mappings": "$I" },
+                "@identity": ["owner", "number"], "@clearContent": true } } }
+            """
+        ])
+        let arguments = ["map", "--mappings", directory.appendingPathComponent("i.mappings").path, "--context", "$A"]
+        let first = try ToolRunner.run(arguments, input: #"{"l": [{"owner": "c", "number": 1}]}"#)
+        #expect(first.status == 0 && first.stderr == "")
+        #expect(first.stdout == #"{"l":[{"owner":"c","number":1,"title":null}]}"# + "\n")
+        let existing = directory.appendingPathComponent("existing.json")
+        try first.stdout.write(to: existing, atomically: true, encoding: .utf8)
+        let second = try ToolRunner.run(
+            arguments + ["--into", existing.path],
+            input: #"{"l": [{"owner": "c", "number": 1, "title": "t"}, {"owner": "d", "number": "x"}]}"#)
+        #expect(second.status == 1)
+        #expect(second.stdout.hasPrefix(#"{"l":[{"owner":"c","number":1,"title":"t"},"#))
+        #expect(second.stderr.contains(#"$.l[1].number: expected Int, found string "x""#))
+        #expect(second.stderr.contains(#"1 updated (("c",1))"#))
+    }
+
     @Test("check reports an @identity naming no property of the element model, with a did you mean")
     func check() throws {
         let directory = try ToolRunner.directory(with: [
