@@ -144,6 +144,18 @@ struct IdentityCommandTests {
         #expect(second.stderr.contains(#"1 updated (("c",1))"#))
     }
 
+    @Test("explain lists every issue map reports: a repeated set value, a failure inside a dictionary of models")
+    func explainsEveryIssue() throws {
+        let result = try ToolRunner.run(
+            ["explain", "--mappings", "Examples/language/collections.mappings", "--context", "$Board"],
+            input: #"{"labels": ["urgent", "bug", "urgent"], "sizes": [], "columns": [], "lanes": {"x": 1}}"#)
+        #expect(result.status == 1)
+        #expect(
+            result.stdout.contains(
+                #"Board.labels[2] warning at $.labels[2]: "urgent" is already in the set (at [0]): kept once"#))
+        #expect(result.stdout.contains(#"Board.lanes["x"] FAILED at $.lanes.x: expected an array for [Card]"#))
+    }
+
     @Test("check reports an @identity naming no property of the element model, with a did you mean")
     func check() throws {
         let directory = try ToolRunner.directory(with: [
