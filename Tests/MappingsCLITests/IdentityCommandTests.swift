@@ -156,6 +156,23 @@ struct IdentityCommandTests {
         #expect(result.stdout.contains(#"Board.lanes["x"] FAILED at $.lanes.x: expected an array for [Card]"#))
     }
 
+    @Test("check refuses \"@onError\": \"default\" on an entry built by @object, with a caret and a help line")
+    func onErrorOnObject() throws {
+        let directory = try ToolRunner.directory(with: [
+            "c.mappings": """
+            { "@models": { "C": { "radius": "Int" }, "A": { "o": "C" } },
+              "$C": { "@class": "C", "radius": "r" },
+              "$A": { "@class": "A", "o": { "@keyPath": "o", "@defaultValue": { "radius": 0 }, "@onError": "default",
+                "@object": { "@mappings": "$C" } } } }
+            """
+        ])
+        let result = try ToolRunner.run(["check", "--mappings", directory.appendingPathComponent("c.mappings").path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(#"but "o" is built by "@object", whose failures are reported inside it"#))
+        #expect(result.stderr.contains("c.mappings:3:"))
+        #expect(result.stderr.contains("= help: put \"@onError\" on the entries of the nested context"))
+    }
+
     @Test("check reports an @identity naming no property of the element model, with a did you mean")
     func check() throws {
         let directory = try ToolRunner.directory(with: [
