@@ -44,6 +44,14 @@ extension ContextCompiler {
                         option, "\"@onError\": \"default\" uses the entry's default, but \"\(property)\" has none",
                         help: "add \"@defaultValue\" beside it")
                     valid = false
+                } else if policy == .default, object != nil {
+                    report(
+                        option,
+                        "\"@onError\": \"default\" replaces a value that does not convert, but \"\(property)\" is built by \"@object\", whose failures are reported inside it",
+                        help:
+                            "put \"@onError\" on the entries of the nested context, or \"@onElementError\" on a collection"
+                    )
+                    valid = false
                 }
                 policies.onError = policy
             default:

@@ -82,7 +82,32 @@ public struct Mapper: Sendable {
         run.explanations = []
         let name = run.rootName(context)
         let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
-        return (MappingResult(value: value, issues: run.issues), run.explanations ?? [])
+        var explanations = run.explanations ?? []
+        explanations += Self.unexplained(run.issues, by: explanations)
+        return (MappingResult(value: value, issues: run.issues), explanations)
+    }
+
+    /// The issues that no line of `explanations` shows, each as a line of its own: a failed,
+    /// defaulted, unknown-key or changes line shows the issues at its path and below it.
+    private static func unexplained(_ issues: [MappingIssue], by explanations: [Explanation]) -> [Explanation] {
+        var shown: [String] = []
+        for explanation in explanations {
+            switch explanation.outcome {
+            case .failed, .defaulted, .unknownKey, .changed: shown.append(explanation.source)
+            case .mapped, .skipped, .reported: continue
+            }
+        }
+        func isShown(_ path: String) -> Bool {
+            shown.contains { source in
+                guard path.hasPrefix(source) else { return false }
+                let rest = path.dropFirst(source.count)
+                return rest.isEmpty || rest.hasPrefix("[") || rest.hasPrefix(".")
+            }
+        }
+        return issues.filter { !isShown($0.path) }.map {
+            Explanation(
+                property: $0.property, source: $0.path, outcome: .reported($0.severity, $0.message), rule: $0.rule)
+        }
     }
 
     /// One new object per element of a payload array.

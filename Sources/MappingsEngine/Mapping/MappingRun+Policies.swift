@@ -51,18 +51,19 @@ extension MappingRun {
             .failed("an element failed (@onElementError: fail); the property is left as it was"))
     }
 
-    /// A `[T]` entry with `@onElementError` `skip` or `fail`: each element is converted on its
-    /// own, so that a failing one can be left out or fail the whole property.
+    /// A `[T]` (or, `distinct`, a `{T}`) entry with `@onElementError` `skip` or `fail`: each
+    /// element is converted on its own, so that a failing one can be left out or fail the whole
+    /// property; a set then keeps each value once, a repeat a `duplicate element` warning.
     mutating func convertElements(
         _ items: [JSONValue], to elementType: TypeReference, rule: Rule, path: () -> String, target: inout Value,
-        property: () -> String
+        property: () -> String, distinct: Bool = false
     ) {
-        var built: [Value] = []
+        var built: [(index: Int, value: Value)] = []
         built.reserveCapacity(items.count)
         var failed = false
         for (index, item) in items.enumerated() {
             switch convertPart(item, to: elementType, at: "[\(index)]", rule: rule, path: path, property: property) {
-            case (.kept, let value): built.append(value)
+            case (.kept, let value): built.append((index, value))
             case (.skipped, _): continue
             case (.failed, _): failed = true
             }
@@ -72,7 +73,19 @@ extension MappingRun {
             failProperty(rule, at: path, property: property)
             return
         }
-        combine(built, rule: rule, target: &target)
+        guard distinct else {
+            combine(built.map(\.value), rule: rule, target: &target)
+            return
+        }
+        var repeats: [ConversionFailure] = []
+        let values = Converter.distinct(built.filter { $0.value != .null }, path: { "" }, failures: &repeats)
+        for repeated in repeats {
+            report(
+                repeated.issueKind, at: PathText.appending(repeated.relativePath, to: path()),
+                property: property() + repeated.relativePath, rule: rule, value: repeated.partValue ?? "",
+                message: repeated.message, severity: .warning)
+        }
+        combine(values, rule: rule, target: &target)
     }
 
     /// A `[String: T]` entry without `@object` and with `@onElementError` `skip` or `fail`: the
@@ -113,11 +126,17 @@ extension MappingRun {
         for failure in failures {
             let below = relative + failure.relativePath
             report(
-                failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
-                at: PathText.appending(below, to: path()), property: property() + below, rule: rule,
-                value: Converter.describe(item), message: failure.message,
+                failure.issueKind, at: PathText.appending(below, to: path()), property: property() + below,
+                rule: rule, value: failure.partValue ?? Converter.describe(item), message: failure.message,
                 severity: failure.isWarning ? .warning : .error)
         }
         return (elementOutcome(since: before, rule: rule), converted)
+    }
+}
+
+extension ConversionFailure {
+    /// The kind of issue the failure is reported as.
+    var issueKind: MappingIssue.Kind {
+        isDuplicate ? .duplicateElement : isMissingValue ? .missingRequiredValue : .conversionFailed
     }
 }

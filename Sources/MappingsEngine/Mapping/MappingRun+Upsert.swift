@@ -111,6 +111,34 @@ extension MappingRun {
         return Self.identityKey(member.slots.map { object.slots[$0] })
     }
 
+    /// Stores in a built element the identity properties its context does not map, read from
+    /// the payload keys of the same names as the identity was: the element holds the value it
+    /// was matched by, and the next sync matches it again. A value that does not convert is an
+    /// error at its key; a missing one is the `missing identity` warning.
+    mutating func storeUnmappedIdentity(
+        _ item: JSONValue, reader: IdentityReader, rule: Rule, path: () -> String, property: () -> String,
+        in built: inout Value
+    ) {
+        guard case .object(let members) = item, case .object(var object) = built,
+            object.model.name == reader.model.name, reader.rules.contains(where: { $0 == nil })
+        else { return }
+        for (offset, slot) in reader.identity.slots.enumerated() where reader.rules[offset] == nil {
+            let name = reader.identity.properties[offset]
+            guard let found = members[name], found != .null else { continue }
+            var failures: [ConversionFailure] = []
+            let converted = mapper.converter.convert(found, to: reader.model.properties[slot].type, failures: &failures)
+            for failure in failures {
+                report(
+                    failure.issueKind, at: PathText.appending(PathText.member(name) + failure.relativePath, to: path()),
+                    property: property() + "." + name + failure.relativePath, rule: rule,
+                    value: Converter.describe(found), message: failure.message,
+                    severity: failure.isWarning ? .warning : .error)
+            }
+            if !failures.contains(where: { !$0.isWarning }) { object.slots[slot] = converted }
+        }
+        built = .object(object)
+    }
+
     /// The identity of an element the collection already holds; `nil` when it has none.
     static func existingIdentity(_ element: Value, reader: IdentityReader) -> IdentityKey? {
         guard case .object(let object) = element, let member = reader.member(of: object) else { return nil }
@@ -184,8 +212,9 @@ extension MappingRun {
                         severity: .warning))
             }
             let before = issues.count
-            let built = element(
+            var built = element(
                 item, with: object, rule: rule, path: itemPath, existing: existing, property: itemProperty)
+            storeUnmappedIdentity(item, reader: reader, rule: rule, path: itemPath, property: itemProperty, in: &built)
             let outcome = elementOutcome(since: before, rule: rule)
             if outcome == .failed { failed = true }
             // An element no case of a union takes is already an issue, and no object.

@@ -155,6 +155,12 @@ struct MappingRun {
                     items, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
                 return
             }
+            if case .array(let items) = value, case .set(let elementType) = type.unwrapped {
+                convertElements(
+                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property,
+                    distinct: true)
+                return
+            }
             if case .object(let members) = value, case .dictionary(let elementType) = type.unwrapped {
                 convertMembers(
                     members, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
@@ -168,10 +174,9 @@ struct MappingRun {
             let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
             for failure in failures {
                 report(
-                    failure.isMissingValue ? .missingRequiredValue : .conversionFailed,
-                    at: PathText.appending(failure.relativePath, to: at),
+                    failure.issueKind, at: PathText.appending(failure.relativePath, to: at),
                     property: property() + failure.relativePath,
-                    rule: rule, value: Converter.describe(value), message: failure.message,
+                    rule: rule, value: failure.partValue ?? Converter.describe(value), message: failure.message,
                     severity: defaulted || failure.isWarning ? .warning : .error)
             }
             if defaulted {
@@ -289,10 +294,9 @@ struct MappingRun {
             let (at, name) = (path(), property())
             issues += failures.map {
                 MappingIssue(
-                    kind: $0.isMissingValue ? .missingRequiredValue : .conversionFailed,
-                    path: PathText.appending($0.relativePath, to: at),
+                    kind: $0.issueKind, path: PathText.appending($0.relativePath, to: at),
                     property: name + $0.relativePath,
-                    rule: rule.provenance, value: Converter.describe(value), message: $0.message,
+                    rule: rule.provenance, value: $0.partValue ?? Converter.describe(value), message: $0.message,
                     severity: $0.isWarning ? .warning : .error)
             }
         }

@@ -22,6 +22,10 @@ public struct Explanation: Sendable, CustomStringConvertible {
         /// `@identity` matched the payload's elements with those the collection held: which were
         /// updated, added and removed (`by id: 2 updated (1, 2), 1 added (4)`).
         case changed(String)
+        /// An issue the run reported that no other line of the explanation shows (a repeated
+        /// set value, an element skipped by `@onElementError`, a failure inside a nested
+        /// object): its severity and message, so that `explain` lists every issue `map` reports.
+        case reported(MappingIssue.Severity, String)
     }
 
     /// The target property path: `TweetModel.user.name`.
@@ -60,6 +64,8 @@ public struct Explanation: Sendable, CustomStringConvertible {
         case .failed(let message): text += " FAILED at \(source)" + which + via + ": " + message + tried
         case .unknownKey(let severity): text += ": unknown key \(source), read by no entry (\(severity))"
         case .changed(let changes): text += " <- \(source) " + changes
+        case .reported(let severity, let message):
+            text += severity == .error ? " FAILED at \(source): " + message : " \(severity) at \(source): " + message
         }
         return text + "  [" + (keyStyle.map { "automatic \($0.rawValue), " } ?? "") + "\(rule)]"
     }

@@ -33,6 +33,8 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let unknownCase = Kind("unknown case")
         /// Two elements of one payload collection have the same `@identity`: merged in order.
         public static let duplicateIdentity = Kind("duplicate identity")
+        /// A set's payload array holds a value twice: it is kept once.
+        public static let duplicateElement = Kind("duplicate element")
         /// A payload element has no value for its `@identity`: it is added as a new element.
         public static let missingIdentity = Kind("missing identity")
         /// What `@identity` did to an existing collection: the elements updated, added and removed.

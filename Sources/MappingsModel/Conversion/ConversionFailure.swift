@@ -12,6 +12,11 @@ public struct ConversionFailure: Sendable, Hashable {
     public var isMissingValue: Bool
     /// Whether it is only worth a warning: the value converted (a duplicate in a set, kept once).
     package var isWarning = false
+    /// Whether it is a repeated element of a set (kept once): the issue kind `duplicate element`.
+    package var isDuplicate = false
+    /// The failing part's own value, described (`number 2`), when it is not the whole value
+    /// converted: reports give it instead of the whole value's description.
+    package var partValue: String?
 
     /// A failure at `relativePath` (`.user.name`, `[2]`), missing value or not.
     public init(relativePath: String = "", message: String, isMissingValue: Bool = false) {

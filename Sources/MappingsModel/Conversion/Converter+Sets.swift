@@ -11,25 +11,38 @@ extension Converter {
         let converted = convertArray(
             value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
         guard case .array(let all) = converted else { return converted }
-        var seen: [[UInt8]: Int] = [:]
-        var values: [Value] = []
-        values.reserveCapacity(all.count)
         // A value that did not convert (null) was reported; a set has no place for it.
-        for (index, value) in all.enumerated() where value != .null {
+        let kept = all.enumerated().filter { $0.element != .null }.map { (index: $0.offset, value: $0.element) }
+        return .array(Self.distinct(kept, path: path, failures: &failures))
+    }
+
+    /// The values of a set, each kept once in the canonical order; a repeated one is a
+    /// `duplicate element` warning at its index (`index` is where the value came from in
+    /// the payload array).
+    package static func distinct(
+        _ values: [(index: Int, value: Value)], path: () -> String, failures: inout [ConversionFailure]
+    ) -> [Value] {
+        var seen: [[UInt8]: Int] = [:]
+        var kept: [Value] = []
+        kept.reserveCapacity(values.count)
+        for (index, value) in values {
             var key: [UInt8] = []
             JSONWriter.write(value, into: &key)
             if let first = seen[key] {
+                let text = String(decoding: key, as: UTF8.self)
                 var failure = ConversionFailure(
                     relativePath: path() + "[\(index)]",
-                    message: "\(String(decoding: key, as: UTF8.self)) is already in the set (at [\(first)]): kept once")
+                    message: "\(text) is already in the set (at [\(first)]): kept once")
                 failure.isWarning = true
+                failure.isDuplicate = true
+                failure.partValue = text
                 failures.append(failure)
                 continue
             }
             seen[key] = index
-            values.append(value)
+            kept.append(value)
         }
-        return .array(SetOrder.sorted(values))
+        return SetOrder.sorted(kept)
     }
 }
 

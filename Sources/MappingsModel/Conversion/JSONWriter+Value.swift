@@ -10,8 +10,8 @@ extension JSONWriter {
     }
 
     /// Appends the JSON text of a converted value to `out`, by the output rules; with
-    /// `omittingNulls`, an unset property of an object (or a null entry of a dictionary) is left
-    /// out rather than written as `null` (`--omit-nulls`).
+    /// `omittingNulls`, an unset property of a model object is left out rather than written as
+    /// `null` (`--omit-nulls`); a `null` in an array or a dictionary is a value, and stays.
     package static func write(_ value: Value, into out: inout [UInt8], omittingNulls: Bool = false) {
         switch value {
         case .null: append("null", to: &out)
@@ -52,7 +52,6 @@ extension JSONWriter {
             out.append(UInt8(ascii: "{"))
             var first = true
             for entry in dictionary.entries {
-                if omittingNulls, case .null = entry.value { continue }
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 writeString(entry.key, into: &out)

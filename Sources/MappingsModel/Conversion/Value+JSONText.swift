@@ -6,7 +6,8 @@ extension Value {
     public var jsonText: String { JSONWriter.string(self) }
 
     /// The value as compact JSON text by the output rules; with `omittingNulls`, unset properties
-    /// (and null entries of dictionaries) are left out instead of written as `null`:
+    /// of model objects are left out instead of written as `null` (null members of arrays and
+    /// dictionaries are values, and stay):
     /// `{"name":"Ann"}` rather than `{"name":"Ann","imageUrl":null}` (`--omit-nulls`).
     public func jsonText(omittingNulls: Bool) -> String { JSONWriter.string(self, omittingNulls: omittingNulls) }
 }
