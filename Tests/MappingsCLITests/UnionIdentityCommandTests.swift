@@ -40,6 +40,33 @@ struct UnionIdentityCommandTests {
         #expect(written.contains(#""kind":"collection changes","path":"$.shapes","property":"Canvas.shapes""#))
     }
 
+    @Test("an identity a case's context does not map is stored from the payload, so the next sync matches it")
+    func unmappedIdentity() throws {
+        let file = """
+            { "@models": { "Circle": { "id": "Int", "radius": "Double" }, "Rect": { "id": "Int", "w": "Double" },
+                           "Drawing": { "shapes": "[Circle | Rect]" } },
+              "$Circle": { "@class": "Circle", "radius": "r" },
+              "$Rect": { "@class": "Rect", "id": "id", "w": "w" },
+              "$Drawing": { "@class": "Drawing",
+                "shapes": { "@keyPath": "shapes", "@identity": "id", "@clearContent": true, "@object": {
+                  "@discriminator": "type", "@cases": { "circle": "$Circle", "rect": "$Rect" } } } } }
+            """
+        let directory = try ToolRunner.directory(with: [
+            "d.mappings": file,
+            "a.json": #"{"shapes":[{"type":"circle","id":1,"r":2},{"type":"rect","id":2,"w":1}]}"#,
+            "b.json": #"{"shapes":[{"type":"circle","id":1,"r":3},{"type":"rect","id":3,"w":1}]}"#,
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments = ["--mappings", "d.mappings", "--context", "$Drawing"]
+        let first = try ToolRunner.run(["map"] + arguments + ["a.json"], in: directory)
+        #expect(first.stdout == #"{"shapes":[{"id":1,"radius":2},{"id":2,"w":1}]}"# + "\n")
+        try first.stdout.write(to: directory.appendingPathComponent("into.json"), atomically: true, encoding: .utf8)
+        let second = try ToolRunner.run(["map"] + arguments + ["--into", "into.json", "b.json"], in: directory)
+        #expect(second.status == 0)
+        #expect(second.stdout == #"{"shapes":[{"id":1,"radius":3},{"id":3,"w":1}]}"# + "\n")
+        #expect(second.stderr.contains("by id: 1 updated (1), 1 added (3), 1 removed (2)"), "\(second.stderr)")
+    }
+
     @Test("explain --into shows each element's case and the changes line")
     func explain() throws {
         let (directory, into) = try firstPage()

@@ -75,22 +75,7 @@ extension MappingRun {
     /// The identity of a payload element, mapped as its context maps those properties (their
     /// issues come when the element itself is mapped); `nil` when a part is missing or null.
     func payloadIdentity(_ item: JSONValue, reader: IdentityReader) -> IdentityKey? {
-        let reading: IdentityReader.Reading?
-        if let union = reader.union {
-            var found: JSONValue?
-            if case .value(let value) = SourceLookup.find(union.discriminator, in: item) { found = value }
-            if let chosen = found.flatMap(union.chosen(by:)) ?? union.otherwise {
-                reading = reader.readings[chosen.context]
-            } else {
-                // No case takes it (an issue): its identity is read from the payload keys, so
-                // that the element it would have updated counts as mentioned.
-                reading = IdentityReader.Reading(
-                    member: 0, rules: [Rule?](repeating: nil, count: reader.identity.properties.count))
-            }
-        } else {
-            reading = reader.readings.first?.value
-        }
-        guard let reading else { return nil }
+        guard let reading = reading(of: item, reader: reader) else { return nil }
         let member = reader.members[reading.member]
         var scratch = MappingRun(mapper: mapper)
         var built = Value.object(ModelObject(model: member.model))
@@ -111,6 +96,21 @@ extension MappingRun {
         return Self.identityKey(member.slots.map { object.slots[$0] })
     }
 
+    /// How the identity of a payload element is read: by the context its case (or the
+    /// collection's one context) maps it with.
+    private func reading(of item: JSONValue, reader: IdentityReader) -> IdentityReader.Reading? {
+        guard let union = reader.union else { return reader.readings.first?.value }
+        var found: JSONValue?
+        if case .value(let value) = SourceLookup.find(union.discriminator, in: item) { found = value }
+        if let chosen = found.flatMap(union.chosen(by:)) ?? union.otherwise {
+            return reader.readings[chosen.context]
+        }
+        // No case takes it (an issue): its identity is read from the payload keys, so that the
+        // element it would have updated counts as mentioned.
+        return IdentityReader.Reading(
+            member: 0, rules: [Rule?](repeating: nil, count: reader.identity.properties.count))
+    }
+
     /// Stores in a built element the identity properties its context does not map, read from
     /// the payload keys of the same names as the identity was: the element holds the value it
     /// was matched by, and the next sync matches it again. A value that does not convert is an
@@ -120,13 +120,17 @@ extension MappingRun {
         in built: inout Value
     ) {
         guard case .object(let members) = item, case .object(var object) = built,
-            object.model.name == reader.model.name, reader.rules.contains(where: { $0 == nil })
+            let reading = reading(of: item, reader: reader), reading.rules.contains(where: { $0 == nil })
         else { return }
-        for (offset, slot) in reader.identity.slots.enumerated() where reader.rules[offset] == nil {
+        let member = reader.members[reading.member]
+        guard object.model.name == member.model.name, object.slots.count == member.model.properties.count else {
+            return
+        }
+        for (offset, slot) in member.slots.enumerated() where reading.rules[offset] == nil {
             let name = reader.identity.properties[offset]
             guard let found = members[name], found != .null else { continue }
             var failures: [ConversionFailure] = []
-            let converted = mapper.converter.convert(found, to: reader.model.properties[slot].type, failures: &failures)
+            let converted = mapper.converter.convert(found, to: member.model.properties[slot].type, failures: &failures)
             for failure in failures {
                 report(
                     failure.issueKind, at: PathText.appending(PathText.member(name) + failure.relativePath, to: path()),
