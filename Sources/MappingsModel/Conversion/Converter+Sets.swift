@@ -12,7 +12,12 @@ extension Converter {
             value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
         guard case .array(let all) = converted else { return converted }
         // A value that did not convert (null) was reported; a set has no place for it.
-        let kept = all.enumerated().filter { $0.element != .null }.map { (index: $0.offset, value: $0.element) }
+        var kept: [(index: Int, value: Value)] = []
+        kept.reserveCapacity(all.count)
+        for (index, value) in all.enumerated() {
+            if case .null = value { continue }
+            kept.append((index, value))
+        }
         return .array(Self.distinct(kept, path: path, failures: &failures))
     }
 
