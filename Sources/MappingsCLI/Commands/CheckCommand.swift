@@ -15,13 +15,22 @@ struct CheckCommand: ParsableCommand, LoadingCommand {
             Examples:
               mappings check
               mappings check --mappings contexts/twitter.mappings --trait apiVersion=2
+              mappings check --explain-plan
             """
     )
 
     @OptionGroup var load: LoadOptions
 
+    @Flag(
+        help: """
+            Also print, for each context, whether 'stream' and 'map' write its records through a fast plan \
+            or the general engine, and why.
+            """)
+    var explainPlan = false
+
     func run() throws {
         let catalog = try load.loadCatalog(warnings: .always)
+        if explainPlan { Self.explainPlans(of: catalog) }
         let named = catalog.identifiers.count
         let results = ContextTestRunner.run(catalog)
         let failed = results.filter { !$0.passed }
@@ -41,5 +50,20 @@ struct CheckCommand: ParsableCommand, LoadingCommand {
             throw ToolFailure(status: .issues)
         }
         Terminal.output("ok: " + summary)
+    }
+
+    /// One line per named context: `fast plan`, or `general engine` and each entry that needs it.
+    static func explainPlans(of catalog: Catalog) {
+        let mapper = Mapper(catalog: catalog)
+        for identifier in catalog.identifiers {
+            guard let context = catalog.context(identifier) else { continue }
+            switch mapper.fastPlan(for: context) {
+            case .success:
+                Terminal.output("\(identifier): fast plan")
+            case .failure(let refusal):
+                Terminal.output("\(identifier): general engine")
+                for reason in refusal.reasons { Terminal.output("  " + reason) }
+            }
+        }
     }
 }

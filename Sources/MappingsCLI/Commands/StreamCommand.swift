@@ -112,6 +112,13 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             """)
     var watch = false
 
+    @Flag(
+        help: """
+            Map every record with the general engine, never with the context's fast plan (the same output, \
+            slower; `mappings check --explain-plan` says which contexts have a fast plan).
+            """)
+    var generalEngine = false
+
     @Argument(help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"))
     var inputs: [String] = []
 
@@ -178,6 +185,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } })
         run.omitNulls = nulls.omit
+        run.usesFastPlan = !generalEngine
         run.showsLoadWarnings = !load.lua.quiet
         var unreadable: ToolFailure?
         for source in sources where run.stopReason == nil && unreadable == nil {

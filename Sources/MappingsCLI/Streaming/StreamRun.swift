@@ -45,6 +45,8 @@ struct StreamRun {
     private(set) var mapper: Mapper
     /// The streamed context, looked up once (and again after each reload).
     private var compiled: CompiledContext
+    /// Its fast plan, when it has one (made again after each reload).
+    private var plan: FastPlan?
     /// With `--watch`: the catalog kept current, checked between chunks.
     let reloader: CatalogReloader?
     private var lastWatch = DispatchTime.now()
@@ -78,6 +80,8 @@ struct StreamRun {
     let statsFile: (path: String, interval: Duration)?
     /// `--omit-nulls`: records leave unset properties out.
     var omitNulls = false
+    /// Whether records go through the context's fast plan, when it has one (not with `--general-engine`).
+    var usesFastPlan = true
     /// Whether a version swapped in prints its load warnings (not with `--quiet`).
     var showsLoadWarnings = true
     private var lastStatsWrite = ContinuousClock.now
@@ -100,6 +104,7 @@ struct StreamRun {
         self.reloadTimeout = reloadTimeout
         self.mapper = mapper
         self.compiled = compiled
+        self.plan = try? mapper.fastPlan(for: compiled).get()
         self.reloader = reloader
         self.context = context
         self.workers = workers
@@ -220,6 +225,7 @@ struct StreamRun {
             }
             mapper = Mapper(catalog: version.catalog)
             self.compiled = compiled
+            plan = try? mapper.fastPlan(for: compiled).get()
             stats.version = version.number
             stats.log(Stats.Reload(time: Date(), version: version.number, swapped: true, reason: nil))
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
@@ -240,12 +246,14 @@ struct StreamRun {
     private mutating func handle(_ chunk: [Record], stop: StopSignal) {
         let mapper = self.mapper
         let context = self.compiled
+        let plan = usesFastPlan ? self.plan : nil
         let omitNulls = self.omitNulls
         let pipeline = ChunkPipeline(inputs: chunk, lanes: workers, byteLimit: maxInFlight) { record in
             LuaLog.setRecord(record.line)  // the record scripts' log lines name
             defer { LuaLog.setRecord(0) }
             let started = DispatchTime.now().uptimeNanoseconds
-            let outcome = Self.outcome(of: record, mapper: mapper, context: context, omitNulls: omitNulls)
+            let outcome = Self.outcome(
+                of: record, mapper: mapper, context: context, plan: plan, omitNulls: omitNulls)
             let took = DispatchTime.now().uptimeNanoseconds &- started
             return (Timed(outcome: outcome, nanoseconds: took), outcome.size + record.bytes.count)
         }
@@ -339,10 +347,17 @@ struct StreamRun {
         }
     }
 
-    private static func outcome(of record: Record, mapper: Mapper, context: CompiledContext, omitNulls: Bool)
-        -> Outcome
-    {
+    private static func outcome(
+        of record: Record, mapper: Mapper, context: CompiledContext, plan: FastPlan?, omitNulls: Bool
+    ) -> Outcome {
         if let unreadable = record.unreadable { return .invalid(kind: unreadable.kind, message: unreadable.message) }
+        if let plan {
+            // The fast plan writes a record it maps cleanly; any other record is mapped again the
+            // general way, which reports what is wrong with it.
+            var text: [UInt8] = []
+            text.reserveCapacity(record.bytes.count)
+            if plan.write(record.bytes, into: &text, omittingNulls: omitNulls) { return .mapped(text) }
+        }
         let result: MappingResult
         do {
             result = try mapper.object(fromJSON: record.bytes, using: context)

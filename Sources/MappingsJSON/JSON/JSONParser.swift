@@ -51,7 +51,8 @@ package enum JSONParser {
         return try result.get()
     }
 
-    private struct Reader {
+    /// The reading state, shared with the record tape (`JSONTape`), which scans with the same checks.
+    struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
@@ -404,6 +405,13 @@ package enum JSONParser {
 
         mutating func number() throws(Failure) -> JSONValue {
             let start = index
+            if let integer = try scanNumber() { return .integer(integer) }
+            return .number(literal: utf8(start, index))
+        }
+
+        /// Checks the number at `index` and moves past it: its value when it is written as a
+        /// whole number that fits in 64 bits, else `nil` (`number()` then keeps its literal).
+        mutating func scanNumber() throws(Failure) -> Int64? {
             var negative = false
             if bytes[index] == UInt8(ascii: "-") {
                 negative = true
@@ -448,11 +456,11 @@ package enum JSONParser {
             }
             if integral, !overflow {
                 if negative, magnitude <= UInt64(Int64.max) + 1 {
-                    return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude))
+                    return magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
                 }
-                if !negative, magnitude <= UInt64(Int64.max) { return .integer(Int64(magnitude)) }
+                if !negative, magnitude <= UInt64(Int64.max) { return Int64(magnitude) }
             }
-            return .number(literal: utf8(start, index))
+            return nil
         }
 
         mutating func literal(_ word: StaticString, _ value: JSONValue) throws(Failure) -> JSONValue {

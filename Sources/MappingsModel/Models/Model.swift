@@ -38,7 +38,7 @@ public struct Model: Sendable, Hashable {
     public var properties: [Property] { storage.properties }
     /// Where the model is declared.
     public var location: SourceLocation? { storage.location }
-    var encodedKeys: [[UInt8]] { storage.encodedKeys }
+    package var encodedKeys: [[UInt8]] { storage.encodedKeys }
 
     /// A model with these properties; `location` is where it is declared, for diagnostics.
     public init(name: String, properties: [Property], location: SourceLocation? = nil) {
