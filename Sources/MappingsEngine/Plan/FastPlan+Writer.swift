@@ -142,8 +142,11 @@ struct Writer {
             case .string where node.kind == .string:
                 writeString(node, into: &out)
                 return true
-            case .int where node.kind == .number && copiesAsInteger(node):
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)]))
+            case .int
+            where (node.kind == .number || (node.kind == .string && !node.escaped)) && writesInteger(node, into: &out):
+                return true
+            case .date where node.kind == .string && !node.escaped && copiesDate(node):
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(node.start) - 1..<Int(node.end) + 1]))
                 return true
             case .decimal where node.kind == .number && writesDecimal(node, into: &out):
                 return true
@@ -184,21 +187,50 @@ struct Writer {
         return true
     }
 
-    /// Whether a number is written as the writer writes its Int: a whole number of at most 18
-    /// digits (so within Int64), not `-0`.
-    private func copiesAsInteger(_ node: JSONTape.Node) -> Bool {
+    /// Writes a whole number of at most 18 digits (a number, or a string holding only its
+    /// digits and maybe a `-`) as the writer writes the Int it converts to; returns `false`,
+    /// writing nothing, for anything else.
+    private func writesInteger(_ node: JSONTape.Node, into out: inout [UInt8]) -> Bool {
         var position = Int(node.start)
         let end = Int(node.end)
-        if bytes[position] == UInt8(ascii: "-") {
-            position += 1
-            if end - position == 1, bytes[position] == UInt8(ascii: "0") { return false }
-        }
-        guard end - position <= 18 else { return false }
+        guard position < end else { return false }
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        guard position < end, end - position <= 18 else { return false }
+        var magnitude: Int64 = 0
         while position < end {
-            guard bytes[position] &- 48 < 10 else { return false }
+            let digit = bytes[position] &- 48
+            guard digit < 10 else { return false }
+            magnitude = magnitude &* 10 &+ Int64(digit)
             position += 1
         }
+        JSONWriter.writeInteger(negative ? -magnitude : magnitude, into: &out)
         return true
+    }
+
+    /// Whether a string is a date the general conversion reads and writes back unchanged:
+    /// `YYYY-MM-DDTHH:MM:SSZ`, a real day of a year from 1 to 9999, a time within the day.
+    private func copiesDate(_ node: JSONTape.Node) -> Bool {
+        let start = Int(node.start)
+        guard Int(node.end) - start == 20 else { return false }
+        func number(_ offset: Int, _ count: Int) -> Int? {
+            var value = 0
+            for position in start + offset..<start + offset + count {
+                let digit = bytes[position] &- 48
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int(digit)
+            }
+            return value
+        }
+        func separator(_ offset: Int, _ character: Character) -> Bool {
+            bytes[start + offset] == character.asciiValue!
+        }
+        guard separator(4, "-"), separator(7, "-"), separator(10, "T"), separator(13, ":"), separator(16, ":"),
+            separator(19, "Z"), let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
+        else { return false }
+        return (1...9999).contains(year) && (1...12).contains(month) && day >= 1
+            && day <= DateParser.daysIn(month: month, year: year) && hour <= 23 && minute <= 59 && second <= 59
     }
 
     /// Writes a number as the writer writes the Decimal it converts to, when it is written

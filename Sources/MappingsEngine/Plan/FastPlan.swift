@@ -111,12 +111,17 @@ final class ObjectPlan: Sendable {
 }
 
 /// How one property's value is found (key indexes through the scanned frames) and written.
-struct PropertyPlan: Sendable {
+/// A class: a plan's properties are read record after record, never copied.
+final class PropertyPlan: Sendable {
     enum Conversion: Sendable {
         /// A string copied as it came (re-escaped only when it holds escapes); anything else converts.
         case string
-        /// A whole number copied as written; anything else converts.
+        /// A whole number, or a string of one, of at most 18 digits, written as the Int it is;
+        /// anything else converts.
         case int
+        /// A date written `2012-08-29T14:40:05Z` (years 1 to 9999), copied once its fields are
+        /// checked, when the entry has no `@dateFormat`; anything else converts.
+        case date
         /// `true` or `false` copied; anything else converts.
         case bool
         /// A number written without an exponent, in at most 18 digits, as Decimal writes it;
@@ -139,6 +144,19 @@ struct PropertyPlan: Sendable {
     let conversion: Conversion
     let type: TypeReference
     let dateFormats: DateFormats?
+
+    init(
+        slot: Int, steps: [Int32], isOptional: Bool, defaultText: [UInt8]?, conversion: Conversion,
+        type: TypeReference, dateFormats: DateFormats?
+    ) {
+        self.slot = slot
+        self.steps = steps
+        self.isOptional = isOptional
+        self.defaultText = defaultText
+        self.conversion = conversion
+        self.type = type
+        self.dateFormats = dateFormats
+    }
 
     static func make(_ rule: Rule, demand: JSONDemand, catalog: Catalog, place: String)
         -> Result<PropertyPlan, FastPlan.Refusal>
@@ -201,6 +219,7 @@ struct PropertyPlan: Sendable {
             case .int: conversion = .int
             case .bool: conversion = .bool
             case .decimal: conversion = .decimal
+            case .date where rule.dateFormats == nil: conversion = .date
             case .model, .union, .dictionary, .set: return refuse("a \(type) value without @object")
             case .array(let element) where element.unwrapped.isCollection || element.isModelLike:
                 return refuse("a \(type) value without @object")

@@ -284,10 +284,15 @@ package enum JSONParser {
             var hasEscapes = false
             var ascii = true
             while true {
-                // Eight bytes at a time while none is a quote, a backslash, a control character or non-ASCII.
+                // Eight bytes at a time while none is a quote, a backslash, a control character or
+                // non-ASCII; then straight to the first that is.
                 while index + 8 <= bytes.count {
                     let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                    guard !Self.mayNeedAttention(word) else { break }
+                    let attention = Self.attention(word)
+                    guard attention == 0 else {
+                        index += attention.trailingZeroBitCount >> 3
+                        break
+                    }
                     index += 8
                 }
                 guard index < bytes.count else { throw failure("unexpected end of input in a string") }
@@ -318,16 +323,19 @@ package enum JSONParser {
             return ScannedString(start: start, end: index - 1, hasEscapes: hasEscapes)
         }
 
-        /// Whether any of the eight bytes of `word` is `"`, `\\`, below 0x20 or above 0x7F
-        /// (the usual bit tricks: a byte is zero after XOR with the one sought, or is small).
-        static func mayNeedAttention(_ word: UInt64) -> Bool {
+        /// The high bit of each of the eight bytes of `word` (little-endian) that is `"`, `\\`,
+        /// below 0x20 or above 0x7F, zero when none is; the lowest bit set is exact, so its
+        /// position is the first such byte (the usual bit tricks: a byte is zero after XOR
+        /// with the one sought, or is small; a borrow only ever marks bytes above a marked one).
+        @inline(__always)
+        static func attention(_ word: UInt64) -> UInt64 {
             let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
-            func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
-            let quote = hasZeroByte(word ^ (ones &* 0x22))
-            let backslash = hasZeroByte(word ^ (ones &* 0x5C))
-            let control = (word &- ones &* 0x20) & ~word & highs != 0
-            return quote || backslash || control || word & highs != 0
+            func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+            let quote = zeroBytes(word ^ (ones &* 0x22))
+            let backslash = zeroBytes(word ^ (ones &* 0x5C))
+            let control = (word &- ones &* 0x20) & ~word & highs
+            return quote | backslash | control | (word & highs)
         }
 
         mutating func string() throws(Failure) -> String {

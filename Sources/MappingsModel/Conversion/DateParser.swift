@@ -6,7 +6,7 @@ import MappingsJSON
 /// Recognized, in this order: ISO 8601 / RFC 3339 (`2012-08-29`, `2012-08-29T14:40:05Z`,
 /// `2012-08-29 14:40:05.250+02:00`; no zone means UTC), RFC 2822
 /// (`Wed, 29 Aug 2012 14:40:05 +0000`), and Unix seconds written as a number string.
-enum DateParser {
+package enum DateParser {
     static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingSpaces
         return iso8601(trimmed) ?? rfc2822(trimmed) ?? unixSeconds(trimmed)
@@ -145,7 +145,7 @@ enum DateParser {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    static func daysIn(month: Int, year: Int) -> Int {
+    package static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
