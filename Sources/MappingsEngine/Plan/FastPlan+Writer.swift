@@ -2,21 +2,16 @@ import MappingsCompiler
 import MappingsJSON
 import MappingsModel
 
-/// Runs an `ObjectPlan` over one scanned record: the general engine's lookup, conversion and
+/// Runs a plan's tables over one scanned record: the general engine's lookup, conversion and
 /// output rules, on tape nodes. Every function returns `false` where the general engine would
 /// report an issue; the plan's caller then throws the record's partial output away.
 struct Writer {
     let bytes: UnsafeBufferPointer<UInt8>
-    let tape: JSONTape
+    let nodes: UnsafeBufferPointer<JSONTape.Node>
+    let slots: UnsafeBufferPointer<Int32>
+    let plan: PlanTables.Pointers
     let converter: Converter
     let omittingNulls: Bool
-
-    init(bytes: UnsafeBufferPointer<UInt8>, tape: JSONTape, converter: Converter, omittingNulls: Bool) {
-        self.bytes = bytes
-        self.tape = tape
-        self.converter = converter
-        self.omittingNulls = omittingNulls
-    }
 
     /// What a key path found: one node, nothing (missing or null), or the values of a key
     /// applied to an array (a fan-out: one node per element, -1 where an element has none).
@@ -26,66 +21,56 @@ struct Writer {
         case fanOut([Int32])
     }
 
-    /// Writes the model object `plan` builds from the frame `frame` (-1: a `null` source,
-    /// where every key path is missing).
-    func object(_ plan: ObjectPlan, frame: Int32, into out: inout [UInt8]) -> Bool {
+    /// Writes the model object of plan object `index` from the frame `frame` (-1: a `null`
+    /// source, where every key path is missing).
+    func object(_ index: Int32, frame: Int32, into out: inout OutputBytes) -> Bool {
+        let object = plan.objects[Int(index)]
         out.append(UInt8(ascii: "{"))
         var first = true
-        for slot in plan.keys.indices {
-            guard let property = plan.properties[slot] else {
-                if omittingNulls { continue }
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                out.append(contentsOf: plan.keys[slot])
-                JSONWriter.append("null", to: &out)
-                continue
-            }
-            let found: Found
-            if frame < 0 {
-                found = .missing
-            } else {
-                guard let lookedUp = find(property.steps, from: frame) else { return false }
+        for position in Int(object.first)..<Int(object.first + object.count) {
+            let property = plan.properties[position]
+            var found = Found.missing
+            if property.kind != .unset, frame >= 0 {
+                guard let lookedUp = find(property, from: frame) else { return false }
                 found = lookedUp
             }
             if case .missing = found {
                 // A required value is an issue; an optional one takes its default, or stays unset.
                 guard property.isOptional else { return false }
-                guard let text = property.defaultText else {
-                    if omittingNulls { continue }
-                    if !first { out.append(UInt8(ascii: ",")) }
-                    first = false
-                    out.append(contentsOf: plan.keys[slot])
-                    JSONWriter.append("null", to: &out)
-                    continue
-                }
+                if property.defaultStart < 0, omittingNulls { continue }
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                out.append(contentsOf: plan.keys[slot])
-                out.append(contentsOf: text)
+                out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
+                if property.defaultStart < 0 {
+                    out.append("null")
+                } else {
+                    out.append(plan.bytes, Int(property.defaultStart), Int(property.defaultCount))
+                }
                 continue
             }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            out.append(contentsOf: plan.keys[slot])
+            out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
             guard write(found, as: property, into: &out) else { return false }
         }
         out.append(UInt8(ascii: "}"))
         return true
     }
 
-    /// Follows a key path's indexes from a frame as `SourceLookup` follows the keys; `nil`
+    /// Follows a property's key path from a frame as `SourceLookup` follows its keys; `nil`
     /// where the general lookup reports the path as invalid (a key of a string, say).
-    func find(_ steps: [Int32], from frame: Int32) -> Found? {
+    func find(_ property: PlanTables.Property, from frame: Int32) -> Found? {
         var current = Found.node(frame)
-        for step in steps {
+        for offset in 0..<Int(property.stepsCount) {
+            let step = Int(plan.steps[Int(property.stepsStart) + offset])
             switch current {
             case .missing:
                 return .missing
             case .node(let index):
-                let node = tape.nodes[Int(index)]
+                let node = nodes[Int(index)]
                 switch node.kind {
                 case .frame:
-                    let child = tape.slots[Int(node.first) + Int(step)]
+                    let child = slots[Int(node.first) + step]
                     current = child < 0 ? .missing : .node(child)
                 case .list:
                     current = .fanOut(member(step, ofEach: node))
@@ -98,29 +83,29 @@ struct Writer {
                 current = .fanOut(
                     elements.map { element in
                         guard element >= 0 else { return -1 }
-                        let node = tape.nodes[Int(element)]
+                        let node = nodes[Int(element)]
                         guard node.kind == .frame else { return -1 }
-                        return tape.slots[Int(node.first) + Int(step)]
+                        return slots[Int(node.first) + step]
                     })
             }
         }
-        if case .node(let index) = current, tape.nodes[Int(index)].kind == .null { return .missing }
+        if case .node(let index) = current, nodes[Int(index)].kind == .null { return .missing }
         return current
     }
 
     /// The node of key `step` in each element of a list (-1 for an element that is no object).
-    private func member(_ step: Int32, ofEach list: JSONTape.Node) -> [Int32] {
+    private func member(_ step: Int, ofEach list: JSONTape.Node) -> [Int32] {
         var members: [Int32] = []
         members.reserveCapacity(Int(list.count))
         for offset in 0..<Int(list.count) {
-            let node = tape.nodes[Int(tape.slots[Int(list.first) + offset])]
-            members.append(node.kind == .frame ? tape.slots[Int(node.first) + Int(step)] : -1)
+            let node = nodes[Int(slots[Int(list.first) + offset])]
+            members.append(node.kind == .frame ? slots[Int(node.first) + step] : -1)
         }
         return members
     }
 
     /// Writes a present value as the property's type.
-    private func write(_ found: Found, as property: PropertyPlan, into out: inout [UInt8]) -> Bool {
+    private func write(_ found: Found, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
         switch found {
         case .missing:
             return false
@@ -132,79 +117,114 @@ struct Writer {
                     values.append(.null)
                     continue
                 }
-                guard let value = JSONTape.value(of: tape.nodes[Int(element)], in: bytes) else { return false }
+                guard let value = JSONTape.value(of: nodes[Int(element)], in: bytes) else { return false }
                 values.append(value)
             }
             return convert(.array(values), as: property, into: &out)
         case .node(let index):
-            let node = tape.nodes[Int(index)]
-            switch property.conversion {
+            let node = nodes[Int(index)]
+            switch property.kind {
             case .string where node.kind == .string:
-                writeString(node, into: &out)
-                return true
-            case .int
-            where (node.kind == .number || (node.kind == .string && !node.escaped)) && writesInteger(node, into: &out):
-                return true
+                return writeString(node, into: &out)
+            case .int where node.kind == .number || (node.kind == .string && !node.escaped):
+                if writesInteger(node, into: &out) { return true }
+            case .decimal where node.kind == .number:
+                if writesDecimal(node, into: &out) { return true }
             case .date where node.kind == .string && !node.escaped && copiesDate(node):
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(node.start) - 1..<Int(node.end) + 1]))
-                return true
-            case .decimal where node.kind == .number && writesDecimal(node, into: &out):
+                out.append(bytes, Int(node.start) - 1, 22)
                 return true
             case .bool where node.kind == .true || node.kind == .false:
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)]))
+                out.append(bytes, Int(node.start), Int(node.end - node.start))
                 return true
-            case .object(let nested):
+            case .object:
                 guard node.kind == .frame else { return false }
-                return object(nested, frame: index, into: &out)
-            case .objects(let nested):
+                return object(property.target, frame: index, into: &out)
+            case .objects:
                 guard node.kind == .list else { return false }
                 out.append(UInt8(ascii: "["))
                 for offset in 0..<Int(node.count) {
                     if offset > 0 { out.append(UInt8(ascii: ",")) }
-                    let element = tape.slots[Int(node.first) + offset]
-                    switch tape.nodes[Int(element)].kind {
-                    case .frame: guard object(nested, frame: element, into: &out) else { return false }
-                    case .null: guard object(nested, frame: -1, into: &out) else { return false }
+                    let element = slots[Int(node.first) + offset]
+                    switch nodes[Int(element)].kind {
+                    case .frame: guard object(property.target, frame: element, into: &out) else { return false }
+                    case .null: guard object(property.target, frame: -1, into: &out) else { return false }
                     default: return false
                     }
                 }
                 out.append(UInt8(ascii: "]"))
                 return true
             default:
-                guard let value = JSONTape.value(of: node, in: bytes) else { return false }
-                return convert(value, as: property, into: &out)
+                break
             }
+            guard let value = JSONTape.value(of: node, in: bytes) else { return false }
+            return convert(value, as: property, into: &out)
         }
     }
 
     /// The general conversion, and the general writer: used for every value the plan does not copy.
-    private func convert(_ value: JSONValue, as property: PropertyPlan, into out: inout [UInt8]) -> Bool {
+    private func convert(_ value: JSONValue, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
+        let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
         let converted = converter.convert(
-            value, to: property.type, dateFormat: property.dateFormats, failures: &failures)
+            value, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
         guard failures.isEmpty else { return false }
-        JSONWriter.write(converted, into: &out, omittingNulls: omittingNulls)
+        var text: [UInt8] = []
+        JSONWriter.write(converted, into: &text, omittingNulls: omittingNulls)
+        text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
         return true
     }
 
     /// Writes a whole number of at most 18 digits (a number, or a string holding only its
     /// digits and maybe a `-`) as the writer writes the Int it converts to; returns `false`,
     /// writing nothing, for anything else.
-    private func writesInteger(_ node: JSONTape.Node, into out: inout [UInt8]) -> Bool {
+    private func writesInteger(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
         var position = Int(node.start)
         let end = Int(node.end)
         guard position < end else { return false }
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         guard position < end, end - position <= 18 else { return false }
-        var magnitude: Int64 = 0
+        var magnitude: UInt64 = 0
         while position < end {
             let digit = bytes[position] &- 48
             guard digit < 10 else { return false }
-            magnitude = magnitude &* 10 &+ Int64(digit)
+            magnitude = magnitude &* 10 &+ UInt64(digit)
             position += 1
         }
-        JSONWriter.writeInteger(negative ? -magnitude : magnitude, into: &out)
+        out.appendInteger(magnitude, negative: negative && magnitude != 0)
+        return true
+    }
+
+    /// Writes a number as the writer writes the Decimal it converts to, when it is written
+    /// without an exponent in at most 18 digits: its digits without the fraction's trailing
+    /// zeros, `0` for zero; returns `false`, writing nothing, for any other number.
+    private func writesDecimal(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
+        let end = Int(node.end)
+        var position = Int(node.start)
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let integerStart = position
+        while position < end, bytes[position] &- 48 < 10 { position += 1 }
+        let integerEnd = position
+        var fractionEnd = position
+        if position < end {
+            guard bytes[position] == UInt8(ascii: ".") else { return false }  // an exponent
+            position += 1
+            while position < end, bytes[position] &- 48 < 10 { position += 1 }
+            guard position == end else { return false }
+            fractionEnd = end
+            // The fraction without its trailing zeros.
+            while fractionEnd > integerEnd + 1, bytes[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
+        }
+        guard end - integerStart <= 19 else { return false }
+        let hasFraction = fractionEnd > integerEnd + 1
+        if !hasFraction, integerEnd - integerStart == 1, bytes[integerStart] == UInt8(ascii: "0") {
+            out.append(UInt8(ascii: "0"))
+            return true
+        }
+        if negative { out.append(UInt8(ascii: "-")) }
+        out.append(bytes, integerStart, integerEnd - integerStart)
+        if hasFraction { out.append(bytes, integerEnd, fractionEnd - integerEnd) }
         return true
     }
 
@@ -222,66 +242,28 @@ struct Writer {
             }
             return value
         }
-        func separator(_ offset: Int, _ character: Character) -> Bool {
-            bytes[start + offset] == character.asciiValue!
-        }
-        guard separator(4, "-"), separator(7, "-"), separator(10, "T"), separator(13, ":"), separator(16, ":"),
-            separator(19, "Z"), let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
+        func separator(_ offset: Int, _ byte: UInt8) -> Bool { bytes[start + offset] == byte }
+        let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))
+        guard separator(4, dash), separator(7, dash), separator(10, UInt8(ascii: "T")), separator(13, colon),
+            separator(16, colon), separator(19, UInt8(ascii: "Z")), let year = number(0, 4), let month = number(5, 2),
+            let day = number(8, 2), let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
         else { return false }
         return (1...9999).contains(year) && (1...12).contains(month) && day >= 1
             && day <= DateParser.daysIn(month: month, year: year) && hour <= 23 && minute <= 59 && second <= 59
     }
 
-    /// Writes a number as the writer writes the Decimal it converts to, when it is written
-    /// without an exponent in at most 18 digits: its digits without the fraction's trailing
-    /// zeros, `0` for zero; returns `false`, writing nothing, for any other number.
-    private func writesDecimal(_ node: JSONTape.Node, into out: inout [UInt8]) -> Bool {
-        let start = Int(node.start)
-        let end = Int(node.end)
-        var position = start
-        let negative = bytes[position] == UInt8(ascii: "-")
-        if negative { position += 1 }
-        let integerStart = position
-        while position < end, bytes[position] &- 48 < 10 { position += 1 }
-        let integerEnd = position
-        var fractionEnd = position
-        if position < end {
-            guard bytes[position] == UInt8(ascii: ".") else { return false }  // an exponent
-            position += 1
-            while position < end, bytes[position] &- 48 < 10 { position += 1 }
-            guard position == end else { return false }
-            fractionEnd = end
-            // The fraction without its trailing zeros.
-            while fractionEnd > integerEnd + 1, bytes[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
-        }
-        guard end - integerStart <= 19 else { return false }
-        let fraction = fractionEnd > integerEnd + 1 ? integerEnd + 1..<fractionEnd : integerEnd..<integerEnd
-        let integerIsZero = integerEnd - integerStart == 1 && bytes[integerStart] == UInt8(ascii: "0")
-        if integerIsZero, fraction.isEmpty {
-            out.append(UInt8(ascii: "0"))
-            return true
-        }
-        if negative { out.append(UInt8(ascii: "-")) }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[integerStart..<integerEnd]))
-        if !fraction.isEmpty {
-            out.append(UInt8(ascii: "."))
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[fraction]))
-        }
-        return true
-    }
-
     /// A string as the writer writes it: copied with its quotes when it has no escapes (the
     /// writer escapes only what JSON requires, which such a string cannot hold), else decoded
     /// and written again.
-    private func writeString(_ node: JSONTape.Node, into out: inout [UInt8]) {
-        let start = Int(node.start) - 1
-        let end = Int(node.end) + 1
+    private func writeString(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
         guard node.escaped else {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-            return
+            out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+            return true
         }
-        guard case .string(let string)? = JSONTape.value(of: node, in: bytes) else { return }
-        JSONWriter.writeString(string, into: &out)
+        guard case .string(let string)? = JSONTape.value(of: node, in: bytes) else { return false }
+        var text: [UInt8] = []
+        JSONWriter.writeString(string, into: &text)
+        text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
+        return true
     }
 }

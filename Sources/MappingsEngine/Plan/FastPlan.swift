@@ -1,5 +1,5 @@
 package import MappingsCompiler
-package import MappingsJSON
+import MappingsJSON
 import MappingsModel
 
 /// A context compiled for the JSON-out paths (`stream`, `map`): from a record's bytes straight
@@ -7,9 +7,10 @@ import MappingsModel
 ///
 /// The record is scanned once by the context's demand (`JSONTape`); each property of the
 /// output object is then looked up by precomputed key indexes (no string at run time) and
-/// written in the model's property order: strings without escapes, whole numbers, booleans
-/// and defaults as byte runs, nested objects and collections of objects through their own
-/// plans, every other value through the same conversion the general engine uses.
+/// written in the model's property order: strings, whole numbers, decimals, ISO dates,
+/// booleans and defaults as byte runs, nested objects and collections of objects through their
+/// own plans, every other value through the same conversion the general engine uses. The plan
+/// is flat tables of integers and bytes: a record touches no reference count.
 ///
 /// A plan only ever writes what the general engine would write: a record it cannot map cleanly
 /// (an issue of any severity, invalid JSON, a key written with escapes) makes `write` return
@@ -18,7 +19,7 @@ import MappingsModel
 /// mapped the general way every time; `mappings check --explain-plan` says which and why.
 package struct FastPlan: Sendable {
     let shape: TapeShape
-    let root: ObjectPlan
+    let tables: PlanTables
     let converter: Converter
 
     /// Why a context is mapped by the general engine: the first reason found per entry.
@@ -36,12 +37,13 @@ package struct FastPlan: Sendable {
                 : "an entry reads the whole payload (@self, an index, @first, @last, @count or a recursive context)"
             return .failure(Refusal(reasons: [why]))
         }
+        var tables = PlanTables()
         var reasons: [String] = []
-        let root = ObjectPlan.make(
+        let root = tables.addObject(
             context, demand: context.demand, catalog: mapper.catalog, place: context.identifier ?? "the context",
             reasons: &reasons)
-        guard let root, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
-        return .success(FastPlan(shape: shape, root: root, converter: mapper.converter))
+        guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
+        return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter))
     }
 
     /// Appends the record's output to `out` and returns `true`; or returns `false`, `out`
@@ -49,194 +51,228 @@ package struct FastPlan: Sendable {
     /// the calling thread's, kept from record to record.
     package func write(_ bytes: [UInt8], into out: inout [UInt8], omittingNulls: Bool) -> Bool {
         let scratch = TapeScratch.current
-        return write(bytes, into: &out, omittingNulls: omittingNulls, tape: &scratch.tape)
-    }
-
-    /// `write(_:into:omittingNulls:)` with a tape of the caller's.
-    package func write(
-        _ bytes: [UInt8], into out: inout [UInt8], omittingNulls: Bool, tape: inout JSONTape
-    ) -> Bool {
-        let mark = out.count
-        let written = bytes.withUnsafeBufferPointer { buffer -> Bool in
-            guard let root = tape.scan(buffer, shape: shape), tape.nodes[Int(root)].kind == .frame else {
-                return false
-            }
-            let writer = Writer(
-                bytes: buffer, tape: tape, converter: converter, omittingNulls: omittingNulls)
-            return writer.object(self.root, frame: root, into: &out)
-        }
-        if !written { out.removeSubrange(mark...) }
-        return written
-    }
-}
-
-/// The plan of one object: per property slot of the model, how its value is found and written.
-final class ObjectPlan: Sendable {
-    /// `"name":` per slot, as the writer encodes it.
-    let keys: [[UInt8]]
-    /// Per slot, the entry that sets it; `nil` for a property no entry sets (always `null`).
-    let properties: [PropertyPlan?]
-
-    init(keys: [[UInt8]], properties: [PropertyPlan?]) {
-        self.keys = keys
-        self.properties = properties
-    }
-
-    /// The plan of `context` over a value the scan reads by `demand`; `nil`, with reasons, when
-    /// an entry needs the general engine. `place` names the context in the reasons.
-    static func make(
-        _ context: CompiledContext, demand: JSONDemand, catalog: Catalog, place: String, reasons: inout [String]
-    ) -> ObjectPlan? {
-        guard let model = context.modelDefinition else {
-            reasons.append("\(place) builds a JSON object (no @class)")
-            return nil
-        }
-        if context.unknownKeys != nil { reasons.append("\(place) checks unknown keys (\"@unknownKeys\")") }
-        var properties: [PropertyPlan?] = Array(repeating: nil, count: model.properties.count)
-        for rule in context.rules {
-            let name = "\(place).\(rule.target)"
-            switch PropertyPlan.make(rule, demand: demand, catalog: catalog, place: name) {
-            case .success(let property):
-                guard properties[property.slot] == nil else {
-                    reasons.append("\(name): more than one entry sets the property")
-                    continue
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
+            scratch.output.count = 0
+            let written = scratch.tape.nodes.withUnsafeBufferPointer { nodes in
+                scratch.tape.slots.withUnsafeBufferPointer { slots in
+                    tables.withPointers { pointers in
+                        guard nodes[Int(root)].kind == .frame else { return false }
+                        let writer = Writer(
+                            bytes: buffer, nodes: nodes, slots: slots, plan: pointers, converter: converter,
+                            omittingNulls: omittingNulls)
+                        return writer.object(0, frame: root, into: &scratch.output)
+                    }
                 }
-                properties[property.slot] = property
-            case .failure(let refusal):
-                reasons.append("\(name): \(refusal.reasons.joined(separator: "; "))")
             }
+            guard written else { return false }
+            out.append(contentsOf: UnsafeBufferPointer(start: scratch.output.base, count: scratch.output.count))
+            return true
         }
-        return reasons.isEmpty ? ObjectPlan(keys: model.encodedKeys, properties: properties) : nil
     }
 }
 
-/// How one property's value is found (key indexes through the scanned frames) and written.
-/// A class: a plan's properties are read record after record, never copied.
-final class PropertyPlan: Sendable {
-    enum Conversion: Sendable {
+/// A plan's tables: objects, their properties slot by slot, key path steps, and the bytes of
+/// encoded keys and defaults. Objects and properties refer to each other by index.
+struct PlanTables: Sendable {
+    /// One object: its properties are `properties[first..<first + count]`, one per model slot.
+    struct Object {
+        var first: Int32
+        var count: Int32
+    }
+
+    /// How a property's value is written.
+    enum Kind: UInt8 {
+        /// No entry sets it: always unset.
+        case unset
         /// A string copied as it came (re-escaped only when it holds escapes); anything else converts.
         case string
-        /// A whole number, or a string of one, of at most 18 digits, written as the Int it is;
-        /// anything else converts.
+        /// A whole number, or a string of one, of at most 18 digits, written as the Int it is.
         case int
+        /// `true` or `false` copied; anything else converts.
+        case bool
+        /// A number without an exponent, in at most 18 digits, written as Decimal writes it.
+        case decimal
         /// A date written `2012-08-29T14:40:05Z` (years 1 to 9999), copied once its fields are
         /// checked, when the entry has no `@dateFormat`; anything else converts.
         case date
-        /// `true` or `false` copied; anything else converts.
-        case bool
-        /// A number written without an exponent, in at most 18 digits, as Decimal writes it;
-        /// anything else converts.
-        case decimal
-        /// Through `Converter`, as the general engine converts it.
+        /// Through `Converter`, as the general engine converts it (`general` is the index).
         case general
-        /// An object mapped by a nested context.
-        case object(ObjectPlan)
-        /// An array of objects, each mapped by a nested context.
-        case objects(ObjectPlan)
+        /// An object mapped by a nested plan (`nested` is the object's index).
+        case object
+        /// An array of objects, each mapped by a nested plan.
+        case objects
     }
 
-    let slot: Int
-    /// The index of each key of the key path among the wanted keys of the frame it reads.
-    let steps: [Int32]
-    let isOptional: Bool
-    /// The default's output text, when the entry has one.
-    let defaultText: [UInt8]?
-    let conversion: Conversion
-    let type: TypeReference
-    let dateFormats: DateFormats?
-
-    init(
-        slot: Int, steps: [Int32], isOptional: Bool, defaultText: [UInt8]?, conversion: Conversion,
-        type: TypeReference, dateFormats: DateFormats?
-    ) {
-        self.slot = slot
-        self.steps = steps
-        self.isOptional = isOptional
-        self.defaultText = defaultText
-        self.conversion = conversion
-        self.type = type
-        self.dateFormats = dateFormats
+    struct Property {
+        var kind: Kind
+        var isOptional: Bool
+        /// `"name":` in `bytes`.
+        var keyStart: Int32
+        var keyCount: Int32
+        /// The key path: indexes among the wanted keys of each frame it goes through, in `steps`.
+        var stepsStart: Int32
+        var stepsCount: Int32
+        /// The default's output text in `bytes`; -1 when the entry has none.
+        var defaultStart: Int32
+        var defaultCount: Int32
+        /// The nested object for `object`/`objects`, the conversion for the others.
+        var target: Int32
     }
 
-    static func make(_ rule: Rule, demand: JSONDemand, catalog: Catalog, place: String)
-        -> Result<PropertyPlan, FastPlan.Refusal>
-    {
-        func refuse(_ reason: String) -> Result<PropertyPlan, FastPlan.Refusal> {
-            .failure(FastPlan.Refusal(reasons: [reason]))
+    /// The general conversion of one property.
+    struct Conversion: Sendable {
+        var type: TypeReference
+        var dateFormats: DateFormats?
+    }
+
+    var objects: [Object] = []
+    var properties: [Property] = []
+    var steps: [Int32] = []
+    var bytes: [UInt8] = []
+    var conversions: [Conversion] = []
+
+    /// Unsafe views of the tables, for the length of one record.
+    struct Pointers {
+        let objects: UnsafeBufferPointer<Object>
+        let properties: UnsafeBufferPointer<Property>
+        let steps: UnsafeBufferPointer<Int32>
+        let bytes: UnsafeBufferPointer<UInt8>
+        let conversions: UnsafeBufferPointer<Conversion>
+    }
+
+    func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
+        objects.withUnsafeBufferPointer { objects in
+            properties.withUnsafeBufferPointer { properties in
+                steps.withUnsafeBufferPointer { steps in
+                    bytes.withUnsafeBufferPointer { bytes in
+                        conversions.withUnsafeBufferPointer { conversions in
+                            body(
+                                Pointers(
+                                    objects: objects, properties: properties, steps: steps, bytes: bytes,
+                                    conversions: conversions))
+                        }
+                    }
+                }
+            }
         }
-        guard rule.target.steps.count == 1, let slot = rule.target.steps[0].slot else {
-            return refuse("a dotted target property")
+    }
+
+    private mutating func store(_ text: [UInt8]) -> (Int32, Int32) {
+        defer { bytes += text }
+        return (Int32(bytes.count), Int32(text.count))
+    }
+
+    /// Adds the plan of `context` over a value the scan reads by `demand` and returns its
+    /// index; appends to `reasons` when an entry needs the general engine. `place` names the
+    /// context in the reasons.
+    mutating func addObject(
+        _ context: CompiledContext, demand: JSONDemand, catalog: Catalog, place: String, reasons: inout [String]
+    ) -> Int32 {
+        guard let model = context.modelDefinition else {
+            reasons.append("\(place) builds a JSON object (no @class)")
+            return -1
         }
-        guard let type = rule.type else { return refuse("an untyped entry") }
-        if let reference = rule.transformer {
-            return refuse("a transformer (\(reference.className).\(reference.functionName))")
+        if context.unknownKeys != nil { reasons.append("\(place) checks unknown keys (\"@unknownKeys\")") }
+        let index = Int32(objects.count)
+        let first = properties.count
+        objects.append(Object(first: Int32(first), count: Int32(model.properties.count)))
+        for key in model.encodedKeys {
+            let (start, count) = store(key)
+            properties.append(
+                Property(
+                    kind: .unset, isOptional: true, keyStart: start, keyCount: count, stepsStart: 0, stepsCount: 0,
+                    defaultStart: -1, defaultCount: 0, target: -1))
         }
-        if rule.valueMap != nil { return refuse("@valueMap") }
-        if !rule.fallbacks.isEmpty { return refuse("fallback key paths") }
-        if rule.policies.identity != nil { return refuse("@identity") }
-        if rule.policies.onElementError != .keep { return refuse("@onElementError") }
-        if rule.policies.null != .missing { return refuse("@null: clear") }
+        var set = Set<Int>()
+        for rule in context.rules {
+            let name = "\(place).\(rule.target)"
+            guard rule.target.steps.count == 1, let slot = rule.target.steps[0].slot else {
+                reasons.append("\(name): a dotted target property")
+                continue
+            }
+            guard set.insert(slot).inserted else {
+                reasons.append("\(name): more than one entry sets the property")
+                continue
+            }
+            if let reason = addProperty(rule, at: first + slot, demand: demand, catalog: catalog, place: name) {
+                reasons.append("\(name): \(reason)")
+            }
+        }
+        return index
+    }
+
+    /// Fills in the property at `position` from `rule`; why it cannot, when it cannot.
+    private mutating func addProperty(
+        _ rule: Rule, at position: Int, demand: JSONDemand, catalog: Catalog, place: String
+    ) -> String? {
+        guard let type = rule.type else { return "an untyped entry" }
+        if let reference = rule.transformer { return "a transformer (\(reference.className).\(reference.functionName))" }
+        if rule.valueMap != nil { return "@valueMap" }
+        if !rule.fallbacks.isEmpty { return "fallback key paths" }
+        if rule.policies.identity != nil { return "@identity" }
+        if rule.policies.onElementError != .keep { return "@onElementError" }
+        if rule.policies.null != .missing { return "@null: clear" }
+        if rule.source.components.isEmpty { return "the key path @self" }
         // The key path, as indexes into the wanted keys of each frame it goes through.
-        var steps: [Int32] = []
+        var path: [Int32] = []
         var at = demand
         for component in rule.source.components {
             guard case .key(let key) = component else {
-                return refuse("the key path \(rule.source) uses an index, @first, @last or @count")
+                return "the key path \(rule.source) uses an index, @first, @last or @count"
             }
             guard case .members(let members, _) = at,
                 let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) })
             else {
-                return refuse("the key path \(rule.source) reads into a value another entry takes whole")
+                return "the key path \(rule.source) reads into a value another entry takes whole"
             }
-            steps.append(Int32(index))
+            path.append(Int32(index))
             at = members[index].demand
         }
-        if rule.source.components.isEmpty { return refuse("the key path @self") }
-        let conversion: Conversion
+        var property = properties[position]
+        property.isOptional = rule.isOptional
         if let object = rule.object {
-            guard object.union == nil else { return refuse("a union") }
-            guard let index = object.context else { return refuse("an @object without a context") }
-            if type.holdsCollections { return refuse("a collection of collections") }
+            guard object.union == nil else { return "a union" }
+            guard let index = object.context else { return "an @object without a context" }
+            if type.holdsCollections { return "a collection of collections" }
+            switch type.unwrapped {
+            case .model: property.kind = .object
+            case .array(let element) where !element.isCollection: property.kind = .objects
+            default: return "objects in a \(type)"
+            }
             let context = catalog.contexts[index]
-            let isCollection: Bool
-            switch type.unwrapped {
-            case .model: isCollection = false
-            case .array(let element) where !element.isCollection: isCollection = true
-            default: return refuse("objects in a \(type)")
-            }
             var reasons: [String] = []
-            guard
-                let nested = ObjectPlan.make(
-                    context, demand: at, catalog: catalog, place: context.identifier ?? place, reasons: &reasons)
-            else { return .failure(FastPlan.Refusal(reasons: reasons)) }
-            conversion = isCollection ? .objects(nested) : .object(nested)
+            let nested = addObject(
+                context, demand: at, catalog: catalog, place: context.identifier ?? place, reasons: &reasons)
+            guard reasons.isEmpty else { return reasons.joined(separator: "; ") }
+            property.target = nested
         } else {
-            guard case .everything = at else {
-                return refuse("the value at \(rule.source) is also read into by another entry")
-            }
+            guard case .everything = at else { return "the value at \(rule.source) is also read into by another entry" }
             switch type.unwrapped {
-            case .string: conversion = .string
-            case .int: conversion = .int
-            case .bool: conversion = .bool
-            case .decimal: conversion = .decimal
-            case .date where rule.dateFormats == nil: conversion = .date
-            case .model, .union, .dictionary, .set: return refuse("a \(type) value without @object")
+            case .string: property.kind = .string
+            case .int: property.kind = .int
+            case .bool: property.kind = .bool
+            case .decimal: property.kind = .decimal
+            case .date where rule.dateFormats == nil: property.kind = .date
+            case .model, .union, .dictionary, .set: return "a \(type) value without @object"
             case .array(let element) where element.unwrapped.isCollection || element.isModelLike:
-                return refuse("a \(type) value without @object")
-            default: conversion = .general
+                return "a \(type) value without @object"
+            default: property.kind = .general
             }
+            property.target = Int32(conversions.count)
+            conversions.append(Conversion(type: type, dateFormats: rule.dateFormats))
         }
-        var defaultText: [UInt8]?
         if let value = rule.defaultValue, value != .null {
+            if value.holdsObjects { return "a default holding objects" }
             var text: [UInt8] = []
             JSONWriter.write(value, into: &text)
-            defaultText = text
-            if value.holdsObjects { return refuse("a default holding objects") }
+            (property.defaultStart, property.defaultCount) = store(text)
         }
-        return .success(
-            PropertyPlan(
-                slot: slot, steps: steps, isOptional: rule.isOptional, defaultText: defaultText,
-                conversion: conversion, type: type, dateFormats: rule.dateFormats))
+        property.stepsStart = Int32(steps.count)
+        property.stepsCount = Int32(path.count)
+        steps += path
+        properties[position] = property
+        return nil
     }
 }
 

@@ -1,18 +1,20 @@
-import MappingsJSON
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import MappingsJSON
 
-/// A thread's scratch tape for fast plans: kept from record to record so that a scan
-/// allocates nothing once its arrays have grown to the records' size.
+/// A thread's scratch space for fast plans, kept from record to record so that a record
+/// allocates nothing once the tape and the output have grown to the records' size.
 ///
 /// `@unchecked Sendable`: each instance is reached only from the thread it belongs to (a
 /// POSIX thread-specific value), which the compiler cannot check.
 final class TapeScratch: @unchecked Sendable {
     var tape = JSONTape()
+    var output = OutputBytes()
+
+    deinit { output.free() }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -31,5 +33,83 @@ final class TapeScratch: @unchecked Sendable {
         let scratch = TapeScratch()
         pthread_setspecific(key, Unmanaged.passRetained(scratch).toOpaque())
         return scratch
+    }
+}
+
+/// A growable run of output bytes that appends without the checks an array makes for each
+/// append (uniqueness, a generic copy): the fast plan's output, copied out once per record.
+/// Its owner frees it (`free()`); it is never copied.
+struct OutputBytes {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 4096) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    func free() { base.deallocate() }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        grow(count + extra)
+    }
+
+    private mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    /// Appends `length` bytes of `source` from `start`.
+    @inline(__always)
+    mutating func append(_ source: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) {
+        reserve(length)
+        (base + count).update(from: source.baseAddress! + start, count: length)
+        count += length
+    }
+
+    @inline(__always)
+    mutating func append(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        reserve(length)
+        (base + count).update(from: text.utf8Start, count: length)
+        count += length
+    }
+
+    /// Decimal digits of a magnitude, with a `-` first when `negative`.
+    mutating func appendInteger(_ magnitude: UInt64, negative: Bool) {
+        reserve(21)
+        if negative {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var value = magnitude
+        var position = count + digits - 1
+        repeat {
+            base[position] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+            value /= 10
+            position -= 1
+        } while value > 0
+        count += digits
     }
 }

@@ -60,6 +60,7 @@ package enum JSONParser {
             self.bytes = bytes
         }
 
+        @inline(__always)
         mutating func skipWhitespace() {
             while index < bytes.count {
                 switch bytes[index] {
@@ -106,7 +107,7 @@ package enum JSONParser {
             case UInt8(ascii: "t"): _ = try literal("true", .null)
             case UInt8(ascii: "f"): _ = try literal("false", .null)
             case UInt8(ascii: "n"): _ = try literal("null", .null)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try scanNumber()
             default: throw failure("unexpected character \(shown(bytes[index])): a value was expected")
             }
         }
@@ -143,6 +144,7 @@ package enum JSONParser {
             }
         }
 
+        @inline(__always)
         mutating func colon() throws(Failure) {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -434,12 +436,20 @@ package enum JSONParser {
                     throw failure("numbers do not start with a leading zero")
                 }
             } else {
+                // Up to 19 digits cannot overflow 64 unsigned bits; only a longer run is checked.
+                let digitsStart = index
                 while index < bytes.count, isDigit(bytes[index]) {
-                    let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
-                    let (plus, o2) = times.addingReportingOverflow(UInt64(bytes[index] - 48))
-                    overflow = overflow || o1 || o2
-                    magnitude = plus
+                    magnitude = magnitude &* 10 &+ UInt64(bytes[index] &- 48)
                     index += 1
+                }
+                if index - digitsStart > 19 {
+                    magnitude = 0
+                    for position in digitsStart..<index {
+                        let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                        let (plus, o2) = times.addingReportingOverflow(UInt64(bytes[position] &- 48))
+                        overflow = overflow || o1 || o2
+                        magnitude = plus
+                    }
                 }
             }
             var integral = true
@@ -486,7 +496,8 @@ package enum JSONParser {
             String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
 
-        func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+        @inline(__always)
+        func isDigit(_ byte: UInt8) -> Bool { byte &- 48 < 10 }
 
         func shown(_ byte: UInt8) -> String {
             byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)

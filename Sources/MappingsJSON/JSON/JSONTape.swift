@@ -1,35 +1,53 @@
-import Foundation
-
 /// What a record scan keeps of each object a mapping reads into: the keys it wants, and for
-/// each, what it wants of the value there (`nil`: the value whole, kept as a span of bytes).
+/// each, what it wants of the value there (another shape, or the value whole, kept as a span
+/// of bytes).
 ///
-/// The reading side of a compiled fast plan, made from a context's `JSONDemand` once per
-/// context: a scan compares each payload key with these bytes, never with strings.
-package final class TapeShape: Sendable {
-    /// The wanted keys' UTF-8 bytes, in the demand's order.
-    package let keys: [[UInt8]]
-    /// What is wanted of each key's value, by the same index: a nested shape, or `nil` for the value whole.
-    package let children: [TapeShape?]
-
-    package init(keys: [[UInt8]], children: [TapeShape?]) {
-        self.keys = keys
-        self.children = children
+/// The reading side of a compiled fast plan, made once per context from its `JSONDemand`:
+/// flat tables of plain integers and bytes, so that a scan compares payload keys with bytes
+/// and follows indexes, never a string or a reference count.
+package struct TapeShape: Sendable {
+    /// One wanted key: its bytes in `keyBytes`, and the shape of its value (-1: the value whole).
+    struct Key {
+        var start: Int32
+        var count: Int32
+        var child: Int32
     }
 
-    /// The shape of a demand that names keys; `nil` for `everything` and for a demand that
-    /// keeps the keys it does not read (the scan keeps no such keys).
-    package convenience init?(_ demand: JSONDemand) {
-        guard case .members(let members, let keepsOtherKeys) = demand, !keepsOtherKeys else { return nil }
-        var children: [TapeShape?] = []
+    /// One shape: its keys are `keys[first..<first + count]`.
+    struct Shape {
+        var first: Int32
+        var count: Int32
+    }
+
+    var keyBytes: [UInt8] = []
+    var keys: [Key] = []
+    var shapes: [Shape] = []
+
+    /// The shape of a demand that names keys (shape 0 is its root); `nil` for `everything`
+    /// and for a demand that keeps the keys it does not read (the scan keeps no such keys).
+    package init?(_ demand: JSONDemand) {
+        guard add(demand) == 0 else { return nil }
+    }
+
+    /// Adds the shape of `demand` and returns its index; -1 when it has none.
+    private mutating func add(_ demand: JSONDemand) -> Int32 {
+        guard case .members(let members, let keepsOtherKeys) = demand, !keepsOtherKeys else { return -1 }
+        let index = Int32(shapes.count)
+        shapes.append(Shape(first: Int32(keys.count), count: Int32(members.count)))
+        let first = keys.count
         for member in members {
-            if case .everything = member.demand {
-                children.append(nil)
-            } else {
-                guard let child = TapeShape(member.demand) else { return nil }
-                children.append(child)
-            }
+            keys.append(Key(start: Int32(keyBytes.count), count: Int32(member.bytes.count), child: -1))
+            keyBytes += member.bytes
         }
-        self.init(keys: members.map(\.bytes), children: children)
+        for (offset, member) in members.enumerated() {
+            guard case .members(_, let keeps) = member.demand else { continue }
+            // A nested demand that keeps every key has no shape: the tape cannot hold it.
+            if keeps { return -2 }
+            let child = add(member.demand)
+            if child < 0 { return -2 }
+            keys[first + offset].child = child
+        }
+        return index
     }
 }
 
@@ -79,51 +97,67 @@ package struct JSONTape {
         nodes.removeAll(keepingCapacity: true)
         slots.removeAll(keepingCapacity: true)
         stack.removeAll(keepingCapacity: true)
-        var reader = JSONParser.Reader(bytes: bytes)
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.index = 3 }
-        do throws(JSONParser.Failure) {
-            reader.skipWhitespace()
-            let root = try value(&reader, depth: 0, shape: shape)
-            reader.skipWhitespace()
-            guard reader.index == bytes.count else { return nil }
-            return root
-        } catch {
-            return nil
+        return shape.keys.withUnsafeBufferPointer { keys in
+            shape.shapes.withUnsafeBufferPointer { shapes in
+                shape.keyBytes.withUnsafeBufferPointer { keyBytes in
+                    let tables = Tables(keys: keys, shapes: shapes, keyBytes: keyBytes)
+                    var reader = JSONParser.Reader(bytes: bytes)
+                    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.index = 3 }
+                    do throws(JSONParser.Failure) {
+                        reader.skipWhitespace()
+                        let root = try value(&reader, depth: 0, shape: 0, tables)
+                        reader.skipWhitespace()
+                        guard reader.index == bytes.count else { return nil }
+                        return root
+                    } catch {
+                        return nil
+                    }
+                }
+            }
         }
+    }
+
+    /// The shape's tables, for the length of one scan.
+    private struct Tables {
+        let keys: UnsafeBufferPointer<TapeShape.Key>
+        let shapes: UnsafeBufferPointer<TapeShape.Shape>
+        let keyBytes: UnsafeBufferPointer<UInt8>
     }
 
     /// What the scan throws for a key it leaves to the general parser (no position is worked out).
     private static var unsupported: JSONParser.Failure { JSONParser.Failure(message: "", line: 0, column: 0) }
 
+    @inline(__always)
     private mutating func add(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) -> Int32 {
         nodes.append(
             Node(kind: kind, escaped: escaped, start: Int32(start), end: Int32(end), first: 0, count: 0))
         return Int32(nodes.count - 1)
     }
 
-    /// The value at the reader's index, as `JSONParser`'s `value(depth:demand:)` reads it.
-    private mutating func value(_ reader: inout JSONParser.Reader, depth: Int, shape: TapeShape?) throws(JSONParser
-        .Failure) -> Int32
-    {
+    /// The value at the reader's index, as `JSONParser`'s `value(depth:demand:)` reads it;
+    /// `shape` -1 keeps it whole.
+    private mutating func value(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables) throws(
+        JSONParser.Failure
+    ) -> Int32 {
         let bytes = reader.bytes
-        guard reader.index < bytes.count else { throw reader.failure("unexpected end of input") }
+        guard reader.index < bytes.count else { throw Self.unsupported }
         let start = reader.index
         switch bytes[start] {
-        case UInt8(ascii: "{"):
-            guard let shape else {
-                try reader.skipValue(depth: depth)
-                return add(.objectSpan, start, reader.index)
-            }
-            return try object(&reader, depth: depth + 1, shape: shape)
-        case UInt8(ascii: "["):
-            guard let shape else {
-                try reader.skipValue(depth: depth)
-                return add(.arraySpan, start, reader.index)
-            }
-            return try array(&reader, depth: depth + 1, shape: shape)
         case UInt8(ascii: "\""):
             let scanned = try reader.scanString()
             return add(.string, scanned.start, scanned.end, escaped: scanned.hasEscapes)
+        case UInt8(ascii: "{"):
+            guard shape >= 0 else {
+                try reader.skipValue(depth: depth)
+                return add(.objectSpan, start, reader.index)
+            }
+            return try object(&reader, depth: depth + 1, shape: shape, tables)
+        case UInt8(ascii: "["):
+            guard shape >= 0 else {
+                try reader.skipValue(depth: depth)
+                return add(.arraySpan, start, reader.index)
+            }
+            return try array(&reader, depth: depth + 1, shape: shape, tables)
         case UInt8(ascii: "t"):
             _ = try reader.literal("true", .null)
             return add(.true, start, reader.index)
@@ -139,44 +173,44 @@ package struct JSONTape {
         }
     }
 
-    private mutating func object(_ reader: inout JSONParser.Reader, depth: Int, shape: TapeShape) throws(JSONParser
-        .Failure) -> Int32
-    {
+    private mutating func object(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables) throws(
+        JSONParser.Failure
+    ) -> Int32 {
         let node = add(.frame, reader.index, reader.index)
+        let wanted = tables.shapes[Int(shape)]
         let base = slots.count
         nodes[Int(node)].first = Int32(base)
-        nodes[Int(node)].count = Int32(shape.keys.count)
-        slots.append(contentsOf: repeatElement(-1, count: shape.keys.count))
+        nodes[Int(node)].count = wanted.count
+        slots.append(contentsOf: repeatElement(-1, count: Int(wanted.count)))
         var hint = 0
-        try reader.container(depth: depth, close: UInt8(ascii: "}"), what: "an object") {
-            reader throws(JSONParser.Failure) in
+        try reader.container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(JSONParser.Failure) in
             guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
                 throw Self.unsupported
             }
             let key = try reader.scanString()
             if key.hasEscapes { throw Self.unsupported }
-            let found = Self.match(key, in: shape.keys, bytes: reader.bytes, from: hint)
+            let found = Self.match(key, among: wanted, tables, bytes: reader.bytes, from: hint)
             try reader.colon()
-            guard let found else {
+            guard found >= 0 else {
                 try reader.skipValue(depth: depth)
                 return
             }
             hint = found + 1
             // A repeated key keeps its last value, as the parser does.
-            slots[base + found] = try value(&reader, depth: depth, shape: shape.children[found])
+            let child = tables.keys[Int(wanted.first) + found].child
+            slots[base + found] = try value(&reader, depth: depth, shape: child, tables)
         }
         nodes[Int(node)].end = Int32(reader.index)
         return node
     }
 
-    private mutating func array(_ reader: inout JSONParser.Reader, depth: Int, shape: TapeShape) throws(JSONParser
-        .Failure) -> Int32
-    {
+    private mutating func array(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables) throws(
+        JSONParser.Failure
+    ) -> Int32 {
         let node = add(.list, reader.index, reader.index)
         let mark = stack.count
-        try reader.container(depth: depth, close: UInt8(ascii: "]"), what: "an array") {
-            reader throws(JSONParser.Failure) in
-            let element = try value(&reader, depth: depth, shape: shape)
+        try reader.container(depth: depth, close: UInt8(ascii: "]"), what: "an array") { reader throws(JSONParser.Failure) in
+            let element = try value(&reader, depth: depth, shape: shape, tables)
             stack.append(element)
         }
         nodes[Int(node)].first = Int32(slots.count)
@@ -187,29 +221,34 @@ package struct JSONTape {
         return node
     }
 
-    /// Which of `keys` the key just scanned is; the one at `hint` is tried first (payloads
-    /// write their keys in about the order contexts read them).
+    /// Which of the shape's keys the key just scanned is (-1: none); the one at `hint` is tried
+    /// first (payloads write their keys in about the order contexts read them).
     @inline(__always)
     private static func match(
-        _ key: JSONParser.Reader.ScannedString, in keys: [[UInt8]], bytes: UnsafeBufferPointer<UInt8>, from hint: Int
-    ) -> Int? {
-        if hint < keys.count, holds(key, keys[hint], bytes) { return hint }
-        for position in keys.indices where position != hint && holds(key, keys[position], bytes) {
-            return position
+        _ key: JSONParser.Reader.ScannedString, among wanted: TapeShape.Shape, _ tables: Tables,
+        bytes: UnsafeBufferPointer<UInt8>, from hint: Int
+    ) -> Int {
+        let count = Int(wanted.count)
+        if hint < count, holds(key, tables.keys[Int(wanted.first) + hint], tables, bytes) { return hint }
+        for position in 0..<count where position != hint {
+            if holds(key, tables.keys[Int(wanted.first) + position], tables, bytes) { return position }
         }
-        return nil
+        return -1
     }
 
     @inline(__always)
     private static func holds(
-        _ key: JSONParser.Reader.ScannedString, _ wanted: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>
+        _ key: JSONParser.Reader.ScannedString, _ wanted: TapeShape.Key, _ tables: Tables,
+        _ bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
         let count = key.end - key.start
-        guard wanted.count == count else { return false }
-        if count == 0 { return true }
-        return wanted.withUnsafeBufferPointer { wanted in
-            memcmp(wanted.baseAddress!, bytes.baseAddress! + key.start, count) == 0
+        guard Int(wanted.count) == count else { return false }
+        var offset = 0
+        while offset < count {
+            guard tables.keyBytes[Int(wanted.start) + offset] == bytes[key.start + offset] else { return false }
+            offset += 1
         }
+        return true
     }
 
     /// The value of a node kept as bytes, built as `JSONParser` builds it; `nil` for a frame or
