@@ -110,6 +110,7 @@ struct Writer {
         case .missing:
             return false
         case .fanOut(let elements):
+            if property.kind == .strings, writesStrings(elements, into: &out) { return true }
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
             for element in elements {
@@ -133,6 +134,8 @@ struct Writer {
             case .date where node.kind == .string && !node.escaped && copiesDate(node):
                 out.append(bytes, Int(node.start) - 1, 22)
                 return true
+            case .strings where node.kind == .arraySpan:
+                if writesStrings(in: node, into: &out) { return true }
             case .bool where node.kind == .true || node.kind == .false:
                 out.append(bytes, Int(node.start), Int(node.end - node.start))
                 return true
@@ -171,6 +174,40 @@ struct Writer {
         var text: [UInt8] = []
         JSONWriter.write(converted, into: &text, omittingNulls: omittingNulls)
         text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
+        return true
+    }
+
+    /// Writes the strings of a fan-out as an array; returns `false`, writing nothing, when an
+    /// element is anything but a string.
+    private func writesStrings(_ elements: [Int32], into out: inout OutputBytes) -> Bool {
+        for element in elements where element < 0 || nodes[Int(element)].kind != .string { return false }
+        let mark = out.count
+        out.append(UInt8(ascii: "["))
+        for (offset, element) in elements.enumerated() {
+            if offset > 0 { out.append(UInt8(ascii: ",")) }
+            guard writeString(nodes[Int(element)], into: &out) else {
+                out.count = mark
+                return false
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+        return true
+    }
+
+    /// Writes an array kept whole by the scan whose elements are all strings; returns
+    /// `false`, writing nothing, when one is anything else.
+    private func writesStrings(in node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
+        guard let strings = JSONTape.strings(in: node, bytes) else { return false }
+        let mark = out.count
+        out.append(UInt8(ascii: "["))
+        for (offset, string) in strings.enumerated() {
+            if offset > 0 { out.append(UInt8(ascii: ",")) }
+            guard writeString(string, into: &out) else {
+                out.count = mark
+                return false
+            }
+        }
+        out.append(UInt8(ascii: "]"))
         return true
     }
 

@@ -54,16 +54,13 @@ package struct FastPlan: Sendable {
         return bytes.withUnsafeBufferPointer { buffer in
             guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
             scratch.output.count = 0
-            let written = scratch.tape.nodes.withUnsafeBufferPointer { nodes in
-                scratch.tape.slots.withUnsafeBufferPointer { slots in
-                    tables.withPointers { pointers in
-                        guard nodes[Int(root)].kind == .frame else { return false }
-                        let writer = Writer(
-                            bytes: buffer, nodes: nodes, slots: slots, plan: pointers, converter: converter,
-                            omittingNulls: omittingNulls)
-                        return writer.object(0, frame: root, into: &scratch.output)
-                    }
-                }
+            let nodes = scratch.tape.nodes
+            let written = tables.withPointers { pointers in
+                guard nodes[Int(root)].kind == .frame else { return false }
+                let writer = Writer(
+                    bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
+                    omittingNulls: omittingNulls)
+                return writer.object(0, frame: root, into: &scratch.output)
             }
             guard written else { return false }
             out.append(contentsOf: UnsafeBufferPointer(start: scratch.output.base, count: scratch.output.count))
@@ -96,6 +93,9 @@ struct PlanTables: Sendable {
         /// A date written `2012-08-29T14:40:05Z` (years 1 to 9999), copied once its fields are
         /// checked, when the entry has no `@dateFormat`; anything else converts.
         case date
+        /// An array of strings, from an array or a fan-out, copied string by string; anything
+        /// else (a null element, a number) converts.
+        case strings
         /// Through `Converter`, as the general engine converts it (`general` is the index).
         case general
         /// An object mapped by a nested plan (`nested` is the object's index).
@@ -254,6 +254,7 @@ struct PlanTables: Sendable {
             case .bool: property.kind = .bool
             case .decimal: property.kind = .decimal
             case .date where rule.dateFormats == nil: property.kind = .date
+            case .array(.string): property.kind = .strings
             case .model, .union, .dictionary, .set: return "a \(type) value without @object"
             case .array(let element) where element.unwrapped.isCollection || element.isModelLike:
                 return "a \(type) value without @object"

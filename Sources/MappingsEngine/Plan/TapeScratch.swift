@@ -14,7 +14,10 @@ final class TapeScratch: @unchecked Sendable {
     var tape = JSONTape()
     var output = OutputBytes()
 
-    deinit { output.free() }
+    deinit {
+        tape.free()
+        output.free()
+    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

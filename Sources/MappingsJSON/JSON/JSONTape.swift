@@ -13,10 +13,12 @@ package struct TapeShape: Sendable {
         var child: Int32
     }
 
-    /// One shape: its keys are `keys[first..<first + count]`.
+    /// One shape: its keys are `keys[first..<first + count]`; bit `n % 64` of `lengths` is
+    /// set when a key is `n` bytes long (a key of another length is skipped at once).
     struct Shape {
         var first: Int32
         var count: Int32
+        var lengths: UInt64
     }
 
     var keyBytes: [UInt8] = []
@@ -33,7 +35,8 @@ package struct TapeShape: Sendable {
     private mutating func add(_ demand: JSONDemand) -> Int32 {
         guard case .members(let members, let keepsOtherKeys) = demand, !keepsOtherKeys else { return -1 }
         let index = Int32(shapes.count)
-        shapes.append(Shape(first: Int32(keys.count), count: Int32(members.count)))
+        let lengths = members.reduce(UInt64(0)) { $0 | 1 << UInt64($1.bytes.count % 64) }
+        shapes.append(Shape(first: Int32(keys.count), count: Int32(members.count), lengths: lengths))
         let first = keys.count
         for member in members {
             keys.append(Key(start: Int32(keyBytes.count), count: Int32(member.bytes.count), child: -1))
@@ -59,7 +62,7 @@ package struct TapeShape: Sendable {
 /// scan checks the whole record as `JSONParser` does (the same reader); it gives up (`nil`) on
 /// anything the parser would refuse, and on keys written with escapes, which the general
 /// parser compares by code points: the caller then maps the record the general way, which
-/// reports exactly what is wrong. One tape is reused record after record.
+/// reports exactly what is wrong. One tape is reused record after record (its owner frees it).
 package struct JSONTape {
     package enum Kind: UInt8 {
         case null, `false`, `true`, number, string
@@ -80,23 +83,72 @@ package struct JSONTape {
         package var end: Int32
         package var first: Int32
         package var count: Int32
+
+        package init(kind: Kind, escaped: Bool, start: Int32, end: Int32, first: Int32, count: Int32) {
+            self.kind = kind
+            self.escaped = escaped
+            self.start = start
+            self.end = end
+            self.first = first
+            self.count = count
+        }
     }
 
-    package private(set) var nodes: [Node] = []
-    package private(set) var slots: [Int32] = []
-    private var stack: [Int32] = []
+    /// Storage that grows and is reused, without an array's checks on each append.
+    private struct Storage<Element> {
+        var base: UnsafeMutablePointer<Element>
+        var count = 0
+        var capacity: Int
 
-    package init() {
-        nodes.reserveCapacity(64)
-        slots.reserveCapacity(64)
+        init(capacity: Int) {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        @inline(__always)
+        mutating func append(_ element: Element) {
+            if count == capacity { grow(count + 1) }
+            (base + count).initialize(to: element)
+            count += 1
+        }
+
+        mutating func grow(_ needed: Int) {
+            var newCapacity = capacity * 2
+            while newCapacity < needed { newCapacity *= 2 }
+            let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
+        }
+
+        var buffer: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
+    }
+
+    private var nodeStorage = Storage<Node>(capacity: 128)
+    private var slotStorage = Storage<Int32>(capacity: 128)
+    private var stack = Storage<Int32>(capacity: 32)
+
+    /// The nodes of the last scan; valid until the next.
+    package var nodes: UnsafeBufferPointer<Node> { nodeStorage.buffer }
+    /// The slots of the last scan's frames and lists; valid until the next.
+    package var slots: UnsafeBufferPointer<Int32> { slotStorage.buffer }
+
+    package init() {}
+
+    /// Gives the storage back; the tape is not used again (its owner calls this once, when it goes).
+    package func free() {
+        nodeStorage.base.deallocate()
+        slotStorage.base.deallocate()
+        stack.base.deallocate()
     }
 
     /// Scans `bytes` (one JSON text) by `shape`; the root node's index, or `nil` when the text
     /// is not valid JSON or holds what the tape does not represent (see the type's comment).
     package mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, shape: TapeShape) -> Int32? {
-        nodes.removeAll(keepingCapacity: true)
-        slots.removeAll(keepingCapacity: true)
-        stack.removeAll(keepingCapacity: true)
+        nodeStorage.count = 0
+        slotStorage.count = 0
+        stack.count = 0
         return shape.keys.withUnsafeBufferPointer { keys in
             shape.shapes.withUnsafeBufferPointer { shapes in
                 shape.keyBytes.withUnsafeBufferPointer { keyBytes in
@@ -129,9 +181,9 @@ package struct JSONTape {
 
     @inline(__always)
     private mutating func add(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) -> Int32 {
-        nodes.append(
+        nodeStorage.append(
             Node(kind: kind, escaped: escaped, start: Int32(start), end: Int32(end), first: 0, count: 0))
-        return Int32(nodes.count - 1)
+        return Int32(nodeStorage.count - 1)
     }
 
     /// The value at the reader's index, as `JSONParser`'s `value(depth:demand:)` reads it;
@@ -178,10 +230,10 @@ package struct JSONTape {
     ) -> Int32 {
         let node = add(.frame, reader.index, reader.index)
         let wanted = tables.shapes[Int(shape)]
-        let base = slots.count
-        nodes[Int(node)].first = Int32(base)
-        nodes[Int(node)].count = wanted.count
-        slots.append(contentsOf: repeatElement(-1, count: Int(wanted.count)))
+        let base = slotStorage.count
+        nodeStorage.base[Int(node)].first = Int32(base)
+        nodeStorage.base[Int(node)].count = wanted.count
+        for _ in 0..<Int(wanted.count) { slotStorage.append(-1) }
         var hint = 0
         try reader.container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(JSONParser.Failure) in
             guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
@@ -198,9 +250,10 @@ package struct JSONTape {
             hint = found + 1
             // A repeated key keeps its last value, as the parser does.
             let child = tables.keys[Int(wanted.first) + found].child
-            slots[base + found] = try value(&reader, depth: depth, shape: child, tables)
+            let item = try value(&reader, depth: depth, shape: child, tables)
+            slotStorage.base[base + found] = item
         }
-        nodes[Int(node)].end = Int32(reader.index)
+        nodeStorage.base[Int(node)].end = Int32(reader.index)
         return node
     }
 
@@ -213,11 +266,11 @@ package struct JSONTape {
             let element = try value(&reader, depth: depth, shape: shape, tables)
             stack.append(element)
         }
-        nodes[Int(node)].first = Int32(slots.count)
-        nodes[Int(node)].count = Int32(stack.count - mark)
-        nodes[Int(node)].end = Int32(reader.index)
-        slots.append(contentsOf: stack[mark...])
-        stack.removeSubrange(mark...)
+        nodeStorage.base[Int(node)].first = Int32(slotStorage.count)
+        nodeStorage.base[Int(node)].count = Int32(stack.count - mark)
+        nodeStorage.base[Int(node)].end = Int32(reader.index)
+        for position in mark..<stack.count { slotStorage.append(stack.base[position]) }
+        stack.count = mark
         return node
     }
 
@@ -228,6 +281,7 @@ package struct JSONTape {
         _ key: JSONParser.Reader.ScannedString, among wanted: TapeShape.Shape, _ tables: Tables,
         bytes: UnsafeBufferPointer<UInt8>, from hint: Int
     ) -> Int {
+        guard wanted.lengths & 1 << UInt64((key.end - key.start) % 64) != 0 else { return -1 }
         let count = Int(wanted.count)
         if hint < count, holds(key, tables.keys[Int(wanted.first) + hint], tables, bytes) { return hint }
         for position in 0..<count where position != hint {
@@ -249,6 +303,31 @@ package struct JSONTape {
             offset += 1
         }
         return true
+    }
+
+    /// The strings of an array kept whole (`arraySpan`), as string nodes; `nil` when an element
+    /// is anything but a string.
+    package static func strings(in node: Node, _ bytes: UnsafeBufferPointer<UInt8>) -> [Node]? {
+        guard node.kind == .arraySpan else { return nil }
+        var reader = JSONParser.Reader(bytes: bytes)
+        reader.index = Int(node.start) + 1
+        var strings: [Node] = []
+        reader.skipWhitespace()
+        if bytes[reader.index] == UInt8(ascii: "]") { return strings }
+        while true {
+            reader.skipWhitespace()
+            guard bytes[reader.index] == UInt8(ascii: "\""), let scanned = try? reader.scanString() else { return nil }
+            strings.append(
+                Node(
+                    kind: .string, escaped: scanned.hasEscapes, start: Int32(scanned.start), end: Int32(scanned.end),
+                    first: 0, count: 0))
+            reader.skipWhitespace()
+            switch bytes[reader.index] {
+            case UInt8(ascii: ","): reader.index += 1
+            case UInt8(ascii: "]"): return strings
+            default: return nil
+            }
+        }
     }
 
     /// The value of a node kept as bytes, built as `JSONParser` builds it; `nil` for a frame or
