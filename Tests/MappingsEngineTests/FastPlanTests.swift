@@ -381,7 +381,8 @@ enum RandomPayload {
         case "raw": return pick([#"{"k":[1,{"z":null}],"s":"\u00e9"}"#, "[1.50,2e3]", #""s""#, "-0", "null"], &random)
         case "numbers": return pick(["[1,2,3]", "[]", #"["4",5]"#], &random)
         case "decimals": return pick([#"[1.5,"2"]"#, "[0.10,-3]", "[]"], &random)
-        case "tags": return pick([#"["a","b"]"#, "[]", "[ ]", #"["\u00e9"]"#, #"[ "a" , "b\n" ]"#, #"["a",1]"#], &random)
+        case "tags":
+            return pick([#"["a","b"]"#, "[]", "[ ]", #"["\u00e9"]"#, #"[ "a" , "b\n" ]"#, #"["a",1]"#], &random)
         case "stamp": return pick(["1700000000123", "0", "-1000"], &random)
         default: return scalar(&random)
         }

@@ -31,8 +31,15 @@ struct Writer {
             let property = plan.properties[position]
             var found = Found.missing
             if property.kind != .unset, frame >= 0 {
-                guard let lookedUp = find(property, from: frame) else { return false }
-                found = lookedUp
+                if property.stepsCount == 1 {
+                    // One key of the frame (the usual entry): no walk.
+                    let node = nodes[Int(frame)]
+                    let child = slots[Int(node.first) + Int(plan.steps[Int(property.stepsStart)])]
+                    if child >= 0, !nodes[Int(child)].kind.is(.null) { found = .node(child) }
+                } else {
+                    guard let lookedUp = find(property, from: frame) else { return false }
+                    found = lookedUp
+                }
             }
             if case .missing = found {
                 // A required value is an issue; an optional one takes its default, or stays unset.
@@ -84,12 +91,12 @@ struct Writer {
                     elements.map { element in
                         guard element >= 0 else { return -1 }
                         let node = nodes[Int(element)]
-                        guard node.kind == .frame else { return -1 }
+                        guard node.kind.is(.frame) else { return -1 }
                         return slots[Int(node.first) + step]
                     })
             }
         }
-        if case .node(let index) = current, nodes[Int(index)].kind == .null { return .missing }
+        if case .node(let index) = current, nodes[Int(index)].kind.is(.null) { return .missing }
         return current
     }
 
@@ -99,7 +106,7 @@ struct Writer {
         members.reserveCapacity(Int(list.count))
         for offset in 0..<Int(list.count) {
             let node = nodes[Int(slots[Int(list.first) + offset])]
-            members.append(node.kind == .frame ? slots[Int(node.first) + step] : -1)
+            members.append(node.kind.is(.frame) ? slots[Int(node.first) + step] : -1)
         }
         return members
     }
@@ -125,25 +132,25 @@ struct Writer {
         case .node(let index):
             let node = nodes[Int(index)]
             switch property.kind {
-            case .string where node.kind == .string:
+            case .string where node.kind.is(.string):
                 return writeString(node, into: &out)
-            case .int where node.kind == .number || (node.kind == .string && !node.escaped):
+            case .int where node.kind.is(.number) || (node.kind.is(.string) && !node.escaped):
                 if writesInteger(node, into: &out) { return true }
-            case .decimal where node.kind == .number:
+            case .decimal where node.kind.is(.number):
                 if writesDecimal(node, into: &out) { return true }
-            case .date where node.kind == .string && !node.escaped && copiesDate(node):
+            case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
                 out.append(bytes, Int(node.start) - 1, 22)
                 return true
-            case .strings where node.kind == .arraySpan:
+            case .strings where node.kind.is(.arraySpan):
                 if writesStrings(in: node, into: &out) { return true }
-            case .bool where node.kind == .true || node.kind == .false:
+            case .bool where node.kind.is(.true) || node.kind.is(.false):
                 out.append(bytes, Int(node.start), Int(node.end - node.start))
                 return true
             case .object:
-                guard node.kind == .frame else { return false }
+                guard node.kind.is(.frame) else { return false }
                 return object(property.target, frame: index, into: &out)
             case .objects:
-                guard node.kind == .list else { return false }
+                guard node.kind.is(.list) else { return false }
                 out.append(UInt8(ascii: "["))
                 for offset in 0..<Int(node.count) {
                     if offset > 0 { out.append(UInt8(ascii: ",")) }
@@ -180,7 +187,7 @@ struct Writer {
     /// Writes the strings of a fan-out as an array; returns `false`, writing nothing, when an
     /// element is anything but a string.
     private func writesStrings(_ elements: [Int32], into out: inout OutputBytes) -> Bool {
-        for element in elements where element < 0 || nodes[Int(element)].kind != .string { return false }
+        for element in elements where element < 0 || !nodes[Int(element)].kind.is(.string) { return false }
         let mark = out.count
         out.append(UInt8(ascii: "["))
         for (offset, element) in elements.enumerated() {
@@ -221,6 +228,15 @@ struct Writer {
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         guard position < end, end - position <= 18 else { return false }
+        // Digits without a leading zero are written as they are (but `-0` is `0`).
+        if bytes[position] != UInt8(ascii: "0") || end - position == 1 {
+            var digits = position
+            while digits < end, bytes[digits] &- 48 < 10 { digits += 1 }
+            if digits == end, !(negative && bytes[position] == UInt8(ascii: "0")) {
+                out.append(bytes, Int(node.start), end - Int(node.start))
+                return true
+            }
+        }
         var magnitude: UInt64 = 0
         while position < end {
             let digit = bytes[position] &- 48
@@ -302,5 +318,19 @@ struct Writer {
         JSONWriter.writeString(string, into: &text)
         text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
         return true
+    }
+}
+
+extension JSONTape.Kind {
+    /// Whether the kind is `kind`, by a match of cases (`==` across modules goes through a
+    /// protocol witness, on the hot path).
+    @inline(__always)
+    fileprivate func `is`(_ kind: JSONTape.Kind) -> Bool {
+        switch (self, kind) {
+        case (.null, .null), (.false, .false), (.true, .true), (.number, .number), (.string, .string),
+            (.objectSpan, .objectSpan), (.arraySpan, .arraySpan), (.frame, .frame), (.list, .list):
+            true
+        default: false
+        }
     }
 }

@@ -56,7 +56,7 @@ package struct FastPlan: Sendable {
             scratch.output.count = 0
             let nodes = scratch.tape.nodes
             let written = tables.withPointers { pointers in
-                guard nodes[Int(root)].kind == .frame else { return false }
+                guard case .frame = nodes[Int(root)].kind else { return false }
                 let writer = Writer(
                     bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
                     omittingNulls: omittingNulls)
@@ -207,7 +207,9 @@ struct PlanTables: Sendable {
         _ rule: Rule, at position: Int, demand: JSONDemand, catalog: Catalog, place: String
     ) -> String? {
         guard let type = rule.type else { return "an untyped entry" }
-        if let reference = rule.transformer { return "a transformer (\(reference.className).\(reference.functionName))" }
+        if let reference = rule.transformer {
+            return "a transformer (\(reference.className).\(reference.functionName))"
+        }
         if rule.valueMap != nil { return "@valueMap" }
         if !rule.fallbacks.isEmpty { return "fallback key paths" }
         if rule.policies.identity != nil { return "@identity" }

@@ -1,9 +1,10 @@
+import MappingsJSON
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import MappingsJSON
 
 /// A thread's scratch space for fast plans, kept from record to record so that a record
 /// allocates nothing once the tape and the output have grown to the records' size.
@@ -80,8 +81,18 @@ struct OutputBytes {
     /// Appends `length` bytes of `source` from `start`.
     @inline(__always)
     mutating func append(_ source: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) {
-        reserve(length)
-        (base + count).update(from: source.baseAddress! + start, count: length)
+        reserve(length + 16)
+        let from = UnsafeRawPointer(source.baseAddress! + start)
+        let to = UnsafeMutableRawPointer(base + count)
+        if length <= 16, length >= 8 {
+            // Two words that may overlap: short keys and values without a call to memmove.
+            to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            to.storeBytes(
+                of: from.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self), toByteOffset: length - 8,
+                as: UInt64.self)
+        } else {
+            to.copyMemory(from: from, byteCount: length)
+        }
         count += length
     }
 

@@ -188,9 +188,9 @@ package struct JSONTape {
 
     /// The value at the reader's index, as `JSONParser`'s `value(depth:demand:)` reads it;
     /// `shape` -1 keeps it whole.
-    private mutating func value(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables) throws(
-        JSONParser.Failure
-    ) -> Int32 {
+    private mutating func value(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables)
+        throws(JSONParser.Failure) -> Int32
+    {
         let bytes = reader.bytes
         guard reader.index < bytes.count else { throw Self.unsupported }
         let start = reader.index
@@ -225,9 +225,9 @@ package struct JSONTape {
         }
     }
 
-    private mutating func object(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables) throws(
-        JSONParser.Failure
-    ) -> Int32 {
+    private mutating func object(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables)
+        throws(JSONParser.Failure) -> Int32
+    {
         let node = add(.frame, reader.index, reader.index)
         let wanted = tables.shapes[Int(shape)]
         let base = slotStorage.count
@@ -235,7 +235,8 @@ package struct JSONTape {
         nodeStorage.base[Int(node)].count = wanted.count
         for _ in 0..<Int(wanted.count) { slotStorage.append(-1) }
         var hint = 0
-        try reader.container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(JSONParser.Failure) in
+        try reader.container(depth: depth, close: UInt8(ascii: "}"), what: "an object") {
+            reader throws(JSONParser.Failure) in
             guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
                 throw Self.unsupported
             }
@@ -257,12 +258,13 @@ package struct JSONTape {
         return node
     }
 
-    private mutating func array(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables) throws(
-        JSONParser.Failure
-    ) -> Int32 {
+    private mutating func array(_ reader: inout JSONParser.Reader, depth: Int, shape: Int32, _ tables: Tables)
+        throws(JSONParser.Failure) -> Int32
+    {
         let node = add(.list, reader.index, reader.index)
         let mark = stack.count
-        try reader.container(depth: depth, close: UInt8(ascii: "]"), what: "an array") { reader throws(JSONParser.Failure) in
+        try reader.container(depth: depth, close: UInt8(ascii: "]"), what: "an array") {
+            reader throws(JSONParser.Failure) in
             let element = try value(&reader, depth: depth, shape: shape, tables)
             stack.append(element)
         }
@@ -297,9 +299,22 @@ package struct JSONTape {
     ) -> Bool {
         let count = key.end - key.start
         guard Int(wanted.count) == count else { return false }
+        if count == 0 { return true }
+        // Eight bytes at a time, then the rest one by one.
+        let mine = UnsafeRawPointer(tables.keyBytes.baseAddress! + Int(wanted.start))
+        let theirs = UnsafeRawPointer(bytes.baseAddress! + key.start)
         var offset = 0
+        while offset + 8 <= count {
+            guard
+                mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
         while offset < count {
-            guard tables.keyBytes[Int(wanted.start) + offset] == bytes[key.start + offset] else { return false }
+            guard
+                mine.load(fromByteOffset: offset, as: UInt8.self) == theirs.load(fromByteOffset: offset, as: UInt8.self)
+            else { return false }
             offset += 1
         }
         return true
