@@ -43,6 +43,13 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var nulls: NullsOption
 
+    @Flag(
+        help: """
+            Map with the general engine, never with the context's fast plan (the same output, slower; \
+            `mappings check --explain-plan` says which contexts have a fast plan).
+            """)
+    var generalEngine = false
+
     @Argument(help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"))
     var input: String?
 
@@ -57,6 +64,15 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
         let result: MappingResult
+        // One payload into a new object: the context's fast plan writes it when it maps cleanly.
+        if into == nil, !many, !generalEngine, case .success(let plan) = mapper.fastPlan(for: compiled) {
+            var text: [UInt8] = []
+            text.reserveCapacity(bytes.count)
+            if plan.write(bytes, into: &text, omittingNulls: nulls.omit) {
+                try ResultOutput.emit(written: text, report: report.path)
+                return
+            }
+        }
         if let into {
             let existing: MappingResult
             do {

@@ -17,6 +17,12 @@ enum ResultOutput {
         if result.hasErrors { throw ToolFailure(status: .issues) }
     }
 
+    /// Writes what a fast plan wrote (a record it mapped without any issue) as `emit` would.
+    static func emit(written text: [UInt8], report: String?) throws {
+        if let report { try writeReport([], to: report) }
+        FileHandle.standardOutput.write(Data(text + [UInt8(ascii: "\n")]))
+    }
+
     private static func writeReport(_ issues: [MappingIssue], to path: String) throws {
         do {
             try OutputFile.write(Array((JSONWriter.string(.array(issues.map(\.json))) + "\n").utf8), to: path)
