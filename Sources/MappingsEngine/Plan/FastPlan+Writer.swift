@@ -141,6 +141,9 @@ struct Writer {
             case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
                 out.append(bytes, Int(node.start) - 1, 22)
                 return true
+            case .url where node.kind.is(.string) && !node.escaped && copiesURL(node):
+                out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+                return true
             case .strings where node.kind.is(.arraySpan):
                 if writesStrings(in: node, into: &out) { return true }
             case .bool where node.kind.is(.true) || node.kind.is(.false):
@@ -305,6 +308,66 @@ struct Writer {
             && day <= DateParser.daysIn(month: month, year: year) && hour <= 23 && minute <= 59 && second <= 59
     }
 
+    /// Whether a string is a URL that Foundation reads as written and gives back unchanged:
+    /// `http://` or `https://`, a host of lowercase letters, digits, dots and dashes (no
+    /// port, no user), then a path, a query and a fragment of RFC 3986's unreserved
+    /// characters, sub-delimiters, `:`, `@`, `/`, `?` and `%` with two hexadecimal digits (a
+    /// second `#` ends it). Anything else goes through Foundation, as in the general engine.
+    private func copiesURL(_ node: JSONTape.Node) -> Bool {
+        var position = Int(node.start)
+        let end = Int(node.end)
+        func take(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard end - position >= count else { return false }
+            for offset in 0..<count where bytes[position + offset] != text.utf8Start[offset] { return false }
+            position += count
+            return true
+        }
+        guard take("https://") || take("http://") else { return false }
+        let hostStart = position
+        while position < end {
+            let byte = bytes[position]
+            guard byte &- 97 < 26 || byte &- 48 < 10 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") else {
+                break
+            }
+            position += 1
+        }
+        guard position > hostStart else { return false }
+        // The host ends the authority: a path, a query, a fragment or nothing follows it.
+        if position < end {
+            let next = bytes[position]
+            guard next == UInt8(ascii: "/") || next == UInt8(ascii: "?") || next == UInt8(ascii: "#") else {
+                return false
+            }
+        }
+        var inFragment = false
+        while position < end {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                continue
+            case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+                UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+                UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+                UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
+                continue
+            case UInt8(ascii: "#"):
+                guard !inFragment else { return false }
+                inFragment = true
+            case UInt8(ascii: "%"):
+                guard end - position >= 2, bytes[position].isHexDigit, bytes[position + 1].isHexDigit else {
+                    return false
+                }
+                position += 2
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
     /// A string as the writer writes it: copied with its quotes when it has no escapes (the
     /// writer escapes only what JSON requires, which such a string cannot hold), else decoded
     /// and written again.
@@ -332,5 +395,12 @@ extension JSONTape.Kind {
             true
         default: false
         }
+    }
+}
+
+extension UInt8 {
+    /// Whether the byte is an ASCII hexadecimal digit.
+    fileprivate var isHexDigit: Bool {
+        self &- 48 < 10 || (self | 0x20) &- 97 < 6
     }
 }

@@ -93,6 +93,9 @@ struct PlanTables: Sendable {
         /// A date written `2012-08-29T14:40:05Z` (years 1 to 9999), copied once its fields are
         /// checked, when the entry has no `@dateFormat`; anything else converts.
         case date
+        /// An `http` or `https` URL of plain characters (see `Writer.copiesURL`) copied as it
+        /// came; any other string converts (through Foundation's parser).
+        case url
         /// An array of strings, from an array or a fan-out, copied string by string; anything
         /// else (a null element, a number) converts.
         case strings
@@ -257,6 +260,7 @@ struct PlanTables: Sendable {
             case .decimal: property.kind = .decimal
             case .date where rule.dateFormats == nil: property.kind = .date
             case .array(.string): property.kind = .strings
+            case .url: property.kind = .url
             case .model, .union, .dictionary, .set: return "a \(type) value without @object"
             case .array(let element) where element.unwrapped.isCollection || element.isModelLike:
                 return "a \(type) value without @object"
