@@ -43,7 +43,7 @@ struct BenchmarkSmokeTests {
         for row in [
             "| mappings stream |", "| python 3", "| Swift JSONDecoder+JSONEncoder |", "| Swift JSONSerialization |",
             "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream --workers 2 |",
-            "| mappings stream, explicit entries |",
+            "| mappings stream, explicit entries |", "| mappings stream --general-engine |",
         ] {
             #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
         }
