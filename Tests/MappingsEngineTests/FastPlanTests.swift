@@ -132,7 +132,9 @@ struct FastPlanTests {
                        "day": "Date?", "link": "URL?", "key": "UUID?", "kind": "Kind?", "raw": "JSON?",
                        "numbers": "[Int]?", "words": "[String]?", "inner": "Inner?", "items": "[Inner]?",
                        "fanned": "[String]?", "deep": "[Int]?", "count": "Int?", "flag": "Bool?",
-                       "fallback": "String?", "unset": "String?", "stamp": "Date?", "decimals": "[Decimal]?" },
+                       "fallback": "String?", "unset": "String?", "stamp": "Date?", "decimals": "[Decimal]?",
+                       "state": "String?", "title": "String?", "scores": "[String: Int]?", "codes": "{String}?",
+                       "level": "Kind?" },
             "Kind": ["a", "b", "c"] },
           "$Inner": { "@class": "Inner", "name": "name", "rank": { "@keyPath": "rank", "@optional": true },
                       "tags": { "@keyPath": "tags", "@optional": true }, "at": { "@keyPath": "at", "@optional": true } },
@@ -156,7 +158,13 @@ struct FastPlanTests {
                       "flag": { "@keyPath": "flag", "@optional": true },
                       "fallback": { "@keyPath": "label2", "@defaultValue": "none" },
                       "stamp": { "@keyPath": "stamp", "@optional": true, "@dateFormat": "@unixMilliseconds" },
-                      "decimals": { "@keyPath": "decimals", "@optional": true } }
+                      "decimals": { "@keyPath": "decimals", "@optional": true },
+                      "state": { "@keyPath": "state", "@optional": true,
+                                 "@valueMap": { "A": "active", "S": "suspended", "1": "one", "true": "yes", "N": 7 } },
+                      "title": { "@keyPath": ["title", "meta.title", "label"], "@optional": true },
+                      "scores": { "@keyPath": "scores", "@optional": true },
+                      "codes": { "@keyPath": "codes", "@optional": true },
+                      "level": { "@keyPath": "level", "@optional": true, "@valueMap": { "1": "a", "2": "b" } } }
         }
         """
 
@@ -168,11 +176,11 @@ struct FastPlanTests {
         let plan = try mapper.fastPlan(for: context).get()
         var tally = Tally()
         var random = SeededGenerator(seed: 0xFA57_9A7E)
-        for _ in 0..<8000 {
+        for _ in 0..<14_000 {
             let payload = RandomPayload.outer(using: &random)
             Self.compare(Array(payload.utf8), context, plan, mapper, &tally)
         }
-        #expect(tally.fast > 300)
+        #expect(tally.fast > 250)
         #expect(tally.general > 400)
     }
 
@@ -234,14 +242,31 @@ struct FastPlanTests {
                 Self.compare(bytes, context, plan, twitterMapper, &tally)
             }
         }
-        #expect(tally.fast > 0)
+        // The language examples: every context that has a plan, over every example payload.
+        for directory in ["Examples/language", "Examples/timeline", "Examples/accounts"] {
+            let folder = Self.repository.appendingPathComponent(directory)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            let payloads = try names.filter { $0.hasSuffix(".json") }.map {
+                try [UInt8](Data(contentsOf: folder.appendingPathComponent($0)))
+            }
+            for file in names where file.hasSuffix(".mappings") && !file.hasPrefix("broken") {
+                guard let catalog = try? Catalog.load([folder.appendingPathComponent(file).path]) else { continue }
+                let mapper = Mapper(catalog: catalog)
+                for identifier in catalog.identifiers {
+                    let context = try mapper.context(identifier)
+                    guard case .success(let plan) = mapper.fastPlan(for: context) else { continue }
+                    for payload in payloads { Self.compare(payload, context, plan, mapper, &tally) }
+                }
+            }
+        }
+        #expect(tally.fast > 5)
     }
 
     @Test("what a plan does not cover is said, entry by entry")
     func refusals() throws {
         let catalog = try load(
             """
-            { "@models": { "A": { "x": "String", "y": "Int", "z": "[String: Int]" } },
+            { "@models": { "A": { "x": "String", "y": "Int", "z": "[String: A]" } },
               "$A": { "@class": "A", "x": { "@keyPath": "x", "@transformClass": "T", "@transformSelector": "f:" },
                       "y": "list.@first", "z": "z" },
               "$Plain": { "x": "x" } }
@@ -254,7 +279,7 @@ struct FastPlanTests {
         #expect(
             refusal.reasons == [
                 "$A.x: a transformer (T.f)", "$A.y: the key path list.@first uses an index, @first, @last or @count",
-                "$A.z: a [String: Int] value without @object",
+                "$A.z: a [String: A] value without @object",
             ])
         guard case .failure(let plain) = mapper.fastPlan(for: try mapper.context("$Plain")) else {
             Issue.record("$Plain has a plan")
@@ -408,6 +433,11 @@ enum RandomPayload {
         case "tags":
             return pick([#"["a","b"]"#, "[]", "[ ]", #"["\u00e9"]"#, #"[ "a" , "b\n" ]"#, #"["a",1]"#], &random)
         case "stamp": return pick(["1700000000123", "0", "-1000"], &random)
+        case "state": return pick([#""A""#, #""S""#, #""X""#, "1", "true", #""N""#, "null"], &random)
+        case "title": return pick(strings + ["null"], &random)
+        case "scores": return pick([#"{"a":1,"b":"2"}"#, "{}", #"{"a":1.5}"#, #"{"a":null}"#], &random)
+        case "codes": return pick([#"["x","y"]"#, #"["x","x"]"#, "[]", #"["b","a"]"#], &random)
+        case "level": return pick(["1", "2", "3", #""a""#], &random)
         default: return scalar(&random)
         }
     }
@@ -460,7 +490,7 @@ enum RandomPayload {
         var members: [String] = []
         let keys = [
             "id", "label", "price", "ratio", "on", "day", "link", "key", "kind", "raw", "numbers", "meta", "inner",
-            "items", "flag", "label2", "stamp", "decimals", "noise",
+            "items", "flag", "label2", "stamp", "decimals", "noise", "state", "title", "scores", "codes", "level",
         ]
         for key in keys.shuffled(using: &random)
         where Int.random(in: 0..<4, using: &random) > 0 || (key == "id" && Int.random(in: 0..<10, using: &random) > 0) {
@@ -474,8 +504,9 @@ enum RandomPayload {
                         }.joined(separator: ",") + "]}"
                 }
                 let words = pick([#"["a","b"]"#, "[]", scalar(&random)], &random)
+                let title = Bool.random(using: &random) ? "\"title\":\(self.value(for: "title", &random))," : ""
                 value =
-                    "{\"words\":\(words),\"rows\":[\(rows.joined(separator: ","))],\"count\":\(self.value(for: "count", &random))}"
+                    "{\(title)\"words\":\(words),\"rows\":[\(rows.joined(separator: ","))],\"count\":\(self.value(for: "count", &random))}"
             case "inner": value = inner(&random)
             case "items":
                 value =

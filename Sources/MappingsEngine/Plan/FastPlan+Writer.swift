@@ -31,14 +31,20 @@ struct Writer {
             let property = plan.properties[position]
             var found = Found.missing
             if property.kind != .unset, frame >= 0 {
-                if property.stepsCount == 1 {
+                if property.single >= 0 {
                     // One key of the frame (the usual entry): no walk.
-                    let node = nodes[Int(frame)]
-                    let child = slots[Int(node.first) + Int(plan.steps[Int(property.stepsStart)])]
+                    let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
                     if child >= 0, !nodes[Int(child)].kind.is(.null) { found = .node(child) }
                 } else {
-                    guard let lookedUp = find(property, from: frame) else { return false }
-                    found = lookedUp
+                    // The first key path that finds a value; one that cannot be read is an issue.
+                    for offset in 0..<Int(property.pathsCount) {
+                        guard let lookedUp = find(plan.paths[Int(property.pathsStart) + offset], from: frame) else {
+                            return false
+                        }
+                        found = lookedUp
+                        if case .missing = found { continue }
+                        break
+                    }
                 }
             }
             if case .missing = found {
@@ -64,12 +70,12 @@ struct Writer {
         return true
     }
 
-    /// Follows a property's key path from a frame as `SourceLookup` follows its keys; `nil`
+    /// Follows a key path from a frame as `SourceLookup` follows its keys; `nil`
     /// where the general lookup reports the path as invalid (a key of a string, say).
-    func find(_ property: PlanTables.Property, from frame: Int32) -> Found? {
+    func find(_ path: PlanTables.Path, from frame: Int32) -> Found? {
         var current = Found.node(frame)
-        for offset in 0..<Int(property.stepsCount) {
-            let step = Int(plan.steps[Int(property.stepsStart) + offset])
+        for offset in 0..<Int(path.stepsCount) {
+            let step = Int(plan.steps[Int(path.stepsStart) + offset])
             switch current {
             case .missing:
                 return .missing
@@ -178,9 +184,12 @@ struct Writer {
     private func convert(_ value: JSONValue, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
+        let input = conversion.valueMap.map { $0.map(value) } ?? value
         let converted = converter.convert(
-            value, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
-        guard failures.isEmpty else { return false }
+            input, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
+        // A value mapped to null leaves the property unset, which `--omit-nulls` leaves out:
+        // the general engine's (the key is written already).
+        guard failures.isEmpty, converted != .null else { return false }
         var text: [UInt8] = []
         JSONWriter.write(converted, into: &text, omittingNulls: omittingNulls)
         text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }

@@ -113,9 +113,12 @@ struct PlanTables: Sendable {
         /// `"name":` in `bytes`.
         var keyStart: Int32
         var keyCount: Int32
-        /// The key path: indexes among the wanted keys of each frame it goes through, in `steps`.
-        var stepsStart: Int32
-        var stepsCount: Int32
+        /// The key paths (the first, then `@keyPath`'s fallbacks), in `paths`.
+        var pathsStart: Int32
+        var pathsCount: Int32
+        /// The wanted-key index of a property read from one key of its frame (the usual entry:
+        /// one key path of one key); -1 for any other.
+        var single: Int32
         /// The default's output text in `bytes`; -1 when the entry has none.
         var defaultStart: Int32
         var defaultCount: Int32
@@ -123,14 +126,22 @@ struct PlanTables: Sendable {
         var target: Int32
     }
 
-    /// The general conversion of one property.
+    /// One key path: indexes among the wanted keys of each frame it goes through, in `steps`.
+    struct Path {
+        var stepsStart: Int32
+        var stepsCount: Int32
+    }
+
+    /// The general conversion of one property, after its `@valueMap`.
     struct Conversion: Sendable {
         var type: TypeReference
         var dateFormats: DateFormats?
+        var valueMap: ValueMap?
     }
 
     var objects: [Object] = []
     var properties: [Property] = []
+    var paths: [Path] = []
     var steps: [Int32] = []
     var bytes: [UInt8] = []
     var conversions: [Conversion] = []
@@ -139,6 +150,7 @@ struct PlanTables: Sendable {
     struct Pointers {
         let objects: UnsafeBufferPointer<Object>
         let properties: UnsafeBufferPointer<Property>
+        let paths: UnsafeBufferPointer<Path>
         let steps: UnsafeBufferPointer<Int32>
         let bytes: UnsafeBufferPointer<UInt8>
         let conversions: UnsafeBufferPointer<Conversion>
@@ -147,13 +159,15 @@ struct PlanTables: Sendable {
     func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
         objects.withUnsafeBufferPointer { objects in
             properties.withUnsafeBufferPointer { properties in
-                steps.withUnsafeBufferPointer { steps in
-                    bytes.withUnsafeBufferPointer { bytes in
-                        conversions.withUnsafeBufferPointer { conversions in
-                            body(
-                                Pointers(
-                                    objects: objects, properties: properties, steps: steps, bytes: bytes,
-                                    conversions: conversions))
+                paths.withUnsafeBufferPointer { paths in
+                    steps.withUnsafeBufferPointer { steps in
+                        bytes.withUnsafeBufferPointer { bytes in
+                            conversions.withUnsafeBufferPointer { conversions in
+                                body(
+                                    Pointers(
+                                        objects: objects, properties: properties, paths: paths, steps: steps,
+                                        bytes: bytes, conversions: conversions))
+                            }
                         }
                     }
                 }
@@ -184,7 +198,8 @@ struct PlanTables: Sendable {
             let (start, count) = store(key)
             properties.append(
                 Property(
-                    kind: .unset, isOptional: true, keyStart: start, keyCount: count, stepsStart: 0, stepsCount: 0,
+                    kind: .unset, isOptional: true, keyStart: start, keyCount: count, pathsStart: 0, pathsCount: 0,
+                    single: -1,
                     defaultStart: -1, defaultCount: 0, target: -1))
         }
         var set = Set<Int>()
@@ -213,26 +228,36 @@ struct PlanTables: Sendable {
         if let reference = rule.transformer {
             return "a transformer (\(reference.className).\(reference.functionName))"
         }
-        if rule.valueMap != nil { return "@valueMap" }
-        if !rule.fallbacks.isEmpty { return "fallback key paths" }
         if rule.policies.identity != nil { return "@identity" }
         if rule.policies.onElementError != .keep { return "@onElementError" }
         if rule.policies.null != .missing { return "@null: clear" }
-        if rule.source.components.isEmpty { return "the key path @self" }
-        // The key path, as indexes into the wanted keys of each frame it goes through.
-        var path: [Int32] = []
+        if rule.object != nil, !rule.fallbacks.isEmpty { return "fallback key paths to an object" }
+        // Each key path, as indexes into the wanted keys of each frame it goes through; `at`
+        // is what the scan keeps where the first one ends (the fallbacks' ends are merged there
+        // or kept whole, as the demand says).
+        var found: [[Int32]] = []
         var at = demand
-        for component in rule.source.components {
-            guard case .key(let key) = component else {
-                return "the key path \(rule.source) uses an index, @first, @last or @count"
+        for (offset, keyPath) in ([rule.source] + rule.fallbacks).enumerated() {
+            if keyPath.components.isEmpty { return "the key path @self" }
+            var path: [Int32] = []
+            var end = demand
+            for component in keyPath.components {
+                guard case .key(let key) = component else {
+                    return "the key path \(keyPath) uses an index, @first, @last or @count"
+                }
+                guard case .members(let members, _) = end,
+                    let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) })
+                else {
+                    return "the key path \(keyPath) reads into a value another entry takes whole"
+                }
+                path.append(Int32(index))
+                end = members[index].demand
             }
-            guard case .members(let members, _) = at,
-                let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) })
-            else {
-                return "the key path \(rule.source) reads into a value another entry takes whole"
+            if offset == 0 { at = end }
+            if rule.object == nil, case .members = end {
+                return "the value at \(keyPath) is also read into by another entry"
             }
-            path.append(Int32(index))
-            at = members[index].demand
+            found.append(path)
         }
         var property = properties[position]
         property.isOptional = rule.isOptional
@@ -245,6 +270,9 @@ struct PlanTables: Sendable {
             case .array(let element) where !element.isCollection: property.kind = .objects
             default: return "objects in a \(type)"
             }
+            guard case .members = at else {
+                return "its objects are read whole (a recursive context, or another entry reads \(rule.source) whole)"
+            }
             let context = catalog.contexts[index]
             var reasons: [String] = []
             let nested = addObject(
@@ -252,7 +280,6 @@ struct PlanTables: Sendable {
             guard reasons.isEmpty else { return reasons.joined(separator: "; ") }
             property.target = nested
         } else {
-            guard case .everything = at else { return "the value at \(rule.source) is also read into by another entry" }
             switch type.unwrapped {
             case .string: property.kind = .string
             case .int: property.kind = .int
@@ -261,13 +288,17 @@ struct PlanTables: Sendable {
             case .date where rule.dateFormats == nil: property.kind = .date
             case .array(.string): property.kind = .strings
             case .url: property.kind = .url
-            case .model, .union, .dictionary, .set: return "a \(type) value without @object"
-            case .array(let element) where element.unwrapped.isCollection || element.isModelLike:
+            case .model, .union: return "a \(type) value without @object"
+            case .array(let element) where element.isCollection || element.isModelLike:
+                return "a \(type) value without @object"
+            case .dictionary(let element) where element.isCollection || element.isModelLike:
                 return "a \(type) value without @object"
             default: property.kind = .general
             }
+            // A value map translates the value first: the general conversion does both.
+            if rule.valueMap != nil { property.kind = .general }
             property.target = Int32(conversions.count)
-            conversions.append(Conversion(type: type, dateFormats: rule.dateFormats))
+            conversions.append(Conversion(type: type, dateFormats: rule.dateFormats, valueMap: rule.valueMap))
         }
         if let value = rule.defaultValue, value != .null {
             if value.holdsObjects { return "a default holding objects" }
@@ -275,20 +306,25 @@ struct PlanTables: Sendable {
             JSONWriter.write(value, into: &text)
             (property.defaultStart, property.defaultCount) = store(text)
         }
-        property.stepsStart = Int32(steps.count)
-        property.stepsCount = Int32(path.count)
-        steps += path
+        property.pathsStart = Int32(paths.count)
+        property.pathsCount = Int32(found.count)
+        for path in found {
+            paths.append(Path(stepsStart: Int32(steps.count), stepsCount: Int32(path.count)))
+            steps += path
+        }
+        property.single = found.count == 1 && found[0].count == 1 ? found[0][0] : -1
         properties[position] = property
         return nil
     }
 }
 
 extension Value {
-    /// Whether the value holds model objects or dictionaries (whose output `--omit-nulls` changes).
+    /// Whether the value holds model objects (whose output `--omit-nulls` changes).
     fileprivate var holdsObjects: Bool {
         switch self {
-        case .object, .dictionary: true
+        case .object: true
         case .array(let elements): elements.contains { $0.holdsObjects }
+        case .dictionary(let dictionary): dictionary.entries.contains { $0.value.holdsObjects }
         default: false
         }
     }
