@@ -31,7 +31,8 @@ struct FastPlanTests {
     ) {
         for omittingNulls in [false, true] {
             var fast: [UInt8] = [UInt8(ascii: "<")]  // what a caller had written before stays
-            let written = plan.write(bytes, into: &fast, omittingNulls: omittingNulls)
+            let memo = plan.callsTransformers ? TransformerMemo() : nil
+            let written = plan.write(bytes, into: &fast, omittingNulls: omittingNulls, memo: memo)
             let record = String(decoding: bytes, as: UTF8.self)
             guard written else {
                 #expect(
@@ -92,6 +93,8 @@ struct FastPlanTests {
 
     static let shapes: [(shape: String, context: String)] = [
         ("tweet", "$BenchTweet"), ("small", "$SmallTweet"), ("wide", "$WideRecord"),
+        // With a transformer (an identity here: the Lua scripts are the CLI tests').
+        ("tweet", "$BenchTweetWithClient"), ("small", "$SmallTweetWithHandle"),
     ]
 
     @Test("every benchmark record goes through the plan, with the general engine's bytes", arguments: shapes)
@@ -182,6 +185,92 @@ struct FastPlanTests {
         }
         #expect(tally.fast > 250)
         #expect(tally.general > 400)
+    }
+
+    /// Transformers for `transformed`: answers of every kind, failures and nulls, and a count
+    /// of calls (the plan and the general engine together call each once per record).
+    final class Calls: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        func take() -> Int {
+            lock.withLock {
+                defer { count = 0 }; return count
+            }
+        }
+    }
+
+    static let calls = Calls()
+
+    static let transformers: TransformerRegistry = {
+        var registry = TransformerRegistry()
+        registry.register(className: "T", selector: "echo") { value, _ in
+            calls.add()
+            switch value {
+            case .string("fail"): throw TransformFailure()
+            case .string("none"): return .null
+            case .string("number"): return .integer(42)
+            case .string("list"): return .array([.string("a"), .integer(1)])
+            default: return value
+            }
+        }
+        return registry
+    }()
+
+    struct TransformFailure: Error {}
+
+    @Test("transformers: the same bytes; each called once per record, also when the general engine takes over")
+    func transformed() throws {
+        let catalog = try Catalog.load(
+            ["main.mappings"],
+            from: .memory([
+                "main.mappings": """
+                { "@models": { "M": { "a": "String?", "b": "Int", "c": "JSON?", "d": "String?" } },
+                  "$M": { "@class": "M",
+                          "a": { "@keyPath": "a", "@optional": true, "@transformClass": "T", "@transformSelector": "echo" },
+                          "b": "b",
+                          "c": { "@keyPath": "c", "@optional": true, "@transformClass": "T", "@transformSelector": "echo",
+                                 "@defaultValue": "dflt" },
+                          "d": { "@keyPath": "list.name", "@optional": true, "@transformClass": "T",
+                                 "@transformSelector": "echo", "@valueMap": { "x": "ex" } } } }
+                """
+            ]), transformers: Self.transformers)
+        let mapper = Mapper(catalog: catalog)
+        let context = try mapper.context("$M")
+        let plan = try mapper.fastPlan(for: context).get()
+        #expect(plan.callsTransformers)
+        var random = SeededGenerator(seed: 0x7A_0019)
+        var tally = Tally()
+        for _ in 0..<3000 {
+            let values = [#""x""#, #""fail""#, #""none""#, #""number""#, #""list""#, "1", "null", "[1]", #"{"k":1}"#]
+            var members: [String] = []
+            for key in ["a", "b", "c"] where Int.random(in: 0..<4, using: &random) > 0 {
+                members.append("\"\(key)\":\(RandomPayload.pick(values, &random))")
+            }
+            if Bool.random(using: &random) {
+                members.append(#""list":[{"name":"x"},{"name":"number"},{}]"#)
+            }
+            let record = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            Self.compare(record, context, plan, mapper, &tally)
+            // One record as the stream maps it: the plan, then the general engine with its memo.
+            _ = Self.calls.take()
+            let memo = TransformerMemo()
+            var out: [UInt8] = []
+            let present = members.filter { !$0.hasPrefix("\"b\"") && !$0.hasSuffix(":null") }.count
+            var calls = 0
+            if plan.write(record, into: &out, omittingNulls: false, memo: memo) {
+                calls = Self.calls.take()
+            } else {
+                let again = try mapper.object(fromJSON: record, using: context, memo: memo)
+                calls = Self.calls.take()
+                let alone = try mapper.object(fromJSON: record, using: context)
+                #expect(JSONWriter.string(again.value) == JSONWriter.string(alone.value))
+                #expect(again.issues.map(\.description) == alone.issues.map(\.description))
+            }
+            #expect(calls <= present, "\(String(decoding: record, as: UTF8.self))")
+        }
+        #expect(tally.fast > 50)
+        #expect(tally.general > 100)
     }
 
     @Test("URLs: copied only where Foundation reads them and gives them back unchanged")
@@ -278,7 +367,7 @@ struct FastPlanTests {
         }
         #expect(
             refusal.reasons == [
-                "$A.x: a transformer (T.f)", "$A.y: the key path list.@first uses an index, @first, @last or @count",
+                "$A.y: the key path list.@first uses an index, @first, @last or @count",
                 "$A.z: a [String: A] value without @object",
             ])
         guard case .failure(let plain) = mapper.fastPlan(for: try mapper.context("$Plain")) else {

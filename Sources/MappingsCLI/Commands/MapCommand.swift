@@ -64,11 +64,14 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
         let result: MappingResult
-        // One payload into a new object: the context's fast plan writes it when it maps cleanly.
+        // One payload into a new object: the context's fast plan writes it when it maps cleanly
+        // (the general engine then makes no transformer call the plan made).
+        var memo: TransformerMemo?
         if into == nil, !many, !generalEngine, case .success(let plan) = mapper.fastPlan(for: compiled) {
+            memo = plan.callsTransformers ? TransformerMemo() : nil
             var text: [UInt8] = []
             text.reserveCapacity(bytes.count)
-            if plan.write(bytes, into: &text, omittingNulls: nulls.omit) {
+            if plan.write(bytes, into: &text, omittingNulls: nulls.omit, memo: memo) {
                 try ResultOutput.emit(written: text, report: report.path)
                 return
             }
@@ -96,7 +99,7 @@ struct MapCommand: ParsableCommand, LoadingCommand {
                 result =
                     many
                     ? try mapper.objects(fromJSON: bytes, using: compiled)
-                    : try mapper.object(fromJSON: bytes, using: compiled)
+                    : try mapper.object(fromJSON: bytes, using: compiled, memo: memo)
             } catch {
                 throw PayloadInput.invalid(error, path: input, what: "the input")
             }

@@ -351,16 +351,18 @@ struct StreamRun {
         of record: Record, mapper: Mapper, context: CompiledContext, plan: FastPlan?, omitNulls: Bool
     ) -> Outcome {
         if let unreadable = record.unreadable { return .invalid(kind: unreadable.kind, message: unreadable.message) }
+        // The fast plan writes a record it maps cleanly; any other record is mapped again the
+        // general way, which reports what is wrong with it (without calling again the
+        // transformers the plan called: `memo`).
+        let memo = plan?.callsTransformers == true ? TransformerMemo() : nil
         if let plan {
-            // The fast plan writes a record it maps cleanly; any other record is mapped again the
-            // general way, which reports what is wrong with it.
             var text: [UInt8] = []
             text.reserveCapacity(record.bytes.count)
-            if plan.write(record.bytes, into: &text, omittingNulls: omitNulls) { return .mapped(text) }
+            if plan.write(record.bytes, into: &text, omittingNulls: omitNulls, memo: memo) { return .mapped(text) }
         }
         let result: MappingResult
         do {
-            result = try mapper.object(fromJSON: record.bytes, using: context)
+            result = try mapper.object(fromJSON: record.bytes, using: context, memo: memo)
         } catch {
             return .invalid(kind: "invalid JSON", message: "column \(error.column): \(error.message)")
         }

@@ -48,6 +48,19 @@ public struct Mapper: Sendable {
         object(from: try JSONParser.parse(bytes, demand: context.demand), using: context)
     }
 
+    /// `object(fromJSON:using:)` for a record a fast plan gave back: the transformer calls the
+    /// plan made (`memo`) are not made again.
+    package func object(fromJSON bytes: [UInt8], using context: CompiledContext, memo: TransformerMemo?)
+        throws(JSONParser.Failure) -> MappingResult
+    {
+        let payload = try JSONParser.parse(bytes, demand: context.demand)
+        var run = MappingRun(mapper: self)
+        run.memo = memo
+        let name = run.rootName(context)
+        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        return MappingResult(value: value, issues: run.issues)
+    }
+
     /// One new object per element of a JSON array's text, parsed as the mapping needs it.
     package func objects(fromJSON bytes: [UInt8], using context: CompiledContext) throws(JSONParser.Failure)
         -> MappingResult

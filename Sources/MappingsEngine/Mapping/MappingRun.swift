@@ -10,6 +10,8 @@ struct MappingRun {
     var explanations: [Explanation]?
     /// Where the next entry's key is looked for first (`SourceLookup.find(_:in:cursor:)`).
     private var lookupCursor = 0
+    /// The transformer calls a fast plan already made for this record (`nil`: none, call them).
+    var memo: TransformerMemo?
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -96,7 +98,9 @@ struct MappingRun {
         let found = value
         if let transform = rule.transform, let input = value, let reference = rule.transformer {
             do {
-                let output = try transform.transform(input, userData: reference.userData)
+                let output =
+                    try memo?.call(transform, reference, input)
+                    ?? transform.transform(input, userData: reference.userData)
                 value = output == .null ? nil : output
             } catch {
                 let message = "\(reference.className).\(reference.functionName) failed: \(error.transformerReason)"

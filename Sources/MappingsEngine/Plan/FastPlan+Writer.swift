@@ -12,6 +12,7 @@ struct Writer {
     let plan: PlanTables.Pointers
     let converter: Converter
     let omittingNulls: Bool
+    let memo: TransformerMemo?
 
     /// What a key path found: one node, nothing (missing or null), or the values of a key
     /// applied to an array (a fan-out: one node per element, -1 where an element has none).
@@ -19,6 +20,10 @@ struct Writer {
         case node(Int32)
         case missing
         case fanOut([Int32])
+
+        var isMissing: Bool {
+            if case .missing = self { true } else { false }
+        }
     }
 
     /// Writes the model object of plan object `index` from the frame `frame` (-1: a `null`
@@ -47,6 +52,14 @@ struct Writer {
                     }
                 }
             }
+            // A transformer answers for a present value; its null is a missing value.
+            var transformed: JSONValue?
+            if property.transformer >= 0, !found.isMissing {
+                guard let memo, let input = value(of: found) else { return false }
+                let call = plan.transformers[Int(property.transformer)]
+                guard let output = try? memo.call(call.transform, call.reference, input) else { return false }
+                if output == .null { found = .missing } else { transformed = output }
+            }
             if case .missing = found {
                 // A required value is an issue; an optional one takes its default, or stays unset.
                 guard property.isOptional else { return false }
@@ -64,7 +77,11 @@ struct Writer {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
-            guard write(found, as: property, into: &out) else { return false }
+            if let transformed {
+                guard convert(transformed, as: property, into: &out) else { return false }
+            } else {
+                guard write(found, as: property, into: &out) else { return false }
+            }
         }
         out.append(UInt8(ascii: "}"))
         return true
@@ -106,6 +123,27 @@ struct Writer {
         return current
     }
 
+    /// The value a key path found, built as the general engine builds it; `nil` for nothing,
+    /// and for an object or array the scan kept only parts of.
+    private func value(of found: Found) -> JSONValue? {
+        switch found {
+        case .missing: return nil
+        case .node(let index): return JSONTape.value(of: nodes[Int(index)], in: bytes)
+        case .fanOut(let elements):
+            var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
+            for element in elements {
+                guard element >= 0 else {
+                    values.append(.null)
+                    continue
+                }
+                guard let value = JSONTape.value(of: nodes[Int(element)], in: bytes) else { return nil }
+                values.append(value)
+            }
+            return .array(values)
+        }
+    }
+
     /// The node of key `step` in each element of a list (-1 for an element that is no object).
     private func member(_ step: Int, ofEach list: JSONTape.Node) -> [Int32] {
         var members: [Int32] = []
@@ -124,17 +162,8 @@ struct Writer {
             return false
         case .fanOut(let elements):
             if property.kind == .strings, writesStrings(elements, into: &out) { return true }
-            var values: [JSONValue] = []
-            values.reserveCapacity(elements.count)
-            for element in elements {
-                guard element >= 0 else {
-                    values.append(.null)
-                    continue
-                }
-                guard let value = JSONTape.value(of: nodes[Int(element)], in: bytes) else { return false }
-                values.append(value)
-            }
-            return convert(.array(values), as: property, into: &out)
+            guard let values = value(of: found) else { return false }
+            return convert(values, as: property, into: &out)
         case .node(let index):
             let node = nodes[Int(index)]
             switch property.kind {

@@ -46,10 +46,17 @@ package struct FastPlan: Sendable {
         return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter))
     }
 
+    /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the
+    /// general engine the same memo for a record the plan gives back.
+    package var callsTransformers: Bool { !tables.transformers.isEmpty }
+
     /// Appends the record's output to `out` and returns `true`; or returns `false`, `out`
     /// unchanged, when the record must be mapped the general way. The scan's scratch space is
-    /// the calling thread's, kept from record to record.
-    package func write(_ bytes: [UInt8], into out: inout [UInt8], omittingNulls: Bool) -> Bool {
+    /// the calling thread's, kept from record to record. A plan that calls transformers needs
+    /// `memo` (one per record; without it such records are all given back).
+    package func write(
+        _ bytes: [UInt8], into out: inout [UInt8], omittingNulls: Bool, memo: TransformerMemo? = nil
+    ) -> Bool {
         let scratch = TapeScratch.current
         return bytes.withUnsafeBufferPointer { buffer in
             guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
@@ -59,7 +66,7 @@ package struct FastPlan: Sendable {
                 guard case .frame = nodes[Int(root)].kind else { return false }
                 let writer = Writer(
                     bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
-                    omittingNulls: omittingNulls)
+                    omittingNulls: omittingNulls, memo: memo)
                 return writer.object(0, frame: root, into: &scratch.output)
             }
             guard written else { return false }
@@ -124,6 +131,14 @@ struct PlanTables: Sendable {
         var defaultCount: Int32
         /// The nested object for `object`/`objects`, the conversion for the others.
         var target: Int32
+        /// The entry's transformer in `transformers`; -1 when it has none.
+        var transformer: Int32 = -1
+    }
+
+    /// A transformer an entry calls, bound to its user data when the catalog loaded.
+    struct Call: Sendable {
+        var transform: any Transformer
+        var reference: TransformerReference
     }
 
     /// One key path: indexes among the wanted keys of each frame it goes through, in `steps`.
@@ -145,6 +160,7 @@ struct PlanTables: Sendable {
     var steps: [Int32] = []
     var bytes: [UInt8] = []
     var conversions: [Conversion] = []
+    var transformers: [Call] = []
 
     /// Unsafe views of the tables, for the length of one record.
     struct Pointers {
@@ -154,6 +170,7 @@ struct PlanTables: Sendable {
         let steps: UnsafeBufferPointer<Int32>
         let bytes: UnsafeBufferPointer<UInt8>
         let conversions: UnsafeBufferPointer<Conversion>
+        let transformers: UnsafeBufferPointer<Call>
     }
 
     func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
@@ -163,10 +180,12 @@ struct PlanTables: Sendable {
                     steps.withUnsafeBufferPointer { steps in
                         bytes.withUnsafeBufferPointer { bytes in
                             conversions.withUnsafeBufferPointer { conversions in
-                                body(
-                                    Pointers(
-                                        objects: objects, properties: properties, paths: paths, steps: steps,
-                                        bytes: bytes, conversions: conversions))
+                                transformers.withUnsafeBufferPointer { transformers in
+                                    body(
+                                        Pointers(
+                                            objects: objects, properties: properties, paths: paths, steps: steps,
+                                            bytes: bytes, conversions: conversions, transformers: transformers))
+                                }
                             }
                         }
                     }
@@ -226,7 +245,14 @@ struct PlanTables: Sendable {
     ) -> String? {
         guard let type = rule.type else { return "an untyped entry" }
         if let reference = rule.transformer {
-            return "a transformer (\(reference.className).\(reference.functionName))"
+            guard let transform = rule.transform else {
+                return "a transformer (\(reference.className).\(reference.functionName)) not bound"
+            }
+            if rule.object != nil {
+                return "a transformer (\(reference.className).\(reference.functionName)) on an @object entry"
+            }
+            properties[position].transformer = Int32(transformers.count)
+            transformers.append(Call(transform: transform, reference: reference))
         }
         if rule.policies.identity != nil { return "@identity" }
         if rule.policies.onElementError != .keep { return "@onElementError" }
@@ -295,8 +321,9 @@ struct PlanTables: Sendable {
                 return "a \(type) value without @object"
             default: property.kind = .general
             }
-            // A value map translates the value first: the general conversion does both.
-            if rule.valueMap != nil { property.kind = .general }
+            // A value map translates the value first, and a transformer's answer is a value of
+            // its own: the general conversion does either.
+            if rule.valueMap != nil || rule.transformer != nil { property.kind = .general }
             property.target = Int32(conversions.count)
             conversions.append(Conversion(type: type, dateFormats: rule.dateFormats, valueMap: rule.valueMap))
         }
