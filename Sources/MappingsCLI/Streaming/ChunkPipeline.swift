@@ -70,7 +70,7 @@ final class ChunkPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendabl
     }
 
     /// How many outcomes in order make a batch worth waking the taker for.
-    static var batch: Int { 32 }
+    static var batch: Int { 128 }
 
     /// Whether the taker has something to do: the chunk is done, room is needed, or a batch of
     /// outcomes is ready in order. Read with `condition` locked.

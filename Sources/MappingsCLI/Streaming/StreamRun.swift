@@ -88,7 +88,7 @@ struct StreamRun {
     /// How often the progress line may change.
     static let progressInterval: UInt64 = 250_000_000
 
-    static let chunkSize = 256
+    static let chunkSize = 1024
 
     init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
@@ -115,19 +115,23 @@ struct StreamRun {
     }
 
     /// Reads and maps every record of one input, until its end, a stop signal or a failure.
+    ///
+    /// The next chunk is read while the lanes map the current one (from what the input has at
+    /// hand, never waiting for more), so that they find it ready when they finish.
     mutating func consume(_ reader: LineReader, file: String?, stop: StopSignal) {
         var line = 0
-        var chunk: [Record] = []
+        let chunkBytes = maxInFlight / 4
         // Called every 100 ms or so while the reader waits: progress and stats keep coming.
         func stopped() -> Bool {
             tick()
             return stop.raisedSignal != nil
         }
-        while stopReason == nil {
-            chunk.removeAll(keepingCapacity: true)
-            var held = 0
-            while chunk.count < Self.chunkSize, held < maxInFlight / 2,
-                let item = reader.next(wait: chunk.isEmpty, stop: stopped)
+        // Reads lines into `chunk` until it is full or, without `wait`, the input has no more at
+        // hand; with `wait`, waits for its first line (until the end or `stopped`).
+        func read(into chunk: inout [Record], wait: Bool, stopped: () -> Bool) {
+            var held = chunk.reduce(0) { $0 + $1.bytes.count }
+            while chunk.count < Self.chunkSize, held < chunkBytes,
+                let item = reader.next(wait: wait && chunk.isEmpty, stop: stopped)
             {
                 if case .line(let text) = item { held += text.count }
                 line += 1
@@ -147,6 +151,11 @@ struct StreamRun {
                             unreadable: ("incomplete line", "the stream stopped before the end of this line")))
                 }
             }
+        }
+        var next: [Record] = []
+        while stopReason == nil {
+            var chunk = next
+            read(into: &chunk, wait: true, stopped: stopped)
             if chunk.isEmpty {
                 if let number = stop.raisedSignal { stopReason = .signal(number) }
                 return
@@ -155,9 +164,17 @@ struct StreamRun {
             // After a signal the reader still hands over every line already buffered, then the
             // unfinished rest, then nil: records in flight are mapped, not dropped, as long as the
             // grace period lasts.
-            handle(chunk, stop: stop)
+            next = handle(chunk, stop: stop) {
+                var prefetched: [Record] = []
+                // After a signal the reader hands over what it has buffered, then ends (as below).
+                read(into: &prefetched, wait: false, stopped: { stop.raisedSignal != nil })
+                return prefetched
+            }
         }
-        // Stopped before the end of what was read: the lines still buffered are read, not processed.
+        // Stopped before the end of what was read: the records read ahead and the lines still
+        // buffered are read, not processed.
+        counts.read += next.count
+        counts.unprocessed += next.count
         while case .signal = stopReason, let item = reader.next(wait: false, stop: { true }) {
             if case .line(let bytes) = item, bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             counts.read += 1
@@ -243,7 +260,9 @@ struct StreamRun {
     /// Maps a chunk on the workers and writes its outcomes in order, as they come. After a stop
     /// signal, records still mapping when the grace period ends are rejected as interrupted, and
     /// those not started are counted as not processed.
-    private mutating func handle(_ chunk: [Record], stop: StopSignal) {
+    ///
+    /// `readAhead` runs once the lanes have started: what it returns is the next chunk.
+    private mutating func handle(_ chunk: [Record], stop: StopSignal, readAhead: () -> [Record]) -> [Record] {
         let mapper = self.mapper
         let context = self.compiled
         let plan = usesFastPlan ? self.plan : nil
@@ -257,6 +276,7 @@ struct StreamRun {
             let took = DispatchTime.now().uptimeNanoseconds &- started
             return (Timed(outcome: outcome, nanoseconds: took), outcome.size + record.bytes.count)
         }
+        let next = readAhead()
         var index = 0
         while index < chunk.count, stopReason == nil {
             let ready = pipeline.take(from: index, timeout: 0.05)
@@ -304,6 +324,7 @@ struct StreamRun {
         output.flush()
         rejects.flush()
         tick()
+        return next
     }
 
     /// Writes or rejects one record's outcome, by the policy.

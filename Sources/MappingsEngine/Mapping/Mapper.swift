@@ -55,6 +55,7 @@ public struct Mapper: Sendable {
     {
         let payload = try JSONParser.parse(bytes, demand: context.demand)
         var run = MappingRun(mapper: self)
+        memo?.replay()
         run.memo = memo
         let name = run.rootName(context)
         let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })

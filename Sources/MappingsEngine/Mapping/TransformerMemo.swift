@@ -1,29 +1,45 @@
 import MappingsCompiler
 import MappingsJSON
 
-/// The transformer calls made while mapping one record, kept so that mapping the record again
-/// (a fast plan that gives the record to the general engine) does not call them again: the
+/// The transformer calls made while a fast plan mapped one record, kept so that the general
+/// engine, mapping the record again (the plan gave it back), does not make them again: the
 /// same answers, script log lines once, one share of the Lua budget.
 ///
-/// A transformer's answer depends on its input and user data only (scripts run sandboxed,
-/// without a clock or randomness to read), so a call is known by its reference and its input.
+/// The plan records every call it makes, in order; the general engine then takes, for each
+/// call it would make, the first recorded answer of the same transformer (reference and user
+/// data) for the same input that it has not taken yet, and calls the transformer only when
+/// there is none. Each engine thus calls exactly as often as it would alone. (A transformer's
+/// answer depends on its input and user data only: scripts run sandboxed, without a clock or
+/// randomness to read.)
 package final class TransformerMemo: @unchecked Sendable {
     // `@unchecked`: a memo belongs to one record on one thread; it is never shared.
-    private var calls: [(reference: TransformerReference, input: JSONValue, result: Result<JSONValue, any Error>)] =
-        []
+    private struct Call {
+        var reference: TransformerReference
+        var input: JSONValue
+        var result: Result<JSONValue, any Error>
+        var taken = false
+    }
+
+    private var calls: [Call] = []
+    private var replaying = false
 
     package init() {}
 
-    /// What `transformer` answers for `input`: the answer kept from an earlier call with the
-    /// same reference and input, or a new call's, kept.
+    /// From now on, calls take the recorded answers (the general engine's turn).
+    func replay() { replaying = true }
+
+    /// What `transformer` answers for `input`.
     func call(_ transformer: any Transformer, _ reference: TransformerReference, _ input: JSONValue) throws
         -> JSONValue
     {
-        if let kept = calls.first(where: { $0.reference == reference && $0.input == input }) {
-            return try kept.result.get()
+        if replaying,
+            let index = calls.firstIndex(where: { !$0.taken && $0.reference == reference && $0.input == input })
+        {
+            calls[index].taken = true
+            return try calls[index].result.get()
         }
         let result = Result { try transformer.transform(input, userData: reference.userData) }
-        calls.append((reference, input, result))
+        if !replaying { calls.append(Call(reference: reference, input: input, result: result)) }
         return try result.get()
     }
 }
