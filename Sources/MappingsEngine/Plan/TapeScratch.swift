@@ -12,8 +12,8 @@ import MappingsJSON
 /// `@unchecked Sendable`: each instance is reached only from the thread it belongs to (a
 /// POSIX thread-specific value), which the compiler cannot check.
 final class TapeScratch: @unchecked Sendable {
-    var tape = JSONTape()
-    var output = OutputBytes()
+    @exclusivity(unchecked) var tape = JSONTape()
+    @exclusivity(unchecked) var output = OutputBytes()
 
     deinit {
         tape.free()
