@@ -235,24 +235,43 @@ package struct JSONTape {
         nodeStorage.base[Int(node)].count = wanted.count
         for _ in 0..<Int(wanted.count) { slotStorage.append(-1) }
         var hint = 0
-        try reader.container(depth: depth, close: UInt8(ascii: "}"), what: "an object") {
-            reader throws(JSONParser.Failure) in
-            guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
-                throw Self.unsupported
+        // The members, as `JSONParser`'s `container` reads them (the same checks, written out:
+        // a closure per member cost more than the member).
+        guard depth <= JSONParser.maximumDepth else { throw Self.unsupported }
+        let bytes = reader.bytes
+        reader.index += 1
+        reader.skipWhitespace()
+        if reader.index < bytes.count, bytes[reader.index] == UInt8(ascii: "}") {
+            reader.index += 1
+        } else {
+            while true {
+                guard reader.index < bytes.count, bytes[reader.index] == UInt8(ascii: "\"") else {
+                    throw Self.unsupported
+                }
+                let key = try reader.scanString()
+                if key.hasEscapes { throw Self.unsupported }
+                let found = Self.match(key, among: wanted, tables, bytes: bytes, from: hint)
+                try reader.colon()
+                if found < 0 {
+                    try reader.skipValue(depth: depth)
+                } else {
+                    hint = found + 1
+                    // A repeated key keeps its last value, as the parser does.
+                    let child = tables.keys[Int(wanted.first) + found].child
+                    let item = try value(&reader, depth: depth, shape: child, tables)
+                    slotStorage.base[base + found] = item
+                }
+                reader.skipWhitespace()
+                guard reader.index < bytes.count else { throw Self.unsupported }
+                if bytes[reader.index] == UInt8(ascii: ",") {
+                    reader.index += 1
+                    reader.skipWhitespace()
+                    continue
+                }
+                guard bytes[reader.index] == UInt8(ascii: "}") else { throw Self.unsupported }
+                reader.index += 1
+                break
             }
-            let key = try reader.scanString()
-            if key.hasEscapes { throw Self.unsupported }
-            let found = Self.match(key, among: wanted, tables, bytes: reader.bytes, from: hint)
-            try reader.colon()
-            guard found >= 0 else {
-                try reader.skipValue(depth: depth)
-                return
-            }
-            hint = found + 1
-            // A repeated key keeps its last value, as the parser does.
-            let child = tables.keys[Int(wanted.first) + found].child
-            let item = try value(&reader, depth: depth, shape: child, tables)
-            slotStorage.base[base + found] = item
         }
         nodeStorage.base[Int(node)].end = Int32(reader.index)
         return node
