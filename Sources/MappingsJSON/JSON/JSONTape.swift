@@ -319,22 +319,28 @@ package struct JSONTape {
         let count = key.end - key.start
         guard Int(wanted.count) == count else { return false }
         if count == 0 { return true }
-        // Eight bytes at a time, then the rest one by one.
+        // Eight bytes at a time; the last eight (or four) bytes overlap what came before.
         let mine = UnsafeRawPointer(tables.keyBytes.baseAddress! + Int(wanted.start))
         let theirs = UnsafeRawPointer(bytes.baseAddress! + key.start)
-        var offset = 0
-        while offset + 8 <= count {
-            guard
-                mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        if count >= 8 {
+            var offset = 0
+            while offset + 8 < count {
+                guard mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                     == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            else { return false }
-            offset += 8
+                else { return false }
+                offset += 8
+            }
+            return mine.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == theirs.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         }
-        while offset < count {
-            guard
-                mine.load(fromByteOffset: offset, as: UInt8.self) == theirs.load(fromByteOffset: offset, as: UInt8.self)
-            else { return false }
-            offset += 1
+        if count >= 4 {
+            return mine.loadUnaligned(as: UInt32.self) == theirs.loadUnaligned(as: UInt32.self)
+                && mine.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                    == theirs.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        }
+        for offset in 0..<count
+        where mine.load(fromByteOffset: offset, as: UInt8.self) != theirs.load(fromByteOffset: offset, as: UInt8.self) {
+            return false
         }
         return true
     }
