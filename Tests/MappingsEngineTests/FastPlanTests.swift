@@ -354,6 +354,31 @@ struct FastPlanTests {
         #expect(tally.fast > 5)
     }
 
+    @Test("numbers a scan skips are checked as the parser checks the numbers it reads")
+    func skippedNumbers() throws {
+        var random = SeededGenerator(seed: 0x4E_554D)
+        let alphabet = Array("0123456789-+.eE")
+        let wanted = JSONDemand.members([JSONDemand.Member(key: "a", demand: .everything)])
+        var accepted = 0
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 1...24, using: &random)
+            let text = String((0..<length).map { _ in RandomPayload.pick(alphabet, &random) })
+            let read = Result { () throws(JSONParser.Failure) in
+                try JSONParser.parse(Array(#"{"a":1,"b":\#(text)}"#.utf8))
+            }
+            let skipped = Result { () throws(JSONParser.Failure) in
+                try JSONParser.parse(Array(#"{"a":1,"b":\#(text)}"#.utf8), demand: wanted)
+            }
+            switch (read, skipped) {
+            case (.success, .success): accepted += 1
+            case (.failure(let one), .failure(let other)):
+                #expect(one == other, "\(text)")
+            default: Issue.record("\(text): read \(read), skipped \(skipped)")
+            }
+        }
+        #expect(accepted > 500)
+    }
+
     @Test("what a plan does not cover is said, entry by entry")
     func refusals() throws {
         let catalog = try load(

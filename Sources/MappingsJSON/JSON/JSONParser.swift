@@ -107,7 +107,7 @@ package enum JSONParser {
             case UInt8(ascii: "t"): _ = try literal("true", .null)
             case UInt8(ascii: "f"): _ = try literal("false", .null)
             case UInt8(ascii: "n"): _ = try literal("null", .null)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try scanNumber()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
             default: throw failure("unexpected character \(shown(bytes[index])): a value was expected")
             }
         }
@@ -411,6 +411,56 @@ package enum JSONParser {
                 index += 1
             }
             return value
+        }
+
+        /// Checks the number at `index` and moves past it, as `scanNumber` does, without
+        /// working out its value: what a scan that keeps numbers as bytes needs.
+        mutating func skipNumber() throws(Failure) {
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs digits") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+                if index < bytes.count, isDigit(bytes[index]) {
+                    throw failure("numbers do not start with a leading zero")
+                }
+            } else {
+                skipDigits()
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard index < bytes.count, isDigit(bytes[index]) else {
+                    throw failure("a number needs digits after '.'")
+                }
+                skipDigits()
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard index < bytes.count, isDigit(bytes[index]) else {
+                    throw failure("a number needs digits in its exponent")
+                }
+                skipDigits()
+            }
+        }
+
+        /// Moves past a run of digits, eight at a time while there are eight.
+        @inline(__always)
+        mutating func skipDigits() {
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                // Each byte is 0x30...0x39: its high nibble is 3, and adding 6 keeps it 3.
+                let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+                let threes: UInt64 = 0x3030_3030_3030_3030
+                let notDigits = ((word & high) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & high) ^ threes)
+                guard notDigits == 0 else {
+                    index += notDigits.trailingZeroBitCount >> 3
+                    return
+                }
+                index += 8
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
 
         mutating func number() throws(Failure) -> JSONValue {

@@ -220,7 +220,7 @@ package struct JSONTape {
             _ = try reader.literal("null", .null)
             return add(.null, start, reader.index)
         default:
-            _ = try reader.scanNumber()
+            try reader.skipNumber()
             return add(.number, start, reader.index)
         }
     }
@@ -325,8 +325,9 @@ package struct JSONTape {
         if count >= 8 {
             var offset = 0
             while offset + 8 < count {
-                guard mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                    == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                guard
+                    mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 else { return false }
                 offset += 8
             }
