@@ -34,6 +34,18 @@ struct Writer {
         var first = true
         for position in Int(object.first)..<Int(object.first + object.count) {
             let property = plan.properties[position]
+            // The usual entry, one key of the frame and no transformer: found and written
+            // without a walk.
+            if property.single >= 0, property.transformer < 0, frame >= 0 {
+                let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
+                if child >= 0, !nodes[Int(child)].kind.is(.null) {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    first = false
+                    out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
+                    guard write(node: child, as: property, into: &out) else { return false }
+                    continue
+                }
+            }
             var found = Found.missing
             if property.kind != .unset, frame >= 0 {
                 if property.single >= 0 {
@@ -165,48 +177,53 @@ struct Writer {
             guard let values = value(of: found) else { return false }
             return convert(values, as: property, into: &out)
         case .node(let index):
-            let node = nodes[Int(index)]
-            switch property.kind {
-            case .string where node.kind.is(.string):
-                return writeString(node, into: &out)
-            case .int where node.kind.is(.number) || (node.kind.is(.string) && !node.escaped):
-                if writesInteger(node, into: &out) { return true }
-            case .decimal where node.kind.is(.number):
-                if writesDecimal(node, into: &out) { return true }
-            case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
-                out.append(bytes, Int(node.start) - 1, 22)
-                return true
-            case .url where node.kind.is(.string) && !node.escaped && copiesURL(node):
-                out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
-                return true
-            case .strings where node.kind.is(.arraySpan):
-                if writesStrings(in: node, into: &out) { return true }
-            case .bool where node.kind.is(.true) || node.kind.is(.false):
-                out.append(bytes, Int(node.start), Int(node.end - node.start))
-                return true
-            case .object:
-                guard node.kind.is(.frame) else { return false }
-                return object(property.target, frame: index, into: &out)
-            case .objects:
-                guard node.kind.is(.list) else { return false }
-                out.append(UInt8(ascii: "["))
-                for offset in 0..<Int(node.count) {
-                    if offset > 0 { out.append(UInt8(ascii: ",")) }
-                    let element = slots[Int(node.first) + offset]
-                    switch nodes[Int(element)].kind {
-                    case .frame: guard object(property.target, frame: element, into: &out) else { return false }
-                    case .null: guard object(property.target, frame: -1, into: &out) else { return false }
-                    default: return false
-                    }
-                }
-                out.append(UInt8(ascii: "]"))
-                return true
-            default:
-                break
-            }
-            guard let value = JSONTape.value(of: node, in: bytes) else { return false }
-            return convert(value, as: property, into: &out)
+            return write(node: index, as: property, into: &out)
         }
+    }
+
+    /// Writes the value at a node as the property's type.
+    private func write(node index: Int32, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
+        let node = nodes[Int(index)]
+        switch property.kind {
+        case .string where node.kind.is(.string):
+            return writeString(node, into: &out)
+        case .int where node.kind.is(.number) || (node.kind.is(.string) && !node.escaped):
+            if writesInteger(node, into: &out) { return true }
+        case .decimal where node.kind.is(.number):
+            if writesDecimal(node, into: &out) { return true }
+        case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
+            out.append(bytes, Int(node.start) - 1, 22)
+            return true
+        case .url where node.kind.is(.string) && !node.escaped && copiesURL(node):
+            out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+            return true
+        case .strings where node.kind.is(.arraySpan):
+            if writesStrings(in: node, into: &out) { return true }
+        case .bool where node.kind.is(.true) || node.kind.is(.false):
+            out.append(bytes, Int(node.start), Int(node.end - node.start))
+            return true
+        case .object:
+            guard node.kind.is(.frame) else { return false }
+            return object(property.target, frame: index, into: &out)
+        case .objects:
+            guard node.kind.is(.list) else { return false }
+            out.append(UInt8(ascii: "["))
+            for offset in 0..<Int(node.count) {
+                if offset > 0 { out.append(UInt8(ascii: ",")) }
+                let element = slots[Int(node.first) + offset]
+                switch nodes[Int(element)].kind {
+                case .frame: guard object(property.target, frame: element, into: &out) else { return false }
+                case .null: guard object(property.target, frame: -1, into: &out) else { return false }
+                default: return false
+                }
+            }
+            out.append(UInt8(ascii: "]"))
+            return true
+        default:
+            break
+        }
+        guard let value = JSONTape.value(of: node, in: bytes) else { return false }
+        return convert(value, as: property, into: &out)
     }
 
     /// The general conversion, and the general writer: used for every value the plan does not copy.
