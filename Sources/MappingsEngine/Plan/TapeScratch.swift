@@ -44,25 +44,46 @@ final class TapeScratch: @unchecked Sendable {
 /// append (uniqueness, a generic copy): the fast plan's output, copied out once per record.
 /// Its owner frees it (`free()`); it is never copied.
 struct OutputBytes {
-    private var storage = ScratchStorage<UInt8>(capacity: 4096)
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    var count = 0
+    private var capacity: Int
 
-    var base: UnsafeMutablePointer<UInt8> { storage.base }
-    var count: Int {
-        get { storage.count }
-        set { storage.count = newValue }
+    init(capacity: Int = 4096) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
     }
 
-    func free() { storage.free() }
+    func free() { base.deallocate() }
 
     @inline(__always)
-    mutating func append(_ byte: UInt8) { storage.append(byte) }
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        grow(count + extra)
+    }
+
+    private mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
 
     /// Appends `length` bytes of `source` from `start`.
     @inline(__always)
     mutating func append(_ source: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) {
-        storage.reserve(length + 16)
+        reserve(length + 16)
         let from = UnsafeRawPointer(source.baseAddress! + start)
-        let to = UnsafeMutableRawPointer(storage.base + storage.count)
+        let to = UnsafeMutableRawPointer(base + count)
         if length <= 16, length >= 8 {
             // Two words that may overlap: short keys and values without a call to memmove.
             to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
@@ -72,21 +93,24 @@ struct OutputBytes {
         } else {
             to.copyMemory(from: from, byteCount: length)
         }
-        storage.count += length
+        count += length
     }
 
     @inline(__always)
     mutating func append(_ text: StaticString) {
         let length = text.utf8CodeUnitCount
-        storage.reserve(length)
-        (storage.base + storage.count).update(from: text.utf8Start, count: length)
-        storage.count += length
+        reserve(length)
+        (base + count).update(from: text.utf8Start, count: length)
+        count += length
     }
 
     /// Decimal digits of a magnitude, with a `-` first when `negative`.
     mutating func appendInteger(_ magnitude: UInt64, negative: Bool) {
-        storage.reserve(21)
-        if negative { storage.append(UInt8(ascii: "-")) }
+        reserve(21)
+        if negative {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
         var digits = 1
         var rest = magnitude / 10
         while rest > 0 {
@@ -94,12 +118,12 @@ struct OutputBytes {
             rest /= 10
         }
         var value = magnitude
-        var position = storage.count + digits - 1
+        var position = count + digits - 1
         repeat {
-            storage.base[position] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+            base[position] = UInt8(truncatingIfNeeded: value % 10) &+ 48
             value /= 10
             position -= 1
         } while value > 0
-        storage.count += digits
+        count += digits
     }
 }

@@ -94,9 +94,40 @@ package struct JSONTape {
         }
     }
 
-    private var nodeStorage = ScratchStorage<Node>(capacity: 128)
-    private var slotStorage = ScratchStorage<Int32>(capacity: 128)
-    private var stack = ScratchStorage<Int32>(capacity: 32)
+    /// Storage that grows and is reused, without an array's checks on each append.
+    private struct Storage<Element> {
+        var base: UnsafeMutablePointer<Element>
+        var count = 0
+        var capacity: Int
+
+        init(capacity: Int) {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        @inline(__always)
+        mutating func append(_ element: Element) {
+            if count == capacity { grow(count + 1) }
+            (base + count).initialize(to: element)
+            count += 1
+        }
+
+        mutating func grow(_ needed: Int) {
+            var newCapacity = capacity * 2
+            while newCapacity < needed { newCapacity *= 2 }
+            let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
+        }
+
+        var buffer: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
+    }
+
+    private var nodeStorage = Storage<Node>(capacity: 128)
+    private var slotStorage = Storage<Int32>(capacity: 128)
+    private var stack = Storage<Int32>(capacity: 32)
 
     /// The nodes of the last scan; valid until the next.
     package var nodes: UnsafeBufferPointer<Node> { nodeStorage.buffer }
@@ -107,9 +138,9 @@ package struct JSONTape {
 
     /// Gives the storage back; the tape is not used again (its owner calls this once, when it goes).
     package func free() {
-        nodeStorage.free()
-        slotStorage.free()
-        stack.free()
+        nodeStorage.base.deallocate()
+        slotStorage.base.deallocate()
+        stack.base.deallocate()
     }
 
     /// Scans `bytes` (one JSON text) by `shape`; the root node's index, or `nil` when the text
@@ -357,45 +388,4 @@ package struct JSONTape {
             return try? reader.value(depth: 0, demand: .everything)
         }
     }
-}
-
-/// Storage that grows and is reused, without an array's checks on each append: a scan's
-/// nodes and slots, a fast plan's output. Its owner frees it (`free()`); it is never copied
-/// while in use.
-package struct ScratchStorage<Element> {
-    package private(set) var base: UnsafeMutablePointer<Element>
-    package var count = 0
-    package private(set) var capacity: Int
-
-    package init(capacity: Int) {
-        base = .allocate(capacity: capacity)
-        self.capacity = capacity
-    }
-
-    package func free() { base.deallocate() }
-
-    /// Room for `extra` more elements.
-    @inline(__always)
-    package mutating func reserve(_ extra: Int) {
-        if count + extra > capacity { grow(count + extra) }
-    }
-
-    @inline(__always)
-    package mutating func append(_ element: Element) {
-        reserve(1)
-        (base + count).initialize(to: element)
-        count += 1
-    }
-
-    private mutating func grow(_ needed: Int) {
-        var newCapacity = capacity * 2
-        while newCapacity < needed { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
-        newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = newBase
-        capacity = newCapacity
-    }
-
-    package var buffer: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
 }
