@@ -74,6 +74,13 @@ struct FastPlanTests {
             files.map { directory.appendingPathComponent($0).path }, transformers: registry)
     }
 
+    /// A benchmark context, its mapper and its plan.
+    static func benchmarkPlan(_ identifier: String) throws -> (Mapper, CompiledContext, FastPlan) {
+        let mapper = Mapper(catalog: try benchmarkCatalog())
+        let context = try mapper.context(identifier)
+        return (mapper, context, try mapper.fastPlan(for: context).get())
+    }
+
     /// Records of one benchmark shape, from the benchmarks' own seeded generator.
     static func records(shape: String, seed: Int = 11) throws -> [[UInt8]] {
         let process = Process()
@@ -99,10 +106,7 @@ struct FastPlanTests {
 
     @Test("every benchmark record goes through the plan, with the general engine's bytes", arguments: shapes)
     func benchmarkRecords(_ shape: String, _ identifier: String) throws {
-        let catalog = try Self.benchmarkCatalog()
-        let mapper = Mapper(catalog: catalog)
-        let context = try mapper.context(identifier)
-        let plan = try mapper.fastPlan(for: context).get()
+        let (mapper, context, plan) = try Self.benchmarkPlan(identifier)
         var tally = Tally()
         let records = try Self.records(shape: shape)
         #expect(records.count > 100)
@@ -112,10 +116,7 @@ struct FastPlanTests {
 
     @Test("mutated benchmark records: the same bytes, or the general engine", arguments: shapes)
     func mutatedRecords(_ shape: String, _ identifier: String) throws {
-        let catalog = try Self.benchmarkCatalog()
-        let mapper = Mapper(catalog: catalog)
-        let context = try mapper.context(identifier)
-        let plan = try mapper.fastPlan(for: context).get()
+        let (mapper, context, plan) = try Self.benchmarkPlan(identifier)
         var tally = Tally()
         var random = SeededGenerator(seed: 0x5EED_0019)
         for record in try Self.records(shape: shape, seed: 12).prefix(150) {
