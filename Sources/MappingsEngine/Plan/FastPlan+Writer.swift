@@ -286,15 +286,7 @@ struct Writer {
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         guard position < end, end - position <= 18 else { return false }
-        // Digits without a leading zero are written as they are (but `-0` is `0`).
-        if bytes[position] != UInt8(ascii: "0") || end - position == 1 {
-            var digits = position
-            while digits < end, bytes[digits] &- 48 < 10 { digits += 1 }
-            if digits == end, !(negative && bytes[position] == UInt8(ascii: "0")) {
-                out.append(bytes, Int(node.start), end - Int(node.start))
-                return true
-            }
-        }
+        let digitsStart = position
         var magnitude: UInt64 = 0
         while position < end {
             let digit = bytes[position] &- 48
@@ -302,7 +294,12 @@ struct Writer {
             magnitude = magnitude &* 10 &+ UInt64(digit)
             position += 1
         }
-        out.appendInteger(magnitude, negative: negative && magnitude != 0)
+        // Digits without a leading zero are written as they are (but `-0` is `0`).
+        if bytes[digitsStart] != UInt8(ascii: "0") {
+            out.append(bytes, Int(node.start), end - Int(node.start))
+        } else {
+            out.appendInteger(magnitude, negative: negative && magnitude != 0)
+        }
         return true
     }
 
@@ -344,23 +341,25 @@ struct Writer {
     private func copiesDate(_ node: JSONTape.Node) -> Bool {
         let start = Int(node.start)
         guard Int(node.end) - start == 20 else { return false }
-        func number(_ offset: Int, _ count: Int) -> Int? {
+        let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))
+        guard bytes[start + 4] == dash, bytes[start + 7] == dash, bytes[start + 10] == UInt8(ascii: "T"),
+            bytes[start + 13] == colon, bytes[start + 16] == colon, bytes[start + 19] == UInt8(ascii: "Z")
+        else { return false }
+        // Digits everywhere but at the separators (bit n set: offset n is a separator).
+        let separators = 1 << 4 | 1 << 7 | 1 << 10 | 1 << 13 | 1 << 16
+        for offset in 0..<19 where separators >> offset & 1 == 0 {
+            guard bytes[start + offset] &- 48 < 10 else { return false }
+        }
+        func field(_ offset: Int, _ count: Int) -> Int {
             var value = 0
-            for position in start + offset..<start + offset + count {
-                let digit = bytes[position] &- 48
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int(digit)
-            }
+            for position in offset..<offset + count { value = value * 10 + Int(bytes[start + position] &- 48) }
             return value
         }
-        func separator(_ offset: Int, _ byte: UInt8) -> Bool { bytes[start + offset] == byte }
-        let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))
-        guard separator(4, dash), separator(7, dash), separator(10, UInt8(ascii: "T")), separator(13, colon),
-            separator(16, colon), separator(19, UInt8(ascii: "Z")), let year = number(0, 4), let month = number(5, 2),
-            let day = number(8, 2), let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
-        else { return false }
-        return (1...9999).contains(year) && (1...12).contains(month) && day >= 1
-            && day <= DateParser.daysIn(month: month, year: year) && hour <= 23 && minute <= 59 && second <= 59
+        let year = field(0, 4)
+        let month = field(5, 2)
+        let day = field(8, 2)
+        return year >= 1 && (1...12).contains(month) && day >= 1 && day <= DateParser.daysIn(month: month, year: year)
+            && field(11, 2) <= 23 && field(14, 2) <= 59 && field(17, 2) <= 59
     }
 
     /// Whether a string is a URL that Foundation reads as written and gives back unchanged:
