@@ -45,7 +45,9 @@ struct StreamStatsTests {
         #expect(stats["issues"] == ["invalid JSON": 10, "missing required value": 10, "transformer failed": 10])
         // Each issue of a record written anyway (--on-issue emit) is a warning on stderr.
         #expect(stats["warnings"] == 20)
-        #expect(stats["contexts"] == ["$R": ["version": 1]])
+        // `$R` builds a JSON object (no @class): the general engine maps every record.
+        #expect(stats["contexts"] == ["$R": ["version": 1, "plan": "general"]])
+        #expect(stats["fastPlanRecords"] == 0)
         #expect(stats["reloads"] == [])
         #expect(stats["logLinesDropped"] == 0)
         guard case .object(let latency)? = stats["latency"], case .integer(let p50)? = latency["p50Microseconds"],
@@ -139,7 +141,7 @@ struct StreamStatsTests {
         try stdin.fileHandleForWriting.close()
         process.waitUntilExit()
         let stats = try Self.object(String(contentsOf: directory.appendingPathComponent("stats.json"), encoding: .utf8))
-        #expect(stats["contexts"] == ["$R": ["version": 2]])
+        #expect(stats["contexts"] == ["$R": ["version": 2, "plan": "general"]])
         #expect(stats["warnings"] == 1)
         guard case .array(let reloads)? = stats["reloads"], reloads.count == 2,
             case .object(let refused) = reloads[0], case .object(let swapped) = reloads[1]

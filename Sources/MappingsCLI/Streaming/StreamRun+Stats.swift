@@ -17,6 +17,10 @@ extension StreamRun {
         var withWarnings = 0
         /// The version serving (1, then one more per swap with `--watch`).
         var version = 1
+        /// Whether the version serving has a fast plan (and `--general-engine` is not given).
+        var hasPlan = false
+        /// The records the fast plan wrote (the others went through the general engine).
+        var planned = 0
         /// Every reload that swapped or was refused, oldest first (the last `reloadsKept`).
         var reloads: [Reload] = []
         var latency = LatencyHistogram()
@@ -71,8 +75,19 @@ extension StreamRun {
                 ("logLinesDropped", .integer(Int64(logLinesDropped))),
                 (
                     "contexts",
-                    .object(JSONObject([(context, .object(JSONObject([("version", .integer(Int64(version)))])))]))
+                    .object(
+                        JSONObject([
+                            (
+                                context,
+                                .object(
+                                    JSONObject([
+                                        ("version", .integer(Int64(version))),
+                                        ("plan", .string(hasPlan ? "fast" : "general")),
+                                    ]))
+                            )
+                        ]))
                 ),
+                ("fastPlanRecords", .integer(Int64(planned))),
                 ("reloads", .array(reloads)),
                 (
                     "latency",

@@ -19,6 +19,8 @@ struct StreamRun {
     /// What mapping one record gave.
     private enum Outcome {
         case mapped([UInt8])
+        /// Mapped cleanly by the context's fast plan.
+        case planned([UInt8])
         /// Mapped with warnings only: written whatever the policy, the warnings on stderr.
         case withWarnings([UInt8], [MappingIssue])
         /// Mapped with at least one error (and maybe warnings): what the policy says.
@@ -28,7 +30,7 @@ struct StreamRun {
         /// About the bytes it holds, for the in-flight bound.
         var size: Int {
             switch self {
-            case .mapped(let text): text.count
+            case .mapped(let text), .planned(let text): text.count
             case .withIssues(let text, let issues), .withWarnings(let text, let issues):
                 text.count + issues.count * 256
             case .invalid(_, let message): message.utf8.count
@@ -81,7 +83,9 @@ struct StreamRun {
     /// `--omit-nulls`: records leave unset properties out.
     var omitNulls = false
     /// Whether records go through the context's fast plan, when it has one (not with `--general-engine`).
-    var usesFastPlan = true
+    var usesFastPlan = true {
+        didSet { stats.hasPlan = plan != nil && usesFastPlan }
+    }
     /// Whether a version swapped in prints its load warnings (not with `--quiet`).
     var showsLoadWarnings = true
     private var lastStatsWrite = ContinuousClock.now
@@ -105,6 +109,7 @@ struct StreamRun {
         self.mapper = mapper
         self.compiled = compiled
         self.plan = try? mapper.fastPlan(for: compiled).get()
+        stats.hasPlan = plan != nil
         self.reloader = reloader
         self.context = context
         self.workers = workers
@@ -243,6 +248,7 @@ struct StreamRun {
             mapper = Mapper(catalog: version.catalog)
             self.compiled = compiled
             plan = try? mapper.fastPlan(for: compiled).get()
+            stats.hasPlan = plan != nil && usesFastPlan
             stats.version = version.number
             stats.log(Stats.Reload(time: Date(), version: version.number, swapped: true, reason: nil))
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
@@ -334,6 +340,10 @@ struct StreamRun {
         case .mapped(let text):
             output.line(text)
             counts.written += 1
+        case .planned(let text):
+            output.line(text)
+            counts.written += 1
+            stats.planned += 1
         case .withWarnings(let text, let warnings):
             for warning in warnings { stats.count(issue: warning.kind.rawValue) }
             output.line(text)
@@ -379,7 +389,7 @@ struct StreamRun {
         if let plan {
             var text: [UInt8] = []
             text.reserveCapacity(record.bytes.count)
-            if plan.write(record.bytes, into: &text, omittingNulls: omitNulls, memo: memo) { return .mapped(text) }
+            if plan.write(record.bytes, into: &text, omittingNulls: omitNulls, memo: memo) { return .planned(text) }
         }
         let result: MappingResult
         do {

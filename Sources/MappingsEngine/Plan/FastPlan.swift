@@ -314,11 +314,9 @@ struct PlanTables: Sendable {
             case .date where rule.dateFormats == nil: property.kind = .date
             case .array(.string): property.kind = .strings
             case .url: property.kind = .url
-            case .model, .union: return "a \(type) value without @object"
-            case .array(let element) where element.isCollection || element.isModelLike:
-                return "a \(type) value without @object"
-            case .dictionary(let element) where element.isCollection || element.isModelLike:
-                return "a \(type) value without @object"
+            case .union: return "a union without @object"
+            // Models by property name, collections of collections, dictionaries: the general
+            // conversion, as the general engine converts them.
             default: property.kind = .general
             }
             // A value map translates the value first, and a transformer's answer is a value of
@@ -352,16 +350,6 @@ extension Value {
         case .object: true
         case .array(let elements): elements.contains { $0.holdsObjects }
         case .dictionary(let dictionary): dictionary.entries.contains { $0.value.holdsObjects }
-        default: false
-        }
-    }
-}
-
-extension TypeReference {
-    /// Whether values of this type are models or unions (which a plan builds only through a context).
-    fileprivate var isModelLike: Bool {
-        switch unwrapped {
-        case .model, .union: true
         default: false
         }
     }
