@@ -59,7 +59,11 @@ struct FastPlanCommandTests {
         let directory = try ToolRunner.directory(with: Self.files)
         defer { try? FileManager.default.removeItem(at: directory) }
         let fast = try ToolRunner.run(
-            ["stream", "--context", "$X", "--workers", "2", "in.ndjson"] + flags, in: directory)
+            ["stream", "--context", "$X", "--workers", "2", "--stats", "stats.json", "in.ndjson"] + flags, in: directory
+        )
+        let stats = try String(contentsOf: directory.appendingPathComponent("stats.json"), encoding: .utf8)
+        // The two clean records went through the plan; the others through the general engine.
+        #expect(stats.contains(#""contexts":{"$X":{"version":1,"plan":"fast"}},"fastPlanRecords":2,"#), "\(stats)")
         let general = try ToolRunner.run(
             ["stream", "--context", "$X", "--general-engine", "in.ndjson"] + flags, in: directory)
         // Rejected records: exit 1. Log lines come from the workers as records map, rejects from
