@@ -258,6 +258,8 @@ struct PlanTables: Sendable {
         if rule.policies.onElementError != .keep { return "@onElementError" }
         if rule.policies.null != .missing { return "@null: clear" }
         if rule.object != nil, !rule.fallbacks.isEmpty { return "fallback key paths to an object" }
+        // (The loader refuses @valueMap beside @object; a plan would not apply it there.)
+        if rule.object != nil, rule.valueMap != nil { return "@valueMap on an @object entry" }
         // Each key path, as indexes into the wanted keys of each frame it goes through; `at`
         // is what the scan keeps where the first one ends (the fallbacks' ends are merged there
         // or kept whole, as the demand says).
