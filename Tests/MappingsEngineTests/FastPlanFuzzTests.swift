@@ -157,8 +157,12 @@ struct FastPlanFuzzTests {
 
     static let transformers: TransformerRegistry = {
         var registry = TransformerRegistry()
-        registry.register(className: "F", selector: "same") { value, _ in value }
+        registry.register(className: "F", selector: "same") { value, _ in
+            calls.add()
+            return value
+        }
         registry.register(className: "F", selector: "odd") { value, _ in
+            calls.add()
             switch value {
             case .string("x"): return .null
             case .string("a"): return .array([.string("a"), .null])
@@ -172,6 +176,31 @@ struct FastPlanFuzzTests {
     }()
 
     struct Failure: Error {}
+
+    static let calls = FastPlanTests.Calls()
+
+    /// Whether the plan and the general engine, sharing a memo as the stream does, call the
+    /// transformers as often as the general engine alone, and the general engine's output is its own.
+    static func callsOnce(_ bytes: [UInt8], _ context: CompiledContext, _ plan: FastPlan, _ mapper: Mapper) -> String? {
+        _ = calls.take()
+        let memo = TransformerMemo()
+        var out: [UInt8] = []
+        var again: MappingResult?
+        if !plan.write(bytes, into: &out, omittingNulls: false, memo: memo) {
+            again = try? mapper.object(fromJSON: bytes, using: context, memo: memo)
+        }
+        let shared = calls.take()
+        let alone = try? mapper.object(fromJSON: bytes, using: context)
+        let record = String(decoding: bytes, as: UTF8.self)
+        if shared != calls.take() { return "transformer calls differ with the memo: \(record)" }
+        if let again, let alone,
+            JSONWriter.string(again.value) != JSONWriter.string(alone.value)
+                || again.issues.map(\.description) != alone.issues.map(\.description)
+        {
+            return "the general engine with the plan's memo maps otherwise: \(record)"
+        }
+        return nil
+    }
 
     @Test("random catalogs over random payloads: the general engine's bytes, or the general engine")
     func randomCatalogs() throws {
@@ -191,7 +220,10 @@ struct FastPlanFuzzTests {
             else { continue }
             plans += 1
             for _ in 0..<60 {
-                if let violation = Self.violation(Self.payload(&random), context, plan, mapper, &tally) {
+                let bytes = Self.payload(&random)
+                if let violation = Self.violation(bytes, context, plan, mapper, &tally)
+                    ?? (plan.callsTransformers ? Self.callsOnce(bytes, context, plan, mapper) : nil)
+                {
                     violations.append("\(violation)\ncatalog: \(text)")
                     break
                 }
