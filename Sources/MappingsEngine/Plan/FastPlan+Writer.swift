@@ -173,6 +173,8 @@ struct Writer {
         case .missing:
             return false
         case .fanOut(let elements):
+            // Objects read through a fan-out are the general engine's (`target` is no conversion).
+            if property.kind == .object || property.kind == .objects { return false }
             if property.kind == .strings, writesStrings(elements, into: &out) { return true }
             guard let values = value(of: found) else { return false }
             return convert(values, as: property, into: &out)
