@@ -398,6 +398,23 @@ struct FastPlanTests {
             return
         }
         #expect(refusal.reasons == ["$A.y: the key path list.@first uses an index, @first, @last or @count"])
+        let strict = try load(
+            """
+            { "@models": { "O": { "i": "I" }, "I": { "x": "String" } },
+              "$I": { "@class": "I", "@unknownKeys": "warn", "x": "x" },
+              "$O": { "@class": "O", "i": { "@keyPath": "i", "@object": { "@mappings": "$I" } } } }
+            """)
+        let strictMapper = Mapper(catalog: strict)
+        for (identifier, reason) in [
+            ("$I", #""@unknownKeys" checks every key of the payload"#),
+            ("$O", #"a nested context checks every key of its objects ("@unknownKeys")"#),
+        ] {
+            guard case .failure(let refused) = strictMapper.fastPlan(for: try strictMapper.context(identifier)) else {
+                Issue.record("\(identifier) has a plan")
+                continue
+            }
+            #expect(refused.reasons == [reason])
+        }
         guard case .failure(let plain) = mapper.fastPlan(for: try mapper.context("$Plain")) else {
             Issue.record("$Plain has a plan")
             return

@@ -10,7 +10,7 @@ import MappingsModel
 /// written in the model's property order: strings, whole numbers, decimals, ISO dates,
 /// booleans and defaults as byte runs, nested objects and collections of objects through their
 /// own plans, every other value through the same conversion the general engine uses. The plan
-/// is flat tables of integers and bytes: a record touches no reference count.
+/// is flat tables of integers and bytes: what it copies touches no reference count.
 ///
 /// A plan only ever writes what the general engine would write: a record it cannot map cleanly
 /// (an issue of any severity, invalid JSON, a key written with escapes) makes `write` return
@@ -31,10 +31,14 @@ package struct FastPlan: Sendable {
     /// The plan of `context`, or why it has none.
     package static func make(for context: CompiledContext, mapper: Mapper) -> Result<FastPlan, Refusal> {
         guard let shape = TapeShape(context.demand) else {
-            let why =
-                context.unknownKeys != nil
-                ? "\"@unknownKeys\" checks every key of the payload"
-                : "an entry reads the whole payload (@self, an index, @first, @last, @count or a recursive context)"
+            let why: String
+            if context.unknownKeys != nil {
+                why = "\"@unknownKeys\" checks every key of the payload"
+            } else if case .everything = context.demand {
+                why = "an entry reads the whole payload (@self, an index, @first, @last, @count or a recursive context)"
+            } else {
+                why = "a nested context checks every key of its objects (\"@unknownKeys\")"
+            }
             return .failure(Refusal(reasons: [why]))
         }
         var tables = PlanTables()
