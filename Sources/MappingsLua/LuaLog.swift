@@ -68,8 +68,9 @@ package final class LuaLog: Sendable {
     static var record: Int64 { clua_log_record() }
 
     /// Writes the lines of one call (`place\tmessage\n` each, as the sandbox keeps them), within
-    /// the rate limit, and counts those the sandbox dropped.
-    func emit(_ batch: LuaLogBatch, record: Int64) {
+    /// the rate limit, and counts those the sandbox dropped; into `capture` instead, when given
+    /// (the capture of the thread that asked for the call: `LuaLog.capturing(_:)`).
+    func emit(_ batch: LuaLogBatch, record: Int64, capture: LuaLogCapture?) {
         guard enabled, !batch.isEmpty else { return }
         let second = currentSecond()
         let text = String(decoding: batch.lines, as: UTF8.self)
@@ -90,9 +91,16 @@ package final class LuaLog: Sendable {
                     continue
                 }
                 let tag = record > 0 ? "[record \(record)] " : ""
-                write("\(place): \(tag)\(message)\n")
+                let line = "\(place): \(tag)\(message)\n"
+                if let capture { capture.append(line) } else { write(line) }
             }
         }
+    }
+
+    /// Writes lines a capture held (`LuaLog.capturing(_:)`), as they are.
+    package func write(captured lines: String) {
+        guard enabled, !lines.isEmpty else { return }
+        state.withLock { _ in write(lines) }
     }
 
     /// Lines dropped so far (over the limit of a call or of a second).

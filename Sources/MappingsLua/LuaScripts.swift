@@ -127,7 +127,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         case .failure(let failure): return .failed(Diagnostic(message: failure.message))
         }
         let resolution = interpreter.resolve(module: module, function: function, limits: limits)
-        emitLog(of: interpreter, record: LuaLog.record)
+        emitLog(of: interpreter, record: LuaLog.record, capture: LuaLogCapture.current)
         switch resolution {
         case .function(_, let source, let line):
             checkIn(interpreter)
@@ -141,7 +141,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     help: "end the script with \"return { \(function) = \(function) }\""))
         case .missingFunction:
             let names = interpreter.functionNames(module: module, limits: limits)
-            emitLog(of: interpreter, record: LuaLog.record)
+            emitLog(of: interpreter, record: LuaLog.record, capture: LuaLogCapture.current)
             checkIn(interpreter)
             return .failed(
                 Diagnostic(
@@ -187,7 +187,9 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// Calls function `id` with a value and user data (as a tape), on a thread with enough
     /// stack, in an interpreter no other thread is using.
     func call(function id: Int, value: JSONValue, userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
-        let record = LuaLog.record  // before the call may move to a thread with more stack
+        // Before the call may move to a thread with more stack:
+        let record = LuaLog.record
+        let capture = LuaLogCapture.current
         return LuaThread.withLargeStack {
             let interpreter: any LuaEngine
             switch checkOut() {
@@ -199,7 +201,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             if reference == 0 {
                 let function = pool.withLock { $0.functions[id] }
                 let resolution = interpreter.resolve(module: function.module, function: function.name, limits: limits)
-                emitLog(of: interpreter, record: record)
+                emitLog(of: interpreter, record: record, capture: capture)
                 switch resolution {
                 case .function(let resolved, _, _):
                     reference = resolved
@@ -215,7 +217,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
                 }
             }
             let result = interpreter.call(reference, value: value, userData: userData, limits: limits)
-            emitLog(of: interpreter, record: record)
+            emitLog(of: interpreter, record: record, capture: capture)
             if case .failure(let failure) = result, failure.poisonsInterpreter || !interpreter.isAlive {
                 return result
             }
@@ -230,9 +232,9 @@ public final class LuaScripts: TransformerProvider, Sendable {
     }
 
     /// Writes what an engine's last operations logged, and empties it.
-    private func emitLog(of engine: any LuaEngine, record: Int64) {
+    private func emitLog(of engine: any LuaEngine, record: Int64, capture: LuaLogCapture?) {
         guard !engine.log.isEmpty else { return }
-        log.emit(engine.log, record: record)
+        log.emit(engine.log, record: record, capture: capture)
         engine.log = LuaLogBatch()
     }
 

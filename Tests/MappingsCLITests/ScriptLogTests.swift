@@ -32,15 +32,17 @@ struct ScriptLogTests {
         return try ToolRunner.directory(with: files)
     }
 
-    /// The first line is the context's test's (a stream runs them first), with no record.
+    /// The first line is the context's test's (a stream runs them first), with no record. Two
+    /// workers map records 1 and 3 at once; their lines still come out in input order.
     @Test(
         "stream: each line names the script line and the record, on stderr only",
-        arguments: ["none", "process"])
-    func stream(isolation: String) throws {
+        arguments: ["none", "process"], ["1", "2"])
+    func stream(isolation: String, workers: String) throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolRunner.run(
-            ["stream", "--context", "$X", "--lua-isolation", isolation, "in.ndjson"], in: directory)
+            ["stream", "--context", "$X", "--lua-isolation", isolation, "--workers", workers, "in.ndjson"],
+            in: directory)
         #expect(result.status == 0)
         #expect(result.stdout == "{\"v\":1}\n{\"v\":2}\n")
         #expect(
@@ -52,6 +54,37 @@ struct ScriptLogTests {
                 mappings stream: read 2, written 2, rejected 0
 
                 """)
+    }
+
+    /// Records that take longer the earlier they come, so that with two workers later ones
+    /// finish first: their lines are written in input order all the same.
+    @Test("stream: log lines come out in input order whatever the worker count", arguments: ["1", "2"])
+    func inputOrder(workers: String) throws {
+        var files = Self.files
+        files["scripts/Geo.lua"] = """
+            local function f(value)
+                local spin = (40 - value.n) * 2000
+                for i = 1, spin do end
+                log("record", value.n)
+                log("again", value.n)
+                return value.n
+            end
+            return { f = f }
+            """
+        files["contexts/x.mappings"] = """
+            { "$X": { "v": { "@keyPath": "@self", "@transformClass": "Geo", "@transformSelector": "f" } } }
+            """
+        let directory = try ToolRunner.directory(with: files)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = (1...40).map { "{\"n\": \($0)}\n" }.joined()
+        let result = try ToolRunner.run(
+            ["stream", "--context", "$X", "--workers", workers], in: directory, input: input)
+        #expect(result.status == 0)
+        let expected = (1...40).flatMap { n in
+            ["scripts/Geo.lua:4: [record \(n)] record\t\(n)", "scripts/Geo.lua:5: [record \(n)] again\t\(n)"]
+        }
+        let lines = result.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("scripts/") }
+        #expect(lines == expected)
     }
 
     @Test("a call keeps 16 lines, a long line is cut, and the dropped ones are counted at the end")

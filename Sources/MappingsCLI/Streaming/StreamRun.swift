@@ -38,10 +38,12 @@ struct StreamRun {
         }
     }
 
-    /// An outcome and how long mapping the record took, on its lane.
+    /// An outcome, how long mapping the record took on its lane, and the lines its scripts
+    /// logged meanwhile (written with the outcome, so they come out in input order).
     private struct Timed {
         var outcome: Outcome
         var nanoseconds: UInt64
+        var log: String
     }
 
     private(set) var mapper: Mapper
@@ -277,10 +279,13 @@ struct StreamRun {
             LuaLog.setRecord(record.line)  // the record scripts' log lines name
             defer { LuaLog.setRecord(0) }
             let started = DispatchTime.now().uptimeNanoseconds
-            let outcome = Self.outcome(
-                of: record, mapper: mapper, context: context, plan: plan, omitNulls: omitNulls)
+            let (outcome, log) = LuaLog.capturing {
+                Self.outcome(of: record, mapper: mapper, context: context, plan: plan, omitNulls: omitNulls)
+            }
             let took = DispatchTime.now().uptimeNanoseconds &- started
-            return (Timed(outcome: outcome, nanoseconds: took), outcome.size + record.bytes.count)
+            return (
+                Timed(outcome: outcome, nanoseconds: took, log: log), outcome.size + log.utf8.count + record.bytes.count
+            )
         }
         let next = readAhead()
         var index = 0
@@ -288,6 +293,7 @@ struct StreamRun {
             let ready = pipeline.take(from: index, timeout: 0.05)
             for timed in ready where stopReason == nil {
                 stats.latency.record(nanoseconds: timed.nanoseconds)
+                scriptLog.write(captured: timed.log)
                 write(timed.outcome, of: chunk[index])
                 index += 1
             }
@@ -309,6 +315,7 @@ struct StreamRun {
                 }
                 if let output = rest.output {
                     stats.latency.record(nanoseconds: output.nanoseconds)
+                    scriptLog.write(captured: output.log)
                     write(output.outcome, of: record)  // done within the grace period after all
                 } else if rest.started {
                     counts.read += 1
