@@ -162,7 +162,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
             return .success(
                 try LuaTape.decode(
                     UnsafeRawBufferPointer(start: call.pointee.output, count: call.pointee.output_count),
-                    keys: resultKeys))
+                    keys: resultKeys, input: value))
         } catch {
             return .failure(LuaFailure(kind: .badResult, message: error.message))
         }

@@ -146,8 +146,14 @@ enum LuaTape {
 
     /// Decodes a result tape, taking object keys seen before from `keys`. Strings must be valid
     /// UTF-8 (Lua strings are bytes).
-    static func decode(_ bytes: UnsafeRawBufferPointer, keys: KeyCache) throws(Failure) -> JSONValue {
-        var reader = Reader(bytes: bytes)
+    ///
+    /// A float keeps its kind (`1.0` stays `1.0`, `-0.0` its sign); one equal to a number of
+    /// `input` written in another spelling than the double's shortest (`2.50`) comes back in
+    /// that spelling, so that a value a script passes on is the value it was given.
+    static func decode(_ bytes: UnsafeRawBufferPointer, keys: KeyCache, input: JSONValue? = nil) throws(Failure)
+        -> JSONValue
+    {
+        var reader = Reader(bytes: bytes, input: input)
         let value = try reader.value(keys: keys)
         guard reader.offset == bytes.count else { throw Failure(message: "the result tape has trailing bytes") }
         return value
@@ -193,6 +199,40 @@ enum LuaTape {
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offset = 0
+        /// The call's input, whose number spellings floats come back in.
+        let input: JSONValue?
+        /// The spellings of the input's numbers by their double's bits, made at the first float.
+        var spellings: [UInt64: JSONNumber]?
+
+        init(bytes: UnsafeRawBufferPointer, input: JSONValue?) {
+            self.bytes = bytes
+            self.input = input
+        }
+
+        /// A float of the result, as a JSON number of the float kind.
+        mutating func float(_ double: Double) -> JSONValue {
+            if spellings == nil {
+                var found: [UInt64: JSONNumber] = [:]
+                if let input { Self.collectSpellings(of: input, into: &found) }
+                spellings = found
+            }
+            if let literal = spellings?[double.bitPattern] { return .number(literal) }
+            return .float(double)
+        }
+
+        private static func collectSpellings(of value: JSONValue, into found: inout [UInt64: JSONNumber]) {
+            switch value {
+            case .number(let number) where number.isExactDouble:
+                let bits = number.double.bitPattern
+                if found[bits] == nil { found[bits] = number }
+            case .array(let elements):
+                for element in elements { collectSpellings(of: element, into: &found) }
+            case .object(let object):
+                for member in object.members { collectSpellings(of: member.value, into: &found) }
+            default:
+                break
+            }
+        }
 
         mutating func value(keys: KeyCache) throws(Failure) -> JSONValue {
             switch try byte() {
@@ -200,7 +240,7 @@ enum LuaTape {
             case UInt8(ascii: "t"): return .bool(true)
             case UInt8(ascii: "f"): return .bool(false)
             case UInt8(ascii: "i"): return .integer(Int64(bitPattern: try number(UInt64.self)))
-            case UInt8(ascii: "d"): return .double(Double(bitPattern: try number(UInt64.self)))
+            case UInt8(ascii: "d"): return float(Double(bitPattern: try number(UInt64.self)))
             case UInt8(ascii: "s"): return .string(try Self.text(try slice()))
             case UInt8(ascii: "a"):
                 let count = Int(try number(UInt32.self))

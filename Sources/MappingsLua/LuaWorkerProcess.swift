@@ -292,7 +292,7 @@ extension LuaWorkerProcess {
             return .failure(LuaFailure(status: response.status, message: response.message))
         }
         let decoded = response.output.withUnsafeBytes { bytes in
-            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes, keys: resultKeys) }
+            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes, keys: resultKeys, input: value) }
         }
         return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
     }

@@ -187,7 +187,8 @@ struct FastPlanTests {
             let payload = RandomPayload.outer(using: &random)
             Self.compare(Array(payload.utf8), context, plan, mapper, &tally)
         }
-        #expect(tally.fast > 60)
+        // Year 0 is refused by both (years 1 to 9999), so fewer records are clean than random.
+        #expect(tally.fast > 40)
         #expect(tally.general > 400)
     }
 

@@ -42,7 +42,7 @@ struct LuaIsolationTests {
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
         Thread {
-            outcome.output = (try? fixture.map(.double(1)).output) ?? "failed"
+            outcome.output = (try? fixture.map(.integer(1)).output) ?? "failed"
             done.signal()
         }.start()
         Thread.sleep(forTimeInterval: 0.4)
@@ -68,14 +68,14 @@ struct LuaIsolationTests {
         let fixture = try LuaFixture(
             ["Slow.lua": Self.slow], entries: ["s": "Slow.f"], limits: limits, isolation: .process)
         defer { fixture.remove() }
-        #expect(try fixture.map(.double(0)).output == #"{"s":0}"#)
+        #expect(try fixture.map(.integer(0)).output == #"{"s":0}"#)
         let before = Self.workers(of: fixture.directory)
         let started = ContinuousClock.now
-        let stuck = try fixture.map(.double(30))
+        let stuck = try fixture.map(.integer(30))
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(stuck.issues.count == 1)
         #expect(stuck.issues.first?.contains("ran past its deadline") == true, "\(stuck.issues)")
-        #expect(try fixture.map(.double(0)).output == #"{"s":0}"#)
+        #expect(try fixture.map(.integer(0)).output == #"{"s":0}"#)
         let after = Self.workers(of: fixture.directory)
         #expect(before.count == 1 && after.count == 1 && before != after, "replaced: \(before) → \(after)")
     }
@@ -88,7 +88,7 @@ struct LuaIsolationTests {
                 ["Slow.lua": Self.slow], entries: ["s": "Slow.f"], limits: LuaFixture.testLimits, isolation: .process)
             defer { fixture.remove() }
             directory = fixture.directory
-            #expect(try fixture.map(.double(0)).output == #"{"s":0}"#)
+            #expect(try fixture.map(.integer(0)).output == #"{"s":0}"#)
             #expect(!Self.workers(of: fixture.directory).isEmpty)
         }
         #expect(directory.map { Self.workers(of: $0) } == [])
@@ -102,14 +102,14 @@ struct LuaIsolationTests {
         Thread {
             box.fixture = try? LuaFixture(
                 ["Slow.lua": Self.slow], entries: ["s": "Slow.f"], limits: LuaFixture.testLimits, isolation: .process)
-            _ = try? box.fixture?.map(.double(0))
+            _ = try? box.fixture?.map(.integer(0))
             done.signal()
         }.start()
         done.wait()
         Thread.sleep(forTimeInterval: 0.2)  // the thread has ended by now
         let fixture = try #require(box.fixture)
         defer { fixture.remove() }
-        let result = try fixture.map(.double(0))
+        let result = try fixture.map(.integer(0))
         #expect(result.issues == [])
         #expect(result.output == #"{"s":0}"#)
     }

@@ -87,7 +87,7 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             }
             let payload: JSONValue
             do {
-                payload = try JSONParser.parse(bytes)
+                payload = try JSONParser.parse(bytes, demand: compiled.demand)
             } catch {
                 throw PayloadInput.invalid(error, path: input, what: "the input")
             }

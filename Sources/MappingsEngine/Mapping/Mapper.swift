@@ -34,8 +34,7 @@ public struct Mapper: Sendable {
     /// `context(_:)`): what a loop over many payloads should call.
     public func object(from payload: JSONValue, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
-        let name = run.rootName(context)
-        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        let value = run.buildRoot(context, from: payload, existing: nil)
         return MappingResult(value: value, issues: run.issues)
     }
 
@@ -57,8 +56,7 @@ public struct Mapper: Sendable {
         var run = MappingRun(mapper: self)
         memo?.replay()
         run.memo = memo
-        let name = run.rootName(context)
-        let value = run.build(context, from: payload, path: { "$" }, existing: nil, property: { name })
+        let value = run.buildRoot(context, from: payload, existing: nil)
         return MappingResult(value: value, issues: run.issues)
     }
 
@@ -94,8 +92,7 @@ public struct Mapper: Sendable {
     ) {
         var run = MappingRun(mapper: self)
         run.explanations = []
-        let name = run.rootName(context)
-        let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
+        let value = run.buildRoot(context, from: payload, existing: existing)
         var explanations = run.explanations ?? []
         explanations += Self.unexplained(run.issues, by: explanations)
         return (MappingResult(value: value, issues: run.issues), explanations)
@@ -141,6 +138,7 @@ public struct Mapper: Sendable {
                     message: "expected an array of payloads, found \(Converter.describe(payload))"))
             return MappingResult(value: .array([]), issues: run.issues)
         }
+        run.noteRepeatedKeys(in: payload)
         var values: [Value] = []
         values.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
@@ -163,8 +161,7 @@ public struct Mapper: Sendable {
     /// Populates an existing object from a payload, with a context looked up once beforehand.
     public func map(_ payload: JSONValue, into existing: Value, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
-        let name = run.rootName(context)
-        let value = run.build(context, from: payload, path: { "$" }, existing: existing, property: { name })
+        let value = run.buildRoot(context, from: payload, existing: existing)
         return MappingResult(value: value, issues: run.issues)
     }
 
@@ -182,18 +179,27 @@ public struct Mapper: Sendable {
             guard case .object(let object) = json else {
                 return MappingResult(value: .dictionary(ValueDictionary()), issues: [])
             }
+            var run = MappingRun(mapper: self)
+            for path in json.duplicateKeyPaths(base: "$") {
+                run.reportRepeatedKey(at: path, property: run.rootName(context), rule: context.provenance)
+            }
             return MappingResult(
-                value: .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) })), issues: [])
+                value: .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) })),
+                issues: run.issues)
         }
         var failures: [ConversionFailure] = []
         let value = Converter(models: converter.models, requiresValues: false).convert(
             json, to: .model(model), failures: &failures)
+        var run = MappingRun(mapper: self)
+        for path in json.duplicateKeyPaths(base: "$") {
+            run.reportRepeatedKey(at: path, property: model, rule: context.provenance)
+        }
         let issues = failures.map {
             MappingIssue(
                 kind: .conversionFailed, path: "$" + $0.relativePath, property: model + $0.relativePath,
                 rule: origin(of: $0.relativePath, in: context, base: "$").rule, value: nil, message: $0.message)
         }
-        return MappingResult(value: value, issues: issues)
+        return MappingResult(value: value, issues: run.issues + issues)
     }
 
     /// The context with this identifier; an unknown one is an error with a "did you mean".

@@ -20,6 +20,11 @@ extension MappingRun {
             return .null
         }
         func at() -> String { union.discriminator.payloadPath(from: path()) }
+        if payloadRepeatsKeys {
+            for repeated in SourceLookup.repeatedKeys(along: union.discriminator, in: value, base: path()) {
+                reportRepeatedKey(at: repeated, property: property(), rule: rule.provenance)
+            }
+        }
         var found: JSONValue?
         switch SourceLookup.find(union.discriminator, in: value) {
         case .value(let discriminator): if discriminator != .null { found = discriminator }

@@ -12,6 +12,11 @@ struct MappingRun {
     private var lookupCursor = 0
     /// The transformer calls a fast plan already made for this record (`nil`: none, call them).
     var memo: TransformerMemo?
+    /// Whether the payload's text repeats a key in an object the parser built: entries then
+    /// look whether what they read is such a key (`duplicate key`).
+    var payloadRepeatsKeys = false
+    /// The payload paths of the repeated keys reported so far, each reported once.
+    var reportedRepeats: Set<String> = []
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -56,6 +61,10 @@ struct MappingRun {
     private mutating func reportUnknownKeys(
         of object: JSONObject, reading read: [String], check: UnknownKeys, path: () -> String, property: () -> String
     ) {
+        // Keys an entry reads are reported by that entry; these are the others.
+        for key in object.duplicateKeys where !read.contains(where: { $0.hasSameCodePoints(as: key) }) {
+            reportRepeatedKey(at: path() + PathText.member(key), property: property(), rule: check.provenance)
+        }
         for member in object.members where !read.contains(where: { $0.hasSameCodePoints(as: member.key) }) {
             let at = path() + PathText.member(member.key)
             let severity: MappingIssue.Severity = check.isError ? .error : .warning
@@ -75,6 +84,11 @@ struct MappingRun {
         let (lookup, used) = Self.find(rule, in: source, cursor: &lookupCursor)
         func keyPath() -> PayloadKeyPath { used == 0 ? rule.source : rule.fallbacks[used - 1] }
         func valuePath() -> String { SourceLookup.lookup(keyPath(), in: source, base: path()).path }
+        if payloadRepeatsKeys {
+            var found: JSONValue?
+            if case .value(let value) = lookup { found = value }
+            reportRepeatedKeys(of: rule, used: used, found: found, in: source, path: path, property: property)
+        }
         var value: JSONValue?
         switch lookup {
         case .value(let found):

@@ -132,3 +132,54 @@ package enum SourceLookup {
         }
     }
 }
+
+extension SourceLookup {
+    /// The payload paths of the keys `keyPath` looks up that the object it looks them up in
+    /// repeated (`JSONObject.duplicateKeys`), following it from `value` (whose path is `base`)
+    /// as `lookup` does, fan-outs included.
+    static func repeatedKeys(along keyPath: PayloadKeyPath, in value: JSONValue, base: String) -> [String] {
+        var repeats: [String] = []
+        var current: [(value: JSONValue, path: String)] = [(value, base)]
+        for component in keyPath.components {
+            var next: [(value: JSONValue, path: String)] = []
+            for (value, path) in current {
+                let key: String
+                switch (component, value) {
+                case (.key(let name), _): key = name
+                case (.index(let index), .object): key = String(index)
+                case (.index(let index), .array(let elements)):
+                    let position = index < 0 ? elements.count + index : index
+                    if elements.indices.contains(position) { next.append((elements[position], path + "[\(position)]")) }
+                    continue
+                case (.first, .array(let elements)):
+                    if let first = elements.first { next.append((first, path + "[0]")) }
+                    continue
+                case (.last, .array(let elements)):
+                    if let last = elements.last { next.append((last, path + "[\(elements.count - 1)]")) }
+                    continue
+                default:
+                    continue
+                }
+                switch value {
+                case .object(let object):
+                    let at = path + PathText.member(key)
+                    if object.duplicateKeys.contains(where: { $0.hasSameCodePoints(as: key) }) { repeats.append(at) }
+                    if let member = object[key] { next.append((member, at)) }
+                case .array(let elements):
+                    for (index, element) in elements.enumerated() {
+                        guard case .object(let object) = element else { continue }
+                        let at = path + "[\(index)]" + PathText.member(key)
+                        if object.duplicateKeys.contains(where: { $0.hasSameCodePoints(as: key) }) {
+                            repeats.append(at)
+                        }
+                        if let member = object[key] { next.append((member, at)) }
+                    }
+                default:
+                    continue
+                }
+            }
+            current = next
+        }
+        return repeats
+    }
+}

@@ -35,6 +35,9 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let duplicateIdentity = Kind("duplicate identity")
         /// A set's payload array holds a value twice: it is kept once.
         public static let duplicateElement = Kind("duplicate element")
+        /// The payload's text writes a key twice in one object, where the mapping reads: readers
+        /// disagree on which value counts (the mapping read the last).
+        public static let duplicateKey = Kind("duplicate key")
         /// A payload element has no value for its `@identity`: it is added as a new element.
         public static let missingIdentity = Kind("missing identity")
         /// What `@identity` did to an existing collection: the elements updated, added and removed.

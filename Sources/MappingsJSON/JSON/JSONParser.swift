@@ -3,7 +3,8 @@
 /// This is the one seam every payload goes through. Numbers keep their digits: integers that
 /// fit in 64 bits are exact `integer`s, numbers a double holds as written are `double`s, and
 /// every other number keeps its literal (`JSONValue.number`). A duplicate key keeps its last value, as most
-/// JSON readers do. Errors name the 1-based line and column.
+/// JSON readers do, and the object names it (`JSONObject.duplicateKeys`) so that mapping reports it
+/// rather than choose silently. Errors name the 1-based line and column.
 package enum JSONParser {
     /// A payload that is not valid JSON.
     package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -163,6 +164,7 @@ package enum JSONParser {
             // strings; and which wanted key to try first (payloads repeat one key order).
             var wantedPositions: [Int] = []
             var nextWanted = 0
+            var duplicates: [String] = []
             try container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
                 guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
                     throw reader.failure(
@@ -181,9 +183,13 @@ package enum JSONParser {
                         let other = keepsOtherKeys ? try reader.text(of: scanned) : nil
                         try reader.colon()
                         try reader.skipValue(depth: depth)
-                        if let other, Self.position(of: other, in: members, index: &positions) == nil {
-                            positions?[CodePointKey(text: other)] = members.count
-                            members.append((other, .null))
+                        if let other {
+                            if Self.position(of: other, in: members, index: &positions) == nil {
+                                positions?[CodePointKey(text: other)] = members.count
+                                members.append((other, .null))
+                            } else {
+                                Self.noteDuplicate(other, in: &duplicates)
+                            }
                         }
                         return
                     }
@@ -194,6 +200,7 @@ package enum JSONParser {
                         if wantedPositions.isEmpty { wantedPositions = Array(repeating: -1, count: wanted.count) }
                         if wantedPositions[found] >= 0 {
                             members[wantedPositions[found]].value = item
+                            Self.noteDuplicate(wanted[found].key, in: &duplicates)
                         } else {
                             wantedPositions[found] = members.count
                             members.append((wanted[found].key, item))
@@ -207,12 +214,18 @@ package enum JSONParser {
                 let item = try reader.value(depth: depth, demand: itemDemand)
                 if let existing = Self.position(of: key, in: members, index: &positions) {
                     members[existing].value = item
+                    Self.noteDuplicate(key, in: &duplicates)
                 } else {
                     positions?[CodePointKey(text: key)] = members.count
                     members.append((key, item))
                 }
             }
-            return .object(JSONObject(uniqueMembers: members))
+            return .object(JSONObject(uniqueMembers: members, duplicateKeys: duplicates))
+        }
+
+        /// Adds a repeated key to an object's `duplicateKeys`, once however often it repeats.
+        static func noteDuplicate(_ key: String, in duplicates: inout [String]) {
+            if !duplicates.contains(where: { $0.hasSameCodePoints(as: key) }) { duplicates.append(key) }
         }
 
         /// The position of `key` among `members`: a linear search while they are few, then an index.
@@ -522,7 +535,8 @@ package enum JSONParser {
                 }
                 while index < bytes.count, isDigit(bytes[index]) { index += 1 }
             }
-            if integral, !overflow {
+            // `-0` is no integer: an Int64 would drop its sign (`number()` keeps the literal).
+            if integral, !overflow, !(negative && magnitude == 0) {
                 if negative, magnitude <= UInt64(Int64.max) + 1 {
                     return magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)
                 }

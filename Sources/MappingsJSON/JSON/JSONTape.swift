@@ -57,11 +57,11 @@ package struct TapeShape: Sendable {
 /// One record scanned by a `TapeShape`: a flat list of nodes that say where each wanted value
 /// is in the record's bytes, built without a string, an object or an array per value.
 ///
-/// Wanted objects become frames (one slot per wanted key, the node of the key's last value or
-/// -1), wanted arrays lists of their elements' nodes, every other value a span of bytes. The
-/// scan checks the whole record as `JSONParser` does (the same reader); it gives up (`nil`) on
-/// anything the parser would refuse, and on keys written with escapes, which the general
-/// parser compares by code points: the caller then maps the record the general way, which
+/// Wanted objects become frames (one slot per wanted key, the node of the key's value or -1),
+/// wanted arrays lists of their elements' nodes, every other value a span of bytes. The scan
+/// checks the whole record as `JSONParser` does (the same reader); it gives up (`nil`) on
+/// anything the parser would refuse, on a wanted key written twice (a `duplicate key` issue),
+/// and on keys written with escapes, which the general parser compares by code points: the caller then maps the record the general way, which
 /// reports exactly what is wrong. One tape is reused record after record (its owner frees it).
 package struct JSONTape {
     package enum Kind: UInt8 {
@@ -256,7 +256,8 @@ package struct JSONTape {
                     try reader.skipValue(depth: depth)
                 } else {
                     hint = found + 1
-                    // A repeated key keeps its last value, as the parser does.
+                    // A repeated key is an issue the general engine reports (`duplicate key`).
+                    if slotStorage.base[base + found] >= 0 { throw Self.unsupported }
                     let child = tables.keys[Int(wanted.first) + found].child
                     let item = try value(&reader, depth: depth, shape: child, tables)
                     slotStorage.base[base + found] = item
@@ -372,7 +373,8 @@ package struct JSONTape {
     }
 
     /// The value of a node kept as bytes, built as `JSONParser` builds it; `nil` for a frame or
-    /// a list (the tape holds only the wanted parts of those).
+    /// a list (the tape holds only the wanted parts of those), and for a value that repeats a
+    /// key (an issue the general engine reports).
     package static func value(of node: Node, in bytes: UnsafeBufferPointer<UInt8>) -> JSONValue? {
         var reader = JSONParser.Reader(bytes: bytes)
         switch node.kind {
@@ -383,9 +385,15 @@ package struct JSONTape {
         case .string:
             reader.index = Int(node.start) - 1
             return (try? reader.string()).map(JSONValue.string)
-        case .number, .objectSpan, .arraySpan:
+        case .number:
             reader.index = Int(node.start)
             return try? reader.value(depth: 0, demand: .everything)
+        case .objectSpan, .arraySpan:
+            reader.index = Int(node.start)
+            guard let value = try? reader.value(depth: 0, demand: .everything), !value.hasDuplicateKeys else {
+                return nil
+            }
+            return value
         }
     }
 }

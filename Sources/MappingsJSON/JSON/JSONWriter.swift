@@ -86,14 +86,24 @@ package enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    package static func writeISO8601(_ date: Date, into out: inout [UInt8]) {
-        let interval = date.timeIntervalSince1970
-        var seconds = Int(interval.rounded(.down))
-        var micros = Int(((interval - Double(seconds)) * 1_000_000).rounded())
+    /// The whole seconds since 1970 (rounded down) and the microseconds an ISO 8601 text of
+    /// `date` writes. Counted from `Date`'s own reference (2001), so that only the fraction is
+    /// rounded, once: a reading of whole seconds and microseconds gives them back unchanged
+    /// wherever a `Date` holds that many digits.
+    package static func instantParts(_ date: Date) -> (seconds: Int, micros: Int) {
+        let interval = date.timeIntervalSinceReferenceDate
+        let whole = interval.rounded(.down)
+        var seconds = Int(whole) + 978_307_200
+        var micros = Int(((interval - whole) * 1_000_000).rounded())
         if micros == 1_000_000 {
             seconds += 1
             micros = 0
         }
+        return (seconds, micros)
+    }
+
+    package static func writeISO8601(_ date: Date, into out: inout [UInt8]) {
+        let (seconds, micros) = instantParts(date)
         var days = seconds / 86_400
         var rest = seconds % 86_400
         if rest < 0 {
@@ -141,7 +151,7 @@ package enum JSONWriter {
     }
 
     /// The calendar day `days` after 1970-01-01 (proleptic Gregorian).
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
         let dayOfEra = shifted - era * 146_097

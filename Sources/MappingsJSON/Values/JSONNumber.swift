@@ -1,7 +1,7 @@
 /// A number kept as the payload wrote it, because neither `JSONValue.integer` nor
 /// `JSONValue.double` holds it as written.
 ///
-/// That is an integer beyond Int64 (`18446744073709551617`), a decimal with more digits than a
+/// That is `-0`, an integer beyond Int64 (`18446744073709551617`), a decimal with more digits than a
 /// Double keeps (`123456789.123456789`), a magnitude beyond Double (`1e400`), or a literal the
 /// writer would spell otherwise (`1.0`, `2.50`, `1E2`). Nothing is rounded until a conversion
 /// asks for a type, and that conversion says when the type cannot hold the value.
@@ -39,8 +39,10 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     public var int64: Int64? { digits.int64 }
 
     /// The shortest text that reads back as the same double, as the writer spells it: whole
-    /// values below 10^15 without a fraction (`3`), others as Swift prints them (`0.1`, `1e+21`).
+    /// values below 10^15 without a fraction (`3`), others as Swift prints them (`0.1`, `1e+21`);
+    /// negative zero keeps its sign (`-0.0`), which JSON can write and a double holds.
     package static func text(of double: Double) -> String {
+        if double == 0, double.sign == .minus { return "-0.0" }
         if double.rounded() == double, abs(double) < 1e15 { return String(Int64(double)) }
         return "\(double)"
     }
@@ -51,9 +53,23 @@ extension JSONValue {
     /// written as a whole number that fits in 64 bits, a `double` when a double holds it and
     /// the writer spells it the same way, a kept `number` otherwise.
     package static func number(literal text: String) -> JSONValue {
-        if let integer = Int64(text) { return .integer(integer) }
+        // `-0` is no integer: an Int64 would drop its sign.
+        if let integer = Int64(text), integer != 0 || text.utf8.first != UInt8(ascii: "-") { return .integer(integer) }
         if let double = Double(text), double.isFinite, JSONNumber.text(of: double) == text { return .double(double) }
         return .number(JSONNumber(checked: text))
+    }
+}
+
+extension JSONValue {
+    /// A number a float computed (a Lua float, say), keeping its kind: whole values are written
+    /// with `.0` (`1.0`, never `1`, which would read back as an integer), `-0.0` with its sign.
+    package static func float(_ double: Double) -> JSONValue {
+        guard double.isFinite else { return .double(double) }
+        let text = JSONNumber.text(of: double)
+        if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") }) {
+            return text == "-0.0" ? .number(JSONNumber(checked: text)) : .double(double)
+        }
+        return .number(JSONNumber(checked: text + ".0"))
     }
 }
 

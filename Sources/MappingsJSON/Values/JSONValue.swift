@@ -37,16 +37,24 @@ public struct JSONObject: Sendable, Hashable {
     /// last of a repeated key): a lookup may then take a member found anywhere, not only the first.
     private var keysAreUnique: Bool
 
+    /// The keys the text of this object wrote more than once, each once, in the order their
+    /// first repeat came (empty almost always). The parser keeps a repeated key's last value
+    /// among `members` and names the key here, so that mapping reports it (`duplicate key`)
+    /// instead of silently choosing: other readers of the same text may take the first.
+    package private(set) var duplicateKeys: [String] = []
+
     /// An object with these members, in this order.
     public init(_ members: [(key: String, value: JSONValue)] = []) {
         self.members = members
         keysAreUnique = members.count < 2
     }
 
-    /// An object whose members are known to have distinct keys.
-    package init(uniqueMembers members: [(key: String, value: JSONValue)]) {
+    /// An object whose members are known to have distinct keys; `duplicateKeys` are those its
+    /// text repeated (the members hold each one's last value).
+    package init(uniqueMembers members: [(key: String, value: JSONValue)], duplicateKeys: [String] = []) {
         self.members = members
         keysAreUnique = true
+        self.duplicateKeys = duplicateKeys
     }
 
     /// The value for `key`, or `nil` when the object has no such member. Keys are compared by

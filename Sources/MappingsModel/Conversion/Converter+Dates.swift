@@ -18,46 +18,71 @@ extension Converter {
     }
 
     /// Reads a date: numbers as Unix time (seconds, or milliseconds when the formats say so),
-    /// strings by the formats, or without them as ISO 8601, RFC 2822 or Unix seconds. A reading
-    /// outside the years 1 to 9999 is a failure, never a silent wrong year.
+    /// strings by the formats, or without them as ISO 8601, RFC 2822 or Unix seconds. Every
+    /// reading is exact until `DateReading.date()`, which refuses a date outside the years 1
+    /// to 9999 and a fraction of a second a date would not give back: never a silent instant.
     static func date(from value: JSONValue, formats: DateFormats?) -> Result<Date, DateFailure> {
-        let count: Double
+        let reading: Result<DateReading, DateReading.Failure>
+        let milliseconds = formats?.numbersAreMilliseconds ?? false
+        // A number, or a string of one, read as Unix time: what the milliseconds hint is for.
+        var unix: DecimalDigits?
         switch value {
-        case .integer(let integer): count = Double(integer)
-        case .double(let double): count = double
-        case .number(let number): count = number.double
+        case .integer, .double, .number:
+            guard let digits = value.decimalDigits else {
+                return .failure(DateFailure(message: "expected Date, found \(describe(value))"))
+            }
+            unix = digits
+            reading =
+                DateReading(unix: digits, unit: milliseconds ? 1000 : 1).map { .success($0) } ?? .failure(.outOfRange)
         case .string(let string):
             if let formats {
-                guard let date = formats.parse(string) else {
+                switch formats.read(string) {
+                case .success(let date):
+                    return .success(date)
+                case .failure(.reading(let failure)):
+                    return .failure(DateFailure(message: "expected Date, found \(describe(value))" + failure.clause))
+                case .failure(.mismatch(let reason)):
                     return .failure(
-                        DateFailure(message: "expected a date in the format \(formats.text), found \(describe(value))"))
+                        DateFailure(
+                            message: "expected a date in the format \(formats.text), found \(describe(value))"
+                                + (reason.map { ": " + $0 } ?? "")))
                 }
-                return .success(date)
             }
-            if let date = DateParser.iso8601(string) ?? DateParser.rfc2822(string) { return .success(date) }
-            let trimmed = string.trimmingSpaces
-            guard isNumberLiteral(trimmed), let seconds = Double(trimmed) else {
+            if let read = DateParser.iso8601(string) ?? DateParser.rfc2822(string) {
+                reading = .success(read)
+            } else if let read = DateParser.unixTime(string, unit: 1) {
+                reading = read
+                unix = DecimalDigits(literal: string.trimmingSpaces)
+            } else {
                 return .failure(
                     DateFailure(
                         message:
                             "expected Date, found \(describe(value)); dates are ISO 8601, RFC 2822 or Unix seconds, or set \"@dateFormat\""
                     ))
             }
-            count = seconds
         default:
             return .failure(DateFailure(message: "expected Date, found \(describe(value))"))
         }
-        let milliseconds = formats?.numbersAreMilliseconds ?? false
-        let seconds = milliseconds ? count / 1000 : count
-        guard DateFormats.isInRange(seconds) else {
+        switch reading.flatMap({ $0.date() }) {
+        case .success(let date):
+            return .success(date)
+        case .failure(.outOfRange):
+            guard let unix else {
+                return .failure(
+                    DateFailure(
+                        message: "expected Date, found \(describe(value))" + DateReading.Failure.outOfRange.clause))
+            }
             let unit = milliseconds ? "milliseconds" : "seconds"
             var message =
                 "expected Date, found \(describe(value)), which as Unix \(unit) is outside the years 1 to 9999"
-            if !milliseconds, DateFormats.isInRange(count / 1000) {
+            if !milliseconds, let asMilliseconds = DateReading(unix: unix, unit: 1000),
+                case .success = asMilliseconds.date()
+            {
                 message += "; if it counts milliseconds, set \"@dateFormat\": \"@unixMilliseconds\""
             }
             return .failure(DateFailure(message: message))
+        case .failure(let failure):
+            return .failure(DateFailure(message: "expected Date, found \(describe(value))" + failure.clause))
         }
-        return .success(Date(timeIntervalSince1970: seconds))
     }
 }

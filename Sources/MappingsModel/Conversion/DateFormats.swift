@@ -45,33 +45,49 @@ package struct DateFormats: Sendable, Hashable {
         text = "\"\(pattern)\""
     }
 
-    /// The latest instant a date may have: 9999-12-31T23:59:59Z (ISO 8601 writes four-digit years).
-    static let latest: Double = 253_402_300_799
-    /// The earliest: 0001-01-01T00:00:00Z.
-    static let earliest: Double = -62_135_596_800
-
     /// Whether a number counts milliseconds under these formats (their first Unix format).
     var numbersAreMilliseconds: Bool {
         formats.first(where: { $0 == .unixSeconds || $0 == .unixMilliseconds }) == .unixMilliseconds
     }
 
-    /// Reads a string with the first format that takes it.
-    func parse(_ string: String) -> Date? {
+    /// Reads a string with the first format that takes it. When none does, the failure of
+    /// the first that read it (a date out of range, a fraction too fine), else the reason the
+    /// first pattern gives, when the list has one pattern.
+    func read(_ string: String) -> Result<Date, DateFormatFailure> {
+        var failure: DateFormatFailure?
         for format in formats {
-            let date: Date? =
-                switch format {
-                case .pattern(let pattern): pattern.parse(string)
-                case .iso8601: DateParser.iso8601(string)
-                case .rfc2822: DateParser.rfc2822(string)
-                case .unixSeconds: DateParser.unixTime(string, unit: 1)
-                case .unixMilliseconds: DateParser.unixTime(string, unit: 1000)
+            let reading: Result<DateReading, DateFormatFailure>?
+            switch format {
+            case .pattern(let pattern):
+                reading = pattern.read(string).mapError { .mismatch(reason: formats.count == 1 ? $0.reason : nil) }
+            case .iso8601: reading = DateParser.iso8601(string).map { .success($0) }
+            case .rfc2822: reading = DateParser.rfc2822(string).map { .success($0) }
+            case .unixSeconds: reading = DateParser.unixTime(string, unit: 1)?.mapError { .reading($0) }
+            case .unixMilliseconds: reading = DateParser.unixTime(string, unit: 1000)?.mapError { .reading($0) }
+            }
+            switch reading?.flatMap({ $0.date().mapError { .reading($0) } }) {
+            case .success(let date):
+                return .success(date)
+            case .failure(let found):
+                // A value read but not holdable says more than one that did not read.
+                switch (failure, found) {
+                case (nil, _), (.mismatch?, .reading): failure = found
+                default: break
                 }
-            if let date, Self.isInRange(date.timeIntervalSince1970) { return date }
+            case nil:
+                continue
+            }
         }
-        return nil
+        return .failure(failure ?? .mismatch(reason: nil))
     }
 
-    static func isInRange(_ seconds: Double) -> Bool { seconds >= earliest && seconds <= latest }
+    /// Why no format of a `@dateFormat` reads a string.
+    enum DateFormatFailure: Error {
+        /// It was read, but is no date a value may hold (out of range, too fine a fraction).
+        case reading(DateReading.Failure)
+        /// It does not read in the formats; `reason` says why, when one pattern says.
+        case mismatch(reason: String?)
+    }
 
     /// The value reverse mapping writes for `date`: with the first format.
     package func write(_ date: Date) -> JSONValue {

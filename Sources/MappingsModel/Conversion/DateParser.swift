@@ -3,15 +3,11 @@ import MappingsJSON
 
 /// Reads dates in the formats payloads use, without locale or time-zone surprises.
 ///
-/// Recognized, in this order: ISO 8601 / RFC 3339 (`2012-08-29`, `2012-08-29T14:40:05Z`,
+/// Recognized: ISO 8601 / RFC 3339 (`2012-08-29`, `2012-08-29T14:40:05Z`,
 /// `2012-08-29 14:40:05.250+02:00`; no zone means UTC), RFC 2822
-/// (`Wed, 29 Aug 2012 14:40:05 +0000`), and Unix seconds written as a number string.
+/// (`Wed, 29 Aug 2012 14:40:05 +0000`), and Unix time written as a number string. Each gives
+/// a `DateReading`, exact, which `DateReading.date()` checks and turns into a `Date`.
 package enum DateParser {
-    static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingSpaces
-        return iso8601(trimmed) ?? rfc2822(trimmed) ?? unixSeconds(trimmed)
-    }
-
     /// Parses with an explicit pattern (`DateFormatter` syntax), in the POSIX locale, UTC unless the pattern has a zone.
     ///
     /// Making a `DateFormatter` costs far more than using one, and one may not be shared
@@ -49,22 +45,22 @@ package enum DateParser {
         }
     }
 
-    private static func unixSeconds(_ text: String) -> Date? { unixTime(text, unit: 1) }
-
-    /// A Unix time written as a number string, counting `unit`ths of a second.
-    static func unixTime(_ text: String, unit: Double) -> Date? {
+    /// A Unix time written as a number string, counting `unit`ths of a second (1 or 1000);
+    /// `nil` when the text is no number, `.failure(.outOfRange)` when it is far out of range.
+    static func unixTime(_ text: String, unit: Int) -> Result<DateReading, DateReading.Failure>? {
         let trimmed = text.trimmingSpaces
-        guard Converter.isNumberLiteral(trimmed), let count = Double(trimmed) else { return nil }
-        return Date(timeIntervalSince1970: count / unit)
+        guard Converter.isNumberLiteral(trimmed), let digits = DecimalDigits(literal: trimmed) else { return nil }
+        guard let reading = DateReading(unix: digits, unit: unit) else { return .failure(.outOfRange) }
+        return .success(reading)
     }
 
-    static func iso8601(_ text: String) -> Date? {
+    static func iso8601(_ text: String) -> DateReading? {
         var scanner = Scanner(text.trimmingSpaces)
         guard let year = scanner.digits(4), scanner.take("-"), let month = scanner.digits(2), scanner.take("-"),
             let day = scanner.digits(2)
         else { return nil }
         var hour = 0, minute = 0, second = 0
-        var fraction = 0.0
+        var fraction: ArraySlice<UInt8> = []
         var offset = 0
         if !scanner.atEnd {
             guard scanner.take("T") || scanner.take("t") || scanner.take(" ") else { return nil }
@@ -75,8 +71,8 @@ package enum DateParser {
                 guard let s = scanner.digits(2) else { return nil }
                 second = s
                 if scanner.take(".") || scanner.take(",") {
-                    guard let digits = scanner.digitRun(), !digits.isEmpty else { return nil }
-                    fraction = Double("0." + digits) ?? 0
+                    fraction = scanner.digitRun()
+                    guard !fraction.isEmpty else { return nil }
                 }
             }
             if scanner.take("Z") || scanner.take("z") {
@@ -89,10 +85,11 @@ package enum DateParser {
                 offset = sign * (zoneHour * 3600 + zoneMinute * 60)
             }
         }
-        guard scanner.atEnd else { return nil }
-        return make(
-            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-            fraction: fraction, offset: offset)
+        guard scanner.atEnd,
+            let seconds = seconds(
+                year: year, month: month, day: day, hour: hour, minute: minute, second: second, offset: offset)
+        else { return nil }
+        return DateReading(seconds: seconds, fractionDigits: fraction)
     }
 
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -102,7 +99,7 @@ package enum DateParser {
         "PST": -8, "PDT": -7,
     ]
 
-    static func rfc2822(_ text: String) -> Date? {
+    static func rfc2822(_ text: String) -> DateReading? {
         var words = text.trimmingSpaces.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(
             String.init)
         if let first = words.first, first.hasSuffix(","), days.contains(first.dropLast().lowercased()) {
@@ -129,20 +126,21 @@ package enum DateParser {
             else { return nil }
             offset = sign * (hh * 3600 + mm * 60)
         }
-        return make(
-            year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second,
-            fraction: 0, offset: offset)
+        return seconds(
+            year: year, month: monthIndex + 1, day: day, hour: hour, minute: minute, second: second, offset: offset
+        ).map { DateReading(seconds: $0) }
     }
 
-    private static func make(
-        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fraction: Double, offset: Int
-    ) -> Date? {
+    /// Seconds since 1970 of a calendar date and time at a UTC offset; `nil` when a field is
+    /// out of its range (month 13, February 30, minute 60).
+    static func seconds(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int
+    ) -> Int? {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), (0...23).contains(hour),
             (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
         let days = daysSinceEpoch(year: year, month: month, day: day)
-        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return days * 86_400 + hour * 3600 + minute * 60 + second - offset
     }
 
     package static func daysIn(month: Int, year: Int) -> Int {
@@ -193,12 +191,12 @@ package enum DateParser {
             return value
         }
 
-        mutating func digitRun() -> String? {
+        mutating func digitRun() -> ArraySlice<UInt8> {
             let start = index
             while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
                 index += 1
             }
-            return String(decoding: bytes[start..<index], as: UTF8.self)
+            return bytes[start..<index]
         }
 
         mutating func sign() -> Int? {
