@@ -86,7 +86,7 @@ struct StreamCommandTests {
         // The counts come first; StreamStatsTests checks what follows them.
         #expect(
             stats.hasPrefix(
-                #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"withIssues":0,"invalid":\#(invalid),"unprocessed":0,"interrupted":0,"stopped":"end of input","running":false,"issues":{"invalid JSON":\#(invalid),"#
+                #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"withIssues":0,"invalid":\#(invalid),"unprocessed":0,"interrupted":0,"stopped":"end of input","resume":null,"running":false,"issues":{"invalid JSON":\#(invalid),"#
             ))
     }
 
@@ -112,7 +112,7 @@ struct StreamCommandTests {
         #expect(fail.stdout.split(separator: "\n").count == 1)
         #expect(
             fail.stderr.hasSuffix(
-                "mappings stream: read 3, written 1, rejected 1, not processed 1, stopped by the first record with issues (--on-issue fail)\n"
+                "mappings stream: read 3, written 1, rejected 1, not processed 1, stopped by the first record with issues (--on-issue fail); resume with --resume-from -:3\n"
             ))
     }
 
@@ -152,7 +152,7 @@ struct StreamCommandTests {
         #expect(lines.count == written)
         #expect(lines.enumerated().allSatisfy { $0.element.hasPrefix(#"{"id":\#($0.offset),"#) })
         #expect(stats?["stopped"] as? String == "SIGTERM")
-        #expect(err.hasSuffix(", stopped by SIGTERM\n"))
+        #expect(err.contains(", stopped by SIGTERM; resume with --resume-from -:"), "\(err)")
     }
 
     @Test("--watch: edits are picked up between records; a broken edit or failing @tests keeps the old version")

@@ -144,7 +144,7 @@ struct StreamLimitsTests {
         #expect(stats["stopped"] as? String == "SIGTERM")
         #expect(
             err.hasSuffix(
-                "mappings stream: read 6, written 3, rejected 2, not processed 1 (2 rejected as interrupted), stopped by SIGTERM\n"
+                "mappings stream: read 6, written 3, rejected 2, not processed 1 (2 rejected as interrupted), stopped by SIGTERM; resume with --resume-from -:6\n"
             ), "\(err)")
         let rejects = try String(contentsOf: directory.appendingPathComponent("rejects.ndjson"), encoding: .utf8)
         #expect(rejects.split(separator: "\n").count == 2)

@@ -119,6 +119,15 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             """)
     var generalEngine = false
 
+    @Option(
+        name: .customLong("resume-from"),
+        help: ArgumentHelp(
+            """
+            Start at line LINE of input FILE (as given; - for stdin), skipping the inputs before it: \
+            where a stopped run's summary and --stats say to resume.
+            """, valueName: "FILE:LINE"))
+    var resumeFrom: String?
+
     @Argument(help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"))
     var inputs: [String] = []
 
@@ -126,6 +135,17 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         if let workers { try OptionRange(option: "--workers", range: 1...256).check(workers) }
         try OptionRange(option: "--max-in-flight", range: 1...65536, unit: "MiB").check(maxInFlight)
         try OptionRange(option: "--reload-timeout", range: 1...86400, unit: "seconds").check(reloadTimeout)
+        if let resumeFrom {
+            guard let resume = StreamRun.Resume(argument: resumeFrom) else {
+                throw ValidationError("--resume-from takes FILE:LINE (a line number from 1), not \"\(resumeFrom)\"")
+            }
+            let names = inputs.isEmpty ? ["-"] : inputs
+            guard names.contains(resume.file ?? "-") else {
+                throw ValidationError(
+                    "--resume-from names \"\(resume.file ?? "-")\", which is not an input of this stream (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))"
+                )
+            }
+        }
         if let statsInterval {
             guard stats != nil else { throw ValidationError("--stats-interval needs --stats FILE") }
             try OptionRange(option: "--stats-interval", range: 1...86400, unit: "seconds").check(statsInterval)
@@ -159,6 +179,15 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             }
         }
         if sources.isEmpty { sources = [(nil, STDIN_FILENO)] }
+        // Resuming: the inputs before the one named are skipped, and its lines before LINE.
+        var firstLine = 1
+        if let resume = resumeFrom.flatMap(StreamRun.Resume.init(argument:)),
+            let index = sources.firstIndex(where: { $0.name == resume.file })
+        {
+            for skipped in sources[..<index] where skipped.descriptor != STDIN_FILENO { close(skipped.descriptor) }
+            sources.removeFirst(index)
+            firstLine = resume.line
+        }
         var rejectDescriptor = STDERR_FILENO
         if let rejects {
             do {
@@ -188,9 +217,14 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         run.usesFastPlan = !generalEngine
         run.showsLoadWarnings = !load.lua.quiet
         var unreadable: ToolFailure?
-        for source in sources where run.stopReason == nil && unreadable == nil {
+        for (index, source) in sources.enumerated() where unreadable == nil {
+            guard run.stopReason == nil else {
+                // Stopped at the end of an input: the next one is where to start again.
+                run.noteResume(atStartOf: source.name)
+                break
+            }
             let reader = LineReader(descriptor: source.descriptor)
-            run.consume(reader, file: source.name, stop: stop)
+            run.consume(reader, file: source.name, stop: stop, from: index == 0 ? firstLine : 1)
             if let failure = reader.failure {
                 unreadable = InputFile.unreadable(failure, path: source.name, what: "the input")
             }

@@ -10,12 +10,19 @@ final class LineReader {
         case line([UInt8])
         /// A line over the limit: its first bytes.
         case tooLong([UInt8])
-        /// Bytes after the last line end, left when reading stopped before the line was complete.
+        /// Bytes after the last line end, left when reading stopped (a stop signal) before the
+        /// line was complete: not a record, but where a resumed run starts.
         case partial([UInt8])
     }
 
     static let maximumLine = 64 << 20
     private let descriptor: Int32
+    /// The input's offset of `buffer[0]`: what was read and let go before it.
+    @exclusivity(unchecked) private var base = 0
+    /// The input's offset of the first byte of the item `next` returned last.
+    @exclusivity(unchecked) private(set) var itemOffset = 0
+    /// Whether the input itself ended (a read found no more), not only reading.
+    @exclusivity(unchecked) private(set) var reachedEnd = false
     // `@exclusivity(unchecked)`: only the stream's thread reads a reader, one call at a time;
     // the runtime check on each access to these was 2% of a small record's cost.
     @exclusivity(unchecked) private var buffer: [UInt8] = []
@@ -26,8 +33,16 @@ final class LineReader {
     /// Why reading stopped before the end, when the system refused a read.
     private(set) var failure: InputFile.Failure?
 
+    /// The input's offset of the first byte not handed over yet (where a resumed run starts).
+    var nextOffset: Int { base + start }
+
+    /// Whether the input is a regular file (reading it never waits on a writer).
+    let isRegularFile: Bool
+
     init(descriptor: Int32) {
         self.descriptor = descriptor
+        var status = stat()
+        isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
     /// The next line. With `wait`, blocks until a line, the end, or `stop()` returning true
@@ -37,6 +52,7 @@ final class LineReader {
         while true {
             if let end = newline(from: scanned) {
                 var line = Array(buffer[start..<end])
+                itemOffset = base + start
                 start = end + 1
                 scanned = start
                 if discarding {
@@ -49,6 +65,7 @@ final class LineReader {
             scanned = buffer.count
             if buffer.count - start > Self.maximumLine, !discarding {
                 let head = Array(buffer[start..<start + 200])
+                itemOffset = base + start
                 discarding = true
                 start = buffer.count
                 scanned = start
@@ -63,6 +80,7 @@ final class LineReader {
                 ended = true
                 guard start < buffer.count, !discarding else { return nil }
                 var rest = Array(buffer[start...])
+                itemOffset = base + start
                 start = buffer.count
                 scanned = start
                 guard complete else { return .partial(rest) }
@@ -89,6 +107,7 @@ final class LineReader {
         let ready = poll(&poller, 1, timeout)
         guard ready > 0 else { return false }
         if start > 0, start >= buffer.count / 2 {
+            base += start
             buffer.removeFirst(start)
             scanned -= start
             start = 0
@@ -98,7 +117,10 @@ final class LineReader {
         buffer.append(contentsOf: repeatElement(0, count: chunk))
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + old, chunk) }
         buffer.removeLast(chunk - max(0, count))
-        if count == 0 { ended = true }
+        if count == 0 {
+            ended = true
+            reachedEnd = true
+        }
         if count < 0, errno != EINTR, errno != EAGAIN {
             failure = InputFile.Failure(errno: errno)
             ended = true

@@ -106,7 +106,10 @@ extension StreamRun {
     /// has ended, why), then `Stats.members`.
     func statsJSON(running: Bool) -> JSONValue {
         guard case .object(let counts) = counts.json(stopReason: stopReason) else { return .null }
-        let members = counts.members.filter { !running || $0.key != "stopped" } + [("running", .bool(running))]
+        var members = counts.members.filter { !running || $0.key != "stopped" }
+        // Where to start again, once a run has stopped: null when it read its input to the end.
+        if !running { members.append(("resume", resume?.json ?? .null)) }
+        members.append(("running", .bool(running)))
         return .object(
             JSONObject(members + stats.members(context: context, logLinesDropped: scriptLog.dropped)))
     }

@@ -11,6 +11,8 @@ struct StreamRun {
     private struct Record {
         var file: String?
         var line: Int
+        /// Where the line starts in its input, in bytes.
+        var offset: Int
         var bytes: [UInt8]
         /// Why the reader could not give the whole line, when it could not.
         var unreadable: (kind: String, message: String)?
@@ -73,6 +75,8 @@ struct StreamRun {
     /// How long a reload may take before it is refused.
     let reloadTimeout: Duration
     private(set) var counts = Counts()
+    /// Where a run that stopped early should start again: the first record not processed.
+    private(set) var resume: Resume?
     private(set) var stats = Stats()
     private(set) var stopReason: StopReason?
     private var lastProgress = DispatchTime.now()
@@ -125,8 +129,10 @@ struct StreamRun {
     ///
     /// The next chunk is read while the lanes map the current one (from what the input has at
     /// hand, never waiting for more), so that they find it ready when they finish.
-    mutating func consume(_ reader: LineReader, file: String?, stop: StopSignal) {
+    mutating func consume(_ reader: LineReader, file: String?, stop: StopSignal, from firstLine: Int = 1) {
         var line = 0
+        // The line a stop came in the middle of, if one did: the last place to resume from.
+        var stoppedInLine: Resume?
         let chunkBytes = maxInFlight / 4
         // Called every 100 ms or so while the reader waits: progress and stats keep coming.
         func stopped() -> Bool {
@@ -138,24 +144,33 @@ struct StreamRun {
         func read(into chunk: inout [Record], wait: Bool, stopped: () -> Bool) {
             var held = chunk.reduce(0) { $0 + $1.bytes.count }
             while chunk.count < Self.chunkSize, held < chunkBytes,
-                let item = reader.next(wait: wait && chunk.isEmpty, stop: stopped)
+                let item = reader.next(
+                    wait: wait && chunk.isEmpty,
+                    // Skipping to where a run resumes reads a file through, stop or not, so that the
+                    // place to resume from stays known; a pipe still stops.
+                    stop: { line + 1 < firstLine && reader.isRegularFile ? false : stopped() })
             {
-                if case .line(let text) = item { held += text.count }
                 line += 1
+                // Resuming: the lines before the one to start at are skipped, not read.
+                if line < firstLine {
+                    // Stopped before that line was reached: it is still where to start.
+                    if case .partial = item { stoppedInLine = Resume(file: file, line: firstLine, offset: nil) }
+                    continue
+                }
+                if case .line(let text) = item { held += text.count }
                 switch item {
                 case .line(let bytes):
                     if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                    chunk.append(Record(file: file, line: line, bytes: bytes))
+                    chunk.append(Record(file: file, line: line, offset: reader.itemOffset, bytes: bytes))
                 case .tooLong(let head):
                     chunk.append(
                         Record(
-                            file: file, line: line, bytes: head,
+                            file: file, line: line, offset: reader.itemOffset, bytes: head,
                             unreadable: ("line too long", "the line is longer than \(LineReader.maximumLine) bytes")))
-                case .partial(let bytes):
-                    chunk.append(
-                        Record(
-                            file: file, line: line, bytes: bytes,
-                            unreadable: ("incomplete line", "the stream stopped before the end of this line")))
+                case .partial:
+                    // A stop came while this line was partly read: not a record, but where a
+                    // resumed run starts (the line may well be whole in its input).
+                    stoppedInLine = Resume(file: file, line: line, offset: reader.itemOffset)
                 }
             }
         }
@@ -165,7 +180,7 @@ struct StreamRun {
             read(into: &chunk, wait: true, stopped: stopped)
             if chunk.isEmpty {
                 if let number = stop.raisedSignal { stopReason = .signal(number) }
-                return
+                break
             }
             reloadIfAsked(stop)
             // After a signal the reader still hands over every line already buffered, then the
@@ -182,11 +197,32 @@ struct StreamRun {
         // buffered are read, not processed.
         counts.read += next.count
         counts.unprocessed += next.count
+        if let first = next.first { noteResume(Resume(file: first.file, line: first.line, offset: first.offset)) }
         while case .signal = stopReason, let item = reader.next(wait: false, stop: { true }) {
+            line += 1
+            if case .partial = item {
+                stoppedInLine = Resume(file: file, line: line, offset: reader.itemOffset)
+                continue
+            }
             if case .line(let bytes) = item, bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            noteResume(Resume(file: file, line: line, offset: reader.itemOffset))
             counts.read += 1
             counts.unprocessed += 1
         }
+        if stopReason != nil, let stoppedInLine { noteResume(stoppedInLine) }
+        // Stopped between lines: the next one, unless the input has ended; still the line to
+        // start at when the stop came before it (a pipe skipped to it: its offset is unknown).
+        if stopReason != nil, !reader.reachedEnd {
+            let unreached = line + 1 < firstLine
+            noteResume(
+                Resume(
+                    file: file, line: unreached ? firstLine : line + 1, offset: unreached ? nil : reader.nextOffset))
+        }
+    }
+
+    /// Keeps `resume` as where to start again, unless an earlier record already is.
+    mutating func noteResume(_ resume: Resume) {
+        if self.resume == nil { self.resume = resume }
     }
 
     /// Between chunks: with `--watch`, picks up edits (checked at most every 250 ms); on SIGHUP,
@@ -311,6 +347,7 @@ struct StreamRun {
                 guard case .signal(let signal) = stopReason else {
                     counts.read += 1
                     counts.unprocessed += 1
+                    noteResume(Resume(file: record.file, line: record.line, offset: record.offset))
                     continue
                 }
                 if let output = rest.output {
@@ -331,6 +368,7 @@ struct StreamRun {
                 } else {
                     counts.read += 1
                     counts.unprocessed += 1
+                    noteResume(Resume(file: record.file, line: record.line, offset: record.offset))
                 }
             }
         }
@@ -474,6 +512,7 @@ struct StreamRun {
         rejects.flush()
         var text = summary
         if let stopReason { text += ", stopped by \(stopReason)" }
+        if let resume { text += "; resume with --resume-from \(resume.argument)" }
         FileHandle.standardError.write(Data(((progressShown ? "\r" : "") + text + "\n").utf8))
     }
 }

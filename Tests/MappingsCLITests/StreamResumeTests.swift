@@ -1,0 +1,210 @@
+import Foundation
+import MappingsTestSupport
+import Testing
+
+/// A stream stopped early (SIGTERM, `--on-issue fail`) says where to start again, and a run
+/// resumed there writes exactly the records the first did not: the two together are one
+/// uninterrupted run, byte for byte, output and rejects alike.
+@Suite("stopping and resuming a stream")
+struct StreamResumeTests {
+    static let context = """
+        { "@models": { "R": { "id": "Int", "name": "String?" } },
+          "$R": { "@class": "R", "id": "id", "name": { "@keyPath": "name", "@optional": true } } }
+        """
+
+    /// Records of many lengths (so that lines straddle the reader's 64 KiB reads), blank
+    /// lines, and a record with an issue every few hundred.
+    static func input(records: Int, seed: UInt64) -> String {
+        var random = SeededGenerator(seed: seed)
+        var lines: [String] = []
+        for index in 0..<records {
+            if index % 401 == 7 {
+                lines.append(#"{"id": "x\#(index)"}"#)
+            } else if index % 613 == 5 {
+                lines.append("")
+            } else {
+                let name = String(repeating: "n", count: Int.random(in: 1...1_500, using: &random))
+                lines.append(#"{"id": \#(index), "name": "\#(name)"}"#)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    struct Outcome {
+        var stdout: String
+        var rejects: String
+        var stderr: String
+        var stats: [String: Any]
+        /// `FILE:LINE` from the summary, when it says to resume.
+        var resume: String? {
+            guard let range = stderr.range(of: "resume with --resume-from ") else { return nil }
+            return String(stderr[range.upperBound...].prefix { $0 != "\n" })
+        }
+    }
+
+    /// Runs a stream in `directory`; with `stopAfter`, sends SIGTERM after that long.
+    static func run(_ extra: [String], in directory: URL, stopAfter: Duration? = nil, run number: Int) throws -> Outcome
+    {
+        let rejects = "rejects\(number).ndjson"
+        let stats = "stats\(number).json"
+        let arguments = ["stream", "--context", "$R", "--rejects", rejects, "--stats", stats] + extra
+        let stdout: String
+        let stderr: String
+        if let stopAfter {
+            let (process, _, out, err) = try ToolRunner.start(arguments, in: directory)
+            let reading = Awaited { out.fileHandleForReading.readDataToEndOfFile() }
+            Thread.sleep(forTimeInterval: stopAfter / .seconds(1))
+            process.terminate()
+            let errors = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            stdout = String(decoding: reading.wait(), as: UTF8.self)
+            stderr = String(decoding: errors, as: UTF8.self)
+        } else {
+            let result = try ToolRunner.run(arguments, in: directory)
+            stdout = result.stdout
+            stderr = result.stderr
+        }
+        let statsData = try Data(contentsOf: directory.appendingPathComponent(stats))
+        return Outcome(
+            stdout: stdout,
+            rejects: (try? String(contentsOf: directory.appendingPathComponent(rejects), encoding: .utf8)) ?? "",
+            stderr: stderr,
+            stats: try JSONSerialization.jsonObject(with: statsData) as? [String: Any] ?? [:])
+    }
+
+    /// Stops at random moments, resumes each time from where the summary says, until the
+    /// input is done: the pieces together are the uninterrupted run.
+    @Test(
+        "SIGTERM at random moments, then resume: each record written or rejected exactly once", arguments: ["1", "2"])
+    func randomStops(workers: String) throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/r.mappings": Self.context,
+            "a.ndjson": Self.input(records: 30_000, seed: 1),
+            "b.ndjson": Self.input(records: 30_000, seed: 2),
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inputs = ["a.ndjson", "b.ndjson"]
+        let whole = try Self.run(["--workers", workers] + inputs, in: directory, run: 0)
+        #expect(whole.resume == nil)
+        #expect(whole.stats["resume"] is NSNull)
+        var random = SeededGenerator(seed: workers == "1" ? 0x5107 : 0x5108)
+        var stdout = ""
+        var rejects = ""
+        var resume: String?
+        var stops = 0
+        for number in 1...40 {
+            let delay = Duration.milliseconds(Int.random(in: 30...400, using: &random))
+            let outcome = try Self.run(
+                ["--workers", workers] + (resume.map { ["--resume-from", $0] } ?? []) + inputs, in: directory,
+                stopAfter: delay, run: number)
+            stdout += outcome.stdout
+            rejects += outcome.rejects
+            let read = outcome.stats["read"] as? Int ?? -1
+            let accounted =
+                (outcome.stats["written"] as? Int ?? 0) + (outcome.stats["rejected"] as? Int ?? 0)
+                + (outcome.stats["unprocessed"] as? Int ?? 0)
+            #expect(read == accounted, "\(outcome.stats)")
+            guard let next = outcome.resume else {
+                #expect(outcome.stats["resume"] is NSNull)
+                break
+            }
+            stops += 1
+            // The stats name the same place, with the byte offset of that line in its file.
+            let place = try #require(outcome.stats["resume"] as? [String: Any])
+            #expect("\(place["file"] ?? ""):\(place["line"] ?? "")" == next)
+            let file = try #require(place["file"] as? String)
+            let offset = try #require(place["offset"] as? Int)
+            let line = try #require(place["line"] as? Int)
+            let text = try Data(contentsOf: directory.appendingPathComponent(file))
+            #expect(text.prefix(offset).filter { $0 == UInt8(ascii: "\n") }.count == line - 1)
+            #expect(offset == 0 || text[offset - 1] == UInt8(ascii: "\n"))
+            // A stop never rejects a line as incomplete: the line is there, whole, to resume from.
+            #expect(!outcome.rejects.contains("incomplete line"))
+            resume = next
+        }
+        #expect(stops > 0, "no run was stopped before its end")
+        #expect(stdout == whole.stdout)
+        #expect(rejects == whole.rejects)
+    }
+
+    /// `--on-issue fail` stops at each record with an issue; resuming after it goes on to the
+    /// next: the runs together are one run that rejects instead.
+    @Test("--on-issue fail, resumed after each failure, is a run that rejects")
+    func failAndResume() throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/r.mappings": Self.context, "a.ndjson": Self.input(records: 2_000, seed: 3),
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let whole = try Self.run(["a.ndjson"], in: directory, run: 0)
+        var stdout = ""
+        var rejects = ""
+        var resume: String?
+        var runs = 0
+        repeat {
+            runs += 1
+            let outcome = try Self.run(
+                ["--on-issue", "fail"] + (resume.map { ["--resume-from", $0] } ?? []) + ["a.ndjson"], in: directory,
+                run: runs)
+            stdout += outcome.stdout
+            rejects += outcome.rejects
+            resume = outcome.resume
+        } while resume != nil && runs < 20
+        #expect(runs == 6)  // five records with an issue, then the end
+        #expect(stdout == whole.stdout)
+        #expect(rejects == whole.rejects)
+    }
+
+    @Test(
+        "--resume-from must name an input and a line",
+        arguments: [
+            ("c.ndjson:3", #"--resume-from names "c.ndjson", which is not an input of this stream ("a.ndjson")"#),
+            ("a.ndjson", #"--resume-from takes FILE:LINE (a line number from 1), not "a.ndjson""#),
+            ("a.ndjson:0", #"--resume-from takes FILE:LINE (a line number from 1), not "a.ndjson:0""#),
+        ])
+    func badResume(_ argument: String, _ message: String) throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/r.mappings": Self.context, "a.ndjson": "{\"id\": 1}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(
+            ["stream", "--context", "$R", "--resume-from", argument, "a.ndjson"], in: directory)
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("resuming skips the earlier inputs and lines, and keeps line numbers as in the file")
+    func skips() throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/r.mappings": Self.context,
+            "a.ndjson": "{\"id\": 1}\n{\"id\": 2}\n",
+            "b.ndjson": "{\"id\": 3}\n\n{\"id\": \"x\"}\n{\"id\": 5}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(
+            ["stream", "--context", "$R", "--resume-from", "b.ndjson:2", "a.ndjson", "b.ndjson"], in: directory)
+        #expect(result.stdout == "{\"id\":5,\"name\":null}\n")
+        #expect(result.stderr.contains(#""file":"b.ndjson","line":3,"#), "\(result.stderr)")
+        #expect(result.stderr.hasSuffix("mappings stream: read 2, written 1, rejected 1\n"), "\(result.stderr)")
+    }
+}
+
+/// A value one thread makes and another waits for.
+private final class Awaited<T>: @unchecked Sendable {
+    private var value: T?
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts `body` on a thread of its own.
+    init(_ body: @escaping @Sendable () -> T) {
+        Thread.detachNewThread {
+            self.value = body()
+            self.done.signal()
+        }
+    }
+
+    /// Waits for the value.
+    func wait() -> T {
+        done.wait()
+        return value!
+    }
+}
