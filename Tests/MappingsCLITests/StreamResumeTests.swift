@@ -92,11 +92,13 @@ struct StreamResumeTests {
         var rejects = ""
         var resume: String?
         var stops = 0
-        for number in 1...40 {
+        // Eight runs stopped at random moments (on a loaded machine a run may do little before its
+        // stop), then one to the end.
+        for number in 1...9 {
             let delay = Duration.milliseconds(Int.random(in: 30...400, using: &random))
             let outcome = try Self.run(
                 ["--workers", workers] + (resume.map { ["--resume-from", $0] } ?? []) + inputs, in: directory,
-                stopAfter: delay, run: number)
+                stopAfter: number < 9 ? delay : nil, run: number)
             stdout += outcome.stdout
             rejects += outcome.rejects
             let read = outcome.stats["read"] as? Int ?? -1

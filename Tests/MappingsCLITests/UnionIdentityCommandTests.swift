@@ -28,7 +28,7 @@ struct UnionIdentityCommandTests {
         // 1 was a Circle and is a Rect now; 2 keeps its width; 3 (an unknown case, skipped) stays.
         #expect(
             second.stdout
-                == #"{"shapes":[{"id":1,"width":6,"height":6},{"id":2,"width":3,"height":8},{"id":3,"radius":5},{"id":4,"radius":1}]}"#
+                == #"{"shapes":[{"type":"rect","id":1,"width":6,"height":6},{"type":"rect","id":2,"width":3,"height":8},{"type":"circle","id":3,"radius":5},{"type":"circle","id":4,"radius":1}]}"#
                 + "\n")
         #expect(
             second.stderr == """
@@ -59,11 +59,13 @@ struct UnionIdentityCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let arguments = ["--mappings", "d.mappings", "--context", "$Drawing"]
         let first = try ToolRunner.run(["map"] + arguments + ["a.json"], in: directory)
-        #expect(first.stdout == #"{"shapes":[{"id":1,"radius":2},{"id":2,"w":1}]}"# + "\n")
+        #expect(
+            first.stdout == #"{"shapes":[{"type":"circle","id":1,"radius":2},{"type":"rect","id":2,"w":1}]}"# + "\n")
         try first.stdout.write(to: directory.appendingPathComponent("into.json"), atomically: true, encoding: .utf8)
         let second = try ToolRunner.run(["map"] + arguments + ["--into", "into.json", "b.json"], in: directory)
         #expect(second.status == 0)
-        #expect(second.stdout == #"{"shapes":[{"id":1,"radius":3},{"id":3,"w":1}]}"# + "\n")
+        #expect(
+            second.stdout == #"{"shapes":[{"type":"circle","id":1,"radius":3},{"type":"rect","id":3,"w":1}]}"# + "\n")
         #expect(second.stderr.contains("by id: 1 updated (1), 1 added (3), 1 removed (2)"), "\(second.stderr)")
     }
 
@@ -88,7 +90,7 @@ struct UnionIdentityCommandTests {
             ["map"] + Self.example,
             input: #"{"shapes": [{"type": "circle", "id": 7, "r": 1}, {"type": "rect", "id": 7, "w": 2}]}"#)
         #expect(result.status == 0)
-        #expect(result.stdout == #"{"shapes":[{"id":7,"width":2,"height":null}]}"# + "\n")
+        #expect(result.stdout == #"{"shapes":[{"type":"rect","id":7,"width":2,"height":null}]}"# + "\n")
         #expect(
             result.stderr
                 == "$.shapes[1]: warning: the elements [0] and [1] have the same id 7: merged in order, [1] wins (\(Self.file):13)\n"

@@ -47,7 +47,8 @@ struct SyntaxTests {
         #expect(
             node?.jsonValue
                 == .array([
-                    .integer(9_223_372_036_854_775_807), .integer(0), .double(1.5), .number(JSONNumber("1e3")!),
+                    .integer(9_223_372_036_854_775_807), .number(JSONNumber("-0")!), .double(1.5),
+                    .number(JSONNumber("1e3")!),
                     .string("é😀\n"),
                     .null,
                     .bool(false),

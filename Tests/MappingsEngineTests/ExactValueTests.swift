@@ -45,7 +45,9 @@ struct ExactValueTests {
             ],
             using: context)
         #expect(same.issues.isEmpty)
-        #expect(same.value.jsonText == #"{"s":"\#(Self.precomposed)","v":"precomposed","o":{"r":1}}"#)
+        #expect(
+            same.value.jsonText
+                == #"{"s":"\#(Self.precomposed)","v":"precomposed","o":{"t":"\#(Self.precomposed)","r":1}}"#)
     }
 
     @Test(
@@ -116,15 +118,23 @@ struct UnionShapeTests {
             {"g": [[{"t": "c", "r": 1}], [{"t": "r", "w": 2}, {"t": "q"}]], "m": {"a": [{"t": "r", "w": 3}]}}
             """
         let full = mapper.object(from: try JSONParser.parse(Array(payload.utf8)), using: context)
-        #expect(full.value.jsonText == #"{"g":[[{"r":1}],[{"w":2},null]],"m":{"a":[{"w":3}]},"o":null}"#)
+        #expect(
+            full.value.jsonText
+                == #"{"g":[[{"t":"c","r":1}],[{"t":"r","w":2},null]],"m":{"a":[{"t":"r","w":3}]},"o":null}"#)
         #expect(full.issues.map(\.path) == ["$.g[1][1].t"])
         #expect(full.issues.first?.message.hasPrefix(#"unknown case "q" for Circle | Rect:"#) == true)
         // Parsing only what the contexts read gives the same.
         let onDemand = try mapper.object(fromJSON: Array(payload.utf8), using: context)
         #expect(onDemand.value == full.value && onDemand.issues == full.issues)
 
-        // The output schema nests as the type does: arrays of arrays, maps of arrays.
-        let members = ##"{"anyOf":[{"$ref":"#/$defs/$Circle"},{"$ref":"#/$defs/$Rect"}]}"##
+        // The output schema nests as the type does: arrays of arrays, maps of arrays; each
+        // member with its discriminator.
+        let members =
+            ##"{"anyOf":[{"$ref":"#/$defs/$Circle%20%28by%20t%29"},{"$ref":"#/$defs/$Rect%20%28by%20t%29"}]}"##
+        #expect(
+            catalog.outputSchema(of: context, as: .jsonSchema).jsonText.contains(
+                ##""$Circle (by t)":{"title":"Circle","type":"object","properties":{"t":{"enum":["c"]},"r":{"type":"number"}},"required":["t","r"],"additionalProperties":false}"##
+            ))
         let schema = catalog.outputSchema(of: context, as: .jsonSchema).jsonText
         #expect(schema.contains(#""g":{"type":"array","items":{"type":"array","items":\#(members)}}"#), "\(schema)")
         #expect(

@@ -67,7 +67,9 @@ struct UnionIdentityMappingTests {
     func syncAcrossCases() throws {
         let result = try populate(
             #"{"shapes": [{"type": "rect", "ref": "b", "w": 5}, {"type": "circle", "key": "d", "r": 4}]}"#)
-        #expect(property(result, "shapes") == #"[{"width":5,"key":"b"},{"key":"d","radius":4}]"#)
+        #expect(
+            property(result, "shapes")
+                == #"[{"type":"rect","width":5,"key":"b"},{"type":"circle","key":"d","radius":4}]"#)
         #expect(
             messages(result) == ["$.shapes: info by key: 1 updated (\"b\"), 1 added (\"d\"), 2 removed (\"a\", \"c\")"])
     }
@@ -81,7 +83,8 @@ struct UnionIdentityMappingTests {
         // stays a Circle, updated in place (its radius kept).
         #expect(
             property(result, "shapes")
-                == #"[{"width":9,"key":"a"},{"key":"b","radius":null},{"key":"c","radius":3}]"#)
+                == #"[{"type":"rect","width":9,"key":"a"},{"type":"circle","key":"b","radius":null},{"type":"circle","key":"c","radius":3}]"#
+        )
         #expect(messages(result) == ["$.shapes: info by key: 3 updated (\"c\", \"a\", \"b\")"])
     }
 
@@ -89,7 +92,7 @@ struct UnionIdentityMappingTests {
     func duplicatesAcrossCases() throws {
         let result = try populate(
             #"{"shapes": [{"type": "circle", "key": "x", "r": 1}, {"type": "rect", "ref": "x"}]}"#, into: "{}")
-        #expect(property(result, "shapes") == #"[{"width":null,"key":"x"}]"#)
+        #expect(property(result, "shapes") == #"[{"type":"rect","width":null,"key":"x"}]"#)
         #expect(
             messages(result) == [
                 "$.shapes[1]: warning the elements [0] and [1] have the same key \"x\": merged in order, [1] wins"
@@ -100,7 +103,7 @@ struct UnionIdentityMappingTests {
     func skipUnknownCase() throws {
         let result = try populate(
             #"{"kept": [{"type": "star", "key": "a"}, {"type": "star", "key": "z"}, {"type": "rect", "ref": "e"}]}"#)
-        #expect(property(result, "kept") == #"[{"key":"a","radius":1},{"width":null,"key":"e"}]"#)
+        #expect(property(result, "kept") == #"[{"key":"a","radius":1},{"type":"rect","width":null,"key":"e"}]"#)
         #expect(
             messages(result) == [
                 "$.kept[0].type: warning unknown case \"star\" for Circle | Rect: the cases are \"circle\", \"rect\" (element skipped, @onElementError: skip)",
@@ -120,7 +123,7 @@ struct UnionIdentityMappingTests {
     @Test("keep: an unknown case is an error and leaves the element of its identity as it was")
     func keepUnknownCase() throws {
         let result = try populate(#"{"shapes": [{"type": "star", "key": "a"}, {"type": "circle", "key": "b"}]}"#)
-        #expect(property(result, "shapes") == #"[{"key":"a","radius":1},{"key":"b","radius":null}]"#)
+        #expect(property(result, "shapes") == #"[{"key":"a","radius":1},{"type":"circle","key":"b","radius":null}]"#)
         #expect(result.issues.map(\.kind) == [.unknownCase, .collectionChanges])
         #expect(messages(result).last == "$.shapes: info by key: 1 updated (\"b\"), 1 removed (\"c\")")
     }
@@ -134,7 +137,8 @@ struct UnionIdentityMappingTests {
         )
         #expect(
             property(result, "byName")
-                == #"{"a":{"key":"a","radius":1},"b":{"key":"b","radius":null},"c":{"width":null,"key":"c"}}"#)
+                == #"{"a":{"key":"a","radius":1},"b":{"type":"circle","key":"b","radius":null},"c":{"type":"rect","width":null,"key":"c"}}"#
+        )
         #expect(result.issues.map(\.kind) == [.unknownCase, .collectionChanges])
         #expect(messages(result).last == #"$.byName: info by key: 1 updated ("b"), 1 added ("c"), 1 removed ("z")"#)
     }
@@ -144,7 +148,9 @@ struct UnionIdentityMappingTests {
         let result = try populate(
             #"{"grid": [[{"type": "rect", "ref": "r", "w": 1}], [], [{"type": "circle", "key": "c"}, {"type": "no"}]]}"#,
             into: "{}")
-        #expect(property(result, "grid") == #"[[{"width":1,"key":"r"}],[],[{"key":"c","radius":null},null]]"#)
+        #expect(
+            property(result, "grid")
+                == #"[[{"type":"rect","width":1,"key":"r"}],[],[{"type":"circle","key":"c","radius":null},null]]"#)
         #expect(
             messages(result) == [
                 "$.grid[2][1].type: error unknown case \"no\" for Circle | Rect: the cases are \"circle\", \"rect\""

@@ -31,6 +31,12 @@ package struct PayloadKeyPath: Sendable, Hashable, CustomStringConvertible {
     /// Whether the path is the whole current source.
     package var isSelf: Bool { components.isEmpty }
 
+    /// The object keys of a key path made only of keys (a union's discriminator); an index or
+    /// `@count` step, which such a path has not, is left out.
+    package var keys: [String] {
+        components.compactMap { if case .key(let key) = $0 { key } else { nil } }
+    }
+
     struct Failure: Error {
         var message: String
         var help: String?

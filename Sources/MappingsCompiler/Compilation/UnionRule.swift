@@ -1,4 +1,5 @@
 package import MappingsJSON
+package import MappingsModel
 
 /// How an entry of a union type (`Circle | Rect`) chooses the member each payload object
 /// builds: the value at `@discriminator`, looked up in `@cases`, else `@otherwise`.
@@ -37,16 +38,14 @@ package struct UnionRule: Sendable, Hashable {
 
     /// The case `value` (found at the discriminator) names, `nil` when it names none.
     package func chosen(by value: JSONValue) -> Case? {
-        let text: String
-        switch value {
-        case .string(let string): text = string
-        case .integer(let integer): text = String(integer)
-        case .number(let number): text = number.literal
-        case .double(let double): text = JSONNumber.text(of: double)
-        case .bool(let bool): text = bool ? "true" : "false"
-        case .null, .array, .object: return nil
-        }
+        guard let text = UnionChoice.caseText(of: value) else { return nil }
         return positions[CodePointKey(text)].map { cases[$0] }
+    }
+
+    /// The same choice by model names, for conversion reading an object back.
+    package var choice: UnionChoice {
+        UnionChoice(
+            keys: discriminator.keys, cases: cases.map { ($0.value, $0.model) }, otherwise: otherwise?.model)
     }
 
     /// For `serialize`: the first case whose context builds `model`; `nil` when only

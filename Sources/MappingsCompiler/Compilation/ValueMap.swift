@@ -52,7 +52,7 @@ package final class ValueMap: Sendable {
 
     /// What `serialize` writes for a key: a key that reads as a JSON number or boolean is
     /// written as that number or boolean (the payload most likely held one), any other as a string.
-    static func sourceValue(of key: String) -> JSONValue {
+    package static func sourceValue(of key: String) -> JSONValue {
         if key == "true" { return .bool(true) }
         if key == "false" { return .bool(false) }
         if let first = key.utf8.first, first == UInt8(ascii: "-") || (48...57).contains(first),

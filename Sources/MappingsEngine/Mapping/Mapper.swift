@@ -22,7 +22,22 @@ public struct Mapper: Sendable {
     /// A mapper over `catalog`.
     public init(catalog: Catalog) {
         self.catalog = catalog
-        self.converter = Converter(models: catalog.models)
+        self.converter = Converter(models: catalog.models, unionChoices: Self.unionChoices(of: catalog))
+    }
+
+    /// How the catalog's union entries choose members, by their members: what reading the
+    /// tool's output back (`serialize`, `--into`) chooses union members by.
+    private static func unionChoices(of catalog: Catalog) -> [String: [UnionChoice]] {
+        var choices: [String: [UnionChoice]] = [:]
+        for context in catalog.contexts {
+            for rule in context.rules {
+                guard let union = rule.object?.union, let members = rule.type?.unionMembers else { continue }
+                let choice = union.choice
+                let key = UnionChoice.key(of: members)
+                if !(choices[key]?.contains(choice) ?? false) { choices[key, default: []].append(choice) }
+            }
+        }
+        return choices
     }
 
     /// A new object from a payload.
@@ -188,7 +203,7 @@ public struct Mapper: Sendable {
                 issues: run.issues)
         }
         var failures: [ConversionFailure] = []
-        let value = Converter(models: converter.models, requiresValues: false).convert(
+        let value = converter.readingBack.convert(
             json, to: .model(model), failures: &failures)
         var run = MappingRun(mapper: self)
         for path in json.duplicateKeyPaths(base: "$") {

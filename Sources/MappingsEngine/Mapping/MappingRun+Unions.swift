@@ -66,8 +66,15 @@ extension MappingRun {
                         "\(found.map(JSONWriter.string) ?? "missing") → \(chosen.model) by \(by) (\(why))"),
                     rule: rule.provenance))
         }
-        return build(
+        var built = build(
             mapper.catalog.contexts[chosen.context], from: value, path: path, existing: existing, property: property)
+        // The output carries the discriminator as the payload had it, so that it reads back
+        // (`serialize`, `--into`) as the same member, and maps again to the same object.
+        if case .object(var object) = built {
+            object.unionTag = found.map { UnionTag(keys: union.discriminator.keys, value: $0) }
+            built = .object(object)
+        }
+        return built
     }
 
     private mutating func fail(

@@ -2,9 +2,11 @@ import MappingsCompiler
 import MappingsJSON
 import MappingsModel
 
-/// Writing the objects of a union back: each through the context of its case (found by the
-/// object's class), with the case's discriminator value written at `@discriminator`. An object
-/// only `@otherwise` builds has no known value: its context writes what it maps, nothing more.
+/// Writing the objects of a union back: each through the context of its case, with its
+/// discriminator value written at `@discriminator` — the value the payload had, when the object
+/// carries it (a mapped object, or one read back from the output), else that of the first case
+/// that builds the object's class. An object only `@otherwise` builds and that carries no value
+/// has none to write: its context writes what it maps, nothing more.
 extension ReverseRun {
     mutating func payload(
         for value: Value, of union: UnionRule, rule: Rule, path: () -> String, property: () -> String
@@ -29,7 +31,14 @@ extension ReverseRun {
                         )
                     }))
         case .object(let object):
-            guard let index = union.context(building: object.model.name) else {
+            // The discriminator the payload had, when the object carries it (mapped, or read
+            // back from the output): written back as it came, through its own case's context.
+            let tagged = object.unionTag.flatMap { $0.keys == union.discriminator.keys ? $0.value : nil }
+            let taggedCase = tagged.flatMap(union.chosen(by:)).flatMap { $0.model == object.model.name ? $0 : nil }
+            let byOtherwise =
+                tagged != nil && taggedCase == nil && tagged.flatMap(union.chosen(by:)) == nil
+                && union.otherwise?.model == object.model.name
+            guard let index = taggedCase?.context ?? union.context(building: object.model.name) else {
                 issues.append(
                     MappingIssue(
                         kind: .invalidSource, path: path(), property: property(), rule: rule.provenance,
@@ -39,7 +48,9 @@ extension ReverseRun {
             }
             var written = payload(
                 for: value, with: mapper.catalog.contexts[index], path: path, property: property)
-            if let chosen = union.firstCase(building: object.model.name) {
+            if let tagged, taggedCase != nil || byOtherwise {
+                place(tagged, at: union.discriminator.components[...], in: &written, rule: rule, path: path)
+            } else if let chosen = union.firstCase(building: object.model.name) {
                 place(
                     union.written(chosen), at: union.discriminator.components[...], in: &written, rule: rule, path: path
                 )
@@ -51,7 +62,7 @@ extension ReverseRun {
             let type =
                 rule.type ?? { if case .array = json { .array(.union(members)) } else { .union(members) } }()
             var failures: [ConversionFailure] = []
-            let converted = Converter(models: mapper.converter.models, requiresValues: false).convert(
+            let converted = mapper.converter.readingBack.convert(
                 json, to: type, failures: &failures)
             guard failures.isEmpty else {
                 issues += failures.map {

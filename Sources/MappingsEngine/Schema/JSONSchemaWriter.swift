@@ -54,8 +54,19 @@ struct JSONSchemaWriter {
         case .converted(let type): return schema(type)
         case .built(let index, let collection):
             return Self.collected(reference(toContext: index), collection)
-        case .alternatives(let contexts, let collection):
-            return Self.collected(Self.anyOf(contexts.map { reference(toContext: $0) }), collection)
+        case .alternatives(let contexts, let tag, let collection):
+            return Self.collected(Self.anyOf(contexts.map { reference(toContext: $0, tag: tag) }), collection)
+        case .discriminator(let values, let open):
+            guard !open else { return ["type": ["string", "number", "boolean"]] }
+            // A case matches a string of its text, and a number or boolean written so.
+            var allowed: [JSONValue] = []
+            for value in values {
+                allowed.append(.string(value))
+                let written = ValueMap.sourceValue(of: value)
+                if case .string = written { continue }
+                allowed.append(written)
+            }
+            return ["enum": .array(allowed)]
         }
     }
 
@@ -110,17 +121,21 @@ struct JSONSchemaWriter {
         return ["$ref": .string("#/$defs/" + Self.pointerEscaped(key))]
     }
 
-    /// The object a context builds: `#` for the root context, a definition for the others.
-    private mutating func reference(toContext index: Int) -> JSONValue {
-        if index == root { return ["$ref": "#"] }
+    /// The object a context builds: `#` for the root context, a definition for the others; as a
+    /// union's member (with `tag`), a definition of its own that has the discriminator too.
+    private mutating func reference(toContext index: Int, tag: OutputShape.Tag? = nil) -> JSONValue {
+        let tagField = tag?.field(for: index, catalog: catalog)
+        if index == root, tagField == nil { return ["$ref": "#"] }
         let context = catalog.contexts[index]
         var key = context.identifier ?? "context-\(index)"
         if catalog.models[key] != nil { key += " (context)" }
+        if let tag, tagField != nil { key += " (by \(tag.keys.joined(separator: ".")))" }
         if !defined.contains(key) {
             defined.insert(key)
             let slot = definitions.count
             definitions.append((key, [:]))
-            definitions[slot].value = object(context.model, OutputShape.fields(of: context, catalog: catalog))
+            let fields = OutputShape.fields(of: context, catalog: catalog)
+            definitions[slot].value = object(context.model, (tagField.map { [$0] } ?? []) + fields)
         }
         return ["$ref": .string("#/$defs/" + Self.pointerEscaped(key))]
     }

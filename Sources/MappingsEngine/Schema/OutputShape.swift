@@ -17,9 +17,12 @@ indirect enum OutputShape {
     /// The object a context builds (by its index in the catalog), once or per element.
     case built(context: Int, Collection)
     /// The object one of several contexts builds, once or per element: a union's cases
-    /// (`@cases` and `@otherwise`), each context once, in the order written. The discriminator
-    /// is not written: the object is its case's.
-    case alternatives(contexts: [Int], Collection)
+    /// (`@cases` and `@otherwise`), each context once, in the order written. Each object
+    /// carries the discriminator the payload had, first (`Tag.field(for:catalog:)`).
+    case alternatives(contexts: [Int], tag: Tag, Collection)
+    /// A union member's discriminator value, as the payload had it: one of `values` (each as
+    /// text, or the number or boolean it reads as), or any scalar when `open` (`@otherwise`).
+    case discriminator(values: [String], open: Bool)
     /// An object made of fields in place: the intermediate objects of dotted target paths.
     case object(name: String?, fields: [Field])
 
@@ -31,6 +34,30 @@ indirect enum OutputShape {
         case dictionary(Collection)
         /// One object or an array of them, as the payload has it (an entry without a type).
         case either
+    }
+
+    /// Where a union's objects carry their discriminator, and the values each context's carry.
+    struct Tag: Equatable {
+        /// The discriminator's key path, as object keys.
+        let keys: [String]
+        /// The case values that choose each context.
+        let values: [Int: [String]]
+        /// The context `@otherwise` maps with.
+        let otherwise: Int?
+
+        /// The field the objects `context` builds carry first; `nil` when its model has a
+        /// property of the discriminator's first key, which then writes that key itself.
+        func field(for context: Int, catalog: Catalog) -> Field? {
+            guard let first = keys.first else { return nil }
+            if let model = catalog.contexts[context].modelDefinition, model.slot(of: first) != nil { return nil }
+            let open = otherwise == context
+            var shape = OutputShape.discriminator(values: values[context] ?? [], open: open)
+            for key in keys.dropFirst().reversed() {
+                shape = .object(name: nil, fields: [Field(name: key, shape: shape, nullable: false, required: !open)])
+            }
+            // Present whenever a case chose the object; `@otherwise` also takes a missing one.
+            return Field(name: first, shape: shape, nullable: false, required: !open)
+        }
     }
 
     /// One key of an output object.
@@ -111,11 +138,13 @@ extension OutputShape {
             guard let object = rule.object else { return rule.type.map { .converted($0.unwrapped) } ?? .json }
             if let union = object.union {
                 var contexts: [Int] = []
-                for choice in union.cases + [union.otherwise].compactMap(\.self)
-                where !contexts.contains(choice.context) {
-                    contexts.append(choice.context)
+                var values: [Int: [String]] = [:]
+                for choice in union.cases + [union.otherwise].compactMap(\.self) {
+                    if !contexts.contains(choice.context) { contexts.append(choice.context) }
+                    if !choice.value.isEmpty { values[choice.context, default: []].append(choice.value) }
                 }
-                return .alternatives(contexts: contexts, collection(of: rule.type))
+                let tag = Tag(keys: union.discriminator.keys, values: values, otherwise: union.otherwise?.context)
+                return .alternatives(contexts: contexts, tag: tag, collection(of: rule.type))
             }
             guard let context = object.context else {
                 guard let model = object.model else { return .json }
@@ -155,7 +184,8 @@ extension OutputShape {
         case (.converted(let a), .converted(let b)): a == b
         case (.json, .json): true
         case (.built(let a, let ac), .built(let b, let bc)): a == b && ac == bc
-        case (.alternatives(let a, let ac), .alternatives(let b, let bc)): a == b && ac == bc
+        case (.alternatives(let a, let at, let ac), .alternatives(let b, let bt, let bc)):
+            a == b && at == bt && ac == bc
         default: false
         }
     }

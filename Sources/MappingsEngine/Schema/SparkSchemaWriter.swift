@@ -51,15 +51,22 @@ struct SparkSchemaWriter {
     private mutating func dataType(_ shape: OutputShape) -> (JSONValue, Bool, Bool) {
         switch shape {
         case .json: return ("string", false, true)
+        // A discriminator is text to Spark, whatever its JSON kind (a number read as a string
+        // is its digits).
+        case .discriminator: return ("string", false, false)
         case .object(_, let fields): return (structType(fields), false, false)
         case .converted(let type): return dataType(type)
         case .built(let index, let collection):
             if writing.contains("context \(index)") { return ("string", false, true) }
             if case .either = collection { return ("string", false, true) }
             return (Self.collected(schema(ofContext: index), collection), false, false)
-        case .alternatives(let contexts, let collection):
+        case .alternatives(let contexts, let tag, let collection):
             if contexts.contains(where: { writing.contains("context \($0)") }) { return ("string", false, true) }
-            let element = merged(contexts.map { OutputShape.fields(of: catalog.contexts[$0], catalog: catalog) })
+            let element = merged(
+                contexts.map { context in
+                    (tag.field(for: context, catalog: catalog).map { [$0] } ?? [])
+                        + OutputShape.fields(of: catalog.contexts[context], catalog: catalog)
+                })
             if case .either = collection { return ("string", false, true) }
             return (Self.collected(element, collection), false, false)
         }

@@ -1,8 +1,9 @@
 import MappingsJSON
 
-/// Converting an object to a union where no `@discriminator` says which member it is: a model
+/// Converting an object to a union where no entry's `@discriminator` reads it: a model
 /// converted by name, a `@defaultValue`, an object read back from the tool's output
-/// (`serialize`, `--into`). The member is chosen by shape: the one whose declared properties
+/// (`serialize`, `--into`). An object that carries the discriminator of a union entry of the
+/// same members (as the tool's output does) is the member that names; else it is chosen by shape: the one whose declared properties
 /// hold every key of the object; when several do, the one that declares exactly its keys.
 /// Anything else fails, naming the members.
 extension Converter {
@@ -12,6 +13,17 @@ extension Converter {
         let type = TypeReference.union(members)
         guard case .object(let object) = value else {
             return Self.fail(Self.mismatch(value, type), at: path, &failures)
+        }
+        // An object that carries a discriminator a union entry of these members declares (the
+        // tool's own output does) is the member it names.
+        for choice in unionChoices[UnionChoice.key(of: members)] ?? [] {
+            guard let (member, tag) = choice.member(of: object), members.contains(member) else { continue }
+            var converted = convertModel(value, named: member, path: path, failures: &failures)
+            if case .object(var built) = converted {
+                built.unionTag = UnionTag(keys: choice.keys, value: tag)
+                converted = .object(built)
+            }
+            return converted
         }
         let keys = object.members.filter { $0.value != .null || !requiresValues }.map(\.key)
         let fitting = members.filter { name in

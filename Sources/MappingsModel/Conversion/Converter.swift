@@ -15,9 +15,21 @@ package struct Converter: Sendable {
     /// back from the tool's own output (`--into`, `serialize`) do not: there `null` means unset.
     package let requiresValues: Bool
 
-    package init(models: [String: Model], requiresValues: Bool = true) {
+    /// How the union entries of the catalog choose members, by their members
+    /// (`UnionChoice.key(of:)`): how an object read back that carries its discriminator is
+    /// converted to a union (before its shape is looked at).
+    package let unionChoices: [String: [UnionChoice]]
+
+    package init(models: [String: Model], requiresValues: Bool = true, unionChoices: [String: [UnionChoice]] = [:]) {
         self.models = models
         self.requiresValues = requiresValues
+        self.unionChoices = unionChoices
+    }
+
+    /// The same conversions for objects read back from the tool's own output (`--into`,
+    /// `serialize`), where `null` means unset: no value is required.
+    package var readingBack: Converter {
+        Converter(models: models, requiresValues: false, unionChoices: unionChoices)
     }
 
     /// Converts `value` to `type`; failures (there may be several, inside collections and

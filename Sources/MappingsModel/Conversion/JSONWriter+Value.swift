@@ -31,6 +31,10 @@ extension JSONWriter {
             out.append(UInt8(ascii: "{"))
             let keys = object.model.encodedKeys
             var first = true
+            if let tag = object.unionTag, writesTag(tag, of: object) {
+                writeTag(tag, into: &out)
+                first = false
+            }
             for slot in object.slots.indices {
                 if omittingNulls, case .null = object.slots[slot] { continue }
                 if !first { out.append(UInt8(ascii: ",")) }
@@ -60,5 +64,23 @@ extension JSONWriter {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Whether a union member's output carries its discriminator: unless its model has a
+    /// property of the discriminator's first key, which then writes that key itself.
+    package static func writesTag(_ tag: UnionTag, of object: ModelObject) -> Bool {
+        guard let first = tag.keys.first else { return false }
+        return object.model.slot(of: first) == nil
+    }
+
+    /// `"type":"Point"`, or `"meta":{"kind":"rect"}` for a discriminator deeper in the object.
+    private static func writeTag(_ tag: UnionTag, into out: inout [UInt8]) {
+        for (index, key) in tag.keys.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "{")) }
+            writeString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+        }
+        write(tag.value, into: &out)
+        for _ in 1..<max(1, tag.keys.count) { out.append(UInt8(ascii: "}")) }
     }
 }

@@ -23,14 +23,42 @@ public enum Value: Sendable, Equatable {
 
 /// An instance of a declared model: one slot per property, in declaration order.
 public struct ModelObject: Sendable, Equatable {
-    /// The model the object is an instance of.
-    public let model: Model
+    /// The model, and for a member of a union the discriminator the payload had: in one
+    /// reference either way, so that an object (and every `Value`) is no wider for it.
+    private var kind: Kind
     /// Property values by slot; `.null` where unset.
     public var slots: [Value]
 
+    private enum Kind: Sendable, Equatable {
+        case plain(Model)
+        case member(UnionMember)
+    }
+
+    /// The model the object is an instance of.
+    public var model: Model {
+        switch kind {
+        case .plain(let model): model
+        case .member(let member): member.model
+        }
+    }
+
+    /// For an object a union entry chose by its discriminator: the key path and the value
+    /// the payload had there, which the output writes back (unless the model has a property
+    /// of that key) so that reading the output again chooses the same member.
+    package var unionTag: UnionTag? {
+        get {
+            if case .member(let member) = kind { return member.tag }
+            return nil
+        }
+        set {
+            let model = self.model
+            kind = newValue.map { .member(UnionMember(model: model, tag: $0)) } ?? .plain(model)
+        }
+    }
+
     /// An instance of `model` with every property unset.
     public init(model: Model) {
-        self.model = model
+        self.kind = .plain(model)
         self.slots = Array(repeating: .null, count: model.properties.count)
     }
 
@@ -65,5 +93,33 @@ public struct ValueDictionary: Sendable, Equatable {
     public static func == (lhs: ValueDictionary, rhs: ValueDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count
             && zip(lhs.entries, rhs.entries).allSatisfy { $0.key.hasSameCodePoints(as: $1.key) && $0.value == $1.value }
+    }
+}
+
+/// The discriminator a union member's payload had: where (a key path of object keys) and what.
+package struct UnionTag: Sendable, Hashable {
+    /// The discriminator's key path, as object keys (`["meta", "kind"]`).
+    package let keys: [String]
+    /// The value the payload had there, as it came.
+    package let value: JSONValue
+
+    package init(keys: [String], value: JSONValue) {
+        self.keys = keys
+        self.value = value
+    }
+}
+
+/// A union member's model and its tag, behind one reference (see `ModelObject.kind`).
+private final class UnionMember: Sendable, Equatable {
+    let model: Model
+    let tag: UnionTag
+
+    init(model: Model, tag: UnionTag) {
+        self.model = model
+        self.tag = tag
+    }
+
+    static func == (lhs: UnionMember, rhs: UnionMember) -> Bool {
+        lhs.model == rhs.model && lhs.tag == rhs.tag
     }
 }
