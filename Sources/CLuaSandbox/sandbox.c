@@ -611,11 +611,16 @@ static const uint8_t *clua_tape_take(const uint8_t **cursor, const uint8_t *end,
     return at;
 }
 
-/// Pushes the value a tape encodes; why: host values enter Lua under `lua_pcall`. Returns 0 when
-/// the tape is malformed, leaving what it pushed so far. Stack: [-0, +1, v]
+/// What `clua_tape_push` answers: the value is pushed, the tape is malformed (a host bug), or
+/// the value nests deeper than CLUA_MAX_DEPTH (a payload can).
+enum { CLUA_PUSH_OK = 1, CLUA_PUSH_MALFORMED = 0, CLUA_PUSH_TOO_DEEP = -1 };
+
+/// Pushes the value a tape encodes; why: host values enter Lua under `lua_pcall`. Returns
+/// CLUA_PUSH_OK, or why not, leaving what it pushed so far. Stack: [-0, +1, v]
 static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
+    if (depth > CLUA_MAX_DEPTH) return CLUA_PUSH_TOO_DEEP;
     const uint8_t *tag = clua_tape_take(cursor, end, 1);
-    if (tag == NULL || depth > CLUA_MAX_DEPTH) return 0;
+    if (tag == NULL) return CLUA_PUSH_MALFORMED;
     switch (*tag) {
     case CLUA_TAPE_NULL: lua_pushlightuserdata(L, (void *)s); return 1;
     case CLUA_TAPE_TRUE: lua_pushboolean(L, 1); return 1;
@@ -666,7 +671,8 @@ static int clua_tape_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor,
                 if (key == NULL) return 0;
                 lua_pushlstring(L, (const char *)key, length);
             }
-            if (!clua_tape_push(L, s, cursor, end, depth + 1)) return 0;
+            int pushed = clua_tape_push(L, s, cursor, end, depth + 1);
+            if (pushed != CLUA_PUSH_OK) return pushed;
             if (is_array) lua_rawseti(L, -2, (lua_Integer)i + 1);
             else lua_rawset(L, -3);
         }
@@ -1062,6 +1068,17 @@ int clua_sandbox_functions_protected(lua_State *L) {
     return 0;
 }
 
+/// Marks a call whose input could not be given to the script, and says why in its message; why:
+/// no issue may have an empty reason.
+static void clua_sandbox_refuse_input(clua_call *call, int pushed, const char *what) {
+    call->status = CLUA_BAD_INPUT;
+    if (pushed == CLUA_PUSH_TOO_DEEP)
+        snprintf(call->message, sizeof call->message,
+                 "the %s nests deeper than %d levels, more than a script is given", what, CLUA_MAX_DEPTH);
+    else
+        snprintf(call->message, sizeof call->message, "the host's encoding of the %s is malformed (a bug)", what);
+}
+
 /// One transformer call: decode the input and user data, call, encode. Runs under `lua_pcall`,
 /// with the call (a light userdata) as its argument. Stack: [-1, +0, e]
 int clua_sandbox_call_protected(lua_State *L) {
@@ -1073,14 +1090,16 @@ int clua_sandbox_call_protected(lua_State *L) {
     lua_pop(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
     const uint8_t *cursor = call->input;
-    if (!clua_tape_push(L, s, &cursor, call->input + call->input_count, 0) || cursor != call->input + call->input_count) {
-        call->status = CLUA_BAD_INPUT;
+    int pushed = clua_tape_push(L, s, &cursor, call->input + call->input_count, 0);
+    if (pushed != CLUA_PUSH_OK || cursor != call->input + call->input_count) {
+        clua_sandbox_refuse_input(call, pushed, "value");
         return 0;
     }
     if (call->user_data) {
         cursor = call->user_data;
-        if (!clua_tape_push(L, s, &cursor, call->user_data + call->user_data_count, 0)) {
-            call->status = CLUA_BAD_INPUT;
+        pushed = clua_tape_push(L, s, &cursor, call->user_data + call->user_data_count, 0);
+        if (pushed != CLUA_PUSH_OK) {
+            clua_sandbox_refuse_input(call, pushed, "user data");
             return 0;
         }
     } else {

@@ -35,8 +35,12 @@ struct LuaTransformer: Transformer {
     }
 
     /// The failure as `script:line: message`: Lua's own position when the message has one,
-    /// else the line that defines the function.
+    /// else the line that defines the function. What a script said is made visible on one line
+    /// (control and invisible characters escaped), and never empty.
     private func describe(_ failure: LuaFailure) -> String {
+        var failure = failure
+        failure.message = JSONWriter.visible(failure.message)
+        if failure.message.allSatisfy(\.isWhitespace) { failure.message = "the script gave no reason" }
         let limits = scripts.limits
         switch failure.kind {
         case .budget: return "\(display): ran out of its instruction budget (\(limits.instructions) instructions)"

@@ -83,7 +83,7 @@ struct MapperTests {
         )
         #expect(
             issues == [
-                "$.title: missing required value for Post.title (main.mappings:15)",
+                "$.title: missing required value for Post.title: the payload has null there (main.mappings:15)",
                 "$.author.name: missing required value for Post.author.name (main.mappings:9)",
                 "$.comments[1].body: missing required value for Post.comments[1].text (main.mappings:17)",
             ])

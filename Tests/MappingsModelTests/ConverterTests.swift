@@ -64,7 +64,10 @@ struct ConverterTests {
         ])
     func failures(value: JSONValue, type: TypeReference, message: String) {
         let (_, failures) = convert(value, type)
-        #expect(failures == [ConversionFailure(message: message)])
+        // The failing value is described beside the message, for reports.
+        var expected = ConversionFailure(message: message)
+        expected.partValue = Converter.describe(value)
+        #expect(failures == [expected])
     }
 
     @Test("objects become models by property name; nested failures carry their path")
@@ -78,11 +81,9 @@ struct ConverterTests {
         }
         #expect(user["name"] == .string("Ann"))
         #expect(user["age"] == .null)
-        #expect(
-            failures == [
-                ConversionFailure(
-                    relativePath: ".age",
-                    message: "expected Int, found string \"old\", which is not a whole number")
-            ])
+        var expected = ConversionFailure(
+            relativePath: ".age", message: "expected Int, found string \"old\", which is not a whole number")
+        expected.partValue = #"string "old""#
+        #expect(failures == [expected])
     }
 }

@@ -25,11 +25,8 @@ struct EnumConversionTests {
     @Test("a value outside the enum fails, listing the allowed values, with a suggestion when one is close")
     func notAllowed() {
         #expect(
-            convert("actve", .enumeration(status)).1 == [
-                ConversionFailure(
-                    message:
-                        #"expected Status, found string "actve": allowed values are "active", "suspended", "deleted"; did you mean "active"?"#
-                )
+            convert("actve", .enumeration(status)).1.map(\.message) == [
+                #"expected Status, found string "actve": allowed values are "active", "suspended", "deleted"; did you mean "active"?"#
             ])
         #expect(
             convert(3, .enumeration(status)).1.map(\.message) == [

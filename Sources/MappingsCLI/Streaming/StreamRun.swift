@@ -455,7 +455,8 @@ struct StreamRun {
         members.append(("line", .integer(Int64(record.line))))
         members.append(("input", .string(String(decoding: record.bytes, as: UTF8.self))))
         members.append(("issues", .array(issues)))
-        rejects.line(JSONWriter.string(.object(JSONObject(members))))
+        // Invisible characters escaped: the same value to a JSON reader, and safe on a terminal.
+        rejects.line(JSONWriter.safeText(.object(JSONObject(members))))
         counts.rejected += 1
     }
 

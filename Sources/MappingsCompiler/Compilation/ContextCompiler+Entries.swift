@@ -19,6 +19,7 @@ extension ContextCompiler {
         let defaultValue = defaultValue(options, type: type, property: member.key, valid: &valid)
         let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
         let policies = policies(options, type: type, object: object, property: member.key, valid: &valid)
+        let reverseFanOut = reverseFanOut(options, type: type, property: member.key, valid: &valid)
         guard valid else { return nil }
         var rule = Rule(
             target: target.path, source: options.source, fallbacks: options.fallbacks,
@@ -30,7 +31,40 @@ extension ContextCompiler {
             provenance: provenance(member.keyLocation, member.value),
             valueMap: valueMap)
         rule.policies = policies
+        rule.reverseFanOut = reverseFanOut
         return rule
+    }
+
+    /// `@reverseFanOut`, read as a boolean; reports it on an entry whose key path does not end
+    /// in two keys (there is no key before the last to fan out at), or whose type is no collection.
+    private mutating func reverseFanOut(
+        _ options: EntryOptions, type: TypeReference?, property: String, valid: inout Bool
+    ) -> Bool? {
+        guard let option = options.reverseFanOut else { return nil }
+        guard let value = boolean(option) else {
+            valid = false
+            return nil
+        }
+        let components = options.source.components
+        let endsInTwoKeys =
+            components.count >= 2 && components.suffix(2).allSatisfy { if case .key = $0 { true } else { false } }
+        if !endsInTwoKeys {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@reverseFanOut\" says how serialize writes a key path of two keys or more, but \"\(property)\" reads \"\(options.source)\"",
+                    location: option.keyLocation,
+                    help: "remove \"@reverseFanOut\": a key path of one key is written where it is read"))
+            valid = false
+        } else if let type, !type.isCollection, type.unwrapped != .json {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@reverseFanOut\" applies to collections, but \"\(property)\" is \(type)",
+                    location: option.keyLocation,
+                    help: "remove \"@reverseFanOut\": a single value is written at its key path"))
+            valid = false
+        }
+        return value
     }
 
     /// The transformer `@transformClass` and `@transformSelector` name together, with

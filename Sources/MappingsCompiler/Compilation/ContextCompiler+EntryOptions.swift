@@ -57,6 +57,7 @@ extension ContextCompiler {
         case "@insertContentAtBegin": options.insertContentAtBegin = option
         case "@valueMap": options.valueMap = option
         case "@reverseValue": options.reverseValue = option
+        case "@reverseFanOut": options.reverseFanOut = option
         case "@identity", "@onElementError", "@onError", "@null": options.policies.append(option)
         case "@dateFormat":
             guard let formats = dateFormats(option) else { return false }

@@ -37,6 +37,8 @@ struct EntryOptions {
     var valueMap: SyntaxMember?
     /// `@reverseValue`, read with `@valueMap`.
     var reverseValue: SyntaxMember?
+    /// `@reverseFanOut`, read once the entry's type is known.
+    var reverseFanOut: SyntaxMember?
     /// `@identity`, `@onElementError`, `@onError` and `@null`, compiled once the entry's type
     /// is known (`ContextCompiler+Policies.swift`).
     var policies: [SyntaxMember] = []

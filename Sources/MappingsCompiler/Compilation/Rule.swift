@@ -41,6 +41,11 @@ package struct Rule: Sendable {
     /// `@identity`, `@onElementError`, `@onError` and `@null`: what the entry does with existing
     /// elements, failing elements, failing values and explicit nulls (the defaults cost nothing).
     package internal(set) var policies = EntryPolicies()
+    /// `@reverseFanOut`: whether serialize writes a collection read through a key path of two
+    /// keys or more as an array of objects at the key before the last (`true`) or as nested
+    /// objects (`false`); `nil` leaves it to `ReverseRun` (arrays of objects for collections of
+    /// single values, nested objects otherwise).
+    package internal(set) var reverseFanOut: Bool? = nil
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.

@@ -60,6 +60,10 @@ public struct ContextBuilder {
     ///
     /// - Parameters:
     ///   - style: how a property's name becomes its payload key.
+    ///   - reverseFanOut: how serialize writes a collection read through a key path of two keys
+    ///     or more (`@reverseFanOut`): `true` as an array of objects at the key before the last
+    ///     (`labels.name` → `{"labels": [{"name": …}, …]}`), `false` as nested objects; `nil`
+    ///     (the default) fans out collections of single values and nests the others.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -113,7 +117,7 @@ public struct ContextBuilder {
         insertContentAtBegin: Bool = false,
         valueMap: [String: JSONValue]? = nil, reverseValue: [String: String]? = nil,
         identity: ElementIdentity? = nil, onElementError: String? = nil, onError: String? = nil, null: String? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+        reverseFanOut: Bool? = nil, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = SourceLocation(file: fileID, line: line, column: 1)
         sourcePaths[fileID] = filePath
@@ -181,6 +185,7 @@ public struct ContextBuilder {
         }
         if clearContent { options.append(("@clearContent", SyntaxNode(.bool(true), at: at))) }
         if insertContentAtBegin { options.append(("@insertContentAtBegin", SyntaxNode(.bool(true), at: at))) }
+        if let reverseFanOut { options.append(("@reverseFanOut", SyntaxNode(.bool(reverseFanOut), at: at))) }
         if let valueMap {
             let pairs = valueMap.sorted { $0.key < $1.key }.map { ($0.key, SyntaxNode(json: $0.value, at: at)) }
             options.append(("@valueMap", Self.object(pairs, at: at)))

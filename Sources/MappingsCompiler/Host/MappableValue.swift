@@ -222,7 +222,7 @@ extension MappableValue where Self: RawRepresentable, RawValue: MappableValue {
         if let found = Self(rawValue: raw) { return found }
         failures.append(
             ConversionFailure(
-                message: "\(JSONWriter.string(value)) is not a raw value of \(String(reflecting: Self.self))"))
+                message: "\(JSONWriter.messageText(value)) is not a raw value of \(String(reflecting: Self.self))"))
         return nil
     }
     public var mappingValue: Value { rawValue.mappingValue }

@@ -127,7 +127,8 @@ extension MappingRun {
             let below = relative + failure.relativePath
             report(
                 failure.issueKind, at: PathText.appending(below, to: path()), property: property() + below,
-                rule: rule, value: failure.partValue ?? Converter.describe(item), message: failure.message,
+                rule: rule, value: failure.partValue ?? (failure.relativePath.isEmpty ? Converter.describe(item) : nil),
+                message: failure.message,
                 severity: failure.isWarning ? .warning : .error)
         }
         return (elementOutcome(since: before, rule: rule), converted)

@@ -40,7 +40,8 @@ extension MappingRun {
         let chosen = found.flatMap(union.chosen(by:))
         guard let chosen = chosen ?? union.otherwise else {
             if let found {
-                var message = "unknown case \(JSONWriter.string(found)) for \(type()): the cases are \(union.listed)"
+                var message =
+                    "unknown case \(JSONWriter.messageText(found)) for \(type()): the cases are \(union.listed)"
                 if case .string(let text) = found,
                     let close = Suggestion.closest(to: text, among: union.cases.map(\.value))
                 {
@@ -63,7 +64,7 @@ extension MappingRun {
                 Explanation(
                     property: property(), source: at(),
                     outcome: .mapped(
-                        "\(found.map(JSONWriter.string) ?? "missing") → \(chosen.model) by \(by) (\(why))"),
+                        "\(found.map { JSONWriter.messageText($0) } ?? "missing") → \(chosen.model) by \(by) (\(why))"),
                     rule: rule.provenance))
         }
         var built = build(

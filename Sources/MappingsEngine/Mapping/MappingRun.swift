@@ -90,6 +90,8 @@ struct MappingRun {
             reportRepeatedKeys(of: rule, used: used, found: found, in: source, path: path, property: property)
         }
         var value: JSONValue?
+        // Whether the key path found `null` (which counts as missing), told apart from no key.
+        var foundNull = false
         switch lookup {
         case .value(let found):
             if case .null = found {
@@ -98,6 +100,7 @@ struct MappingRun {
                     return
                 }
                 value = nil
+                foundNull = true
             } else {
                 value = found
             }
@@ -136,28 +139,30 @@ struct MappingRun {
         guard let value else {
             // A value the transformer made null still came from the key path that won.
             let winner = found == nil ? nil : used
+            let why = found != nil ? "null after the transformer" : foundNull ? "null" : "missing"
             if !rule.isOptional {
+                let message =
+                    found == nil
+                    ? Converter.missingValue(for: property(), isNull: foundNull) + Self.tried(rule)
+                    : "missing required value for \(property()): the transformer gave null"
                 report(
                     .missingRequiredValue, at: valuePath(), property: property(), rule: rule, value: nil,
-                    message: "missing required value for \(property())" + (found == nil ? Self.tried(rule) : ""))
-                explain(property(), rule, valuePath(), .failed("missing required value"), keyPath: winner)
+                    message: message)
+                let said = why == "missing" ? "missing required value" : "missing required value (\(why))"
+                explain(property(), rule, valuePath(), .failed(said), keyPath: winner)
             } else if let defaultValue = rule.defaultValue {
                 Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
-                explain(
-                    property(), rule, valuePath(), .defaulted(found == nil ? "missing" : "null after the transformer"),
-                    keyPath: winner)
+                explain(property(), rule, valuePath(), .defaulted(why), keyPath: winner)
             } else {
-                explain(
-                    property(), rule, valuePath(), .skipped(found == nil ? "missing" : "null after the transformer"),
-                    keyPath: winner)
+                explain(property(), rule, valuePath(), .skipped(why), keyPath: winner)
             }
             return
         }
         if explanations != nil {
-            let text = JSONWriter.string(value)
+            let text = JSONWriter.safeText(value)
             explain(
                 property(), rule, valuePath(),
-                .mapped(unmapped.map { "\(JSONWriter.string($0)) → \(text) (@valueMap)" } ?? text), keyPath: used)
+                .mapped(unmapped.map { "\(JSONWriter.safeText($0)) → \(text) (@valueMap)" } ?? text), keyPath: used)
         }
         if let object = rule.object {
             mapObject(value, with: object, rule: rule, path: valuePath, target: &target, property: property)
@@ -194,7 +199,9 @@ struct MappingRun {
                 report(
                     failure.issueKind, at: PathText.appending(failure.relativePath, to: at),
                     property: property() + failure.relativePath,
-                    rule: rule, value: failure.partValue ?? Converter.describe(value), message: failure.message,
+                    rule: rule,
+                    value: failure.partValue ?? (failure.relativePath.isEmpty ? Converter.describe(value) : nil),
+                    message: failure.message,
                     severity: defaulted || failure.isWarning ? .warning : .error)
             }
             if defaulted {
@@ -314,7 +321,9 @@ struct MappingRun {
                 MappingIssue(
                     kind: $0.issueKind, path: PathText.appending($0.relativePath, to: at),
                     property: name + $0.relativePath,
-                    rule: rule.provenance, value: $0.partValue ?? Converter.describe(value), message: $0.message,
+                    rule: rule.provenance,
+                    value: $0.partValue ?? ($0.relativePath.isEmpty ? Converter.describe(value) : nil),
+                    message: $0.message,
                     severity: $0.isWarning ? .warning : .error)
             }
         }

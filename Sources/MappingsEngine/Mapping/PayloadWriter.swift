@@ -192,7 +192,7 @@ struct PayloadWriter {
     }
 
     /// A JSON object or array held as `.json` opened up, so that it merges like the others.
-    private static func expanded(_ value: Value) -> Value {
+    static func expanded(_ value: Value) -> Value {
         switch value {
         case .json(.object(let object)):
             .dictionary(ValueDictionary(object.members.map { ($0.key, .json($0.value)) }))
@@ -220,7 +220,7 @@ struct PayloadWriter {
                 kind: .invalidSource, path: path, property: property, rule: rule.provenance,
                 value: Converter.shortened(JSONWriter.string(wanted)),
                 message:
-                    "\(property) would write \(Converter.shortened(JSONWriter.string(wanted))) at \(path), where \(by) wrote \(Converter.shortened(JSONWriter.string(found))); the first is kept"
+                    "\(property) would write \(JSONWriter.messageText(wanted)) at \(path), where \(by) wrote \(JSONWriter.messageText(found)); the first is kept"
             ))
     }
 }

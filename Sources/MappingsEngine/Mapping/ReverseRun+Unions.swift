@@ -98,8 +98,8 @@ extension ReverseRun {
                     MappingIssue(
                         kind: .invalidSource, path: path() + PathText.member(key), property: rule.target.description,
                         rule: rule.provenance, value: Converter.shortened(JSONWriter.string(old)),
-                        message: "the case's context writes \(JSONWriter.string(old)) where the discriminator "
-                            + "\(JSONWriter.string(discriminator)) goes; the discriminator is written"))
+                        message: "the case's context writes \(JSONWriter.messageText(old)) where the discriminator "
+                            + "\(JSONWriter.messageText(discriminator)) goes; the discriminator is written"))
             }
             if dictionary[key] == nil {
                 dictionary.entries.insert((key, .json(discriminator)), at: 0)

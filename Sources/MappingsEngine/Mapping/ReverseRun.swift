@@ -63,13 +63,93 @@ struct ReverseRun {
                 }
             }
             guard !rule.source.components.contains(.count) else { continue }
+            var components = rule.source.components[...]
+            // A collection read through a fan-out goes back as the array of objects it came from.
+            if Self.fansOut(rule, among: context.rules), case .array(let elements) = PayloadWriter.expanded(written),
+                case .key(let last)? = components.last
+            {
+                written = .array(
+                    elements.map { element in
+                        if case .null = element, !writesNulls { return .dictionary(ValueDictionary()) }
+                        return .dictionary(ValueDictionary([(last, element)]))
+                    })
+                components = components.dropLast()
+            }
             var writer = PayloadWriter(rule: rule, property: name(), writers: writers, objectsOnly: objectsOnly)
-            writer.write(written, at: rule.source.components[...], into: &out, path: path())
+            writer.write(written, at: components, into: &out, path: path())
             writers = writer.writers
             issues += writer.issues
         }
         if case .null = out { return .dictionary(ValueDictionary()) }
-        return out
+        return Self.ordered(out, as: context.rules.map(\.source.keys), prefix: [])
+    }
+
+    /// Whether serialize writes a rule's collection as an array of objects at the key before
+    /// its key path's last (`labels.name` → `{"labels": [{"name": "bug"}, …]}`), the shape APIs
+    /// send and a fan-out reads: `@reverseFanOut` says; else a collection of single values read
+    /// through two keys or more does, unless another entry of the context reads below that key
+    /// anything but such collections (a single value, an index, a collection of objects) or reads
+    /// the key itself as no collection: a collection of objects, or one beside single values, is
+    /// more often an array nested in an object (`data.items`).
+    static func fansOut(_ rule: Rule, among rules: [Rule]) -> Bool {
+        let components = rule.source.components
+        guard components.count >= 2,
+            components.suffix(2).allSatisfy({ if case .key = $0 { true } else { false } })
+        else { return false }
+        if let chosen = rule.reverseFanOut { return chosen }
+        switch rule.type?.unwrapped {
+        case .array(let element)?, .set(let element)?: guard isSingleValue(element) else { return false }
+        default: return false
+        }
+        let prefix = Array(components.dropLast())
+        for other in rules where other.source.components != components {
+            let path = other.source.components
+            guard path.starts(with: prefix) else { continue }
+            if path.count == prefix.count {
+                // The array itself, read whole: a collection.
+                guard other.type?.isCollection == true else { return false }
+            } else if case .key = path[prefix.count] {
+                // A sibling fan-out (`labels.color` beside `labels.name`): a collection of single values.
+                switch other.type?.unwrapped {
+                case .array(let element)?, .set(let element)?: guard isSingleValue(element) else { return false }
+                default: return false
+                }
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Whether a collection's element is a single value (not an object, a collection or JSON).
+    private static func isSingleValue(_ type: TypeReference) -> Bool {
+        switch type.unwrapped {
+        case .string, .int, .double, .decimal, .bool, .url, .date, .uuid, .enumeration: true
+        default: false
+        }
+    }
+
+    /// The payload with each object's members in the order the context's entries read them
+    /// (the first entry whose key path goes through a member places it); what no key path names
+    /// (a discriminator) keeps its place after them. Rules write shorter key paths first, which
+    /// would otherwise move a nested member (`properties.name`) after later ones.
+    static func ordered(_ value: Value, as paths: [[String]], prefix: [String]) -> Value {
+        switch value {
+        case .dictionary(let dictionary):
+            func rank(_ key: String) -> Int {
+                paths.firstIndex { $0.count > prefix.count && $0.starts(with: prefix) && $0[prefix.count] == key }
+                    ?? Int.max
+            }
+            let entries = dictionary.entries.enumerated().sorted {
+                (rank($0.element.key), $0.offset) < (rank($1.element.key), $1.offset)
+            }.map { ($0.element.key, ordered($0.element.value, as: paths, prefix: prefix + [$0.element.key])) }
+            return .dictionary(ValueDictionary(entries))
+        case .array(let elements):
+            // A key path's keys apply to each element of an array it meets.
+            return .array(elements.map { ordered($0, as: paths, prefix: prefix) })
+        default:
+            return value
+        }
     }
 
     /// The rules in the order they write: by the length of their key paths, then as written.
@@ -148,7 +228,7 @@ struct ReverseRun {
         issues.append(
             MappingIssue(
                 kind: .transformerFailed, path: path, property: property, rule: rule.provenance,
-                value: Converter.shortened(JSONWriter.string(value)), message: message))
+                value: JSONWriter.messageText(value), message: message))
     }
 }
 

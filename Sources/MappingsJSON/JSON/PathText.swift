@@ -10,11 +10,11 @@ package enum PathText {
         return "[\(quoted(key))]"
     }
 
-    /// `key` as a JSON string literal.
+    /// `key` as a JSON string literal, invisible characters escaped (`JSONWriter.safeText`).
     package static func quoted(_ key: String) -> String {
-        var text = ""
-        JSONWriter.writeString(key, into: &text)
-        return text
+        var bytes: [UInt8] = []
+        JSONWriter.writeSafeString(key, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends a path relative to a value (`[2].name`) to that value's path. When the value

@@ -22,7 +22,9 @@ extension Converter {
                 failures.append(
                     ConversionFailure(
                         relativePath: path() + "." + property.name,
-                        message: "missing required value for \(model.name).\(property.name)", isMissingValue: true))
+                        message: Self.missingValue(
+                            for: "\(model.name).\(property.name)", isNull: object[property.name] != nil),
+                        isMissingValue: true))
                 continue
             }
             instance.slots[slot] = convert(
@@ -30,5 +32,11 @@ extension Converter {
                 path: { path() + "." + property.name }, failures: &failures)
         }
         return .object(instance)
+    }
+
+    /// `missing required value for U.name`; `…: the payload has null there` when the key is
+    /// present with `null` (which counts as missing), so that a report tells the two apart.
+    package static func missingValue(for property: String, isNull: Bool) -> String {
+        "missing required value for \(property)" + (isNull ? ": the payload has null there" : "")
     }
 }

@@ -12,12 +12,18 @@ extension Converter {
         case converted(Value)
         case failed(String)
 
-        /// The value, or `.null` after appending the failure at `path` to `failures`.
+        /// The value, or `.null` after appending the failure at `path` to `failures`, with the
+        /// value that failed described (`string "x"`), so that a report names the failing part of
+        /// a collection or a model, not the whole.
         @inline(__always)
-        func recorded(at path: () -> String, in failures: inout [ConversionFailure]) -> Value {
+        func recorded(at path: () -> String, of value: JSONValue, in failures: inout [ConversionFailure]) -> Value {
             switch self {
-            case .converted(let value): return value
-            case .failed(let message): return Converter.fail(message, at: path, &failures)
+            case .converted(let converted): return converted
+            case .failed(let message):
+                var failure = ConversionFailure(relativePath: path(), message: message)
+                failure.partValue = Converter.describe(value)
+                failures.append(failure)
+                return .null
             }
         }
     }

@@ -59,18 +59,18 @@ package struct Converter: Sendable {
             if case .null = value { return .null }
             return convert(value, to: wrapped, dateFormat: dateFormat, path: path, failures: &failures)
         case .json: return .json(value)
-        case .string: return Self.convertString(value).recorded(at: path, in: &failures)
-        case .int: return Self.convertInt(value).recorded(at: path, in: &failures)
-        case .double: return Self.convertDouble(value).recorded(at: path, in: &failures)
-        case .decimal: return Self.convertDecimal(value).recorded(at: path, in: &failures)
-        case .bool: return Self.convertBool(value).recorded(at: path, in: &failures)
-        case .url: return Self.convertURL(value).recorded(at: path, in: &failures)
-        case .uuid: return Self.convertUUID(value).recorded(at: path, in: &failures)
-        case .date: return Self.convertDate(value, formats: dateFormat).recorded(at: path, in: &failures)
+        case .string: return Self.convertString(value).recorded(at: path, of: value, in: &failures)
+        case .int: return Self.convertInt(value).recorded(at: path, of: value, in: &failures)
+        case .double: return Self.convertDouble(value).recorded(at: path, of: value, in: &failures)
+        case .decimal: return Self.convertDecimal(value).recorded(at: path, of: value, in: &failures)
+        case .bool: return Self.convertBool(value).recorded(at: path, of: value, in: &failures)
+        case .url: return Self.convertURL(value).recorded(at: path, of: value, in: &failures)
+        case .uuid: return Self.convertUUID(value).recorded(at: path, of: value, in: &failures)
+        case .date: return Self.convertDate(value, formats: dateFormat).recorded(at: path, of: value, in: &failures)
         case .model(let name): return convertModel(value, named: name, path: path, failures: &failures)
         case .union(let members): return convertUnion(value, members: members, path: path, failures: &failures)
         case .enumeration(let enumeration):
-            return Self.convertEnumeration(value, to: enumeration).recorded(at: path, in: &failures)
+            return Self.convertEnumeration(value, to: enumeration).recorded(at: path, of: value, in: &failures)
         case .array(let element):
             return convertArray(value, of: element, as: type, dateFormat: dateFormat, path: path, failures: &failures)
         case .dictionary(let element):
@@ -104,7 +104,7 @@ package struct Converter: Sendable {
         case .double(let double): return "number \(format(double))"
         case .number(let number): return "number \(shortened(number.literal))"
         case .string(let string):
-            return "string \"\(shortened(string))\""
+            return "string " + JSONWriter.quotedForMessage(string, limit: quotedLength)
         case .array(let array): return "array of \(array.count)"
         case .object(let object): return "object of \(object.count) key\(object.count == 1 ? "" : "s")"
         }

@@ -84,3 +84,15 @@ extension JSONWriter {
         for _ in 1..<max(1, tag.keys.count) { out.append(UInt8(ascii: "}")) }
     }
 }
+
+extension JSONWriter {
+    /// A converted value as a message quotes it (see `messageText(_:limit:)` of `JSONValue`).
+    package static func messageText(_ value: Value, limit: Int = 40) -> String {
+        if case .json(let json) = value { return messageText(json, limit: limit) }
+        if case .string(let string) = value { return quotedForMessage(string, limit: limit) }
+        var bytes: [UInt8] = []
+        write(value, into: &bytes)
+        return messageText(
+            (try? JSONParser.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self)), limit: limit)
+    }
+}
