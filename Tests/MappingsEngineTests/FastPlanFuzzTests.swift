@@ -108,6 +108,11 @@ struct FastPlanFuzzTests {
         #""https://é.fr""#, #""https://a.b/%41""#, #""ftp://a.b""#, #""E621E1F8-C36C-495A-93FC-0C247A3E6E5F""#,
         "[]", "[null]", #"["a","b"]"#, #"["a",null]"#, "[1,2]", #"["1"]"#, #"{"a":1}"#, #"{"a":null}"#, "{}",
         #"[{"a":"x"},null,1,{"b":2}]"#, #"[[{"a":1}],[]]"#,
+        // The edges of fidelity round 2: fractions past microseconds, years out of range, signs
+        // of zero in JSON, keys repeated inside values taken whole, escapes a message must show.
+        #""2020-01-01T00:00:00.1234567Z""#, #""2020-01-01T00:00:00.123456000Z""#, #""9999-12-31T23:59:59.123456Z""#,
+        #""9999-12-31T23:59:59-01:00""#, "-0.0e0", "1e128", "10e127", #"{"a":1,"a":2}"#, #"[{"b":1,"b":1}]"#,
+        #""\u001b[31m""#, #""\u202e""#, "1346250005.1234567",
     ]
 
     /// Values most properties convert without an issue.

@@ -87,3 +87,53 @@ struct ConverterTests {
         #expect(failures == [expected])
     }
 }
+
+/// What a `Decimal` keeps is one rule, whatever the spelling of the number.
+@Suite("Decimal's limits, by value")
+struct DecimalLimitTests {
+    static func converts(_ literal: String) -> Bool {
+        var failures: [ConversionFailure] = []
+        let converter = Converter(models: [:])
+        for value in [JSONValue.number(literal: literal), .string(literal)] {
+            failures = []
+            _ = converter.convert(value, to: .decimal, failures: &failures)
+            if !failures.isEmpty { return false }
+        }
+        return true
+    }
+
+    @Test(
+        "at most 38 significant digits, exponents -128 to 127, however written",
+        arguments: [
+            ("1e127", true), ("10e126", true), ("0.1e128", true), ("1e128", false), ("10e127", false),
+            ("100e126", false), ("1e-128", true), ("10e-129", true), ("1e-129", false), ("0.1e-128", false),
+            (String(repeating: "9", count: 38), true), (String(repeating: "9", count: 39), false),
+            ("1" + String(repeating: "0", count: 38), true),
+            ("1" + String(repeating: "0", count: 37) + "1", false),
+            ("340282366920938463463374607431768211455", false), ("-" + String(repeating: "7", count: 38), true),
+            ("0." + String(repeating: "0", count: 40) + "1", true), ("1" + String(repeating: "0", count: 130), false),
+        ])
+    func limits(_ literal: String, _ kept: Bool) {
+        #expect(Self.converts(literal) == kept, "\(literal)")
+    }
+
+    /// Random digits and exponents, each value in several spellings: all convert or none do,
+    /// and what converts writes every digit.
+    @Test("spellings of one value convert alike")
+    func spellings() {
+        var random = SeededGenerator(seed: 0xDEC1)
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 1...42, using: &random)
+            var digits = (0..<count).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+            digits = "1" + digits.dropFirst() + (Bool.random(using: &random) ? "" : "7")
+            let exponent = Int.random(in: -170...170, using: &random)
+            let shift = Int.random(in: 0...3, using: &random)
+            let spellings = [
+                "\(digits)e\(exponent)", "\(digits)\(String(repeating: "0", count: shift))e\(exponent - shift)",
+                "0.\(digits)e\(exponent + digits.count)",
+            ]
+            let answers = spellings.map(Self.converts)
+            #expect(Set(answers).count == 1, "\(spellings) → \(answers)")
+        }
+    }
+}

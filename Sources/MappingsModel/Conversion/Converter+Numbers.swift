@@ -110,9 +110,13 @@ extension Converter {
     /// The Decimal that holds the decimal literal `text` digit for digit, or `nil` when Decimal
     /// cannot (more than 38 significant digits, or an exponent outside -128...127).
     static func exactDecimal(_ text: String) -> Decimal? {
-        guard let digits = DecimalDigits(literal: text) else { return nil }
+        guard let digits = DecimalDigits(literal: text), keepsAsDecimal(digits) else { return nil }
         if let decimal = Decimal(exactDigits: digits) { return decimal }
-        guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")),
+        // Foundation reads the value as its significant digits and exponent, whatever the
+        // literal's spelling (`…540e-129` is `…54e-128`, which it holds).
+        let canonical =
+            (digits.negative ? "-" : "") + String(decoding: digits.digits, as: UTF8.self) + "e\(digits.exponent)"
+        guard let decimal = Decimal(string: canonical, locale: Locale(identifier: "en_US_POSIX")),
             DecimalDigits(literal: decimal.description) == digits
         else { return nil }
         return decimal
@@ -133,6 +137,14 @@ extension Converter {
         guard double.isFinite else { return "\(found), which is outside Double's range; declare it Decimal or String" }
         return "\(found), which has more digits than a Double keeps (it would read as \(format(double))); "
             + "declare it Decimal or String to keep it"
+    }
+
+    /// The one rule of what a `Decimal` keeps, whatever the spelling: at most 38 significant
+    /// digits, and an exponent of -128 to 127 once the value is written as those digits times a
+    /// power of ten (`1e128` and `10e127` are the same number, refused alike; `1e127` is kept).
+    /// Foundation holds some 39-digit numbers too, but not all: the rule is the one it always holds.
+    static func keepsAsDecimal(_ digits: DecimalDigits) -> Bool {
+        digits.digits.count <= 38 && (-128...127).contains(digits.exponent)
     }
 
     /// Why a number is no Decimal.
