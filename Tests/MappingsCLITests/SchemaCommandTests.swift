@@ -183,7 +183,7 @@ struct SchemaCommandTests {
             + #""background":{"meta":{"kind":"circle"},"r":1}}"#
         let drawings = [drawing, try Self.mapped(["--context", "$Drawing"] + shapes, input: rect)]
         #expect(try Self.complaints(about: drawings, context: "$Drawing", arguments: shapes, python: python) == "")
-        let wrong = drawing.replacingOccurrences(of: #"{"radius":2.5}"#, with: #"{"radius":"2.5"}"#)
+        let wrong = drawing.replacingOccurrences(of: #""radius":2.5"#, with: #""radius":"2.5""#)
         #expect(wrong != drawing)
         #expect(try Self.complaints(about: [wrong], context: "$Drawing", arguments: shapes, python: python) != "")
         let timeline = ["--mappings", "Examples/timeline/timeline.mappings"]
@@ -236,10 +236,11 @@ struct SchemaCommandTests {
                 "import json; from pyspark.sql.types import StructType; "
                     + "print(StructType.fromJson(json.load(open('union.json'))).simpleString())",
             ], in: folder)
+        // The discriminator comes first, as each object carries it.
         #expect(
             readUnion.stdout
-                == "struct<title:string,shapes:array<struct<radius:double,width:double,height:double,kind:string>>,"
-                + "background:struct<radius:double,width:double,height:double>>\n")
+                == "struct<title:string,shapes:array<struct<type:string,radius:double,width:double,height:double,kind:string>>,"
+                + "background:struct<meta:struct<kind:string>,radius:double,width:double,height:double>>\n")
     }
 
 }
