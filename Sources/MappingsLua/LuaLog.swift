@@ -1,5 +1,6 @@
 internal import CLuaSandbox
 import Glibc
+package import Mappings
 import Synchronization
 
 /// Where the lines scripts write with `log(...)` (or `print`) go: standard error, one line each,
@@ -90,17 +91,23 @@ package final class LuaLog: Sendable {
                     state.dropped += 1
                     continue
                 }
-                let tag = record > 0 ? "[record \(record)] " : ""
-                let line = "\(place): \(tag)\(message)\n"
-                if let capture { capture.append(line) } else { write(line) }
+                if let capture {
+                    capture.append(ScriptLogEntry(place: String(place), message: String(message)))
+                } else {
+                    let tag = record > 0 ? "[record \(record)] " : ""
+                    write("\(place): \(tag)\(message)\n")
+                }
             }
         }
     }
 
-    /// Writes lines a capture held (`LuaLog.capturing(_:)`), as they are.
-    package func write(captured lines: String) {
-        guard enabled, !lines.isEmpty else { return }
-        state.withLock { _ in write(lines) }
+    /// Writes the lines a capture held for one record (`LuaLog.capturing(_:)`), naming the
+    /// record (its input line; 0: none), as `emit` would have.
+    package func write(captured entries: [ScriptLogEntry], record: Int) {
+        guard enabled, !entries.isEmpty else { return }
+        let tag = record > 0 ? "[record \(record)] " : ""
+        let text = entries.map { "\($0.place): \(tag)\($0.message)\n" }.joined()
+        state.withLock { _ in write(text) }
     }
 
     /// Lines dropped so far (over the limit of a call or of a second).

@@ -1,4 +1,5 @@
 import Glibc
+package import Mappings
 import Synchronization
 
 /// The log lines of one record, held while a worker maps it so that a stream writes every
@@ -9,18 +10,18 @@ import Synchronization
 /// written, already formatted and within the rate limit; the caller writes them with
 /// `LuaLog.write(captured:)` when the record's turn comes.
 package final class LuaLogCapture: Sendable {
-    private let text = Mutex("")
+    private let entries = Mutex<[ScriptLogEntry]>([])
 
-    /// Appends one finished line (with its newline).
-    func append(_ line: String) {
-        text.withLock { $0 += line }
+    /// Keeps one line.
+    func append(_ entry: ScriptLogEntry) {
+        entries.withLock { $0.append(entry) }
     }
 
     /// The lines held so far, emptied.
-    func take() -> String {
-        text.withLock { text in
-            defer { text = "" }
-            return text
+    func take() -> [ScriptLogEntry] {
+        entries.withLock { entries in
+            defer { entries = [] }
+            return entries
         }
     }
 
@@ -64,17 +65,15 @@ package final class LuaLogCapture: Sendable {
 }
 
 extension LuaLog {
-    /// Runs `body` with the lines scripts log on this thread held back; returns its result and
-    /// those lines (formatted, with their newlines; empty when none), for the caller to write
-    /// in its own order with `write(captured:)`.
-    ///
-    /// `mappings stream` maps each record this way, so that its lines come out in input order
-    /// whatever the worker count.
-    package static func capturing<T>(_ body: () -> T) -> (T, String) {
+    /// Runs `body` with the lines scripts log on this thread held back, and returns those lines
+    /// (within the rate limit), for the caller to write in its own order with
+    /// `write(captured:record:)`: `RecordPipeline`'s capture, so that a stream's lines come out
+    /// in input order whatever the worker count.
+    package static func capturing(_ body: () -> Void) -> [ScriptLogEntry] {
         let capture = LuaLogCapture.ofThisThread
         capture.setActive(true)
-        let result = body()
+        body()
         capture.setActive(false)
-        return (result, capture.take())
+        return capture.take()
     }
 }

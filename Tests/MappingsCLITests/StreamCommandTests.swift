@@ -148,7 +148,8 @@ struct StreamCommandTests {
         let rejected = stats?["rejected"] as? Int ?? -1
         let unprocessed = stats?["unprocessed"] as? Int ?? -1
         #expect(read == written + rejected + unprocessed)
-        #expect(read > 0 && read < count, "read \(read) of \(count)")
+        // What was read in whole blocks is accounted; the stop came before all of it was written.
+        #expect(read > 0 && written < count, "read \(read), written \(written) of \(count)")
         #expect(lines.count == written)
         #expect(lines.enumerated().allSatisfy { $0.element.hasPrefix(#"{"id":\#($0.offset),"#) })
         #expect(stats?["stopped"] as? String == "SIGTERM")

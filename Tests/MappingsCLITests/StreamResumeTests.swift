@@ -7,10 +7,13 @@ import Testing
 /// uninterrupted run, byte for byte, output and rejects alike.
 @Suite("stopping and resuming a stream")
 struct StreamResumeTests {
+    /// A little Lua work per record, so that a run lasts long enough to be stopped in its middle.
     static let context = """
         { "@models": { "R": { "id": "Int", "name": "String?" } },
-          "$R": { "@class": "R", "id": "id", "name": { "@keyPath": "name", "@optional": true } } }
+          "$R": { "@class": "R", "id": "id",
+                  "name": { "@keyPath": "name", "@optional": true, "@transformClass": "Work", "@transformSelector": "f" } } }
         """
+    static let script = "return { f = function(v) local s = 0 for i = 1, 3000 do s = s + i end return v end }"
 
     /// Records of many lengths (so that lines straddle the reader's 64 KiB reads), blank
     /// lines, and a record with an issue every few hundred.
@@ -78,7 +81,7 @@ struct StreamResumeTests {
         "SIGTERM at random moments, then resume: each record written or rejected exactly once", arguments: ["1", "2"])
     func randomStops(workers: String) throws {
         let directory = try ToolRunner.directory(with: [
-            "contexts/r.mappings": Self.context,
+            "contexts/r.mappings": Self.context, "scripts/Work.lua": Self.script,
             "a.ndjson": Self.input(records: 30_000, seed: 1),
             "b.ndjson": Self.input(records: 30_000, seed: 2),
         ])
@@ -134,7 +137,8 @@ struct StreamResumeTests {
     @Test("--on-issue fail, resumed after each failure, is a run that rejects")
     func failAndResume() throws {
         let directory = try ToolRunner.directory(with: [
-            "contexts/r.mappings": Self.context, "a.ndjson": Self.input(records: 2_000, seed: 3),
+            "contexts/r.mappings": Self.context, "scripts/Work.lua": Self.script,
+            "a.ndjson": Self.input(records: 2_000, seed: 3),
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let whole = try Self.run(["a.ndjson"], in: directory, run: 0)
@@ -165,7 +169,7 @@ struct StreamResumeTests {
         ])
     func badResume(_ argument: String, _ message: String) throws {
         let directory = try ToolRunner.directory(with: [
-            "contexts/r.mappings": Self.context, "a.ndjson": "{\"id\": 1}\n",
+            "contexts/r.mappings": Self.context, "scripts/Work.lua": Self.script, "a.ndjson": "{\"id\": 1}\n",
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolRunner.run(
@@ -178,7 +182,7 @@ struct StreamResumeTests {
     @Test("resuming skips the earlier inputs and lines, and keeps line numbers as in the file")
     func skips() throws {
         let directory = try ToolRunner.directory(with: [
-            "contexts/r.mappings": Self.context,
+            "contexts/r.mappings": Self.context, "scripts/Work.lua": Self.script,
             "a.ndjson": "{\"id\": 1}\n{\"id\": 2}\n",
             "b.ndjson": "{\"id\": 3}\n\n{\"id\": \"x\"}\n{\"id\": 5}\n",
         ])

@@ -63,19 +63,26 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         let mapper = Mapper(catalog: catalog)
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
-        let result: MappingResult
-        // One payload into a new object: the context's fast plan writes it when it maps cleanly
-        // (the general engine then makes no transformer call the plan made).
-        var memo: TransformerMemo?
-        if into == nil, !many, !generalEngine, case .success(let plan) = mapper.fastPlan(for: compiled) {
-            memo = plan.callsTransformers ? TransformerMemo() : nil
+        let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
+        // One payload into a new object: the record path (the context's fast plan when the
+        // payload maps cleanly, else the general engine), as a stream maps each record.
+        if into == nil, !many {
+            let records = RecordMapper(
+                mapper: mapper, context: compiled, usesFastPlan: !generalEngine, omittingNulls: nulls.omit)
             var text: [UInt8] = []
             text.reserveCapacity(bytes.count)
-            if plan.write(bytes, into: &text, omittingNulls: nulls.omit, memo: memo) {
-                try ResultOutput.emit(written: text, report: report.path)
-                return
+            let outcome = records.map(bytes, into: &text)
+            if let failure = outcome.failure { throw PayloadInput.invalid(failure, path: input, what: "the input") }
+            defer {
+                if isArray, outcome.kind == .withErrors {
+                    Terminal.error(
+                        "note: the input is an array; to map each of its elements into \(context), add --many")
+                }
             }
+            try ResultOutput.emit(written: text, issues: outcome.issues, report: report.path)
+            return
         }
+        let result: MappingResult
         if let into {
             let existing: MappingResult
             do {
@@ -96,21 +103,14 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             result = mapped
         } else {
             do {
-                result =
-                    many
-                    ? try mapper.objects(fromJSON: bytes, using: compiled)
-                    : try mapper.object(fromJSON: bytes, using: compiled, memo: memo)
+                result = try mapper.objects(fromJSON: bytes, using: compiled)
             } catch {
                 throw PayloadInput.invalid(error, path: input, what: "the input")
             }
         }
-        let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
         defer {
             // Issues that come from the payload's shape, not its values: say which flag fits.
-            if !many, into == nil, isArray, result.hasErrors {
-                Terminal.error(
-                    "note: the input is an array; to map each of its elements into \(context), add --many")
-            } else if many, !isArray {
+            if many, !isArray {
                 Terminal.error("note: the input is not an array; without --many it is mapped as one payload")
             }
         }

@@ -212,9 +212,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             output: OutputBuffer(descriptor: STDOUT_FILENO), rejects: OutputBuffer(descriptor: rejectDescriptor),
             showProgress: progress, maxInFlight: maxInFlight << 20,
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
-            scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } })
-        run.omitNulls = nulls.omit
-        run.usesFastPlan = !generalEngine
+            scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } },
+            usesFastPlan: !generalEngine, omitNulls: nulls.omit)
         run.showsLoadWarnings = !load.lua.quiet
         var unreadable: ToolFailure?
         for (index, source) in sources.enumerated() where unreadable == nil {
@@ -223,7 +222,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 run.noteResume(atStartOf: source.name)
                 break
             }
-            let reader = LineReader(descriptor: source.descriptor)
+            let reader = BlockReader(descriptor: source.descriptor, blockSize: run.blockSize)
             run.consume(reader, file: source.name, stop: stop, from: index == 0 ? firstLine : 1)
             if let failure = reader.failure {
                 unreadable = InputFile.unreadable(failure, path: source.name, what: "the input")

@@ -21,17 +21,34 @@ final class OutputBuffer {
         if bytes.count >= 1 << 16 { flush() }
     }
 
-    func flush() {
+    /// Writes the first `count` bytes of `text` (whole lines): a large piece goes out in one
+    /// system call, without being copied into the buffer.
+    func write(_ text: [UInt8], count: Int) {
+        guard count > 0 else { return }
+        if bytes.count + count < 1 << 16 {
+            bytes.append(contentsOf: text[..<count])
+            return
+        }
+        flush()
+        text.withUnsafeBytes { raw in Self.writeAll(descriptor, raw.baseAddress!, count) }
+    }
+
+    /// Writes `count` bytes at `base` to `descriptor`, in as many calls as it takes.
+    private static func writeAll(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) {
         var offset = 0
-        bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                offset += written
+        while offset < count {
+            let written = Glibc.write(descriptor, base + offset, count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                break
             }
+            offset += written
+        }
+    }
+
+    func flush() {
+        bytes.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { Self.writeAll(descriptor, base, raw.count) }
         }
         bytes.removeAll(keepingCapacity: true)
     }

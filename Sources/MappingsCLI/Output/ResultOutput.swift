@@ -17,10 +17,12 @@ enum ResultOutput {
         if result.hasErrors { throw ToolFailure(status: .issues) }
     }
 
-    /// Writes what a fast plan wrote (a record it mapped without any issue) as `emit` would.
-    static func emit(written text: [UInt8], report: String?) throws {
-        if let report { try writeReport([], to: report) }
+    /// Writes what the record path wrote (`RecordMapper`) and its issues as `emit` would.
+    static func emit(written text: [UInt8], issues: [MappingIssue], report: String?) throws {
+        if let report { try writeReport(issues, to: report) }
         FileHandle.standardOutput.write(Data(text + [UInt8(ascii: "\n")]))
+        for issue in issues { Terminal.error(issue.description) }
+        if issues.contains(where: { $0.severity == .error }) { throw ToolFailure(status: .issues) }
     }
 
     private static func writeReport(_ issues: [MappingIssue], to path: String) throws {

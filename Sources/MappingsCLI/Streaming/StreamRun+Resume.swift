@@ -48,9 +48,4 @@ extension StreamRun {
             self.offset = offset
         }
     }
-
-    /// Notes where a run that stopped between inputs starts again: the next one, from its top.
-    mutating func noteResume(atStartOf file: String?) {
-        noteResume(Resume(file: file, line: 1, offset: 0))
-    }
 }

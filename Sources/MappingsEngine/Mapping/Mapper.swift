@@ -67,6 +67,18 @@ public struct Mapper: Sendable {
     package func object(fromJSON bytes: [UInt8], using context: CompiledContext, memo: TransformerMemo?)
         throws(JSONParser.Failure) -> MappingResult
     {
+        let result: Result<MappingResult, JSONParser.Failure> = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONParser.Failure) in try object(fromJSON: buffer, using: context, memo: memo) }
+        }
+        return try result.get()
+    }
+
+    /// The same over a record's bytes in place (a line of a larger buffer).
+    package func object(
+        fromJSON bytes: UnsafeBufferPointer<UInt8>, using context: CompiledContext, memo: TransformerMemo?
+    )
+        throws(JSONParser.Failure) -> MappingResult
+    {
         let payload = try JSONParser.parse(bytes, demand: context.demand)
         var run = MappingRun(mapper: self)
         memo?.replay()

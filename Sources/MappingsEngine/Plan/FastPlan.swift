@@ -61,22 +61,28 @@ package struct FastPlan: Sendable {
     package func write(
         _ bytes: [UInt8], into out: inout [UInt8], omittingNulls: Bool, memo: TransformerMemo? = nil
     ) -> Bool {
+        bytes.withUnsafeBufferPointer { write($0, into: &out, omittingNulls: omittingNulls, memo: memo) }
+    }
+
+    /// `write(_:into:omittingNulls:memo:)` over a record's bytes in place (a line of a larger buffer).
+    package func write(
+        _ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], omittingNulls: Bool,
+        memo: TransformerMemo? = nil
+    ) -> Bool {
         let scratch = TapeScratch.current
-        return bytes.withUnsafeBufferPointer { buffer in
-            guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
-            scratch.output.count = 0
-            let nodes = scratch.tape.nodes
-            let written = tables.withPointers { pointers in
-                guard case .frame = nodes[Int(root)].kind else { return false }
-                let writer = Writer(
-                    bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
-                    omittingNulls: omittingNulls, memo: memo)
-                return writer.object(0, frame: root, into: &scratch.output)
-            }
-            guard written else { return false }
-            out.append(contentsOf: UnsafeBufferPointer(start: scratch.output.base, count: scratch.output.count))
-            return true
+        guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
+        scratch.output.count = 0
+        let nodes = scratch.tape.nodes
+        let written = tables.withPointers { pointers in
+            guard case .frame = nodes[Int(root)].kind else { return false }
+            let writer = Writer(
+                bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
+                omittingNulls: omittingNulls, memo: memo)
+            return writer.object(0, frame: root, into: &scratch.output)
         }
+        guard written else { return false }
+        out.append(contentsOf: UnsafeBufferPointer(start: scratch.output.base, count: scratch.output.count))
+        return true
     }
 }
 

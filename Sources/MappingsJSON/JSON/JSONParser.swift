@@ -13,6 +13,12 @@ package enum JSONParser {
         package var column: Int
 
         package var description: String { "\(line):\(column): \(message)" }
+
+        package init(message: String, line: Int, column: Int) {
+            self.message = message
+            self.line = line
+            self.column = column
+        }
     }
 
     /// How deeply a payload may nest.
@@ -36,20 +42,21 @@ package enum JSONParser {
     /// Parses the whole payload but builds only what `demand` asks for; the rest is checked.
     package static func parse(_ bytes: [UInt8], demand: JSONDemand) throws(Failure) -> JSONValue {
         let result: Result<JSONValue, Failure> = bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(bytes: buffer)
-            // A UTF-8 byte-order mark at the start is no part of the text (RFC 8259 §8.1 lets a reader skip it).
-            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
-            do throws(Failure) {
-                reader.skipWhitespace()
-                let value = try reader.value(depth: 0, demand: demand)
-                reader.skipWhitespace()
-                guard reader.index == buffer.count else { throw reader.failure("unexpected text after the JSON value") }
-                return .success(value)
-            } catch {
-                return .failure(error)
-            }
+            Result { () throws(Failure) in try parse(buffer, demand: demand) }
         }
         return try result.get()
+    }
+
+    /// `parse(_:demand:)` over bytes in place (a record inside a larger buffer).
+    package static func parse(_ buffer: UnsafeBufferPointer<UInt8>, demand: JSONDemand) throws(Failure) -> JSONValue {
+        var reader = Reader(bytes: buffer)
+        // A UTF-8 byte-order mark at the start is no part of the text (RFC 8259 §8.1 lets a reader skip it).
+        if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
+        reader.skipWhitespace()
+        let value = try reader.value(depth: 0, demand: demand)
+        reader.skipWhitespace()
+        guard reader.index == buffer.count else { throw reader.failure("unexpected text after the JSON value") }
+        return value
     }
 
     /// The reading state, shared with the record tape (`JSONTape`), which scans with the same checks.

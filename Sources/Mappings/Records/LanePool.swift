@@ -8,13 +8,13 @@ import Foundation
 /// `@unchecked Sendable` because it is shared by every thread it starts: `jobs` and `idle` are
 /// read and written only with `condition` locked, which the compiler cannot check (an
 /// `NSCondition`, since idle threads wait on it, which `Mutex` cannot).
-final class LanePool: @unchecked Sendable {
-    static let shared = LanePool()
+package final class LanePool: @unchecked Sendable {
+    package static let shared = LanePool()
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var idle = 0
 
-    func run(_ job: @escaping @Sendable () -> Void) {
+    package func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
         let spare = idle >= jobs.count

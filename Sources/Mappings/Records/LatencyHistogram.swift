@@ -3,9 +3,11 @@
 ///
 /// Recording is an index computation and an increment: no allocation per record, which is
 /// why the stream keeps this instead of the times themselves.
-struct LatencyHistogram {
+package struct LatencyHistogram: Sendable {
     private var buckets = [Int](repeating: 0, count: 256)
-    private(set) var count = 0
+    package private(set) var count = 0
+
+    package init() {}
 
     /// The bucket of `nanoseconds`: the value itself below 4, else four per power of two.
     static func bucket(of nanoseconds: UInt64) -> Int {
@@ -24,14 +26,14 @@ struct LatencyHistogram {
         return next == 0 ? .max : next - 1
     }
 
-    mutating func record(nanoseconds: UInt64) {
+    package mutating func record(nanoseconds: UInt64) {
         buckets[Self.bucket(of: nanoseconds)] += 1
         count += 1
     }
 
     /// The time at or under which `fraction` of the records were mapped (the upper bound of
     /// the bucket that reaches it), or nil before any record.
-    func percentile(_ fraction: Double) -> UInt64? {
+    package func percentile(_ fraction: Double) -> UInt64? {
         guard count > 0 else { return nil }
         let rank = max(1, Int((Double(count) * fraction).rounded(.up)))
         var seen = 0
@@ -40,5 +42,12 @@ struct LatencyHistogram {
             if seen >= rank { return Self.upperBound(of: index) }
         }
         return nil
+    }
+
+    /// Adds the records of `other` (a lane's, a chunk's) to these.
+    package mutating func merge(_ other: LatencyHistogram) {
+        guard other.count > 0 else { return }
+        for index in buckets.indices { buckets[index] += other.buckets[index] }
+        count += other.count
     }
 }

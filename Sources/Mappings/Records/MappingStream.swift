@@ -1,0 +1,152 @@
+import Foundation
+
+/// Maps a sequence of records on several cores and gives the results back in input order,
+/// with the memory in flight bounded: what `mappings stream` runs, for a Swift host.
+///
+/// Each element is one record's JSON text on one line (a line of NDJSON). The records are
+/// mapped in blocks on worker lanes through the record path (`RecordMapper`: the context's
+/// fast plan, else the general engine), and `body` is called on the calling thread with each
+/// result, in the order the lines came:
+/// ```swift
+/// let stream = MappingStream(records: RecordMapper(mapper: mapper, context: context), workers: 4)
+/// try stream.map(lines) { record in
+///     if record.outcome.kind == .withErrors { print(record.index, record.outcome.issues) }
+///     else if let output = record.output { send(output) }
+/// }
+/// ```
+public struct MappingStream: Sendable {
+    /// How each record is mapped.
+    public let records: RecordMapper
+    /// How many lanes map records at once.
+    public let workers: Int
+    /// About how many bytes of records and results may be held between reading and `body`.
+    public let maxInFlight: Int
+
+    /// A stream over `records`, with `workers` lanes (default: one per core) and `maxInFlight`
+    /// bytes held at most (default 64 MiB).
+    public init(records: RecordMapper, workers: Int? = nil, maxInFlight: Int = 64 << 20) {
+        self.records = records
+        self.workers = max(1, workers ?? ProcessInfo.processInfo.activeProcessorCount)
+        self.maxInFlight = max(1 << 16, maxInFlight)
+    }
+
+    /// Maps every line `lines` gives (reading ahead at most what `maxInFlight` allows) and calls
+    /// `body` with each result, in input order. A blank line is no record (`body` is not called
+    /// for it); a line that holds a line feed is not one line, and its result says so.
+    public func map<Lines: Sequence>(_ lines: Lines, _ body: (MappedRecord) throws -> Void) rethrows
+    where Lines.Element == [UInt8] {
+        let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
+        defer { pipeline.finish() }
+        let blockSize = min(1 << 20, max(1 << 14, maxInFlight / (4 * (workers + 1))))
+        var iterator = lines.makeIterator()
+        var pending: [(result: BlockResult?, firstIndex: Int)] = []
+        // Lines of the head block already given to `body`.
+        var delivered = 0
+        var building: [UInt8] = []
+        var buildingFirst = 0
+        var index = 0
+        var held = 0
+        var ended = false
+        func submit() {
+            guard !building.isEmpty else { return }
+            let block = RecordBlock(bytes: building, offset: 0, records: records, writesErrors: true)
+            pending.append((pipeline.submit(block), buildingFirst))
+            held += building.count
+            building = []
+        }
+        while true {
+            while !ended, held < maxInFlight / 2 {
+                guard let line = iterator.next() else {
+                    ended = true
+                    submit()
+                    break
+                }
+                if line.contains(0x0A) {
+                    submit()
+                    pending.append((nil, index))
+                    index += 1
+                    buildingFirst = index
+                    continue
+                }
+                if building.isEmpty { buildingFirst = index }
+                building += line
+                building.append(0x0A)
+                index += 1
+                if building.count >= blockSize { submit() }
+            }
+            guard let head = pending.first else {
+                if ended { return }
+                continue
+            }
+            guard let result = head.result else {
+                let failure = JSONParser.Failure(
+                    message: "the line holds a line feed: one record per line", line: 1, column: 1)
+                try body(
+                    MappedRecord(
+                        index: head.firstIndex, output: nil, outcome: RecordOutcome(kind: .invalid, failure: failure)))
+                pending.removeFirst()
+                continue
+            }
+            pipeline.setHead(result)
+            _ = pipeline.wait(for: result, timeout: ended || held >= maxInFlight / 2 ? 0.05 : 0)
+            let piece = result.take()
+            pipeline.took(piece.output.count)
+            try deliver(piece, after: delivered, firstIndex: head.firstIndex, body)
+            delivered = piece.lines
+            guard piece.finished else { continue }
+            delivered = 0
+            if let tail = piece.tail {
+                pending[0] = (tail, head.firstIndex + piece.lines)
+            } else {
+                held -= piece.block.bytes.count
+                pending.removeFirst()
+            }
+        }
+    }
+
+    /// Calls `body` for each record a piece of a block holds (its lines after `delivered`, up
+    /// to `piece.lines`): its output line, or its event's outcome.
+    private func deliver(
+        _ piece: BlockResult.State, after delivered: Int, firstIndex: Int, _ body: (MappedRecord) throws -> Void
+    ) rethrows {
+        var events = piece.events[...]
+        var outputStart = 0
+        var lineNumber = 0
+        var results: [MappedRecord] = []
+        piece.block.forEachLine { line, _ in
+            lineNumber += 1
+            guard lineNumber <= piece.lines else { return false }
+            guard lineNumber > delivered, !piece.block.isBlank(line) else { return true }
+            let lineEnd = piece.output[outputStart...].firstIndex(of: 0x0A) ?? piece.output.endIndex
+            let index = firstIndex + lineNumber - 1
+            if let event = events.first, event.line == lineNumber {
+                events.removeFirst()
+                var output: [UInt8]?
+                if event.written {
+                    output = Array(piece.output[outputStart..<lineEnd])
+                    outputStart = lineEnd + 1
+                }
+                results.append(MappedRecord(index: index, output: output, outcome: event.outcome))
+            } else {
+                results.append(
+                    MappedRecord(
+                        index: index, output: Array(piece.output[outputStart..<lineEnd]),
+                        outcome: RecordOutcome(kind: .clean)))
+                outputStart = lineEnd + 1
+            }
+            return true
+        }
+        for result in results { try body(result) }
+    }
+}
+
+/// One record's result from a `MappingStream`.
+public struct MappedRecord: Sendable {
+    /// The record's place in the input: the index of its line.
+    public let index: Int
+    /// Its output JSON, without a line end; `nil` when it is not JSON.
+    public let output: [UInt8]?
+    /// How it went: clean, with warnings, with errors (the output then holds what could be
+    /// made), or not JSON.
+    public let outcome: RecordOutcome
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A block of NDJSON: whole lines of one input, mapped by one lane, its results written in
+/// input order. Lines end with `\n` (a `\r` before it is dropped); the last line may lack its
+/// end (the end of the input). Blank lines are no records.
+package struct RecordBlock: Sendable {
+    /// The bytes the block's lines are in (shared: a block split in two keeps one storage).
+    package let bytes: [UInt8]
+    /// The block's part of `bytes`: whole lines.
+    package let range: Range<Int>
+    /// Where `bytes[range.lowerBound]` is in its input, in bytes (for the place to resume from).
+    package let offset: Int
+    /// How the block's records are mapped (the version serving when the block was read).
+    package let records: RecordMapper
+    /// Whether a record with errors is written anyway (`--on-issue emit`), not only reported.
+    package let writesErrors: Bool
+
+    package init(bytes: [UInt8], offset: Int, records: RecordMapper, writesErrors: Bool) {
+        self.init(bytes: bytes, range: bytes.indices, offset: offset, records: records, writesErrors: writesErrors)
+    }
+
+    private init(bytes: [UInt8], range: Range<Int>, offset: Int, records: RecordMapper, writesErrors: Bool) {
+        self.bytes = bytes
+        self.range = range
+        self.offset = offset
+        self.records = records
+        self.writesErrors = writesErrors
+    }
+
+    /// The lines of `range` (whole lines of this block) as a block of their own.
+    package func part(_ range: Range<Int>) -> RecordBlock {
+        RecordBlock(
+            bytes: bytes, range: range, offset: offset + (range.lowerBound - self.range.lowerBound), records: records,
+            writesErrors: writesErrors)
+    }
+
+    /// The block cut in two at the line end nearest its middle (the second part starts after
+    /// it); `nil` when it holds a single line. No byte is copied.
+    package func split() -> (RecordBlock, RecordBlock)? {
+        guard range.count > 1 else { return nil }
+        let middle = range.lowerBound + range.count / 2
+        let cut: Int? = bytes.withUnsafeBufferPointer { buffer in
+            // The first line end at or after the middle, else the last one before it.
+            if let found = memchr(buffer.baseAddress! + middle, 0x0A, range.upperBound - middle) {
+                let at = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+                if at < range.upperBound { return at }
+            }
+            var back = middle - 1
+            while back >= range.lowerBound, buffer[back] != 0x0A { back -= 1 }
+            return back >= range.lowerBound ? back + 1 : nil
+        }
+        guard let cut, cut > range.lowerBound, cut < range.upperBound else { return nil }
+        let first = RecordBlock(
+            bytes: bytes, range: range.lowerBound..<cut, offset: offset, records: records, writesErrors: writesErrors)
+        let second = RecordBlock(
+            bytes: bytes, range: cut..<range.upperBound, offset: offset + (cut - range.lowerBound), records: records,
+            writesErrors: writesErrors)
+        return (first, second)
+    }
+
+    /// Calls `body` with each line's range in `bytes` (its end without `\r`) and where the
+    /// next line starts, in order, from `start` (default: the block's start) as long as it
+    /// returns true; returns how many lines it gave.
+    @discardableResult
+    package func forEachLine(from start: Int? = nil, _ body: (_ line: Range<Int>, _ next: Int) -> Bool) -> Int {
+        Self.forEachLine(in: bytes, range: (start ?? range.lowerBound)..<range.upperBound, body)
+    }
+
+    /// The lines of `bytes[range]`, as `forEachLine(from:_:)` gives them; lines are found with
+    /// `memchr`, the one pass over the bytes.
+    @discardableResult
+    package static func forEachLine(
+        in bytes: [UInt8], range: Range<Int>, _ body: (_ line: Range<Int>, _ next: Int) -> Bool
+    ) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var position = range.lowerBound
+            let end = range.upperBound
+            var count = 0
+            while position < end {
+                var lineEnd = end
+                var next = end
+                if let found = memchr(buffer.baseAddress! + position, 0x0A, end - position) {
+                    lineEnd = buffer.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    next = lineEnd + 1
+                }
+                if lineEnd > position, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                count += 1
+                guard body(position..<lineEnd, next) else { return count }
+                position = next
+            }
+            return count
+        }
+    }
+
+    /// Whether a line holds nothing but spaces and tabs (no record).
+    package func isBlank(_ line: Range<Int>) -> Bool {
+        bytes[line].allSatisfy { $0 == 0x20 || $0 == 0x09 }
+    }
+
+    /// How many records (lines that are not blank) the block holds from byte `start` on.
+    package func recordCount(from start: Int? = nil) -> Int {
+        var records = 0
+        forEachLine(from: start) { line, _ in
+            if !isBlank(line) { records += 1 }
+            return true
+        }
+        return records
+    }
+
+    /// How many lines the block holds from byte `start` on.
+    package func lineCount(from start: Int? = nil) -> Int {
+        forEachLine(from: start) { _, _ in true }
+    }
+}
+
+/// What one record of a block did that is more than its output line: its issues (rejected,
+/// or written with warnings or errors), a line that is not JSON, or lines its scripts logged.
+package struct RecordEvent: Sendable {
+    /// The record's line within its block, from 1.
+    package let line: Int
+    /// Where the line starts and ends in the block's bytes.
+    package let range: Range<Int>
+    /// How long the block's output was before this record's (its output follows, when written).
+    package let outputStart: Int
+    /// Whether the record's output is in the block's output.
+    package let written: Bool
+    package let outcome: RecordOutcome
+    /// What the record's scripts logged while it mapped.
+    package let log: [ScriptLogEntry]
+}
+
+/// One line a script logged: where (`scripts/Geo.lua:12`) and what, without the record it
+/// belonged to, which the writer adds in input order.
+public struct ScriptLogEntry: Sendable, Hashable {
+    public let place: String
+    public let message: String
+
+    public init(place: String, message: String) {
+        self.place = place
+        self.message = message
+    }
+}

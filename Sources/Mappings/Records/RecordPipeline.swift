@@ -1,0 +1,263 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Maps blocks of NDJSON on worker lanes: the record path (`RecordMapper`) many cores wide.
+///
+/// The caller submits blocks of whole lines in input order and takes each block's result in
+/// that order (`BlockResult`): one buffer holding the output of its records, and the events
+/// of those that were more than an output line. A lane maps a whole block — it finds the
+/// lines, maps each record and appends its output — so the caller (a reader and a writer)
+/// does no work per record: it reads big blocks and writes whole buffers. How much is in
+/// flight is the caller's to bound: it submits while what it holds is under its limit.
+///
+/// Scripts' log lines are held per record (`capture`) and come back as events, so a writer
+/// gives them in input order whatever the number of lanes.
+///
+/// `@unchecked Sendable`: lanes and the caller share the queue and the flags, read and written
+/// with `condition` locked, which the compiler cannot check.
+package final class RecordPipeline: @unchecked Sendable {
+    /// Runs a record's mapping with its scripts' log lines held back, and returns those lines.
+    package typealias Capture = @Sendable (_ body: () -> Void) -> [ScriptLogEntry]
+
+    private let condition = NSCondition()
+    private var queue: [BlockResult] = []
+    private var shuttingDown = false
+    /// Lanes waiting for a block: when there are, a lane that starts a record wakes them, so
+    /// that one of them takes the rest of its block (`BlockResult.splitRemainder`).
+    private let idleLanes = Atomic(0)
+    /// The blocks lanes are mapping (guarded by `condition`): where idle lanes take work from.
+    private var active: [BlockResult] = []
+    private let lanes: Int
+    private let capture: Capture?
+    /// Set by `stopLanes`: lanes end their record in progress and take nothing more.
+    private let halted = Atomic(false)
+    /// Output bytes published and not yet taken, and the most there may be: past it, a lane
+    /// waits before its next record unless its block is the head (which the writer drains).
+    private let outputHeld = Atomic(0)
+    private let outputLimit: Int
+    /// The block the writer takes from now (guarded by `condition`).
+    private var head: BlockResult?
+    /// Lanes waiting for room (guarded by `condition`).
+    private var waitingForRoom = 0
+
+    /// Starts `lanes` lanes (threads of `LanePool`), which wait for blocks; `outputLimit`
+    /// bounds the output held in flight.
+    package init(lanes: Int, outputLimit: Int = .max, capture: Capture? = nil) {
+        self.lanes = max(1, lanes)
+        self.outputLimit = outputLimit
+        self.capture = capture
+        for _ in 0..<self.lanes {
+            LanePool.shared.run { [self] in lane() }
+        }
+    }
+
+    deinit {
+        condition.lock()
+        shuttingDown = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues a block for the next free lane; its result, to take in order.
+    package func submit(_ block: RecordBlock) -> BlockResult {
+        let result = BlockResult(block: block)
+        condition.lock()
+        queue.append(result)
+        condition.signal()
+        condition.unlock()
+        return result
+    }
+
+    /// Waits until `result`'s block is finished, at most `timeout` seconds; whether it is.
+    package func wait(for result: BlockResult, timeout: Double) -> Bool {
+        if result.isFinished { return true }
+        let limit = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !result.isFinished {
+            guard condition.wait(until: limit) else { return result.isFinished }
+        }
+        return true
+    }
+
+    /// Says which block the writer takes from now: its lane never waits for room.
+    package func setHead(_ result: BlockResult?) {
+        condition.lock()
+        head = result
+        if waitingForRoom > 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// The writer took `bytes` of output: lanes waiting for room may go on.
+    package func took(_ bytes: Int) {
+        guard bytes > 0 else { return }
+        outputHeld.subtract(bytes, ordering: .relaxed)
+        condition.lock()
+        if waitingForRoom > 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Before a record: waits while the output held is over its limit, unless `result` is the
+    /// head's block (the writer drains it, so the stream always moves) or the lanes stop.
+    private func waitForRoom(_ result: BlockResult) {
+        guard outputHeld.load(ordering: .relaxed) > outputLimit else { return }
+        condition.lock()
+        while outputHeld.load(ordering: .relaxed) > outputLimit, head !== result, !halted.load(ordering: .relaxed) {
+            waitingForRoom += 1
+            condition.wait()
+            waitingForRoom -= 1
+        }
+        condition.unlock()
+    }
+
+    /// Lanes take no block more (those queued stay unstarted) and stop between records of the
+    /// blocks they map; the lanes then end.
+    package func stopLanes() {
+        halted.store(true, ordering: .relaxed)
+        condition.lock()
+        queue.removeAll()
+        condition.broadcast()
+        shuttingDown = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Takes no block more once those queued are done: the lanes end when the queue is empty.
+    package func finish() {
+        condition.lock()
+        shuttingDown = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func lane() {
+        var scratch: [UInt8] = []
+        while let result = nextBlock() {
+            map(result, scratch: &scratch)
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// The next block: the first queued, else the second half of what another lane has left
+    /// of its block (so that a few large blocks, or one small block of slow records, keep every
+    /// lane busy), else waits. With blocks queued, lanes map them whole: no cutting.
+    private func nextBlock() -> BlockResult? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if !queue.isEmpty { return queue.removeFirst() }
+            if shuttingDown || halted.load(ordering: .relaxed) { return nil }
+            for result in active {
+                guard let (taken, queued) = result.splitRemainder() else { continue }
+                if let queued {
+                    queue.insert(queued, at: 0)
+                    condition.signal()
+                }
+                return taken
+            }
+            idleLanes.add(1, ordering: .relaxed)
+            condition.wait()
+            idleLanes.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Wakes idle lanes when there are: a lane started a block or a record, which they may share.
+    private func wakeIdleLanes() {
+        guard idleLanes.load(ordering: .relaxed) > 0 else { return }
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Maps every record of a block, publishing each as it is done.
+    private func map(_ result: BlockResult, scratch: inout [UInt8]) {
+        let block: RecordBlock? = result.update { state in
+            guard !state.abandoned else { return nil }
+            state.started = true
+            return state.block
+        }
+        guard let block else { return }
+        condition.lock()
+        active.append(result)
+        condition.unlock()
+        wakeIdleLanes()
+        defer {
+            condition.lock()
+            active.removeAll { $0 === result }
+            condition.unlock()
+        }
+        var lineNumber = 0
+        var stopped = false
+        _ = block.bytes.withUnsafeBufferPointer { bytes in
+            block.forEachLine { line, next in
+                lineNumber += 1
+                if halted.load(ordering: .relaxed) {
+                    stopped = true
+                    return false
+                }
+                if block.isBlank(line) {
+                    return result.update { state in
+                        guard !state.abandoned, line.lowerBound < state.block.range.upperBound else { return false }
+                        state.lines = lineNumber
+                        state.nextLine = next
+                        return next < state.block.range.upperBound
+                    }
+                }
+                waitForRoom(result)
+                let record = UnsafeBufferPointer(rebasing: bytes[line])
+                let number = lineNumber
+                // The block may have been cut meanwhile (another lane took its rest).
+                guard
+                    result.update({ state in
+                        guard !state.abandoned, line.lowerBound < state.block.range.upperBound else { return false }
+                        state.current = (number, line)
+                        return true
+                    })
+                else { return false }
+                wakeIdleLanes()
+                scratch.removeAll(keepingCapacity: true)
+                let startTime = DispatchTime.now().uptimeNanoseconds
+                var outcome = RecordOutcome(kind: .clean)
+                var log: [ScriptLogEntry] = []
+                if let capture {
+                    log = capture { outcome = block.records.map(record, into: &scratch) }
+                } else {
+                    outcome = block.records.map(record, into: &scratch)
+                }
+                let took = DispatchTime.now().uptimeNanoseconds &- startTime
+                return result.update { state in
+                    guard !state.abandoned else { return false }
+                    let written =
+                        outcome.kind == .clean || outcome.kind == .withWarnings
+                        || (outcome.kind == .withErrors && block.writesErrors)
+                    let outputStart = state.output.count
+                    if written {
+                        state.output.append(contentsOf: scratch)
+                        state.output.append(0x0A)
+                        outputHeld.add(scratch.count + 1, ordering: .relaxed)
+                    }
+                    if outcome.kind != .clean || !log.isEmpty {
+                        state.events.append(
+                            RecordEvent(
+                                line: number, range: line, outputStart: outputStart, written: written,
+                                outcome: outcome, log: log))
+                    }
+                    state.records += 1
+                    if outcome.byFastPlan { state.planned += 1 }
+                    state.latency.record(nanoseconds: took)
+                    state.lines = number
+                    state.nextLine = next
+                    state.current = nil
+                    return next < state.block.range.upperBound
+                }
+            }
+        }
+        result.update { state in
+            state.current = nil
+            if !stopped { state.finished = true }
+        }
+    }
+}

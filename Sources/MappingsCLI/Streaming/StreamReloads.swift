@@ -1,0 +1,76 @@
+import Dispatch
+import Foundation
+import Mappings
+
+/// `--watch` and SIGHUP for a stream: when to look for edits, the reload on its own thread,
+/// and how long the stream waits for it.
+///
+/// Looked at between blocks: with `--watch`, edits are picked up at most every 250 ms; SIGHUP
+/// forces a reload. A new version is swapped in only when it loads and its tests pass within
+/// the reload timeout, and only if it still has the context; every swap and refusal is logged
+/// on stderr with its version. The stream waits for a reload once, up to a second, then goes on
+/// with the version it has and looks again between blocks without waiting.
+struct StreamReloads {
+    let reloader: CatalogReloader
+    /// How long a reload may take before it is refused.
+    let timeout: Duration
+    private var lastWatch = DispatchTime.now()
+    private var pending: PendingReload?
+    /// Whether the stream has waited for `pending` (it waits at most once, at the start).
+    private var waited = false
+    /// Whether the stream gave up waiting for `pending` (and logged the refusal).
+    private var abandoned = false
+
+    init(reloader: CatalogReloader, timeout: Duration) {
+        self.reloader = reloader
+        self.timeout = timeout
+    }
+
+    /// What a look between blocks found.
+    enum Change {
+        case none
+        /// A version that loaded, its tests passing: swap it in.
+        case swapped(CatalogReloader.Version)
+        /// A version refused: its number, the reason, and whether it was for taking too long.
+        case refused(attempt: Int, reason: String, timedOut: Bool)
+    }
+
+    /// Starts a reload when one is due (SIGHUP, or `--watch`'s interval), and says what the one
+    /// under way came to, if it has ended.
+    mutating func look(_ stop: StopSignal) -> Change {
+        if pending == nil {
+            let forced = stop.takeHangup()
+            let now = DispatchTime.now()
+            guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return .none }
+            lastWatch = now
+            pending = PendingReload(reloader: reloader, forced: forced, timeout: timeout)
+            waited = false
+            abandoned = false
+        }
+        guard let reload = pending else { return .none }
+        if !waited {
+            waited = true
+            let waitUntil = min(reload.started + timeout, ContinuousClock.now + .seconds(1))
+            while reload.outcome == nil, ContinuousClock.now < waitUntil, stop.raisedSignal == nil {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+        }
+        guard let outcome = reload.outcome else {
+            if !abandoned, ContinuousClock.now >= reload.started + timeout {
+                abandoned = true
+                return .refused(
+                    attempt: reload.attempt, reason: "loading took longer than \(timeout) (--reload-timeout)",
+                    timedOut: true)
+            }
+            return .none
+        }
+        pending = nil
+        // An abandoned reload was reported as refused when it was given up; the reloader refused it too.
+        if abandoned { return .none }
+        switch outcome {
+        case .unchanged: return .none
+        case .swapped(let version): return .swapped(version)
+        case .refused(let attempt, let reason): return .refused(attempt: attempt, reason: reason, timedOut: false)
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import Mappings
+import MappingsLua
+
+/// Writing what the lanes made of a block, in input order: its output in one piece, its events
+/// (log lines, warnings, issues, rejects) by the issue policy.
+extension StreamRun {
+    /// Writes a finished (or abandoned) block's published records. Returns, when
+    /// `--on-issue fail` stops at one of them, that record's line within the block and where
+    /// the line after it starts; the output before it is written, nothing after.
+    mutating func write(_ state: BlockResult.State, at position: Position) -> (line: Int, next: Int)? {
+        var outputEnd = state.output.count
+        var failed: (line: Int, next: Int)?
+        for event in state.events {
+            let line = position.linesBefore + event.line
+            scriptLog.write(captured: event.log, record: line)
+            let outcome = event.outcome
+            switch outcome.kind {
+            case .clean:
+                break
+            case .withWarnings:
+                for warning in outcome.issues {
+                    stats.count(issue: warning.kind.rawValue)
+                    Terminal.error("\(place(position.file, line)): \(warning)")
+                }
+                stats.withWarnings += 1
+                stats.warnings += outcome.issues.count
+            case .withErrors:
+                for issue in outcome.issues { stats.count(issue: issue.kind.rawValue) }
+                if event.written {
+                    counts.withIssues += 1
+                    stats.warnings += outcome.issues.count
+                    for issue in outcome.issues { Terminal.error("\(place(position.file, line)): \(issue)") }
+                    continue
+                }
+                reject(state.block, event.range, at: position, line: line, issues: outcome.issues.map(\.json))
+                if policy == .fail {
+                    for issue in outcome.issues { Terminal.error("\(place(position.file, line)): \(issue)") }
+                    failed = (event.line, next(after: event.range, in: state.block))
+                }
+            case .invalid:
+                let kind = "invalid JSON"
+                let message = outcome.invalidReason ?? "not JSON"
+                counts.invalid += 1
+                stats.count(issue: kind)
+                reject(state.block, event.range, at: position, line: line, issues: [Self.issue(kind, message)])
+                if policy == .fail {
+                    Terminal.error("\(place(position.file, line)): \(message)")
+                    failed = (event.line, next(after: event.range, in: state.block))
+                }
+            }
+            if let failed {
+                stopReason = .failure
+                outputEnd = event.outputStart
+                // The records up to the failing one were read, and written or rejected.
+                countRecords(of: state, after: position.linesWritten, through: failed.line)
+                break
+            }
+        }
+        output.write(state.output, count: outputEnd)
+        // Each block's lines go out now: a slow or interactive input sees its records come back.
+        output.flush()
+        rejects.flush()
+        if failed == nil {
+            counts.read += state.records
+            counts.written += state.records - state.events.filter { !$0.written }.count
+            stats.planned += state.planned
+        }
+        stats.latency.merge(state.latency)
+        return failed
+    }
+
+    /// Counts the records of a block after the lines already written and up to line `line`
+    /// (the failing record included) as read, and the written ones among them, when
+    /// `--on-issue fail` stopped there.
+    private mutating func countRecords(of state: BlockResult.State, after written: Int, through line: Int) {
+        var records = 0
+        var lineNumber = 0
+        state.block.forEachLine { range, _ in
+            lineNumber += 1
+            guard lineNumber <= line else { return false }
+            if lineNumber > written, !state.block.isBlank(range) { records += 1 }
+            return true
+        }
+        let notWritten = state.events.filter { $0.line <= line && !$0.written }.count
+        counts.read += records
+        counts.written += records - notWritten
+        stats.planned += min(state.planned, records - notWritten)
+    }
+
+    /// Where the line after `range` starts in the block (the block's end when it is the last).
+    private func next(after range: Range<Int>, in block: RecordBlock) -> Int {
+        var next = block.range.upperBound
+        block.forEachLine(from: range.lowerBound) { _, after in
+            next = after
+            return false
+        }
+        return next
+    }
+
+    /// A line over the limit, which the reader skipped: rejected with its first bytes.
+    mutating func rejectTooLong(_ head: [UInt8], at position: Position) {
+        counts.read += 1
+        counts.invalid += 1
+        stats.count(issue: "line too long")
+        let message = "the line is longer than \(LineReader.maximumLine) bytes"
+        writeReject(
+            file: position.file, line: position.linesBefore, input: head, issues: [Self.issue("line too long", message)]
+        )
+        if policy == .fail {
+            Terminal.error("\(place(position.file, position.linesBefore)): \(message)")
+            stopReason = .failure
+        }
+    }
+
+    /// Writes the reject of a record of `block` (its line's bytes) with its issues.
+    mutating func reject(
+        _ block: RecordBlock, _ range: Range<Int>, at position: Position, line: Int, issues: [JSONValue]
+    ) {
+        writeReject(file: position.file, line: line, input: Array(block.bytes[range]), issues: issues)
+    }
+
+    /// One line of the rejects: where the record is, its text, its issues.
+    mutating func writeReject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+        var members: [(key: String, value: JSONValue)] = []
+        if let file { members.append(("file", .string(file))) }
+        members.append(("line", .integer(Int64(line))))
+        members.append(("input", .string(String(decoding: input, as: UTF8.self))))
+        members.append(("issues", .array(issues)))
+        // Invisible characters escaped: the same value to a JSON reader, and safe on a terminal.
+        rejects.line(JSONWriter.safeText(.object(JSONObject(members))))
+        counts.rejected += 1
+    }
+
+    /// An issue of a record that did not map (`invalid JSON`, `interrupted`, `line too long`).
+    static func issue(_ kind: String, _ message: String) -> JSONValue {
+        .object(JSONObject([("kind", .string(kind)), ("message", .string(message))]))
+    }
+
+    func place(_ file: String?, _ line: Int) -> String {
+        "\(file ?? "<stdin>"):\(line)"
+    }
+
+    /// Between blocks: picks up a reload that is due, swapping the version the next blocks map
+    /// with; logs every swap and refusal on stderr with its version.
+    mutating func reloadIfAsked(_ stop: StopSignal) {
+        guard var reloads else { return }
+        let change = reloads.look(stop)
+        self.reloads = reloads
+        let serving = reloads.reloader.current.number
+        switch change {
+        case .none:
+            break
+        case .swapped(let version):
+            guard let compiled = version.catalog.context(context) else {
+                stats.warnings += 1
+                stats.log(
+                    Stats.Reload(
+                        time: Date(), version: version.number, swapped: false, reason: "no context \"\(context)\""))
+                Terminal.error(
+                    "mappings stream: version \(version.number) has no context \"\(context)\"; still mapping with the previous one"
+                )
+                return
+            }
+            let mapper = Mapper(catalog: version.catalog)
+            records = RecordMapper(
+                mapper: mapper, context: compiled, usesFastPlan: usesFastPlan, omittingNulls: omitNulls)
+            stats.hasPlan = records.hasFastPlan
+            stats.version = version.number
+            stats.log(Stats.Reload(time: Date(), version: version.number, swapped: true, reason: nil))
+            Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
+            if showsLoadWarnings { Terminal.diagnostics(version.catalog.warnings, severity: "warning") }
+        case .refused(let attempt, let reason, let timedOut):
+            stats.warnings += 1
+            let firstLine = reason.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? reason
+            stats.log(Stats.Reload(time: Date(), version: attempt, swapped: false, reason: firstLine))
+            // A timeout is said on the line; a refusal's diagnostics follow it.
+            Terminal.error(
+                "mappings stream: version \(attempt) refused, still mapping with version \(serving):"
+                    + (timedOut ? " " : "\n") + reason)
+        }
+    }
+
+    /// Between blocks and while waiting for input: the progress line and the periodic stats,
+    /// each when its interval has passed.
+    mutating func tick() {
+        let rate = Int((Double(counts.read) / max(stats.elapsed, 0.001)).rounded())
+        let line = "\(summary), \(rate) records/s"
+        progress.show(line)
+        guard let path = progress.statsDue() else { return }
+        do {
+            try writeStats(to: path, running: true)
+        } catch {
+            stats.warnings += 1
+            Terminal.error("mappings stream: cannot write the stats file \"\(path)\"")
+        }
+    }
+
+    var summary: String {
+        var text = "mappings stream: read \(counts.read), written \(counts.written), rejected \(counts.rejected)"
+        if counts.unprocessed > 0 { text += ", not processed \(counts.unprocessed)" }
+        if counts.withIssues > 0 { text += " (\(counts.withIssues) written with issues)" }
+        if stats.withWarnings > 0 { text += " (\(stats.withWarnings) written with warnings)" }
+        if counts.interrupted > 0 { text += " (\(counts.interrupted) rejected as interrupted)" }
+        return text
+    }
+
+    /// Prints the summary; `read == written + rejected + unprocessed` always holds.
+    func finish() {
+        output.flush()
+        rejects.flush()
+        var text = summary
+        if let stopReason { text += ", stopped by \(stopReason)" }
+        if let resume { text += "; resume with --resume-from \(resume.argument)" }
+        FileHandle.standardError.write(Data(((progress.shown ? "\r" : "") + text + "\n").utf8))
+    }
+}

@@ -1,0 +1,101 @@
+public import MappingsCompiler
+package import MappingsJSON
+import MappingsModel
+
+/// The record path: one record's JSON text in, its output JSON or its issues out.
+///
+/// A record goes through the context's fast plan when the context has one and the record maps
+/// cleanly; any other record is mapped by the general engine, which reports exactly what is
+/// wrong with it, without calling again the transformers the plan called (a per-record memo).
+/// Both write the same bytes for the same record. Every surface that maps records — `mappings
+/// stream` and `map`, a server, Spark, a Swift host with `MappingStream` — goes through here.
+///
+/// ```swift
+/// let records = RecordMapper(mapper: mapper, context: try mapper.context("$TweetModel"))
+/// var out: [UInt8] = []
+/// let outcome = records.map(Array(line.utf8), into: &out)   // out: {"identifier":"1",…}
+/// ```
+///
+/// A value: the plan is compiled once, when it is made; share it between threads freely.
+public struct RecordMapper: Sendable {
+    /// The mapper whose catalog holds the context.
+    public let mapper: Mapper
+    /// The context records are mapped with.
+    public let context: CompiledContext
+    /// Whether unset properties are left out of the output (`--omit-nulls`).
+    public let omitsNulls: Bool
+    /// The context's fast plan; `nil` without one, or when told to use the general engine.
+    let plan: FastPlan?
+
+    /// A record mapper for `context`; `usesFastPlan: false` maps every record with the general
+    /// engine (the same output, slower: what `--general-engine` does).
+    public init(mapper: Mapper, context: CompiledContext, usesFastPlan: Bool = true, omittingNulls: Bool = false) {
+        self.mapper = mapper
+        self.context = context
+        self.omitsNulls = omittingNulls
+        self.plan = usesFastPlan ? try? mapper.fastPlan(for: context).get() : nil
+    }
+
+    /// Whether records that map cleanly go through a fast plan.
+    public var hasFastPlan: Bool { plan != nil }
+
+    /// Maps one record, appending its output JSON (without a line end) to `out` unless the
+    /// record is not JSON; the outcome says how it went.
+    public func map(_ record: [UInt8], into out: inout [UInt8]) -> RecordOutcome {
+        record.withUnsafeBufferPointer { map($0, into: &out) }
+    }
+
+    /// `map(_:into:)` over a record's bytes in place: a line of a larger buffer, not copied.
+    public func map(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> RecordOutcome {
+        let memo = plan?.callsTransformers == true ? TransformerMemo() : nil
+        if let plan, plan.write(record, into: &out, omittingNulls: omitsNulls, memo: memo) {
+            return RecordOutcome(kind: .clean, byFastPlan: true)
+        }
+        let result: MappingResult
+        do {
+            result = try mapper.object(fromJSON: record, using: context, memo: memo)
+        } catch {
+            return RecordOutcome(kind: .invalid, failure: error)
+        }
+        JSONWriter.write(result.value, into: &out, omittingNulls: omitsNulls)
+        let kind: RecordOutcome.Kind =
+            result.issues.isEmpty ? .clean : result.hasErrors ? .withErrors : .withWarnings
+        return RecordOutcome(kind: kind, issues: result.issues)
+    }
+}
+
+/// How mapping one record went.
+public struct RecordOutcome: Sendable {
+    /// What became of the record.
+    public enum Kind: Sendable, Hashable {
+        /// Mapped without an issue.
+        case clean
+        /// Mapped; every issue is a warning (or info): the record stands.
+        case withWarnings
+        /// Mapped with at least one error: a stream rejects it (unless told to emit it).
+        case withErrors
+        /// Not JSON: nothing was written; `failure` says where and why.
+        case invalid
+    }
+
+    public var kind: Kind
+    /// The issues, in payload order (empty for a clean or an invalid record).
+    public var issues: [MappingIssue] = []
+    /// Whether the context's fast plan wrote it.
+    public var byFastPlan = false
+    /// For an invalid record: what the reader found wrong, with its column.
+    package var failure: JSONParser.Failure?
+
+    /// For an invalid record: `column 33: expected ':' after a key`.
+    public var invalidReason: String? {
+        failure.map { "column \($0.column): \($0.message)" }
+    }
+
+    package init(kind: Kind, issues: [MappingIssue] = [], byFastPlan: Bool = false, failure: JSONParser.Failure? = nil)
+    {
+        self.kind = kind
+        self.issues = issues
+        self.byFastPlan = byFastPlan
+        self.failure = failure
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Mappings
+import MappingsTestSupport
+import Testing
+
+/// The record path for Swift hosts: `RecordMapper` one record at a time, `MappingStream` many
+/// cores wide; the same results, in input order, whatever the lanes.
+@Suite("the record path: RecordMapper and MappingStream")
+struct MappingStreamTests {
+    /// `$U` has a fast plan; `$W` (which warns of unknown keys) has none.
+    static let text = """
+        { "@models": { "U": { "name": "String", "age": "Int?", "tags": "[String]?" } },
+          "$U": { "@class": "U", "name": "n", "age": { "@keyPath": "a", "@optional": true },
+                  "tags": { "@keyPath": "t", "@optional": true } },
+          "$W": { "@class": "U", "@unknownKeys": "warn", "name": "n", "age": { "@keyPath": "a", "@optional": true },
+                  "tags": { "@keyPath": "t", "@optional": true } } }
+        """
+
+    /// Clean records, records with warnings and errors, lines that are not JSON, blank lines
+    /// and a line holding a line feed, in a seeded order.
+    static func lines(count: Int, seed: UInt64) -> [[UInt8]] {
+        var random = SeededGenerator(seed: seed)
+        return (0..<count).map { index -> [UInt8] in
+            let text: String
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0: text = #"{"a": 3}"#
+            case 1: text = #"{"n": "x", "t": ["a", "b"], "extra": 1}"#
+            case 2: text = #"{"n": "y", "a": "old"}"#
+            case 3: text = #"{"n": "#
+            case 4: text = "   "
+            case 5: text = "{\"n\":\n\"z\"}"
+            default: text = #"{"n": "r\#(index)", "a": \#(index), "t": ["\#(index)"]}"#
+            }
+            return Array(text.utf8)
+        }
+    }
+
+    @Test(
+        "every lane count gives each record's result as one mapper does, in input order",
+        arguments: ["$U", "$W"], [1, 2, 4])
+    func sameAsOneByOne(context: String, workers: Int) throws {
+        let mapper = Mapper(catalog: try load(Self.text))
+        let records = RecordMapper(mapper: mapper, context: try mapper.context(context))
+        #expect(records.hasFastPlan == (context == "$U"))
+        let lines = Self.lines(count: 5_000, seed: 0x5EA)
+        var results: [MappedRecord] = []
+        // A small bound: many blocks, and lanes that wait for room.
+        MappingStream(records: records, workers: workers, maxInFlight: 1 << 16).map(lines) { results.append($0) }
+        var expected: [(index: Int, output: [UInt8]?, kind: RecordOutcome.Kind, issues: [String])] = []
+        for (index, line) in lines.enumerated() where !line.allSatisfy({ $0 == 0x20 }) {
+            if line.contains(0x0A) {
+                expected.append((index, nil, .invalid, []))
+                continue
+            }
+            var out: [UInt8] = []
+            let outcome = records.map(line, into: &out)
+            expected.append(
+                (index, outcome.kind == .invalid ? nil : out, outcome.kind, outcome.issues.map(\.description)))
+        }
+        #expect(results.count == expected.count)
+        for (got, want) in zip(results, expected) {
+            #expect(got.index == want.index)
+            #expect(got.output == want.output, "record \(want.index)")
+            #expect(got.outcome.kind == want.kind, "record \(want.index)")
+            #expect(got.outcome.issues.map(\.description) == want.issues, "record \(want.index)")
+        }
+        #expect(results.filter { $0.outcome.kind == .withErrors }.count > 100)
+        #expect(results.filter { $0.outcome.kind == .withWarnings }.count > (context == "$W" ? 100 : -1))
+        #expect(results.filter { $0.outcome.kind == .invalid }.count > 200)
+    }
+
+    @Test("a record the fast plan cannot write goes through the general engine, with the same bytes")
+    func planAndEngine() throws {
+        let mapper = Mapper(catalog: try load(Self.text))
+        let context = try mapper.context("$U")
+        let planned = RecordMapper(mapper: mapper, context: context)
+        let general = RecordMapper(mapper: mapper, context: context, usesFastPlan: false)
+        #expect(!general.hasFastPlan)
+        var byPlan = 0
+        for line in Self.lines(count: 500, seed: 7) where !line.contains(0x0A) {
+            var a: [UInt8] = []
+            var b: [UInt8] = []
+            let fast = planned.map(line, into: &a)
+            let slow = general.map(line, into: &b)
+            #expect(a == b)
+            #expect(fast.kind == slow.kind)
+            #expect(!slow.byFastPlan)
+            if fast.byFastPlan {
+                byPlan += 1
+                #expect(fast.kind == .clean)
+            }
+        }
+        #expect(byPlan > 100)
+    }
+}
