@@ -78,13 +78,7 @@ package final class BlockResult: @unchecked Sendable {
             let block = state.block
             // What no lane has started: after the record in progress, else from the next line.
             var from = state.nextLine
-            if let current = state.current {
-                from = block.range.upperBound
-                block.forEachLine(from: current.range.lowerBound) { _, next in
-                    from = next
-                    return false
-                }
-            }
+            if let current = state.current { from = block.start(after: current.range) }
             guard from < block.range.upperBound else { return nil }
             let rest = block.part(from..<block.range.upperBound)
             // A few lines left (slow records, or the end of the input): the next one alone, so

@@ -92,6 +92,16 @@ package struct RecordBlock: Sendable {
         }
     }
 
+    /// Where the line after `line` (a line of this block) starts: the block's end after its last.
+    package func start(after line: Range<Int>) -> Int {
+        var next = range.upperBound
+        forEachLine(from: line.lowerBound) { _, after in
+            next = after
+            return false
+        }
+        return next
+    }
+
     /// Whether a line holds nothing but spaces and tabs (no record).
     package func isBlank(_ line: Range<Int>) -> Bool {
         bytes[line].allSatisfy { $0 == 0x20 || $0 == 0x09 }

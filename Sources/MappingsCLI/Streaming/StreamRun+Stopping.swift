@@ -64,7 +64,7 @@ extension StreamRun {
                 reject(
                     state.block, current.range, at: position, line: lines,
                     issues: [Self.issue("interrupted", message)])
-                start = next(afterLine: current.range, in: state.block)
+                start = state.block.start(after: current.range)
             }
             let remainder = Remainder(block: state.block, start: start, tail: state.tail)
             if start < state.block.range.upperBound {
@@ -121,16 +121,6 @@ extension StreamRun {
     private mutating func noteResumeFromReader(_ reader: BlockReader, file: String?, after lines: Int) {
         guard !reader.reachedEnd || !reader.pending.isEmpty else { return }
         noteResume(Resume(file: file, line: lines + 1, offset: reader.nextOffset))
-    }
-
-    /// Where the line after `line` starts in the block.
-    private func next(afterLine line: Range<Int>, in block: RecordBlock) -> Int {
-        var next = block.range.upperBound
-        block.forEachLine(from: line.lowerBound) { _, after in
-            next = after
-            return false
-        }
-        return next
     }
 
     /// Keeps `resume` as where to start again, unless an earlier place already is.

@@ -36,7 +36,7 @@ extension StreamRun {
                 reject(state.block, event.range, at: position, line: line, issues: outcome.issues.map(\.json))
                 if policy == .fail {
                     for issue in outcome.issues { Terminal.error("\(place(position.file, line)): \(issue)") }
-                    failed = (event.line, next(after: event.range, in: state.block))
+                    failed = (event.line, state.block.start(after: event.range))
                 }
             case .invalid:
                 let kind = "invalid JSON"
@@ -46,7 +46,7 @@ extension StreamRun {
                 reject(state.block, event.range, at: position, line: line, issues: [Self.issue(kind, message)])
                 if policy == .fail {
                     Terminal.error("\(place(position.file, line)): \(message)")
-                    failed = (event.line, next(after: event.range, in: state.block))
+                    failed = (event.line, state.block.start(after: event.range))
                 }
             }
             if let failed {
@@ -86,16 +86,6 @@ extension StreamRun {
         counts.read += records
         counts.written += records - notWritten
         stats.planned += min(state.planned, records - notWritten)
-    }
-
-    /// Where the line after `range` starts in the block (the block's end when it is the last).
-    private func next(after range: Range<Int>, in block: RecordBlock) -> Int {
-        var next = block.range.upperBound
-        block.forEachLine(from: range.lowerBound) { _, after in
-            next = after
-            return false
-        }
-        return next
     }
 
     /// A line over the limit, which the reader skipped: rejected with its first bytes.
