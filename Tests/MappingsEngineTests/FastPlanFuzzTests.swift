@@ -41,6 +41,14 @@ struct FastPlanFuzzTests {
         #"{ "1": "one", "true": "yes", "x": "ex", "N": 7 }"#, #"{ "a": "b", "2": 3 }"#, #"{ "x": null }"#,
     ]
 
+    /// `@dateFormat`s: patterns the plan reads from bytes (alone, and before formats it does
+    /// not), named formats, and an ICU pattern.
+    static let dateFormats = [
+        #""yyyy-MM-dd""#, #""@unixMilliseconds""#, #""@iso8601""#, #""EEE MMM dd HH:mm:ss Z yyyy""#,
+        #""dd/MM/yyyy HH:mm""#, #"["dd/MM/yyyy HH:mm", "@iso8601"]"#, #"["@iso8601", "yyyy-MM-dd"]"#,
+        #"["yyyy-MM-dd", "dd/MM/yyyy HH:mm"]"#, #""yyyy-MM-dd'T'HH:mm:ss.SSSXXX""#, #""QQQ yyyy""#,
+    ]
+
     /// A random catalog: `$M` of model `M`, maybe with `$I` (model `I`) for objects.
     static func catalog(_ random: inout Random) -> String {
         var properties: [String] = []
@@ -77,7 +85,7 @@ struct FastPlanFuzzTests {
             if chance(6, &random) { options.append("\"@valueMap\": \(pick(valueMaps, &random))") }
             if type == "Date", chance(3, &random) {
                 options.append(
-                    "\"@dateFormat\": \(pick([#""yyyy-MM-dd""#, #""@unixMilliseconds""#, #""@iso8601""#], &random))")
+                    "\"@dateFormat\": \(pick(dateFormats, &random))")
             }
             if chance(7, &random) {
                 options.append(#""@transformClass": "F", "@transformSelector": "\#(pick(["same", "odd"], &random))""#)
@@ -113,6 +121,12 @@ struct FastPlanFuzzTests {
         #""2020-01-01T00:00:00.1234567Z""#, #""2020-01-01T00:00:00.123456000Z""#, #""9999-12-31T23:59:59.123456Z""#,
         #""9999-12-31T23:59:59-01:00""#, "-0.0e0", "1e128", "10e127", #"{"a":1,"a":2}"#, #"[{"b":1,"b":1}]"#,
         #""\u001b[31m""#, #""\u202e""#, "1346250005.1234567",
+        // Dates in the patterns above: right, wrong weekday, short year, out of range, escaped.
+        #""Wed Aug 29 14:40:05 +0000 2012""#, #""Thu Aug 29 14:40:05 +0000 2012""#,
+        #""Wed Aug 29 14:40:05 +0000 12""#, #""Wed Aug 29 14:40:05 -0130 2012""#, #""29/02/2020 10:00""#,
+        #""29/02/2021 10:00""#, #""31/12/9999 23:59""#, #"" 01/01/2020 00:00 ""#, #""2012-08-29""#,
+        #""2012-08-29T14:40:05.123+02:00""#, #""2012-08-29T14:40:05.1234567Z""#, #""Q3 2012""#,
+        #""2012\u002d08-29""#, #""0000-12-31""#,
     ]
 
     /// Values most properties convert without an issue.
@@ -240,6 +254,35 @@ struct FastPlanFuzzTests {
         #expect(tally.fast > 2000)
         #expect(tally.general > 2000)
         print("fast plan fuzz: \(plans) plans, \(tally.fast) records written by plans, \(tally.general) given back")
+    }
+
+    @Test(
+        "every @dateFormat over every date string: the plan reads the general engine's date, or gives the record back")
+    func formattedDates() throws {
+        let dates = Self.scalars.filter { $0.hasPrefix("\"") } + Self.clean.filter { $0.hasPrefix("\"") }
+        var tally = FastPlanTests.Tally()
+        var violations: [String] = []
+        for format in Self.dateFormats {
+            let catalog = try load(
+                """
+                { "@models": { "M": { "d": "Date?", "e": "Date" } },
+                  "$M": { "@class": "M", "d": { "@keyPath": "a", "@optional": true, "@dateFormat": \(format) },
+                          "e": { "@keyPath": "b", "@dateFormat": \(format) } } }
+                """)
+            let mapper = Mapper(catalog: catalog)
+            let context = try mapper.context("$M")
+            let plan = try mapper.fastPlan(for: context).get()
+            for date in dates {
+                for record in ["{\"a\":\(date)}", "{\"b\":\(date),\"a\":\(date)}"] {
+                    if let violation = Self.violation(Array(record.utf8), context, plan, mapper, &tally) {
+                        violations.append("@dateFormat \(format): \(violation)")
+                    }
+                }
+            }
+        }
+        #expect(violations.isEmpty, "\(violations.prefix(5).joined(separator: "\n\n"))")
+        // The patterns the plan reads itself write most of the dates their formats read.
+        #expect(tally.fast > 40)
     }
 
     /// What the plan did wrong with `bytes`, if anything (the oracle of `FastPlanTests.compare`,

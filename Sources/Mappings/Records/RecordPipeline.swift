@@ -133,8 +133,10 @@ package final class RecordPipeline: @unchecked Sendable {
 
     private func lane() {
         var scratch: [UInt8] = []
+        // The lane's own copy of the mapper of the blocks it maps (a new one after a reload).
+        var records: RecordMapper?
         while let result = nextBlock() {
-            map(result, scratch: &scratch)
+            map(result, records: &records, scratch: &scratch)
             condition.lock()
             condition.broadcast()
             condition.unlock()
@@ -172,14 +174,21 @@ package final class RecordPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Maps every record of a block, publishing each as it is done.
-    private func map(_ result: BlockResult, scratch: inout [UInt8]) {
+    /// How much output a lane publishes before it adds it to `outputHeld`: one shared counter
+    /// touched per record by every lane would bounce its cache line between cores.
+    private static let heldStep = 1 << 16
+
+    /// Maps every record of a block, publishing each as it is done, with the lane's copy of
+    /// the block's mapper (`records`, made again when the block's is another).
+    private func map(_ result: BlockResult, records lanes: inout RecordMapper?, scratch: inout [UInt8]) {
         let block: RecordBlock? = result.update { state in
             guard !state.abandoned else { return nil }
             state.started = true
             return state.block
         }
         guard let block else { return }
+        if lanes?.isCopy(of: block.records) != true { lanes = block.records.independentCopy() }
+        guard let records = lanes else { return }
         condition.lock()
         active.append(result)
         condition.unlock()
@@ -191,6 +200,9 @@ package final class RecordPipeline: @unchecked Sendable {
         }
         var lineNumber = 0
         var stopped = false
+        // Output published and not yet added to `outputHeld`.
+        var unaccounted = 0
+        defer { if unaccounted > 0 { outputHeld.add(unaccounted, ordering: .relaxed) } }
         _ = block.bytes.withUnsafeBufferPointer { bytes in
             block.forEachLine { line, next in
                 lineNumber += 1
@@ -222,10 +234,10 @@ package final class RecordPipeline: @unchecked Sendable {
                 let startTime = DispatchTime.now().uptimeNanoseconds
                 var outcome = RecordOutcome(kind: .clean)
                 var log: [ScriptLogEntry] = []
-                if let capture {
-                    log = capture { outcome = block.records.map(record, into: &scratch) }
+                if let capture, records.callsTransformers {
+                    log = capture { outcome = records.map(record, into: &scratch) }
                 } else {
-                    outcome = block.records.map(record, into: &scratch)
+                    outcome = records.map(record, into: &scratch)
                 }
                 let took = DispatchTime.now().uptimeNanoseconds &- startTime
                 return result.update { state in
@@ -237,7 +249,11 @@ package final class RecordPipeline: @unchecked Sendable {
                     if written {
                         state.output.append(contentsOf: scratch)
                         state.output.append(0x0A)
-                        outputHeld.add(scratch.count + 1, ordering: .relaxed)
+                        unaccounted += scratch.count + 1
+                        if unaccounted >= Self.heldStep {
+                            outputHeld.add(unaccounted, ordering: .relaxed)
+                            unaccounted = 0
+                        }
                     }
                     if outcome.kind != .clean || !log.isEmpty {
                         state.events.append(

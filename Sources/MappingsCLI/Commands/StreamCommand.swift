@@ -154,6 +154,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
 
     func run() throws {
         defer { load.lua.reportDroppedLogLines() }
+        StreamMemory.keepBlocksOnTheHeap()
         let catalog = try load.loadCatalog()
         let tests: CatalogReloader.TestScope = requireTests ? .all : .used(by: context)
         var reloader: CatalogReloader?

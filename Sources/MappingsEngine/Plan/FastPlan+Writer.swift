@@ -196,6 +196,8 @@ struct Writer {
         case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
             out.append(bytes, Int(node.start) - 1, 22)
             return true
+        case .formattedDate where node.kind.is(.string) && !node.escaped:
+            if writesFormattedDate(node, as: property, into: &out) { return true }
         case .url where node.kind.is(.string) && !node.escaped && copiesURL(node):
             out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
             return true
@@ -242,6 +244,24 @@ struct Writer {
         JSONWriter.write(converted, into: &text, omittingNulls: omittingNulls)
         text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
         return true
+    }
+
+    /// Writes a date the property's `@dateFormat` reads from the string's bytes, quoted as
+    /// the writer writes a date; returns `false`, writing nothing, when it reads none there.
+    private func writesFormattedDate(
+        _ node: JSONTape.Node, as property: PlanTables.Property, into out: inout OutputBytes
+    ) -> Bool {
+        let text = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
+        guard let date = plan.conversions[Int(property.target)].dateFormats?.date(fromBytes: text) else {
+            return false
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONWriter.iso8601Capacity + 2) { buffer in
+            buffer[0] = UInt8(ascii: "\"")
+            let count = JSONWriter.writeISO8601(date, to: UnsafeMutableBufferPointer(rebasing: buffer[1...]))
+            buffer[count + 1] = UInt8(ascii: "\"")
+            out.append(UnsafeBufferPointer(buffer), 0, count + 2)
+            return true
+        }
     }
 
     /// Writes the strings of a fan-out as an array; returns `false`, writing nothing, when an

@@ -47,7 +47,7 @@ package struct FastPlan: Sendable {
             context, demand: context.demand, catalog: mapper.catalog, place: context.identifier ?? "the context",
             reasons: &reasons)
         guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
-        return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter))
+        return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter.independentCopy()))
     }
 
     /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the
@@ -110,6 +110,10 @@ struct PlanTables: Sendable {
         /// A date written `2012-08-29T14:40:05Z` (years 1 to 9999), copied once its fields are
         /// checked, when the entry has no `@dateFormat`; anything else converts.
         case date
+        /// A date the entry's `@dateFormat` reads (its first format a pattern the library reads
+        /// itself, not ICU), read from the string's bytes and written as the writer writes a
+        /// date; a value that reads otherwise (another format, no date, an escape) converts.
+        case formattedDate
         /// An `http` or `https` URL of plain characters (see `Writer.copiesURL`) copied as it
         /// came; any other string converts (through Foundation's parser).
         case url
@@ -324,6 +328,7 @@ struct PlanTables: Sendable {
             case .bool: property.kind = .bool
             case .decimal: property.kind = .decimal
             case .date where rule.dateFormats == nil: property.kind = .date
+            case .date where rule.dateFormats?.readsBytes == true: property.kind = .formattedDate
             case .array(.string): property.kind = .strings
             case .url: property.kind = .url
             case .union: return "a union without @object"
@@ -335,7 +340,9 @@ struct PlanTables: Sendable {
             // its own: the general conversion does either.
             if rule.valueMap != nil || rule.transformer != nil { property.kind = .general }
             property.target = Int32(conversions.count)
-            conversions.append(Conversion(type: type, dateFormats: rule.dateFormats, valueMap: rule.valueMap))
+            // Formats of the plan's own: lanes that each compile a plan share no reference count.
+            conversions.append(
+                Conversion(type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap))
         }
         if let value = rule.defaultValue, value != .null {
             if value.holdsObjects { return "a default holding objects" }

@@ -16,7 +16,9 @@ import MappingsModel
 /// let outcome = records.map(Array(line.utf8), into: &out)   // out: {"identifier":"1",…}
 /// ```
 ///
-/// A value: the plan is compiled once, when it is made; share it between threads freely.
+/// A value: the plan is compiled once, when it is made; share it between threads freely. A
+/// thread that maps many records on one core among several does better with its own
+/// `independentCopy()`: then no reference count is shared between cores record by record.
 public struct RecordMapper: Sendable {
     /// The mapper whose catalog holds the context.
     public let mapper: Mapper
@@ -25,7 +27,15 @@ public struct RecordMapper: Sendable {
     /// Whether unset properties are left out of the output (`--omit-nulls`).
     public let omitsNulls: Bool
     /// The context's fast plan; `nil` without one, or when told to use the general engine.
-    let plan: FastPlan?
+    private(set) var plan: FastPlan?
+    /// Whether mapping a record may call a transformer (an entry of the context, or of one it
+    /// maps nested objects with, names one): a record's script log lines then need holding for
+    /// their turn; without, nothing is held.
+    package let callsTransformers: Bool
+    /// Shared by a mapper and its independent copies: what `isCopy(of:)` compares.
+    private let identity: Identity
+
+    private final class Identity: Sendable {}
 
     /// A record mapper for `context`; `usesFastPlan: false` maps every record with the general
     /// engine (the same output, slower: what `--general-engine` does).
@@ -34,6 +44,23 @@ public struct RecordMapper: Sendable {
         self.context = context
         self.omitsNulls = omittingNulls
         self.plan = usesFastPlan ? try? mapper.fastPlan(for: context).get() : nil
+        self.callsTransformers = mapper.catalog.callsTransformers(mappingWith: context)
+        self.identity = Identity()
+    }
+
+    /// The same mapper with a plan of its own (compiled again, its tables and formats in
+    /// storage of their own), for one thread of several: mapping a record touches the
+    /// reference counts of the plan's storage, and two cores counting on the same storage pass
+    /// its cache line to and fro on every record.
+    public func independentCopy() -> RecordMapper {
+        var copy = self
+        if plan != nil { copy.plan = try? mapper.fastPlan(for: context).get() }
+        return copy
+    }
+
+    /// Whether `other` is this mapper or a copy of it (`independentCopy()`), or this one a copy of `other`.
+    public func isCopy(of other: RecordMapper) -> Bool {
+        identity === other.identity
     }
 
     /// Whether records that map cleanly go through a fast plan.

@@ -103,6 +103,18 @@ package enum JSONWriter {
     }
 
     package static func writeISO8601(_ date: Date, into out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: iso8601Capacity) { buffer in
+            let count = writeISO8601(date, to: buffer)
+            out.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    /// The most bytes `writeISO8601(_:to:)` writes.
+    package static let iso8601Capacity = 48
+
+    /// Writes the ISO 8601 text of `date` (without quotes) at the start of `buffer`, which holds
+    /// at least `iso8601Capacity` bytes, and returns how many it wrote: no allocation.
+    package static func writeISO8601(_ date: Date, to buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let (seconds, micros) = instantParts(date)
         var days = seconds / 86_400
         var rest = seconds % 86_400
@@ -111,43 +123,51 @@ package enum JSONWriter {
             days -= 1
         }
         let (year, month, day) = civil(fromDays: days)
-        func digits(_ value: Int, _ count: Int) {
+        var count = 0
+        func put(_ byte: UInt8) {
+            buffer[count] = byte
+            count += 1
+        }
+        func digits(_ value: Int, _ width: Int) {
             var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
+            for _ in 1..<width { divisor *= 10 }
             while divisor > 0 {
-                out.append(UInt8(truncatingIfNeeded: value / divisor % 10) &+ 48)
+                put(UInt8(truncatingIfNeeded: value / divisor % 10) &+ 48)
                 divisor /= 10
             }
         }
-        if year < 0 {
-            out.append(UInt8(ascii: "-"))
-            writeInteger(Int64(-year), into: &out)
-        } else if year < 10000 {
-            digits(year, 4)
-        } else {
-            writeInteger(Int64(year), into: &out)
+        if year < 0 { put(UInt8(ascii: "-")) }
+        // Four digits at least (a year before 1 in as many as it has); a year past 9999 in all
+        // of its (a Date reaches ±292 million).
+        var width = year < 0 ? 1 : 4
+        var limit = year < 0 ? 10 : 10_000
+        while year.magnitude >= limit, width < 18 {
+            width += 1
+            limit *= 10
         }
-        out.append(UInt8(ascii: "-"))
+        digits(Int(year.magnitude), width)
+        put(UInt8(ascii: "-"))
         digits(month, 2)
-        out.append(UInt8(ascii: "-"))
+        put(UInt8(ascii: "-"))
         digits(day, 2)
-        out.append(UInt8(ascii: "T"))
+        put(UInt8(ascii: "T"))
         digits(rest / 3600, 2)
-        out.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         digits(rest % 3600 / 60, 2)
-        out.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         digits(rest % 60, 2)
         if micros > 0 {
-            out.append(UInt8(ascii: "."))
+            put(UInt8(ascii: "."))
             var fraction = micros
-            var count = 6
-            while fraction % 10 == 0, count > 3 {
+            var fractionWidth = 6
+            while fraction % 10 == 0, fractionWidth > 3 {
                 fraction /= 10
-                count -= 1
+                fractionWidth -= 1
             }
-            digits(fraction, count)
+            digits(fraction, fractionWidth)
         }
-        out.append(UInt8(ascii: "Z"))
+        put(UInt8(ascii: "Z"))
+        return count
     }
 
     /// The calendar day `days` after 1970-01-01 (proleptic Gregorian).

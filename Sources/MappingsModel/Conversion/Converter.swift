@@ -26,6 +26,14 @@ package struct Converter: Sendable {
         self.unionChoices = unionChoices
     }
 
+    /// The same conversions in tables of their own: a copy that threads can use without
+    /// touching the reference counts of the original's.
+    package func independentCopy() -> Converter {
+        Converter(
+            models: Dictionary(uniqueKeysWithValues: Array(models)), requiresValues: requiresValues,
+            unionChoices: Dictionary(uniqueKeysWithValues: Array(unionChoices)))
+    }
+
     /// The same conversions for objects read back from the tool's own output (`--into`,
     /// `serialize`), where `null` means unset: no value is required.
     package var readingBack: Converter {

@@ -20,9 +20,9 @@ package struct DateFormats: Sendable, Hashable {
     ]
 
     /// The formats, in the order they are tried.
-    let formats: [Format]
+    private(set) var formats: [Format]
     /// The formats as written, for messages (`"EEE MMM dd"`, `"@iso8601" or "yyyy-MM-dd"`).
-    let text: String
+    private(set) var text: String
 
     /// Compiles the formats as written; `nil` when one starts with `@` but names no format.
     package init?(_ written: [String]) {
@@ -79,6 +79,39 @@ package struct DateFormats: Sendable, Hashable {
             }
         }
         return .failure(failure ?? .mismatch(reason: nil))
+    }
+
+    /// The date `read(_:)` reads from a string's UTF-8 bytes, for a fast path that holds no
+    /// `String`: the same date whenever it gives one. `nil` when no format reads the value and
+    /// when a format is one read from text only (ICU's patterns, the named formats) before one
+    /// reads it: `read(_:)` then says which date, or why none.
+    package func date(fromBytes bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        for index in formats.indices {
+            guard case .pattern(let pattern) = formats[index], let reading = pattern.read(bytes: bytes) else {
+                return nil
+            }
+            // A format that reads no date (a mismatch, or a reading no date holds) passes to the next.
+            if case .success(let found) = reading, case .success(let date) = found.date() { return date }
+        }
+        return nil
+    }
+
+    /// Whether `date(fromBytes:)` can read with the first format (a compiled pattern).
+    package var readsBytes: Bool {
+        guard case .pattern(let pattern)? = formats.first else { return false }
+        return pattern.isCompiled
+    }
+
+    /// The same formats in storage of their own (compiled again): a copy that threads can use
+    /// without touching the reference counts of the original's.
+    package func independentCopy() -> DateFormats {
+        var copy = self
+        copy.formats = formats.map { format in
+            guard case .pattern(let pattern) = format else { return format }
+            return .pattern(DatePattern(String(decoding: Array(pattern.text.utf8), as: UTF8.self)))
+        }
+        copy.text = String(decoding: Array(text.utf8), as: UTF8.self)
+        return copy
     }
 
     /// Why no format of a `@dateFormat` reads a string.

@@ -73,6 +73,13 @@ package struct DatePattern: Sendable, Hashable {
         return string.withUTF8 { Self.read(fields, spellings: spellings, from: $0) }
     }
 
+    /// Reads a value's UTF-8 bytes, as `read(_:)` reads its text; `nil` when the pattern is
+    /// ICU's (not compiled), which reads text only.
+    func read(bytes: UnsafeBufferPointer<UInt8>) -> Result<DateReading, PatternMismatch>? {
+        guard let fields else { return nil }
+        return Self.read(fields, spellings: spellings, from: bytes)
+    }
+
     /// Why a value does not read in a pattern (`the year is "14", but "yyyy" reads 4 digits`).
     struct PatternMismatch: Error {
         var reason: String?
