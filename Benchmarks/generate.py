@@ -1,4 +1,4 @@
-"""Seeded generator of NDJSON records for the benchmarks, in four shapes.
+"""Seeded generator of NDJSON records for the benchmarks, in five shapes.
 
 - `tweet` (about 1.2 KB a record): a statuses API payload: a nested user, entities with arrays
   of hashtags, links and mentions, dates in the API's format, ids as numbers and as strings,
@@ -7,6 +7,9 @@
   strings, a URL, ISO 8601 dates, a hashtag fan-out, optional and null fields.
 - `wide` (about 780 bytes): one flat object of 40 scalar fields (strings, integers, decimals,
   booleans, nullable strings).
+- `large` (about 5.6 KB): an API record as a full timeline returns it: a retweet nested in
+  each, users of 40 fields, entities, and text with non-ASCII characters written as `\\u`
+  escapes (surrogate pairs for emoji); the context reads about 15 values, a tenth of the bytes.
 - `drawing` (for B6): a drawing with snake_case keys (for automatic entries) and a
   polymorphic collection of shapes tagged by `type`.
 
@@ -240,7 +243,80 @@ def wide(rng, serial):
     return record
 
 
-SHAPES = {"tweet": tweet, "small": small, "wide": wide, "drawing": drawing}
+def full_user(rng):
+    """A user as a timeline API writes it: 40 fields, most of which a reshape never reads."""
+    record = user(rng)
+    uid = record["id"]
+    record.update({
+        "protected": rng.random() < 0.05,
+        "listed_count": rng.randint(0, 20_000),
+        "favourites_count": rng.randint(0, 200_000),
+        "statuses_count": rng.randint(0, 500_000),
+        "utc_offset": None,
+        "time_zone": None,
+        "geo_enabled": rng.random() < 0.3,
+        "contributors_enabled": False,
+        "is_translator": False,
+        "is_translation_enabled": False,
+        "profile_background_color": "%06X" % rng.getrandbits(24),
+        "profile_background_image_url": "http://abs.twimg.com/images/themes/theme%d/bg.png" % rng.randint(1, 20),
+        "profile_background_image_url_https": "https://abs.twimg.com/images/themes/theme%d/bg.png" % rng.randint(1, 20),
+        "profile_background_tile": rng.random() < 0.2,
+        "profile_image_url_https": "https://pbs.twimg.com/profile_images/%d/photo_normal.jpg" % uid,
+        "profile_banner_url": "https://pbs.twimg.com/profile_banners/%d/%d" % (uid, rng.randint(10**9, 2 * 10**9)),
+        "profile_link_color": "%06X" % rng.getrandbits(24),
+        "profile_sidebar_border_color": "%06X" % rng.getrandbits(24),
+        "profile_sidebar_fill_color": "%06X" % rng.getrandbits(24),
+        "profile_text_color": "%06X" % rng.getrandbits(24),
+        "profile_use_background_image": True,
+        "has_extended_profile": rng.random() < 0.5,
+        "default_profile": rng.random() < 0.5,
+        "default_profile_image": False,
+        "following": None,
+        "follow_request_sent": None,
+        "notifications": None,
+        "translator_type": "none",
+        "withheld_in_countries": [],
+        "entities": {"description": {"urls": []}},
+    })
+    return record
+
+
+def full_tweet(rng, serial):
+    """A tweet with a full user, its media and metadata."""
+    record = tweet(rng, serial)
+    record["user"] = full_user(rng)
+    record["text"] = sentence(rng, rng.randint(12, 30))
+    record["metadata"] = {"iso_language_code": record.get("lang", "en"), "result_type": "recent"}
+    record["is_quote_status"] = False
+    record["contributors"] = None
+    record["possibly_sensitive"] = rng.random() < 0.02
+    record["entities"]["symbols"] = []
+    record["extended_entities"] = {"media": [
+        {
+            "id": rng.randint(10**17, 10**18), "id_str": str(rng.randint(10**17, 10**18)),
+            "media_url_https": "https://pbs.twimg.com/media/%x.jpg" % rng.getrandbits(48),
+            "type": "photo", "indices": [70, 93],
+            "sizes": {size: {"w": w, "h": h, "resize": "fit"}
+                      for size, w, h in (("thumb", 150, 150), ("small", 680, 510), ("large", 2048, 1536))},
+        }
+        for _ in range(rng.choice([0, 1, 1, 2]))
+    ]}
+    record.setdefault("retweet_count", rng.randint(0, 100_000))
+    record.setdefault("favorite_count", rng.randint(0, 100_000))
+    return record
+
+
+def large(rng, serial):
+    """A retweet as a timeline returns it: the retweet and the tweet it repeats, both full."""
+    record = full_tweet(rng, serial)
+    record["retweeted_status"] = full_tweet(rng, serial + 10_000_000)
+    return record
+
+
+SHAPES = {"tweet": tweet, "small": small, "wide": wide, "drawing": drawing, "large": large}
+# Shapes written with every non-ASCII character as a `\u` escape, as many APIs send them.
+ESCAPED = {"large"}
 
 
 def generate(out, size_bytes, seed=7, shape="tweet"):
@@ -250,7 +326,7 @@ def generate(out, size_bytes, seed=7, shape="tweet"):
     written = 0
     serial = 0
     while written < size_bytes:
-        line = (json.dumps(make(rng, serial), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        line = (json.dumps(make(rng, serial), ensure_ascii=shape in ESCAPED, separators=(",", ":")) + "\n").encode()
         out.write(line)
         written += len(line)
         serial += 1

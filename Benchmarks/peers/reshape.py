@@ -1,10 +1,10 @@
 """The benchmarks' reshapes in Python (B1, B2), with the standard json module or orjson.
 
-    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide] < in.ndjson > out.ndjson
+    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide|large] < in.ndjson > out.ndjson
 
 Same output as the contexts of Benchmarks/contexts: tweet is $BenchTweet (with --client,
 $BenchTweetWithClient), small is $SmallTweet (with --client, $SmallTweetWithHandle), wide is
-$WideRecord.
+$WideRecord, large is $LargeTweet.
 """
 
 import re
@@ -92,7 +92,32 @@ WIDE_KEYS = [
     "%s_%02d" % (prefix, index) for prefix, count in (("label", 10), ("count", 10), ("ratio", 10), ("flag", 5), ("note", 5))
     for index in range(count)
 ]
-RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide}
+def reshape_large(record, client):
+    user = record["user"]
+    retweet = record.get("retweeted_status")
+    return {
+        "id": int(record["id_str"]),
+        "text": record["text"],
+        "createdAt": date(record["created_at"]),
+        "userId": int(user["id_str"]),
+        "userName": user["screen_name"],
+        "followers": int(user["followers_count"]),
+        "verified": user.get("verified", False),
+        "joined": date(user["created_at"]),
+        "retweetOf": None if retweet is None else {
+            "id": int(retweet["id_str"]),
+            "text": retweet["text"],
+            "createdAt": date(retweet["created_at"]),
+            "author": retweet["user"]["screen_name"],
+        },
+        "tags": [tag["text"] for tag in record["entities"]["hashtags"]],
+        "lang": record.get("lang"),
+        "retweets": int(record["retweet_count"]),
+        "favorites": int(record["favorite_count"]),
+    }
+
+
+RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide, "large": reshape_large}
 
 
 def main():

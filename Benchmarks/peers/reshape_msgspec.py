@@ -1,7 +1,7 @@
 """The benchmarks' reshapes in Python with msgspec's typed Structs: decode into typed input
 Structs (msgspec validates and converts while it parses), build the output Structs, encode.
 
-    python3 Benchmarks/peers/reshape_msgspec.py [--client] [--shape tweet|small|wide] < in.ndjson > out.ndjson
+    python3 Benchmarks/peers/reshape_msgspec.py [--client] [--shape tweet|small|wide|large] < in.ndjson > out.ndjson
 
 Same output as Benchmarks/peers/reshape.py (and the contexts of Benchmarks/contexts).
 """
@@ -175,7 +175,80 @@ def wide(record, client):
     return WideOut(*msgspec.structs.astuple(record))
 
 
-SHAPES = {"tweet": (TweetIn, tweet), "small": (SmallIn, small), "wide": (WideIn, wide)}
+# large ------------------------------------------------------------------------------------------
+# Only the fields read are declared: msgspec passes over the others without building them.
+
+class LargeUserIn(msgspec.Struct):
+    id_str: str
+    screen_name: str
+    followers_count: Union[int, str]
+    created_at: str
+    verified: Optional[bool] = None
+
+
+class LargeAuthorIn(msgspec.Struct):
+    screen_name: str
+
+
+class LargeRetweetIn(msgspec.Struct):
+    id_str: str
+    text: str
+    created_at: str
+    user: LargeAuthorIn
+
+
+class LargeEntities(msgspec.Struct):
+    hashtags: list[Hashtag]
+
+
+class LargeIn(msgspec.Struct):
+    id_str: str
+    text: str
+    created_at: str
+    user: LargeUserIn
+    entities: LargeEntities
+    retweet_count: Union[int, str]
+    favorite_count: Union[int, str]
+    retweeted_status: Optional[LargeRetweetIn] = None
+    lang: Optional[str] = None
+
+
+class LargeRetweetOut(msgspec.Struct):
+    id: int
+    text: str
+    createdAt: datetime
+    author: str
+
+
+class LargeOut(msgspec.Struct):
+    id: int
+    text: str
+    createdAt: datetime
+    userId: int
+    userName: str
+    followers: int
+    verified: bool
+    joined: datetime
+    retweetOf: Optional[LargeRetweetOut]
+    tags: list[str]
+    lang: Optional[str]
+    retweets: int
+    favorites: int
+
+
+def large(record, client):
+    user = record.user
+    retweet = record.retweeted_status
+    return LargeOut(
+        int(record.id_str), record.text, api_date(record.created_at), int(user.id_str), user.screen_name,
+        int(user.followers_count), bool(user.verified), api_date(user.created_at),
+        None if retweet is None else LargeRetweetOut(
+            int(retweet.id_str), retweet.text, api_date(retweet.created_at), retweet.user.screen_name),
+        [tag.text for tag in record.entities.hashtags], record.lang, int(record.retweet_count),
+        int(record.favorite_count))
+
+
+SHAPES = {"tweet": (TweetIn, tweet), "small": (SmallIn, small), "wide": (WideIn, wide), "large": (LargeIn, large)}
 
 
 def main():

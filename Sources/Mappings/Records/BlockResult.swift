@@ -32,6 +32,8 @@ package final class BlockResult: @unchecked Sendable {
         package var records = 0
         package var planned = 0
         package var latency = LatencyHistogram()
+        /// The CPU time lanes spent on this block's records, in nanoseconds.
+        package var cpuNanoseconds = 0
         /// The line a lane is mapping now (within the block, from 1) and where it is.
         package var current: (line: Int, range: Range<Int>)?
         /// Whether a lane took the block, and whether it handled every line of it.

@@ -200,6 +200,7 @@ package final class RecordPipeline: @unchecked Sendable {
         }
         var lineNumber = 0
         var stopped = false
+        let cpuStart = ThreadClock.cpuNanoseconds()
         // Output published and not yet added to `outputHeld`.
         var unaccounted = 0
         defer { if unaccounted > 0 { outputHeld.add(unaccounted, ordering: .relaxed) } }
@@ -271,8 +272,10 @@ package final class RecordPipeline: @unchecked Sendable {
                 }
             }
         }
+        let cpu = ThreadClock.cpuNanoseconds() - cpuStart
         result.update { state in
             state.current = nil
+            state.cpuNanoseconds += cpu
             if !stopped { state.finished = true }
         }
     }

@@ -24,6 +24,8 @@ extension StreamRun {
         /// Every reload that swapped or was refused, oldest first (the last `reloadsKept`).
         var reloads: [Reload] = []
         var latency = LatencyHistogram()
+        /// The CPU time lanes spent mapping the blocks written so far, in nanoseconds.
+        var mappingNanoseconds = 0
         let started = ContinuousClock.now
 
         static let reloadsKept = 100
@@ -49,6 +51,11 @@ extension StreamRun {
         var elapsed: Double {
             let (seconds, attoseconds) = (ContinuousClock.now - started).components
             return Double(seconds) + Double(attoseconds) / 1e18
+        }
+
+        /// Nanoseconds as seconds, to the microsecond.
+        private static func seconds(_ nanoseconds: Int) -> JSONValue {
+            .double(Double(nanoseconds / 1000) / 1e6)
         }
 
         /// The members `--stats` adds to the counts.
@@ -98,6 +105,14 @@ extension StreamRun {
                         ]))
                 ),
                 ("elapsedSeconds", .double((elapsed * 1000).rounded() / 1000)),
+                (
+                    "cpuSeconds",
+                    .object(
+                        JSONObject([
+                            ("total", Self.seconds(ThreadClock.processCPUNanoseconds())),
+                            ("mapping", Self.seconds(mappingNanoseconds)),
+                        ]))
+                ),
             ]
         }
     }

@@ -67,6 +67,7 @@ extension StreamRun {
             stats.planned += state.planned
         }
         stats.latency.merge(state.latency)
+        stats.mappingNanoseconds += state.cpuNanoseconds
         return failed
     }
 

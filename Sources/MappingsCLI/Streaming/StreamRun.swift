@@ -70,6 +70,13 @@ struct StreamRun {
         min(1 << 20, max(1 << 16, maxInFlight / (4 * (workers + 1))))
     }
 
+    /// How much input is read ahead of the writer: half the bound, but no more than four blocks
+    /// a lane (and the writer's) — enough to keep every lane busy; reading further ahead only
+    /// touches fresh memory, which costs the reader a page fault per page.
+    var readAhead: Int {
+        min(maxInFlight / 2, 4 * (workers + 1) * blockSize)
+    }
+
     /// What is read and not yet written, in input order.
     enum Pending {
         case block(BlockResult)
@@ -112,7 +119,7 @@ struct StreamRun {
             func skipping() -> Bool { toSkip > 0 && reader.isRegularFile }
             // Whether the reader has nothing more at hand: the writer may then wait for the lanes.
             var readerIdle = true
-            while !inputEnded, stop.raisedSignal == nil || skipping(), held < maxInFlight / 2 {
+            while !inputEnded, stop.raisedSignal == nil || skipping(), held < readAhead {
                 guard let item = reader.next(wait: pending.isEmpty, stop: { skipping() ? false : stopped() }) else {
                     inputEnded = reader.reachedEnd
                     break
@@ -158,7 +165,7 @@ struct StreamRun {
                     pipeline.setHead(result)
                 }
                 // Wait for the lanes unless there is more to read meanwhile.
-                let waits = readerIdle || inputEnded || held >= maxInFlight / 2
+                let waits = readerIdle || inputEnded || held >= readAhead
                 _ = pipeline.wait(for: result, timeout: waits ? 0.05 : 0)
                 let piece = result.take()
                 pipeline.took(piece.output.count)

@@ -37,7 +37,8 @@ struct SyntaxParser {
             diagnostics.append(error("the file is not valid UTF-8", at: location()))
             return nil
         }
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        index = JSONEscape.textStart(of: bytes)
+        lineStart = index
         do {
             try skipTrivia()
             if index == bytes.count {
@@ -242,7 +243,7 @@ struct SyntaxParser {
     private mutating func parseUnicodeEscape() throws(Failure) -> Unicode.Scalar {
         let escapeStart = index - 2
         let high = try hexQuad(escapeStart)
-        if (0xD800...0xDBFF).contains(high) {
+        if JSONEscape.isHighSurrogate(high) {
             guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
             else {
                 jump(to: escapeStart)
@@ -250,11 +251,11 @@ struct SyntaxParser {
             }
             index += 2
             let low = try hexQuad(escapeStart)
-            guard (0xDC00...0xDFFF).contains(low) else {
+            guard let scalar = JSONEscape.scalar(high: high, low: low) else {
                 jump(to: escapeStart)
                 throw fail("a high surrogate \\u\(hex4(high)) must be followed by a low surrogate")
             }
-            return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
+            return scalar
         }
         guard let scalar = Unicode.Scalar(high) else {
             jump(to: escapeStart)

@@ -35,8 +35,7 @@ package enum JSONParser {
     /// The first byte of the JSON text (`[` for an array, `{` for an object), after a
     /// byte-order mark and whitespace; `nil` for empty text.
     package static func firstByte(of bytes: [UInt8]) -> UInt8? {
-        let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        return bytes[start...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
+        return bytes[JSONEscape.textStart(of: bytes)...].first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
     }
 
     /// Parses the whole payload but builds only what `demand` asks for; the rest is checked.
@@ -50,8 +49,7 @@ package enum JSONParser {
     /// `parse(_:demand:)` over bytes in place (a record inside a larger buffer).
     package static func parse(_ buffer: UnsafeBufferPointer<UInt8>, demand: JSONDemand) throws(Failure) -> JSONValue {
         var reader = Reader(bytes: buffer)
-        // A UTF-8 byte-order mark at the start is no part of the text (RFC 8259 §8.1 lets a reader skip it).
-        if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { reader.index = 3 }
+        reader.index = JSONEscape.textStart(of: buffer)
         reader.skipWhitespace()
         let value = try reader.value(depth: 0, demand: demand)
         reader.skipWhitespace()
@@ -97,58 +95,84 @@ package enum JSONParser {
             guard index < bytes.count else { throw failure("unexpected end of input: a value was expected") }
             switch bytes[index] {
             case UInt8(ascii: "{"):
-                try container(depth: depth + 1, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
-                    guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
-                        throw reader.failure(
-                            reader.index < reader.bytes.count
-                                ? "expected a key in double quotes" : "unexpected end of input in an object")
-                    }
-                    _ = try reader.scanString()
-                    try reader.colon()
-                    try reader.skipValue(depth: depth + 1)
-                }
+                try members(depth: depth + 1) { reader, _ throws(Failure) in try reader.skipValue(depth: depth + 1) }
             case UInt8(ascii: "["):
-                try container(depth: depth + 1, close: UInt8(ascii: "]"), what: "an array") { reader throws(Failure) in
-                    try reader.skipValue(depth: depth + 1)
-                }
+                try elements(depth: depth + 1) { reader throws(Failure) in try reader.skipValue(depth: depth + 1) }
             case UInt8(ascii: "\""): _ = try scanString()
-            case UInt8(ascii: "t"): _ = try literal("true", .null)
-            case UInt8(ascii: "f"): _ = try literal("false", .null)
-            case UInt8(ascii: "n"): _ = try literal("null", .null)
+            case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): try skipLiteral()
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try skipNumber()
             default: throw failure("unexpected character \(shown(bytes[index])): a value was expected")
             }
         }
 
-        /// Reads the elements of an array or the members of an object with `element`, checking
-        /// the separators; the opening bracket is at `index`.
-        mutating func container(
-            depth: Int, close: UInt8, what: String, _ element: (inout Reader) throws(Failure) -> Void
-        ) throws(Failure) {
+        /// Reads the members of the object at `index` (its `{`): the one loop over members of
+        /// every reader of objects (the parser building values or skipping them, the record
+        /// tape). It checks the brackets, the keys and the separators, and hands each key, scanned
+        /// and checked, to `member`, with the reader at the member's value, which `member` reads.
+        @inline(__always)
+        mutating func members(depth: Int, _ member: (inout Reader, ScannedString) throws(Failure) -> Void)
+            throws(Failure)
+        {
             guard depth <= JSONParser.maximumDepth else {
                 throw failure("nesting deeper than \(JSONParser.maximumDepth) levels")
             }
             index += 1
             skipWhitespace()
-            if index < bytes.count, bytes[index] == close {
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
+            while true {
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw failure(
+                        index < bytes.count ? "expected a key in double quotes" : "unexpected end of input in an object"
+                    )
+                }
+                let key = try scanString()
+                try colon()
+                try member(&self, key)
+                skipWhitespace()
+                guard index < bytes.count else { throw failure("unexpected end of input in an object") }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    skipWhitespace()
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return
+                }
+                throw failure("expected ',' or '}' in an object")
+            }
+        }
+
+        /// Reads the elements of the array at `index` (its `[`), each with `element`: the one
+        /// loop over elements, as `members` is over members.
+        @inline(__always)
+        mutating func elements(depth: Int, _ element: (inout Reader) throws(Failure) -> Void) throws(Failure) {
+            guard depth <= JSONParser.maximumDepth else {
+                throw failure("nesting deeper than \(JSONParser.maximumDepth) levels")
+            }
+            index += 1
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                 index += 1
                 return
             }
             while true {
                 try element(&self)
                 skipWhitespace()
-                guard index < bytes.count else { throw failure("unexpected end of input in \(what)") }
+                guard index < bytes.count else { throw failure("unexpected end of input in an array") }
                 if bytes[index] == UInt8(ascii: ",") {
                     index += 1
                     skipWhitespace()
                     continue
                 }
-                if bytes[index] == close {
+                if bytes[index] == UInt8(ascii: "]") {
                     index += 1
                     return
                 }
-                throw failure(
-                    close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+                throw failure("expected ',' or ']' in an array")
             }
         }
 
@@ -172,23 +196,16 @@ package enum JSONParser {
             var wantedPositions: [Int] = []
             var nextWanted = 0
             var duplicates: [String] = []
-            try container(depth: depth, close: UInt8(ascii: "}"), what: "an object") { reader throws(Failure) in
-                guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"") else {
-                    throw reader.failure(
-                        reader.index < reader.bytes.count
-                            ? "expected a key in double quotes" : "unexpected end of input in an object")
-                }
+            try self.members(depth: depth) { reader, scanned throws(Failure) in
                 let key: String
                 let itemDemand: JSONDemand
                 switch demand {
                 case .everything:
-                    key = try reader.string()
+                    key = try reader.text(of: scanned)
                     itemDemand = .everything
                 case .members(let wanted, let keepsOtherKeys):
-                    let scanned = try reader.scanString()
                     guard let found = reader.match(scanned, in: wanted, from: nextWanted) else {
                         let other = keepsOtherKeys ? try reader.text(of: scanned) : nil
-                        try reader.colon()
                         try reader.skipValue(depth: depth)
                         if let other {
                             if Self.position(of: other, in: members, index: &positions) == nil {
@@ -202,7 +219,6 @@ package enum JSONParser {
                     }
                     nextWanted = found + 1
                     if !keepsOtherKeys {
-                        try reader.colon()
                         let item = try reader.value(depth: depth, demand: wanted[found].demand)
                         if wantedPositions.isEmpty { wantedPositions = Array(repeating: -1, count: wanted.count) }
                         if wantedPositions[found] >= 0 {
@@ -217,7 +233,6 @@ package enum JSONParser {
                     key = wanted[found].key
                     itemDemand = wanted[found].demand
                 }
-                try reader.colon()
                 let item = try reader.value(depth: depth, demand: itemDemand)
                 if let existing = Self.position(of: key, in: members, index: &positions) {
                     members[existing].value = item
@@ -280,13 +295,46 @@ package enum JSONParser {
         func holds(_ scanned: ScannedString, _ key: [UInt8]) -> Bool {
             let count = scanned.end - scanned.start
             guard key.count == count else { return false }
-            for offset in 0..<count where key[offset] != bytes[scanned.start + offset] { return false }
+            return key.withUnsafeBytes { key in
+                Self.sameBytes(key.baseAddress, UnsafeRawPointer(bytes.baseAddress! + scanned.start), count: count)
+            }
+        }
+
+        /// Whether `count` bytes at `mine` and `theirs` are the same: the one key matcher of the
+        /// parser and the record tape. Eight bytes at a time; the last eight (or four) overlap
+        /// what came before.
+        @inline(__always)
+        static func sameBytes(_ mine: UnsafeRawPointer?, _ theirs: UnsafeRawPointer, count: Int) -> Bool {
+            guard count > 0, let mine else { return count == 0 }
+            if count >= 8 {
+                var offset = 0
+                while offset + 8 < count {
+                    guard
+                        mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                            == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    else { return false }
+                    offset += 8
+                }
+                return mine.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                    == theirs.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            }
+            if count >= 4 {
+                return mine.loadUnaligned(as: UInt32.self) == theirs.loadUnaligned(as: UInt32.self)
+                    && mine.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                        == theirs.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+            }
+            for offset in 0..<count
+            where mine.load(fromByteOffset: offset, as: UInt8.self)
+                != theirs.load(fromByteOffset: offset, as: UInt8.self)
+            {
+                return false
+            }
             return true
         }
 
         mutating func array(depth: Int, demand: JSONDemand) throws(Failure) -> JSONValue {
             var elements: [JSONValue] = []
-            try container(depth: depth, close: UInt8(ascii: "]"), what: "an array") { reader throws(Failure) in
+            try self.elements(depth: depth) { reader throws(Failure) in
                 elements.append(try reader.value(depth: depth, demand: demand))
             }
             return .array(elements)
@@ -306,8 +354,23 @@ package enum JSONParser {
             var hasEscapes = false
             var ascii = true
             while true {
-                // Eight bytes at a time while none is a quote, a backslash, a control character or
-                // non-ASCII; then straight to the first that is.
+                // Sixteen bytes at a time (one vector compare) while none is a quote, a backslash,
+                // a control character or non-ASCII; then eight at a time, and straight to the
+                // first that is.
+                let quotes = SIMD16<UInt8>(repeating: UInt8(ascii: "\""))
+                let backslashes = SIMD16<UInt8>(repeating: UInt8(ascii: "\\"))
+                let spaces = SIMD16<UInt8>(repeating: 0x20)
+                let nonASCII = SIMD16<UInt8>(repeating: 0x80)
+                while index + 16 <= bytes.count {
+                    let vector = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let special =
+                        (vector .== quotes) .| (vector .== backslashes) .| (vector .< spaces) .| (vector .>= nonASCII)
+                    // The mask as two words (testing them is cheaper than `any`'s reduction).
+                    let words = unsafeBitCast(
+                        SIMD16<UInt8>(repeating: 0).replacing(with: 0xFF, where: special), to: SIMD2<UInt64>.self)
+                    if words[0] | words[1] != 0 { break }
+                    index += 16
+                }
                 while index + 8 <= bytes.count {
                     let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
                     let attention = Self.attention(word)
@@ -399,17 +462,17 @@ package enum JSONParser {
 
         mutating func unicodeEscape() throws(Failure) -> Unicode.Scalar {
             let high = try hex4()
-            if (0xD800...0xDBFF).contains(high) {
+            if JSONEscape.isHighSurrogate(high) {
                 guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
                 else {
                     throw failure("a high surrogate must be followed by a low surrogate")
                 }
                 index += 2
                 let low = try hex4()
-                guard (0xDC00...0xDFFF).contains(low) else {
+                guard let scalar = JSONEscape.scalar(high: high, low: low) else {
                     throw failure("a high surrogate must be followed by a low surrogate")
                 }
-                return Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))!
+                return scalar
             }
             guard let scalar = Unicode.Scalar(high) else { throw failure("a lone low surrogate is not a character") }
             return scalar
@@ -550,6 +613,30 @@ package enum JSONParser {
                 if !negative, magnitude <= UInt64(Int64.max) { return Int64(magnitude) }
             }
             return nil
+        }
+
+        /// Moves past the `true`, `false` or `null` at `index` (its first letter is one of
+        /// theirs), four bytes compared at once; `literal` says what is wrong when it is none.
+        @inline(__always)
+        mutating func skipLiteral() throws(Failure) {
+            if index + 4 <= bytes.count {
+                let word = UInt32(
+                    littleEndian: UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt32.self))
+                // "true", "null" and "fals" as little-endian words.
+                if word == 0x6575_7274 || word == 0x6C6C_756E {
+                    index += 4
+                    return
+                }
+                if word == 0x736C_6166, index + 5 <= bytes.count, bytes[index + 4] == UInt8(ascii: "e") {
+                    index += 5
+                    return
+                }
+            }
+            switch bytes[index] {
+            case UInt8(ascii: "t"): _ = try literal("true", .null)
+            case UInt8(ascii: "f"): _ = try literal("false", .null)
+            default: _ = try literal("null", .null)
+            }
         }
 
         mutating func literal(_ word: StaticString, _ value: JSONValue) throws(Failure) -> JSONValue {

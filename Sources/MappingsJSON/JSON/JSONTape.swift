@@ -154,7 +154,7 @@ package struct JSONTape {
                 shape.keyBytes.withUnsafeBufferPointer { keyBytes in
                     let tables = Tables(keys: keys, shapes: shapes, keyBytes: keyBytes)
                     var reader = JSONParser.Reader(bytes: bytes)
-                    if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.index = 3 }
+                    reader.index = JSONEscape.textStart(of: bytes)
                     do throws(JSONParser.Failure) {
                         reader.skipWhitespace()
                         let root = try value(&reader, depth: 0, shape: 0, tables)
@@ -211,13 +211,13 @@ package struct JSONTape {
             }
             return try array(&reader, depth: depth + 1, shape: shape, tables)
         case UInt8(ascii: "t"):
-            _ = try reader.literal("true", .null)
+            try reader.skipLiteral()
             return add(.true, start, reader.index)
         case UInt8(ascii: "f"):
-            _ = try reader.literal("false", .null)
+            try reader.skipLiteral()
             return add(.false, start, reader.index)
         case UInt8(ascii: "n"):
-            _ = try reader.literal("null", .null)
+            try reader.skipLiteral()
             return add(.null, start, reader.index)
         default:
             try reader.skipNumber()
@@ -235,44 +235,15 @@ package struct JSONTape {
         nodeStorage.base[Int(node)].count = wanted.count
         for _ in 0..<Int(wanted.count) { slotStorage.append(-1) }
         var hint = 0
-        // The members, as `JSONParser`'s `container` reads them (the same checks, written out:
-        // a closure per member cost more than the member).
-        guard depth <= JSONParser.maximumDepth else { throw Self.unsupported }
-        let bytes = reader.bytes
-        reader.index += 1
-        reader.skipWhitespace()
-        if reader.index < bytes.count, bytes[reader.index] == UInt8(ascii: "}") {
-            reader.index += 1
-        } else {
-            while true {
-                guard reader.index < bytes.count, bytes[reader.index] == UInt8(ascii: "\"") else {
-                    throw Self.unsupported
-                }
-                let key = try reader.scanString()
-                if key.hasEscapes { throw Self.unsupported }
-                let found = Self.match(key, among: wanted, tables, bytes: bytes, from: hint)
-                try reader.colon()
-                if found < 0 {
-                    try reader.skipValue(depth: depth)
-                } else {
-                    hint = found + 1
-                    // A repeated key is an issue the general engine reports (`duplicate key`).
-                    if slotStorage.base[base + found] >= 0 { throw Self.unsupported }
-                    let child = tables.keys[Int(wanted.first) + found].child
-                    let item = try value(&reader, depth: depth, shape: child, tables)
-                    slotStorage.base[base + found] = item
-                }
-                reader.skipWhitespace()
-                guard reader.index < bytes.count else { throw Self.unsupported }
-                if bytes[reader.index] == UInt8(ascii: ",") {
-                    reader.index += 1
-                    reader.skipWhitespace()
-                    continue
-                }
-                guard bytes[reader.index] == UInt8(ascii: "}") else { throw Self.unsupported }
-                reader.index += 1
-                break
-            }
+        try reader.members(depth: depth) { reader, key throws(JSONParser.Failure) in
+            if key.hasEscapes { throw Self.unsupported }
+            let found = Self.match(key, among: wanted, tables, bytes: reader.bytes, from: hint)
+            guard found >= 0 else { return try reader.skipValue(depth: depth) }
+            hint = found + 1
+            // A repeated key is an issue the general engine reports (`duplicate key`).
+            if slotStorage.base[base + found] >= 0 { throw Self.unsupported }
+            let child = tables.keys[Int(wanted.first) + found].child
+            slotStorage.base[base + found] = try value(&reader, depth: depth, shape: child, tables)
         }
         nodeStorage.base[Int(node)].end = Int32(reader.index)
         return node
@@ -283,8 +254,7 @@ package struct JSONTape {
     {
         let node = add(.list, reader.index, reader.index)
         let mark = stack.count
-        try reader.container(depth: depth, close: UInt8(ascii: "]"), what: "an array") {
-            reader throws(JSONParser.Failure) in
+        try reader.elements(depth: depth) { reader throws(JSONParser.Failure) in
             let element = try value(&reader, depth: depth, shape: shape, tables)
             stack.append(element)
         }
@@ -319,32 +289,9 @@ package struct JSONTape {
     ) -> Bool {
         let count = key.end - key.start
         guard Int(wanted.count) == count else { return false }
-        if count == 0 { return true }
-        // Eight bytes at a time; the last eight (or four) bytes overlap what came before.
-        let mine = UnsafeRawPointer(tables.keyBytes.baseAddress! + Int(wanted.start))
-        let theirs = UnsafeRawPointer(bytes.baseAddress! + key.start)
-        if count >= 8 {
-            var offset = 0
-            while offset + 8 < count {
-                guard
-                    mine.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                        == theirs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                else { return false }
-                offset += 8
-            }
-            return mine.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-                == theirs.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-        }
-        if count >= 4 {
-            return mine.loadUnaligned(as: UInt32.self) == theirs.loadUnaligned(as: UInt32.self)
-                && mine.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-                    == theirs.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
-        }
-        for offset in 0..<count
-        where mine.load(fromByteOffset: offset, as: UInt8.self) != theirs.load(fromByteOffset: offset, as: UInt8.self) {
-            return false
-        }
-        return true
+        return JSONParser.Reader.sameBytes(
+            UnsafeRawPointer(tables.keyBytes.baseAddress.map { $0 + Int(wanted.start) }),
+            UnsafeRawPointer(bytes.baseAddress! + key.start), count: count)
     }
 
     /// The strings of an array kept whole (`arraySpan`), as string nodes; `nil` when an element
