@@ -109,6 +109,8 @@ let package = Package(
             path: "Tests/MappingsTestSupport",
             swiftSettings: strictSettings
         ),
+        // For the allocation tests: the test binary's malloc family, counting per thread.
+        .target(name: "CAllocationCount", path: "Tests/CAllocationCount"),
         // One test target per module, beside what it tests.
         .testTarget(
             name: "MappingsJSONTests",
@@ -127,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsEngineTests",
-            dependencies: ["Mappings", "MappingsTestSupport"] + layers,
+            dependencies: ["Mappings", "MappingsTestSupport", "CAllocationCount"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(

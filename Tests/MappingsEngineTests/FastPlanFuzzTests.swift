@@ -346,3 +346,48 @@ struct FastPlanFuzzFindings {
         }
     }
 }
+
+/// The plan's allow-list (`PlanFeatures`) against the fields of a compiled entry: a field a
+/// change adds to `Rule` or `EntryPolicies` fails here until a plan decision covers it.
+@Suite("fast plans: every entry feature decided")
+struct PlanFeatureTests {
+    @Test("every field of Rule and of EntryPolicies is listed in PlanFeatures, and nothing else")
+    func everyFieldDecided() throws {
+        let catalog = try load(
+            #"{ "@models": { "M": { "a": "String" } }, "$M": { "@class": "M", "a": "a" } }"#)
+        let rule = try #require(catalog.context("$M")?.rules.first)
+        let ruleFields = Set(Mirror(reflecting: rule).children.compactMap(\.label))
+        let policyFields = Set(Mirror(reflecting: EntryPolicies()).children.compactMap(\.label))
+        #expect(
+            ruleFields.subtracting(PlanFeatures.rule.keys).isEmpty,
+            "Rule fields no plan decision covers: \(ruleFields.subtracting(PlanFeatures.rule.keys).sorted()); decide in PlanFeatures.rule and PlanTables.addProperty"
+        )
+        #expect(
+            Set(PlanFeatures.rule.keys).subtracting(ruleFields).isEmpty,
+            "PlanFeatures.rule lists fields Rule has no more")
+        #expect(
+            policyFields.subtracting(PlanFeatures.policies.keys).isEmpty,
+            "EntryPolicies fields no plan decision covers: \(policyFields.subtracting(PlanFeatures.policies.keys).sorted())"
+        )
+        #expect(Set(PlanFeatures.policies.keys).subtracting(policyFields).isEmpty)
+        #expect(PlanFeatures.unknownFeature(of: rule) == nil)
+    }
+
+    /// An entry type with a field the tables do not list: set, it is named; unset, it is not.
+    struct LaterRule {
+        var target = "a"
+        var source = "b"
+        var sortsBy: String?
+        var caseInsensitive = false
+        var synonyms: [String] = []
+    }
+
+    @Test("a field the allow-list does not list refuses the entry when it holds something, not when unset")
+    func unknownFieldsRefused() {
+        let known: [String: PlanFeatures.Decision] = ["target": .compiled, "source": .compiled]
+        #expect(PlanFeatures.unknownField(of: LaterRule(), in: known) == nil)
+        #expect(PlanFeatures.unknownField(of: LaterRule(sortsBy: "name"), in: known) == "sortsBy")
+        #expect(PlanFeatures.unknownField(of: LaterRule(caseInsensitive: true), in: known) == "caseInsensitive")
+        #expect(PlanFeatures.unknownField(of: LaterRule(synonyms: ["x"]), in: known) == "synonyms")
+    }
+}

@@ -13,13 +13,16 @@ struct Writer {
     let converter: Converter
     let omittingNulls: Bool
     let memo: TransformerMemo?
+    /// The calling thread's scratch, whose `fanOuts` hold the nodes of the record's fan-outs.
+    unowned(unsafe) let scratch: TapeScratch
 
     /// What a key path found: one node, nothing (missing or null), or the values of a key
     /// applied to an array (a fan-out: one node per element, -1 where an element has none).
     enum Found {
         case node(Int32)
         case missing
-        case fanOut([Int32])
+        /// The nodes are `scratch.fanOuts[range]`.
+        case fanOut(Range<Int>)
 
         var isMissing: Bool {
             if case .missing = self { true } else { false }
@@ -122,13 +125,13 @@ struct Writer {
                     return nil
                 }
             case .fanOut(let elements):
-                current = .fanOut(
-                    elements.map { element in
-                        guard element >= 0 else { return -1 }
-                        let node = nodes[Int(element)]
-                        guard node.kind.is(.frame) else { return -1 }
-                        return slots[Int(node.first) + step]
-                    })
+                let start = scratch.fanOuts.count
+                for position in elements {
+                    let element = scratch.fanOuts[position]
+                    let node = element >= 0 ? nodes[Int(element)] : nil
+                    scratch.fanOuts.append(node?.kind.is(.frame) == true ? slots[Int(node!.first) + step] : -1)
+                }
+                current = .fanOut(start..<scratch.fanOuts.count)
             }
         }
         if case .node(let index) = current, nodes[Int(index)].kind.is(.null) { return .missing }
@@ -144,7 +147,8 @@ struct Writer {
         case .fanOut(let elements):
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
-            for element in elements {
+            for position in elements {
+                let element = scratch.fanOuts[position]
                 guard element >= 0 else {
                     values.append(.null)
                     continue
@@ -156,15 +160,15 @@ struct Writer {
         }
     }
 
-    /// The node of key `step` in each element of a list (-1 for an element that is no object).
-    private func member(_ step: Int, ofEach list: JSONTape.Node) -> [Int32] {
-        var members: [Int32] = []
-        members.reserveCapacity(Int(list.count))
+    /// The node of key `step` in each element of a list (-1 for an element that is no object),
+    /// added to the scratch's fan-outs: their range there.
+    private func member(_ step: Int, ofEach list: JSONTape.Node) -> Range<Int> {
+        let start = scratch.fanOuts.count
         for offset in 0..<Int(list.count) {
             let node = nodes[Int(slots[Int(list.first) + offset])]
-            members.append(node.kind.is(.frame) ? slots[Int(node.first) + step] : -1)
+            scratch.fanOuts.append(node.kind.is(.frame) ? slots[Int(node.first) + step] : -1)
         }
-        return members
+        return start..<scratch.fanOuts.count
     }
 
     /// Writes a present value as the property's type.
@@ -266,13 +270,16 @@ struct Writer {
 
     /// Writes the strings of a fan-out as an array; returns `false`, writing nothing, when an
     /// element is anything but a string.
-    private func writesStrings(_ elements: [Int32], into out: inout OutputBytes) -> Bool {
-        for element in elements where element < 0 || !nodes[Int(element)].kind.is(.string) { return false }
+    private func writesStrings(_ elements: Range<Int>, into out: inout OutputBytes) -> Bool {
+        for position in elements {
+            let element = scratch.fanOuts[position]
+            if element < 0 || !nodes[Int(element)].kind.is(.string) { return false }
+        }
         let mark = out.count
         out.append(UInt8(ascii: "["))
-        for (offset, element) in elements.enumerated() {
-            if offset > 0 { out.append(UInt8(ascii: ",")) }
-            guard writeString(nodes[Int(element)], into: &out) else {
+        for position in elements {
+            if position > elements.lowerBound { out.append(UInt8(ascii: ",")) }
+            guard writeString(nodes[Int(scratch.fanOuts[position])], into: &out) else {
                 out.count = mark
                 return false
             }
@@ -284,15 +291,17 @@ struct Writer {
     /// Writes an array kept whole by the scan whose elements are all strings; returns
     /// `false`, writing nothing, when one is anything else.
     private func writesStrings(in node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
-        guard let strings = JSONTape.strings(in: node, bytes) else { return false }
         let mark = out.count
         out.append(UInt8(ascii: "["))
-        for (offset, string) in strings.enumerated() {
-            if offset > 0 { out.append(UInt8(ascii: ",")) }
-            guard writeString(string, into: &out) else {
-                out.count = mark
-                return false
-            }
+        var first = true
+        let allStrings = JSONTape.forEachString(in: node, bytes) { string in
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            return writeString(string, into: &out)
+        }
+        guard allStrings else {
+            out.count = mark
+            return false
         }
         out.append(UInt8(ascii: "]"))
         return true
@@ -452,11 +461,71 @@ struct Writer {
             out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
             return true
         }
-        guard case .string(let string)? = JSONTape.value(of: node, in: bytes) else { return false }
-        var text: [UInt8] = []
-        JSONWriter.writeString(string, into: &text)
-        text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
+        writeUnescaping(node, into: &out)
         return true
+    }
+
+    /// Writes a string that holds escapes (checked by the scan) as the writer writes the text
+    /// they stand for: each escape decoded (a `\\u` pair to one character) and written again as
+    /// the writer spells it, the runs between escapes copied; no `String`, no allocation.
+    private func writeUnescaping(_ node: JSONTape.Node, into out: inout OutputBytes) {
+        out.append(UInt8(ascii: "\""))
+        var position = Int(node.start)
+        var runStart = position
+        let end = Int(node.end)
+        while position < end {
+            guard bytes[position] == UInt8(ascii: "\\") else {
+                position += 1
+                continue
+            }
+            out.append(bytes, runStart, position - runStart)
+            let scalar: UInt32
+            if bytes[position + 1] == UInt8(ascii: "u") {
+                let unit = hexValue(at: position + 2)
+                position += 6
+                if JSONEscape.isHighSurrogate(unit) {
+                    scalar = JSONEscape.scalar(high: unit, low: hexValue(at: position + 2))?.value ?? 0xFFFD
+                    position += 6
+                } else {
+                    scalar = unit
+                }
+            } else {
+                scalar = JSONEscape.character(after: bytes[position + 1])?.value ?? 0xFFFD
+                position += 2
+            }
+            write(scalar: scalar, into: &out)
+            runStart = position
+        }
+        out.append(bytes, runStart, end - runStart)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// The four hexadecimal digits at `position` (checked by the scan) as a number.
+    private func hexValue(at position: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for offset in 0..<4 {
+            let byte = bytes[position + offset]
+            let digit = byte &- 48 < 10 ? byte &- 48 : (byte | 0x20) &- 87
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// Writes one decoded character as the writer writes it in a string.
+    private func write(scalar value: UInt32, into out: inout OutputBytes) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { buffer in
+            let base = buffer.baseAddress!
+            var count = 0
+            if value < 0x80, JSONWriter.needsEscape(UInt8(value)) {
+                count = JSONWriter.writeEscape(of: UInt8(value), to: base)
+            } else if let scalar = Unicode.Scalar(value) {
+                UTF8.encode(scalar) { byte in
+                    base[count] = byte
+                    count += 1
+                }
+            }
+            out.append(UnsafeBufferPointer(buffer), 0, count)
+        }
     }
 }
 

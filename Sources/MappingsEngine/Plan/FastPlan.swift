@@ -72,12 +72,13 @@ package struct FastPlan: Sendable {
         let scratch = TapeScratch.current
         guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
         scratch.output.count = 0
+        scratch.fanOuts.removeAll()
         let nodes = scratch.tape.nodes
         let written = tables.withPointers { pointers in
             guard case .frame = nodes[Int(root)].kind else { return false }
             let writer = Writer(
                 bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
-                omittingNulls: omittingNulls, memo: memo)
+                omittingNulls: omittingNulls, memo: memo, scratch: scratch)
             return writer.object(0, frame: root, into: &scratch.output)
         }
         guard written else { return false }
@@ -258,6 +259,7 @@ struct PlanTables: Sendable {
         _ rule: Rule, at position: Int, demand: JSONDemand, catalog: Catalog, place: String
     ) -> String? {
         guard let type = rule.type else { return "an untyped entry" }
+        if let field = PlanFeatures.unknownFeature(of: rule) { return "\(field), an entry feature no plan knows" }
         if let reference = rule.transformer {
             guard let transform = rule.transform else {
                 return "a transformer (\(reference.className).\(reference.functionName)) not bound"

@@ -14,10 +14,14 @@ import MappingsJSON
 final class TapeScratch: @unchecked Sendable {
     @exclusivity(unchecked) var tape = JSONTape()
     @exclusivity(unchecked) var output = OutputBytes()
+    /// The nodes of the fan-outs of the record being written (`Writer.Found.fanOut` is a range
+    /// of it): emptied for each record, grown once to the largest.
+    @exclusivity(unchecked) var fanOuts = FanOutNodes()
 
     deinit {
         tape.free()
         output.free()
+        fanOuts.free()
     }
 
     private static let key: pthread_key_t = {
@@ -126,4 +130,35 @@ struct OutputBytes {
         } while value > 0
         count += digits
     }
+}
+
+/// A growable run of node indexes (the values of fan-outs), reused record after record: a
+/// fan-out costs no allocation once it has grown. Its owner frees it (`free()`).
+struct FanOutNodes {
+    private(set) var base: UnsafeMutablePointer<Int32>
+    private(set) var count = 0
+    private var capacity = 64
+
+    init() {
+        base = .allocate(capacity: capacity)
+    }
+
+    func free() { base.deallocate() }
+
+    mutating func removeAll() { count = 0 }
+
+    @inline(__always)
+    mutating func append(_ node: Int32) {
+        if count == capacity {
+            let newBase = UnsafeMutablePointer<Int32>.allocate(capacity: capacity * 2)
+            newBase.update(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity *= 2
+        }
+        base[count] = node
+        count += 1
+    }
+
+    subscript(position: Int) -> Int32 { base[position] }
 }

@@ -294,27 +294,31 @@ package struct JSONTape {
             UnsafeRawPointer(bytes.baseAddress! + key.start), count: count)
     }
 
-    /// The strings of an array kept whole (`arraySpan`), as string nodes; `nil` when an element
-    /// is anything but a string.
-    package static func strings(in node: Node, _ bytes: UnsafeBufferPointer<UInt8>) -> [Node]? {
-        guard node.kind == .arraySpan else { return nil }
+    /// Hands each string of an array kept whole (`arraySpan`) to `body`, as a string node, in
+    /// order; `false` as soon as an element is anything but a string or `body` says `false`
+    /// (and for a node that is no array span).
+    package static func forEachString(
+        in node: Node, _ bytes: UnsafeBufferPointer<UInt8>, _ body: (Node) -> Bool
+    ) -> Bool {
+        guard node.kind == .arraySpan else { return false }
         var reader = JSONParser.Reader(bytes: bytes)
         reader.index = Int(node.start) + 1
-        var strings: [Node] = []
         reader.skipWhitespace()
-        if bytes[reader.index] == UInt8(ascii: "]") { return strings }
+        if bytes[reader.index] == UInt8(ascii: "]") { return true }
         while true {
             reader.skipWhitespace()
-            guard bytes[reader.index] == UInt8(ascii: "\""), let scanned = try? reader.scanString() else { return nil }
-            strings.append(
-                Node(
-                    kind: .string, escaped: scanned.hasEscapes, start: Int32(scanned.start), end: Int32(scanned.end),
-                    first: 0, count: 0))
+            guard bytes[reader.index] == UInt8(ascii: "\""), let scanned = try? reader.scanString() else {
+                return false
+            }
+            let string = Node(
+                kind: .string, escaped: scanned.hasEscapes, start: Int32(scanned.start), end: Int32(scanned.end),
+                first: 0, count: 0)
+            guard body(string) else { return false }
             reader.skipWhitespace()
             switch bytes[reader.index] {
             case UInt8(ascii: ","): reader.index += 1
-            case UInt8(ascii: "]"): return strings
-            default: return nil
+            case UInt8(ascii: "]"): return true
+            default: return false
             }
         }
     }

@@ -187,6 +187,34 @@ package enum JSONWriter {
         nibble < 10 ? 48 + nibble : 87 + nibble
     }
 
+    /// Whether the writer escapes `byte` in a string: a control character, `"` or `\\`; every
+    /// other character is written as its UTF-8.
+    @inline(__always)
+    package static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// Writes the escape of a byte that `needsEscape` (`\\n`, `\\"`, `\\u001b`…) at `out`, which
+    /// has room for six bytes; returns how many it wrote. The one spelling of escapes, for the
+    /// writer and the plans.
+    package static func writeEscape(of byte: UInt8, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[1] = byte
+        case 0x0A: out[1] = UInt8(ascii: "n")
+        case 0x0D: out[1] = UInt8(ascii: "r")
+        case 0x09: out[1] = UInt8(ascii: "t")
+        default:
+            out[1] = UInt8(ascii: "u")
+            out[2] = 48
+            out[3] = 48
+            out[4] = hexDigit(byte >> 4)
+            out[5] = hexDigit(byte & 0xF)
+            return 6
+        }
+        return 2
+    }
+
     /// `string` as a JSON string literal, for messages and paths.
     package static func writeString(_ string: String, into out: inout String) {
         var bytes: [UInt8] = []
@@ -202,16 +230,10 @@ package enum JSONWriter {
             var runStart = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                guard needsEscape(byte) else { continue }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                out.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-                case 0x0A: out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(UInt8(ascii: "t"))
-                default:
-                    out.append(contentsOf: [UInt8(ascii: "u"), 48, 48, hexDigit(byte >> 4), hexDigit(byte & 0xF)])
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { escape in
+                    out.append(contentsOf: escape[..<writeEscape(of: byte, to: escape.baseAddress!)])
                 }
                 runStart = index + 1
             }
