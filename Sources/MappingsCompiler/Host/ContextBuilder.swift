@@ -60,10 +60,6 @@ public struct ContextBuilder {
     ///
     /// - Parameters:
     ///   - style: how a property's name becomes its payload key.
-    ///   - reverseFanOut: how serialize writes a collection read through a key path of two keys
-    ///     or more (`@reverseFanOut`): `true` as an array of objects at the key before the last
-    ///     (`labels.name` → `{"labels": [{"name": …}, …]}`), `false` as nested objects; `nil`
-    ///     (the default) fans out collections of single values and nests the others.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -107,6 +103,10 @@ public struct ContextBuilder {
     ///     conversion or transformer, as a warning (`@onError`); `"fail"` is the default.
     ///   - null: `"clear"` makes an explicit JSON `null` set the property to nil (`@null`);
     ///     `"missing"` (the default) treats it as a missing value.
+    ///   - reverseFanOut: how serialize writes a collection read through a key path of two keys
+    ///     or more (`@reverseFanOut`): `true` as an array of objects at the key before the last
+    ///     (`labels.name` → `{"labels": [{"name": …}, …]}`), `false` as nested objects; `nil`
+    ///     (the default) fans out collections of single values and nests the others.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
