@@ -938,6 +938,12 @@ static int clua_tape_write_table(lua_State *L, clua_call *call, int index, const
         ok = clua_tape_refuse(call, "a table mixes array and object keys, or has keys that are neither");
     }
     uint32_t count = (uint32_t)keys;
+    // An empty table nobody marked has no kind: the host gives it the kind the property needs.
+    if (ok && keys == 0 && mt == NULL) {
+        if (spilled) lua_pop(L, 1);
+        if (!clua_tape_append_tagged(call, CLUA_TAPE_EMPTY, NULL, 0)) return clua_tape_refuse(call, "the value is too large");
+        return 1;
+    }
     if (ok && !clua_tape_append_tagged(call, is_array ? CLUA_TAPE_ARRAY : CLUA_TAPE_OBJECT, &count, 4))
         ok = clua_tape_refuse(call, "the value is too large");
     if (ok && is_array) {

@@ -257,6 +257,7 @@ enum LuaTape {
                     members.append((key, try value(keys: keys)))
                 }
                 return .object(JSONObject(members))
+            case UInt8(ascii: "e"): return .object(.kindlessEmpty)
             case let tag: throw Failure(message: "the result tape has an unknown tag \(tag)")
             }
         }

@@ -5,12 +5,15 @@ import Mappings
 /// The entry's user data is encoded once, when the catalog binds the transformer to the
 /// entry; each call hands the script a fresh copy of it, so what a call does to it is gone
 /// by the next call.
-struct LuaTransformer: Transformer {
+struct LuaTransformer: TypedTransformer {
     let scripts: LuaScripts
     let function: Int
     /// `scripts/Geo.lua:12`: where the function is defined.
     let display: String
     var userData: [UInt8]?
+    /// Whether the entry's type holds decimals: the numbers of its values then reach the script
+    /// as strings of their exact digits (`"10.99"`), never as a float that rounds them.
+    var decimalsAsText = false
 
     init(scripts: LuaScripts, function: Int, display: String, userData: [UInt8]? = nil) {
         self.scripts = scripts
@@ -27,10 +30,56 @@ struct LuaTransformer: Transformer {
         return bound
     }
 
+    func bound(to userData: JSONValue?, type: TypeReference?) -> any Transformer {
+        guard var bound = bound(to: userData) as? LuaTransformer else { return bound(to: userData) }
+        bound.decimalsAsText = type?.holdsDecimals ?? false
+        return bound
+    }
+
     func transform(_ value: JSONValue, userData _: JSONValue?) throws -> JSONValue {
-        switch scripts.call(function: function, value: value, userData: userData) {
-        case .success(let result): return result
+        guard decimalsAsText else {
+            switch scripts.call(function: function, value: value, userData: userData) {
+            case .success(let result): return result
+            case .failure(let failure): throw TransformerFailure(describe(failure))
+            }
+        }
+        var numbers: [String: JSONValue] = [:]
+        let text = Self.decimalsAsText(value, numbers: &numbers)
+        switch scripts.call(function: function, value: text, userData: userData) {
+        // Digits handed back as they came are the number they were.
+        case .success(let result): return Self.restoringNumbers(result, numbers)
         case .failure(let failure): throw TransformerFailure(describe(failure))
+        }
+    }
+
+    /// `value` with every number that is not a whole number as the string of its digits; the
+    /// numbers so turned, by their text, in `numbers`.
+    static func decimalsAsText(_ value: JSONValue, numbers: inout [String: JSONValue]) -> JSONValue {
+        switch value {
+        case .number(let number):
+            numbers[number.literal] = value
+            return .string(number.literal)
+        case .double(let double):
+            let text = JSONWriter.number(double)
+            numbers[text] = value
+            return .string(text)
+        case .array(let elements):
+            return .array(elements.map { decimalsAsText($0, numbers: &numbers) })
+        case .object(let object):
+            return .object(JSONObject(object.members.map { ($0.key, decimalsAsText($0.value, numbers: &numbers)) }))
+        default:
+            return value
+        }
+    }
+
+    /// `result` with each string that is the text of one of `numbers` as that number again.
+    static func restoringNumbers(_ result: JSONValue, _ numbers: [String: JSONValue]) -> JSONValue {
+        switch result {
+        case .string(let text): numbers[text] ?? result
+        case .array(let elements): .array(elements.map { restoringNumbers($0, numbers) })
+        case .object(let object):
+            .object(JSONObject(object.members.map { ($0.key, restoringNumbers($0.value, numbers)) }))
+        default: result
         }
     }
 

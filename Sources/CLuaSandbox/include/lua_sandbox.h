@@ -52,6 +52,7 @@ enum {
     CLUA_TAPE_STRING = 's',   // + uint32 length + bytes
     CLUA_TAPE_ARRAY = 'a',    // + uint32 count + values
     CLUA_TAPE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
+    CLUA_TAPE_EMPTY = 'e',    // results only: an empty table no `json.array`/`json.object` marked
 };
 
 /// Why a sandboxed operation failed (0 is success); macros so Swift imports them as `Int32`.

@@ -24,23 +24,28 @@ extension CatalogLoader {
                 let rule = contexts[c].rules[r]
                 let entry = rule.provenance.location
                 if let reference = rule.transformer {
-                    contexts[c].rules[r].transform = resolve(reference, for: entry, registry, &diagnostics)
+                    contexts[c].rules[r].transform = resolve(
+                        reference, type: rule.type, for: entry, registry, &diagnostics)
                 }
                 if let reference = rule.reverseTransformer {
-                    contexts[c].rules[r].reverseTransform = resolve(reference, for: entry, registry, &diagnostics)
+                    contexts[c].rules[r].reverseTransform = resolve(
+                        reference, type: rule.type, for: entry, registry, &diagnostics)
                 }
             }
         }
         return diagnostics
     }
 
-    /// The transformer `reference` names, bound to its user data; `nil` after reporting why
-    /// there is none.
+    /// The transformer `reference` names, bound to its user data (and to the entry's type, when
+    /// it asks: `TypedTransformer`); `nil` after reporting why there is none.
     private static func resolve(
-        _ reference: TransformerReference, for entry: SourceLocation, _ registry: TransformerRegistry,
+        _ reference: TransformerReference, type: TypeReference?, for entry: SourceLocation,
+        _ registry: TransformerRegistry,
         _ diagnostics: inout [Diagnostic]
     ) -> (any Transformer)? {
         switch registry.resolve(reference) {
+        case .found(let transformer as any TypedTransformer):
+            return transformer.bound(to: reference.userData, type: type)
         case .found(let transformer):
             return transformer.bound(to: reference.userData)
         case .failed(var diagnostic):

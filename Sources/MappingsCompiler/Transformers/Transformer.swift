@@ -1,5 +1,5 @@
 public import MappingsJSON
-import MappingsModel
+package import MappingsModel
 
 /// A plugin transformer: converts a value before the engine converts it to the property's type.
 ///
@@ -54,4 +54,11 @@ extension Error {
     package var transformerReason: String {
         (self as? MappingsError)?.summary ?? "\(self)"
     }
+}
+
+/// A transformer that prepares itself for the type of the entry it serves as well as its user
+/// data: how the Lua bridge learns to hand a `Decimal` entry's numbers to a script as their
+/// exact digits. The catalog binds with this when a transformer offers it.
+package protocol TypedTransformer: Transformer {
+    func bound(to userData: JSONValue?, type: TypeReference?) -> any Transformer
 }

@@ -52,7 +52,12 @@ struct ReverseRun {
                 }
                 do {
                     let input = Self.jsonValue(written)
-                    written = .json(try reverse.transform(input, userData: reference.userData))
+                    var output = try reverse.transform(input, userData: reference.userData)
+                    // An empty Lua table of no kind is the empty collection a collection property needs.
+                    if case .object(let object) = output, object.isKindlessEmpty, rule.type?.isCollection == true {
+                        output = .array([])
+                    }
+                    written = .json(output)
                 } catch {
                     report(
                         rule, path: at(), property: name(), value: value,

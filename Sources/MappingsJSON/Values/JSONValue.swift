@@ -41,20 +41,41 @@ public struct JSONObject: Sendable, Hashable {
 
     /// Whether no two members share a key, as in every object the parser makes (it keeps the
     /// last of a repeated key): a lookup may then take a member found anywhere, not only the first.
-    // Last: with the Bool at the end, an object is 17 bytes, and a JSONValue no wider than a String's 16 plus a tag.
-    private var keysAreUnique: Bool
+    private var keysAreUnique: Bool {
+        flags & Self.uniqueKeys != 0
+    }
+
+    /// Whether this is an empty Lua table a script left unmarked (neither `json.array()` nor
+    /// `json.object()`): a value of no kind, which converts to whatever the property needs
+    /// (an empty array or set as well as an empty dictionary or object). Never set for JSON text,
+    /// where `{}` is an object.
+    package var isKindlessEmpty: Bool {
+        flags & Self.kindless != 0
+    }
+
+    // Last: with one byte of flags at the end, an object is 17 bytes, and a JSONValue no wider than a String's 16 plus a tag.
+    private var flags: UInt8
+    private static let uniqueKeys: UInt8 = 1
+    private static let kindless: UInt8 = 2
 
     /// An object with these members, in this order.
     public init(_ members: [(key: String, value: JSONValue)] = []) {
         self.members = members
-        keysAreUnique = members.count < 2
+        flags = members.count < 2 ? Self.uniqueKeys : 0
+    }
+
+    /// An empty table of no kind, as a script returned it (`isKindlessEmpty`).
+    package static var kindlessEmpty: JSONObject {
+        var object = JSONObject()
+        object.flags |= kindless
+        return object
     }
 
     /// An object whose members are known to have distinct keys; `duplicateKeys` are those its
     /// text repeated (the members hold each one's last value).
     package init(uniqueMembers members: [(key: String, value: JSONValue)], duplicateKeys: [String] = []) {
         self.members = members
-        keysAreUnique = true
+        flags = Self.uniqueKeys
         self.duplicateKeys = duplicateKeys
     }
 

@@ -8,6 +8,8 @@ extension Converter {
         _ value: JSONValue, of element: TypeReference, as type: TypeReference, dateFormat: DateFormats?,
         path: () -> String, failures: inout [ConversionFailure]
     ) -> Value {
+        // An empty Lua table a script left unmarked has no kind: it is the empty array.
+        if case .object(let object) = value, object.isKindlessEmpty { return .array([]) }
         guard case .array(let elements) = value else {
             return Self.fail(Self.mismatch(value, type), at: path, &failures)
         }

@@ -91,6 +91,17 @@ public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible 
         }
     }
 
+    /// Whether values of the type hold decimals: `Decimal`, or a collection, dictionary or
+    /// optional of them.
+    package var holdsDecimals: Bool {
+        switch self {
+        case .decimal: true
+        case .array(let element), .set(let element), .dictionary(let element), .optional(let element):
+            element.holdsDecimals
+        default: false
+        }
+    }
+
     /// Whether the type is an array or a set (optional or not).
     public var isCollection: Bool {
         switch unwrapped {
