@@ -1,7 +1,8 @@
 #ifndef SANDBOX_INTERNAL_H
 #define SANDBOX_INTERNAL_H
 
-// What sandbox.c and bounded.c share; not part of the module's interface.
+// What the sandbox's C files (sandbox.c, library.c, environment.c, wire.c, calls.c, bounded.c,
+// log.c) share; not part of the module's interface.
 
 #include "lua_sandbox.h"
 
@@ -38,5 +39,90 @@ extern const luaL_Reg clua_bounded_string_functions[];
 /// The table functions that loop in C (concat, insert, remove, move, sort), counting their
 /// steps; registered like `clua_bounded_string_functions`, with Lua's table library as upvalue.
 extern const luaL_Reg clua_bounded_table_functions[];
+
+// sandbox.c: the limits (allocator, hook, trips).
+
+/// Nanoseconds of CLOCK_MONOTONIC; why: the deadline is checked in the hook without a syscall.
+int64_t clua_now_ns(void);
+
+/// The capped allocator; why: a per-interpreter memory cap. Refuses growth past the cap, never a shrink.
+void *clua_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/// What a tripped limit says; why: the hook, the checkpoints and the call's outcome say it alike.
+const char *clua_sandbox_limit_message(int tripped);
+
+/// The count hook; why: a sticky instruction budget and deadline. Once tripped (memory too) it
+/// re-arms on every instruction, so a script's `pcall` cannot swallow the error and go on.
+/// Stack: [-0, +0, v]
+void clua_sandbox_hook(lua_State *L, lua_Debug *ar);
+
+/// Makes a limit sticky once it has tripped: a memory error becomes `tripped` too, and the
+/// hook fires on every instruction from now on; why: the protected calls scripts make (pcall,
+/// xpcall) must hand a tripped limit on, not swallow it. Returns whether a limit has tripped.
+int clua_sandbox_trips(lua_State *L, int status);
+
+/// Panics only on a host bug (an unprotected error); why: `lua_newstate` installs no panic handler.
+/// Stack: [-0, +0, -]
+int clua_sandbox_panic(lua_State *L);
+
+// library.c: the functions scripts call in place of Lua's, and `json`.
+
+/// `setmetatable` for scripts; why: refuses `__gc` and `__close`, which run where no hook can
+/// stop them. Stack: [-2, +1, v]
+int clua_sandbox_setmetatable(lua_State *L);
+
+/// `rawset` for scripts; why: the library tables are read-only proxies, even to raw writes.
+/// Stack: [-3, +1, v]
+int clua_sandbox_rawset(lua_State *L);
+
+/// `pcall` for scripts; why: a limit that tripped inside (budget, deadline, memory) is raised
+/// again at once, so not even a tail call `return pcall(f)` gets back to the host as a value.
+/// Stack: [-(nargs+1), +(nresults+1|2), e]
+int clua_sandbox_pcall(lua_State *L);
+
+/// `xpcall` for scripts; why: Lua runs a message handler inside the hook that raised, where
+/// hooks are off, so a handler that loops would never stop. This one runs the handler after
+/// the error has unwound, under its own `pcall`, with hooks (and the sticky budget) on; a
+/// tripped limit skips the handler and is raised again, like `pcall` does.
+/// Stack: [-(nargs+2), +(nresults+1|2), e]
+int clua_sandbox_xpcall(lua_State *L);
+
+/// `require` for scripts; why: loads only other scripts the host handed over, as text, once.
+/// Stack: [-1, +1, e]
+int clua_sandbox_require(lua_State *L);
+
+/// Raises "read-only"; why: the `__newindex` of every library proxy. Stack: [-3, +0, v]
+int clua_sandbox_readonly_error(lua_State *L);
+
+/// `json.array(t)`: marks `t` (or a new table) as a JSON array. Stack: [-(0|1), +1, v]
+int clua_json_array(lua_State *L);
+
+/// `json.object(t)`: marks `t` (or a new table) as a JSON object. Stack: [-(0|1), +1, v]
+int clua_json_object(lua_State *L);
+
+/// `json.type(v)`; why: tells "array" from "object" and "integer" from "float", which `type`
+/// cannot. Stack: [-1, +1, v]
+int clua_json_type(lua_State *L);
+
+/// Moves every entry of the table at `from` into the table at `to` (or drops them if `to` is 0);
+/// why: globals are cleared between calls, and load-time globals are kept apart. Stack: [-0, +0, m]
+void clua_sandbox_drain(lua_State *L, int from, int to);
+
+// wire.c: the wire format.
+
+/// What `clua_wire_push` answers: the value is pushed, the wire is malformed (a host bug), or
+/// the value nests deeper than CLUA_MAX_DEPTH (a payload can).
+enum { CLUA_PUSH_OK = 1, CLUA_PUSH_MALFORMED = 0, CLUA_PUSH_TOO_DEEP = -1 };
+
+/// Pushes the value a wire encodes; why: host values enter Lua under `lua_pcall`. Returns
+/// CLUA_PUSH_OK, or why not, leaving what it pushed so far. Stack: [-0, +1, v]
+int clua_wire_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth);
+
+/// Writes the value at `index` to the output wire, with raw access only: no metamethod of a
+/// script's table ever runs here. Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
+int clua_wire_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth);
+
+/// Appends bytes to the output wire, within its limit. Returns 0 when full.
+int clua_wire_append(clua_call *call, const void *bytes, size_t count);
 
 #endif

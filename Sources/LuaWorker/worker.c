@@ -13,11 +13,11 @@
 //             u32 log_limit (the most `log(...)` lines a call keeps; 0: logging off), u32 modules,
 //             then per module: str name, str chunk name, str text
 //   request:  u8 kind ('R' resolve, 'N' names, 'C' call), str module, str function,
-//             for 'C': str input tape, u8 has_user_data, [str user data tape]
+//             for 'C': str input wire, u8 has_user_data, [str user data wire]
 //   response: i32 status, str message, i32 a, i32 b, str output, str log, u32 log_dropped
 //             ('R': a = function_ref (or CLUA_RESOLVE_MISSING_FUNCTION, CLUA_RESOLVE_NOT_A_TABLE),
 //              b = line, output = source;
-//              'N': output = names, newline-separated; 'C': output = the result tape;
+//              'N': output = names, newline-separated; 'C': output = the result wire;
 //              log = the lines the scripts logged meanwhile, "place\tmessage\n" each, and
 //              log_dropped = those over log_limit: the host writes them, never the worker)
 // where str is u32 length + bytes.
@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
         free(text);
     }
 
-    // The address space: the interpreter's cap, twice the largest result (the tape and its
+    // The address space: the interpreter's cap, twice the largest result (the wire and its
     // copy on the way out), and room for the program itself.
     rlim_t space = (rlim_t)(memory + 2 * result_limit + WORKER_PROGRAM_SPACE);
     struct rlimit limit = {space, space};

@@ -16,12 +16,12 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     var log = LuaLogBatch()
     /// The call every transformer call reuses, with its output block: no allocation per call.
     private let reused: UnsafeMutablePointer<clua_call>
-    /// Where each call's input tape is written, grown when a value needs more.
-    private var inputTape: UnsafeMutableRawBufferPointer
+    /// Where each call's input wire is written, grown when a value needs more.
+    private var inputWire: UnsafeMutableRawBufferPointer
     /// The last timeout calls ran under, and it in nanoseconds: worked out once, not per call.
     private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
     /// The object keys results held lately.
-    private let resultKeys = LuaTape.KeyCache()
+    private let resultKeys = LuaWire.KeyCache()
 
     /// What resolving a function found.
     enum Resolution {
@@ -39,7 +39,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         self.logLimit = logLimit
         reused = UnsafeMutablePointer<clua_call>.allocate(capacity: 1)
         reused.initialize(to: clua_call())
-        inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
+        inputWire = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         for (name, module) in modules {
             var call = clua_call()
             let status = module.text.withCString { text in
@@ -61,7 +61,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         clua_sandbox_close(state)
         clua_call_release(reused)
         reused.deallocate()
-        inputTape.deallocate()
+        inputWire.deallocate()
     }
 
     /// Bytes the interpreter holds.
@@ -118,24 +118,24 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         _ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits
     ) -> Result<JSONValue, LuaFailure> {
         let inputCount: Int
-        if let end = LuaTape.write(value, to: inputTape.baseAddress!, end: inputTape.baseAddress! + inputTape.count) {
-            inputCount = end - inputTape.baseAddress!
+        if let end = LuaWire.write(value, to: inputWire.baseAddress!, end: inputWire.baseAddress! + inputWire.count) {
+            inputCount = end - inputWire.baseAddress!
         } else {
-            let size = LuaTape.size(of: value)
-            inputTape.deallocate()
-            inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, inputTape.count * 2), alignment: 8)
-            guard let end = LuaTape.write(value, to: inputTape.baseAddress!, end: inputTape.baseAddress! + size) else {
-                preconditionFailure("a value's tape is larger than the size measured for it")
+            let size = LuaWire.size(of: value)
+            inputWire.deallocate()
+            inputWire = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, inputWire.count * 2), alignment: 8)
+            guard let end = LuaWire.write(value, to: inputWire.baseAddress!, end: inputWire.baseAddress! + size) else {
+                preconditionFailure("a value's wire is larger than the size measured for it")
             }
-            inputCount = end - inputTape.baseAddress!
+            inputCount = end - inputWire.baseAddress!
         }
         let call = reused
         clua_call_reuse(call)
         defer {
             keepLog(of: call.pointee)
-            if inputTape.count > 1 << 16 {
-                inputTape.deallocate()
-                inputTape = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
+            if inputWire.count > 1 << 16 {
+                inputWire.deallocate()
+                inputWire = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
             }
         }
         if timeout.duration != limits.timeout { timeout = (limits.timeout, limits.timeoutNanoseconds) }
@@ -143,7 +143,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         call.pointee.log_limit = logLimit
         call.pointee.function_ref = reference
         call.pointee.output_limit = limits.result
-        call.pointee.input = UnsafePointer(inputTape.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        call.pointee.input = UnsafePointer(inputWire.baseAddress!.assumingMemoryBound(to: UInt8.self))
         call.pointee.input_count = inputCount
         let status = withExtendedLifetime(userData) {
             guard let userData else {
@@ -160,7 +160,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call.pointee)) }
         do {
             return .success(
-                try LuaTape.decode(
+                try LuaWire.decode(
                     UnsafeRawBufferPointer(start: call.pointee.output, count: call.pointee.output_count),
                     keys: resultKeys, input: value))
         } catch {
@@ -218,7 +218,7 @@ struct LuaFailure: Error {
         case budget, deadline, memory
         /// The result is not a JSON value (a function, a cycle, NaN, invalid UTF-8, …).
         case badResult
-        /// The host's input tape was malformed: a bug in the host.
+        /// The host's input wire was malformed: a bug in the host.
         case badInput
     }
 

@@ -184,7 +184,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         }
     }
 
-    /// Calls function `id` with a value and user data (as a tape), on a thread with enough
+    /// Calls function `id` with a value and user data (as a wire), on a thread with enough
     /// stack, in an interpreter no other thread is using.
     func call(function id: Int, value: JSONValue, userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
         // Before the call may move to a thread with more stack:

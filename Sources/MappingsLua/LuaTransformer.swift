@@ -26,7 +26,7 @@ struct LuaTransformer: TypedTransformer {
 
     func bound(to userData: JSONValue?) -> any Transformer {
         var bound = self
-        if let userData, userData != .null { bound.userData = LuaTape.encode(userData) } else { bound.userData = nil }
+        if let userData, userData != .null { bound.userData = LuaWire.encode(userData) } else { bound.userData = nil }
         return bound
     }
 

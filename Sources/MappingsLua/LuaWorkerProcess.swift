@@ -16,8 +16,8 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     var functionReferences: [Int32] = []
     var log = LuaLogBatch()
     private var dead = false
-    /// The object keys results held lately (see `LuaTape.KeyCache`).
-    private let resultKeys = LuaTape.KeyCache()
+    /// The object keys results held lately (see `LuaWire.KeyCache`).
+    private let resultKeys = LuaWire.KeyCache()
 
     /// How long past a call's deadline the host waits before it kills the worker.
     static let margin = Duration.milliseconds(250)
@@ -275,7 +275,7 @@ extension LuaWorkerProcess {
         frame.string("")
         frame.string("")
         frame.u32(UInt32(bitPattern: reference))
-        frame.data(LuaTape.encode(value))
+        frame.data(LuaWire.encode(value))
         if let userData {
             frame.u8(1)
             frame.data(userData)
@@ -292,7 +292,7 @@ extension LuaWorkerProcess {
             return .failure(LuaFailure(status: response.status, message: response.message))
         }
         let decoded = response.output.withUnsafeBytes { bytes in
-            Result { () throws(LuaTape.Failure) in try LuaTape.decode(bytes, keys: resultKeys, input: value) }
+            Result { () throws(LuaWire.Failure) in try LuaWire.decode(bytes, keys: resultKeys, input: value) }
         }
         return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
     }

@@ -1,9 +1,12 @@
 #ifndef LUA_SANDBOX_H
 #define LUA_SANDBOX_H
 
-// The transformer sandbox, in C (sandbox.c): everything that can raise a Lua error runs there, under
+// The transformer sandbox, in C: everything that can raise a Lua error runs there, under
 // `lua_pcall`, so no longjmp ever crosses a Swift frame. Swift sees plain functions that
-// return status codes, and moves values across as "tapes" (a flat byte encoding of JSON).
+// return status codes, and moves values across in the wire format (a flat byte encoding of
+// JSON). The limits are in sandbox.c, the functions scripts call in library.c (bounded.c,
+// log.c), the environment in environment.c, the wire format in wire.c, the operations the
+// host runs in calls.c.
 //
 // The design and the attacks it answers are in docs/lua.md and
 // ../shared/reference/lua-sandbox.md. In short: an allow-list environment; text chunks only;
@@ -27,9 +30,9 @@
 #define CLUA_MAX_DEPTH 128
 /// The most values (nodes) one returned value may hold.
 #define CLUA_MAX_NODES 262144
-/// The most bytes one returned value may take on the tape (strings included) when the call sets
+/// The most bytes one returned value may take on the wire (strings included) when the call sets
 /// no `output_limit` of its own.
-#define CLUA_MAX_TAPE_BYTES (16u << 20)
+#define CLUA_MAX_WIRE_BYTES (16u << 20)
 /// The longest error message kept from a script; longer ones are cut.
 #define CLUA_MESSAGE_SIZE 512
 /// The longest message one `log(...)` keeps, in bytes; the rest is cut (and the line says so).
@@ -42,17 +45,17 @@
 #define CLUA_LOG_TABLE_ITEMS 16
 #define CLUA_LOG_TABLE_DEPTH 2
 
-/// Tape tags: one byte each, then the payload (little-endian, as the host writes it).
+/// Wire tags: one byte each, then the payload (little-endian, as the host writes it).
 enum {
-    CLUA_TAPE_NULL = 'n',
-    CLUA_TAPE_TRUE = 't',
-    CLUA_TAPE_FALSE = 'f',
-    CLUA_TAPE_INTEGER = 'i',  // + int64
-    CLUA_TAPE_DOUBLE = 'd',   // + double
-    CLUA_TAPE_STRING = 's',   // + uint32 length + bytes
-    CLUA_TAPE_ARRAY = 'a',    // + uint32 count + values
-    CLUA_TAPE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
-    CLUA_TAPE_EMPTY = 'e',    // results only: an empty table no `json.array`/`json.object` marked
+    CLUA_WIRE_NULL = 'n',
+    CLUA_WIRE_TRUE = 't',
+    CLUA_WIRE_FALSE = 'f',
+    CLUA_WIRE_INTEGER = 'i',  // + int64
+    CLUA_WIRE_DOUBLE = 'd',   // + double
+    CLUA_WIRE_STRING = 's',   // + uint32 length + bytes
+    CLUA_WIRE_ARRAY = 'a',    // + uint32 count + values
+    CLUA_WIRE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
+    CLUA_WIRE_EMPTY = 'e',    // results only: an empty table no `json.array`/`json.object` marked
 };
 
 /// Why a sandboxed operation failed (0 is success); macros so Swift imports them as `Int32`.
@@ -67,7 +70,7 @@ enum {
 #define CLUA_MEMORY 4
 /// The returned value cannot cross the bridge.
 #define CLUA_BAD_RESULT 5
-/// The host's tape is malformed (a host bug).
+/// The host's wire is malformed (a host bug).
 #define CLUA_BAD_INPUT 6
 
 // What `clua_sandbox_resolve_protected` leaves in `function_ref` when it finds no function (a
@@ -102,9 +105,9 @@ typedef struct clua_call {
     size_t user_data_count;
     const char *module;        // for loading: the module name
     const char *function;      // for resolving: the function name
-    uint8_t *output;           // malloc'd tape of the result
+    uint8_t *output;           // malloc'd wire of the result
     size_t output_count, output_capacity;
-    size_t output_limit;       // the most bytes the result's tape may take; 0: CLUA_MAX_TAPE_BYTES
+    size_t output_limit;       // the most bytes the result's wire may take; 0: CLUA_MAX_WIRE_BYTES
     int nodes;
     int status;
     int line_defined;
@@ -132,7 +135,7 @@ size_t clua_sandbox_memory(lua_State *L);
 int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int64_t budget,
                                    int64_t timeout_ns);
 
-/// Frees a call's output tape and log lines.
+/// Frees a call's output wire and log lines.
 void clua_call_release(clua_call *call);
 
 /// Readies a call for another operation: frees its log lines and clears its inputs, but keeps

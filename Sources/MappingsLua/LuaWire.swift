@@ -9,20 +9,20 @@ import Mappings
 /// The byte encoding values cross the Lua bridge in, both ways: one tag byte, then the payload
 /// (little-endian). The C side decodes it into Lua values under `lua_pcall` and encodes results
 /// with raw table access only (see `sandbox.h`).
-enum LuaTape {
+enum LuaWire {
     /// Encodes a JSON value.
     static func encode(_ value: JSONValue) -> [UInt8] {
         let count = size(of: value)
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let start = UnsafeMutableRawPointer(buffer.baseAddress!)
             guard let end = write(value, to: start, end: start + count) else {
-                preconditionFailure("a value's tape is larger than the size measured for it")
+                preconditionFailure("a value's wire is larger than the size measured for it")
             }
             initialized = end - start
         }
     }
 
-    /// The bytes `value`'s tape takes: what `write` writes.
+    /// The bytes `value`'s wire takes: what `write` writes.
     static func size(of value: JSONValue) -> Int {
         switch value {
         case .null, .bool: 1
@@ -47,7 +47,7 @@ enum LuaTape {
         }
     }
 
-    /// Writes `value`'s tape from `start` up to at most `end`, and returns where it ended, or
+    /// Writes `value`'s wire from `start` up to at most `end`, and returns where it ended, or
     /// nil when it needs more room (`size(of: value)` bytes are always enough).
     static func write(_ value: JSONValue, to start: UnsafeMutableRawPointer, end: UnsafeMutableRawPointer)
         -> UnsafeMutableRawPointer?
@@ -57,7 +57,7 @@ enum LuaTape {
         return writer.overflowed ? nil : writer.at
     }
 
-    /// Writes tapes into a block of memory; once the block is full it writes nothing more.
+    /// Writes wire encodings into a block of memory; once the block is full it writes nothing more.
     private struct Writer {
         var at: UnsafeMutableRawPointer
         let end: UnsafeMutableRawPointer
@@ -139,12 +139,12 @@ enum LuaTape {
         }
     }
 
-    /// Why a result tape did not decode into a JSON value.
+    /// Why a result wire did not decode into a JSON value.
     struct Failure: Error {
         var message: String
     }
 
-    /// Decodes a result tape, taking object keys seen before from `keys`. Strings must be valid
+    /// Decodes a result wire, taking object keys seen before from `keys`. Strings must be valid
     /// UTF-8 (Lua strings are bytes).
     ///
     /// A float keeps its kind (`1.0` stays `1.0`, `-0.0` its sign); one equal to a number of
@@ -155,7 +155,7 @@ enum LuaTape {
     {
         var reader = Reader(bytes: bytes, input: input)
         let value = try reader.value(keys: keys)
-        guard reader.offset == bytes.count else { throw Failure(message: "the result tape has trailing bytes") }
+        guard reader.offset == bytes.count else { throw Failure(message: "the result wire has trailing bytes") }
         return value
     }
 
@@ -258,19 +258,19 @@ enum LuaTape {
                 }
                 return .object(JSONObject(members))
             case UInt8(ascii: "e"): return .object(.kindlessEmpty)
-            case let tag: throw Failure(message: "the result tape has an unknown tag \(tag)")
+            case let tag: throw Failure(message: "the result wire has an unknown tag \(tag)")
             }
         }
 
         mutating func byte() throws(Failure) -> UInt8 {
-            guard offset < bytes.count else { throw Failure(message: "the result tape ends early") }
+            guard offset < bytes.count else { throw Failure(message: "the result wire ends early") }
             defer { offset += 1 }
             return bytes[offset]
         }
 
         mutating func number<T: FixedWidthInteger>(_: T.Type) throws(Failure) -> T {
             let size = MemoryLayout<T>.size
-            guard bytes.count - offset >= size else { throw Failure(message: "the result tape ends early") }
+            guard bytes.count - offset >= size else { throw Failure(message: "the result wire ends early") }
             let raw = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
             offset += size
             return T(littleEndian: raw)
@@ -279,14 +279,14 @@ enum LuaTape {
         /// The bytes of a string: its length, then as many bytes.
         mutating func slice() throws(Failure) -> UnsafeRawBufferPointer {
             let count = Int(try number(UInt32.self))
-            guard bytes.count - offset >= count else { throw Failure(message: "the result tape ends early") }
+            guard bytes.count - offset >= count else { throw Failure(message: "the result wire ends early") }
             let slice = UnsafeRawBufferPointer(start: bytes.baseAddress! + offset, count: count)
             offset += count
             return slice
         }
 
         static func text(_ slice: UnsafeRawBufferPointer) throws(Failure) -> String {
-            // Decoding repairs what is not UTF-8, so the text is the tape's bytes exactly when
+            // Decoding repairs what is not UTF-8, so the text is the wire's bytes exactly when
             // they are valid; ASCII needs no comparing.
             let text = String(decoding: slice, as: UTF8.self)
             guard isASCII(slice) || text.utf8.elementsEqual(slice) else {
