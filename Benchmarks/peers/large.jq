@@ -1,4 +1,5 @@
-# The large shape's reshape in jq, gojq and jaq (Benchmarks/contexts/large.mappings, $LargeTweet).
+# The large shape's reshape in jq, gojq and jaq (Benchmarks/contexts/large.mappings, $LargeTweet;
+# with --arg client yes, $LargeTweetScripted's four computed values too: B7).
 def date: strptime("%a %b %d %H:%M:%S %z %Y") | mktime | todate;
 def int: if type == "string" then tonumber else . end;
 {
@@ -20,4 +21,9 @@ def int: if type == "string" then tonumber else . end;
   lang: .lang,
   retweets: (.retweet_count | int),
   favorites: (.favorite_count | int)
-}
+} + (if $client == "yes" then {
+  client: (.source | capture(">(?<name>[^<]*)</a>").name // .),
+  topics: (reduce (.entities.hashtags[].text | ascii_downcase) as $topic ([]; if any(.[]; . == $topic) then . else . + [$topic] end)),
+  author: ("\(.user.name) (@\(.user.screen_name)), \(.user.followers_count) followers" + (if .user.verified == true then ", verified" else "" end)),
+  score: (2 * (.retweet_count | int) + (.favorite_count | int) + ((.user.followers_count | int) / 1000 | floor))
+} else {} end)

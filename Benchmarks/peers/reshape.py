@@ -4,7 +4,7 @@
 
 Same output as the contexts of Benchmarks/contexts: tweet is $BenchTweet (with --client,
 $BenchTweetWithClient), small is $SmallTweet (with --client, $SmallTweetWithHandle), wide is
-$WideRecord, large is $LargeTweet.
+$WideRecord, large is $LargeTweet (with --client, $LargeTweetScripted: B7).
 """
 
 import re
@@ -114,6 +114,24 @@ def reshape_large(record, client):
         "lang": record.get("lang"),
         "retweets": int(record["retweet_count"]),
         "favorites": int(record["favorite_count"]),
+        **(scripted_large(record) if client else {}),
+    }
+
+
+def scripted_large(record):
+    """The Lua-heavy shape's four computed values (B7, $LargeTweetScripted)."""
+    user = record["user"]
+    source = record["source"]
+    match = CLIENT.search(source)
+    summary = "%s (@%s), %s followers" % (user["name"], user["screen_name"], user["followers_count"])
+    if user.get("verified") is True:
+        summary += ", verified"
+    return {
+        "client": match.group(1) if match else source,
+        # bytes.lower() lowers ASCII letters only, as Lua's string.lower does.
+        "topics": list(dict.fromkeys(tag["text"].encode().lower().decode() for tag in record["entities"]["hashtags"])),
+        "author": summary,
+        "score": 2 * int(record["retweet_count"]) + int(record["favorite_count"]) + int(user["followers_count"]) // 1000,
     }
 
 

@@ -180,6 +180,7 @@ def wide(record, client):
 
 class LargeUserIn(msgspec.Struct):
     id_str: str
+    name: str
     screen_name: str
     followers_count: Union[int, str]
     created_at: str
@@ -204,6 +205,7 @@ class LargeEntities(msgspec.Struct):
 class LargeIn(msgspec.Struct):
     id_str: str
     text: str
+    source: str
     created_at: str
     user: LargeUserIn
     entities: LargeEntities
@@ -236,16 +238,47 @@ class LargeOut(msgspec.Struct):
     favorites: int
 
 
+class LargeOutScripted(LargeOut):
+    client: str
+    topics: list[str]
+    author: str
+    score: int
+
+
+def client_name(source):
+    match = CLIENT.search(source)
+    return match.group(1) if match else source
+
+
+def topics(hashtags):
+    # bytes.lower() lowers ASCII letters only, as Lua's string.lower does.
+    return list(dict.fromkeys(hashtag.text.encode().lower().decode() for hashtag in hashtags))
+
+
+def user_summary(user):
+    summary = "%s (@%s), %s followers" % (user.name, user.screen_name, user.followers_count)
+    return summary + ", verified" if user.verified is True else summary
+
+
+def score(record):
+    return 2 * int(record.retweet_count) + int(record.favorite_count) + int(record.user.followers_count) // 1000
+
+
 def large(record, client):
     user = record.user
     retweet = record.retweeted_status
-    return LargeOut(
+    fields = (
         int(record.id_str), record.text, api_date(record.created_at), int(user.id_str), user.screen_name,
         int(user.followers_count), bool(user.verified), api_date(user.created_at),
         None if retweet is None else LargeRetweetOut(
             int(retweet.id_str), retweet.text, api_date(retweet.created_at), retweet.user.screen_name),
         [tag.text for tag in record.entities.hashtags], record.lang, int(record.retweet_count),
         int(record.favorite_count))
+    if not client:
+        return LargeOut(*fields)
+    # The Lua-heavy shape (B7): the four computed values as Python functions.
+    return LargeOutScripted(
+        *fields, client_name(record.source), topics(record.entities.hashtags), user_summary(user), score(record))
 
 
 SHAPES = {"tweet": (TweetIn, tweet), "small": (SmallIn, small), "wide": (WideIn, wide), "large": (LargeIn, large)}

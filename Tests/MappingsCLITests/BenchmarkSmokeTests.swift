@@ -30,13 +30,13 @@ struct BenchmarkSmokeTests {
             stderr: String(decoding: err, as: UTF8.self))
     }
 
-    @Test("B1 to B6 run on small data and print their tables")
+    @Test("B1 to B7 run on small data and print their tables")
     func allBenchmarks() throws {
         let result = try Self.harness([])
         #expect(result.status == 0, "\(result.stderr)")
         for heading in [
             "B1 stream", "B2 stream with one Lua transformer", "B2 call cost", "B3 document", "B4 scaling",
-            "B5 memory", "B6 polymorphic",
+            "B5 memory", "B6 polymorphic", "B7 Lua-heavy",
         ] {
             #expect(result.stdout.contains(heading), "\(heading) missing from:\n\(result.stdout)")
         }
@@ -44,6 +44,7 @@ struct BenchmarkSmokeTests {
             "| mappings stream |", "| python 3", "| Swift JSONDecoder+JSONEncoder |", "| Swift JSONSerialization |",
             "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream --workers 2 |",
             "| mappings stream, explicit entries |", "| mappings stream --general-engine |",
+            "| mappings stream --lua-isolation process |", "goal (Lua-heavy): ≥ 0.6×",
         ] {
             #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
         }
