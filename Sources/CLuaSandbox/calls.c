@@ -123,6 +123,7 @@ static void clua_sandbox_refuse_input(clua_call *call, int pushed, const char *w
 int clua_sandbox_call_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
     clua_sandbox *s = call->sandbox;
+    s->generation++;  // views of earlier calls are stale from here on
     lua_settop(L, 0);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->env_ref);
     clua_sandbox_drain(L, -1, 0);
@@ -187,6 +188,7 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
     s->call = call;
     int status = lua_pcall(L, 1, 0, 0);
     s->call = NULL;
+    s->generation++;  // the input a call's views read is the host's again
     int tripped = s->tripped;
     // A result that comes back after the deadline is refused too: the call ran past it.
     if (!tripped && s->deadline_ns != 0 && clua_now_ns() >= s->deadline_ns) tripped = CLUA_DEADLINE;

@@ -23,8 +23,8 @@ static const luaL_Reg clua_standard_libraries[] = {
 
 /// What scripts keep of Lua's base library, as Lua has it.
 static const char *const clua_base_kept[] = {
-    "assert", "error", "getmetatable", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "select",
-    "tonumber", "tostring", "type", "_VERSION", NULL,
+    "assert", "error", "getmetatable", "ipairs", "pairs", "rawequal", "select", "tonumber", "tostring", "_VERSION",
+    NULL,
 };
 
 /// The base functions the sandbox writes itself; `null`, `json`, `_G` and the libraries are
@@ -32,6 +32,10 @@ static const char *const clua_base_kept[] = {
 static const luaL_Reg clua_sandbox_base[] = {
     {"setmetatable", clua_sandbox_setmetatable},
     {"rawset", clua_sandbox_rawset},
+    {"rawget", clua_sandbox_rawget},
+    {"rawlen", clua_sandbox_rawlen},
+    {"next", clua_sandbox_next},
+    {"type", clua_sandbox_type},
     {"pcall", clua_sandbox_pcall},
     {"xpcall", clua_sandbox_xpcall},
     {"require", clua_sandbox_require},
@@ -49,6 +53,7 @@ static const luaL_Reg clua_sandbox_json[] = {
     {"array", clua_json_array},
     {"object", clua_json_object},
     {"type", clua_json_type},
+    {"copy", clua_json_copy},
     {"null", NULL},
     {NULL, NULL},
 };
@@ -213,6 +218,7 @@ static int clua_sandbox_setup(lua_State *L) {
     }
     clua_sandbox_push_json(L, s);
     lua_setfield(L, base, "json");
+    clua_view_setup(L, s);
 
     // Load-time globals sit between the per-call globals and the base.
     clua_sandbox_push_layer(L, base);

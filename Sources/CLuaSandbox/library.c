@@ -27,6 +27,7 @@ static int clua_sandbox_is_readonly(lua_State *L, int index) {
 /// `setmetatable` for scripts; why: refuses `__gc` and `__close`, which run where no hook can
 /// stop them. Stack: [-2, +1, v]
 int clua_sandbox_setmetatable(lua_State *L) {
+    if (clua_view_is(L, 1)) return luaL_error(L, "cannot change a protected metatable");
     luaL_checktype(L, 1, LUA_TTABLE);
     int kind = lua_type(L, 2);
     luaL_argexpected(L, kind == LUA_TNIL || kind == LUA_TTABLE, 2, "nil or table");
@@ -47,6 +48,7 @@ int clua_sandbox_setmetatable(lua_State *L) {
 /// `rawset` for scripts; why: the library tables are read-only proxies, even to raw writes.
 /// Stack: [-3, +1, v]
 int clua_sandbox_rawset(lua_State *L) {
+    if (clua_view_is(L, 1)) return clua_view_rawset(L);
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checkany(L, 2);
     luaL_checkany(L, 3);
@@ -188,6 +190,15 @@ static int clua_json_mark(lua_State *L, int mark) {
         lua_settop(L, 0);
         lua_createtable(L, 0, 0);
     }
+    // A view is the kind its text is; it cannot be marked as the other.
+    if (clua_view_is(L, 1)) {
+        int is_array = clua_view_is_array(L, 1);
+        if (is_array != (mark == CLUA_JSON_ARRAY_MT))
+            return luaL_error(L, "json.%s: the value is a JSON %s", is_array ? "object" : "array",
+                              is_array ? "array" : "object");
+        lua_settop(L, 1);
+        return 1;
+    }
     luaL_checktype(L, 1, LUA_TTABLE);
     if (lua_getmetatable(L, 1)) {
         int ours = lua_rawequal(L, -1, lua_upvalueindex(CLUA_JSON_ARRAY_MT))
@@ -224,6 +235,14 @@ int clua_json_type(lua_State *L) {
         else lua_pushliteral(L, "float");
         break;
     case LUA_TSTRING: lua_pushliteral(L, "string"); break;
+    case LUA_TUSERDATA:
+        if (clua_view_is(L, 1)) {
+            if (clua_view_is_array(L, 1)) lua_pushliteral(L, "array");
+            else lua_pushliteral(L, "object");
+        } else {
+            lua_pushliteral(L, "userdata");
+        }
+        break;
     case LUA_TTABLE: {
         const void *mt = lua_getmetatable(L, 1) ? lua_topointer(L, -1) : NULL;
         if (mt == s->array_mt) lua_pushliteral(L, "array");

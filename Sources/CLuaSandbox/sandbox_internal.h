@@ -125,4 +125,37 @@ int clua_wire_write(lua_State *L, clua_call *call, int index, const void **ances
 /// Appends bytes to the output wire, within its limit. Returns 0 when full.
 int clua_wire_append(clua_call *call, const void *bytes, size_t count);
 
+// view.c: a call's input as views over its JSON text.
+
+/// Pushes the value of an input's JSON text (`start..<end`): a scalar, or a view. Returns
+/// CLUA_PUSH_OK, or why not (malformed, or nested deeper than CLUA_MAX_DEPTH). Stack: [-0, +(0|1), v]
+int clua_text_push_input(lua_State *L, const uint8_t *start, const uint8_t *end);
+
+/// Makes the views' metatable (`s->view_mt`). Stack: [-0, +0, m]
+void clua_view_setup(lua_State *L, clua_sandbox *s);
+
+/// Whether the value at `index` is a view. Stack: [-0, +0, -]
+int clua_view_is(lua_State *L, int index);
+
+/// Whether the view at `index` is an array. Stack: [-0, +0, -]
+int clua_view_is_array(lua_State *L, int index);
+
+/// Writes the view at `index` to the output wire (see view.c). Stack: [-0, +0, v]
+int clua_view_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth);
+
+/// Pushes a deep copy of the value at `index`, views and tables as marked tables. Stack: [-0, +1, v]
+void clua_value_copy(lua_State *L, int index, int depth);
+
+/// `type`, `next`, `rawget`, `rawlen` for scripts: a view acts as the table it stands for.
+int clua_sandbox_type(lua_State *L);
+int clua_sandbox_next(lua_State *L);
+int clua_sandbox_rawget(lua_State *L);
+int clua_sandbox_rawlen(lua_State *L);
+
+/// `rawset(v, k, x)` on a view: as `v[k] = x`. Stack: [-3, +1, v]
+int clua_view_rawset(lua_State *L);
+
+/// `json.copy(v)`: a deep copy the script may keep. Stack: [-1, +1, v]
+int clua_json_copy(lua_State *L);
+
 #endif

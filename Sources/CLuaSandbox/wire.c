@@ -86,6 +86,15 @@ int clua_wire_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const 
         lua_setmetatable(L, -2);
         return 1;
     }
+    case CLUA_WIRE_TEXT: {
+        const uint8_t *header = clua_wire_take(cursor, end, 4);
+        if (header == NULL) return 0;
+        uint32_t length;
+        memcpy(&length, header, 4);
+        const uint8_t *text = clua_wire_take(cursor, end, length);
+        if (text == NULL) return 0;
+        return clua_text_push_input(L, text, text + length);
+    }
     default: return 0;
     }
 }
@@ -212,6 +221,22 @@ static int clua_wire_refuse_too_many(clua_call *call) {
 
 static int clua_wire_write_table(lua_State *L, clua_call *call, int index, const void **ancestors, int depth);
 
+/// Enters the container at `index` (a table or a view) at `depth`: refuses a cycle and a value
+/// nested past CLUA_MAX_DEPTH, else keeps it among the ancestors. Returns 0 with `call->message`
+/// set when it refuses. Stack: [-0, +0, -]
+static int clua_wire_enter(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+    const void *self = lua_topointer(L, index);
+    for (int i = 0; i < depth; i++)
+        if (ancestors[i] == self) return clua_wire_refuse(call, "the value contains itself (a cycle)");
+    if (depth >= CLUA_MAX_DEPTH) {
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is nested too deeply (more than %d levels)",
+                 CLUA_MAX_DEPTH);
+        return 0;
+    }
+    ancestors[depth] = self;
+    return 1;
+}
+
 /// Writes a captured value; a table (`value->type` LUA_TTABLE) is at `index` on the stack.
 /// Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
 static int clua_wire_write_value(lua_State *L, clua_call *call, const clua_value *value, int index,
@@ -249,6 +274,12 @@ static int clua_wire_write_value(lua_State *L, clua_call *call, const clua_value
         return 0;
     }
     case LUA_TTABLE: return clua_wire_write_table(L, call, index, ancestors, depth);
+    case LUA_TUSERDATA:
+        if (index != 0 && clua_view_is(L, index)) {
+            if (!clua_wire_enter(L, call, index, ancestors, depth)) return 0;
+            return clua_view_write(L, call, index, ancestors, depth);
+        }
+        /* fall through */
     default: {
         char message[80];
         snprintf(message, sizeof message, "a %s is not a JSON value", lua_typename(L, value->type));
@@ -271,15 +302,7 @@ int clua_wire_write(lua_State *L, clua_call *call, int index, const void **ances
 /// Stack: [-0, +0, v]
 static int clua_wire_write_table(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
     clua_sandbox *s = call->sandbox;
-    const void *self = lua_topointer(L, index);
-    for (int i = 0; i < depth; i++)
-        if (ancestors[i] == self) return clua_wire_refuse(call, "the value contains itself (a cycle)");
-    if (depth >= CLUA_MAX_DEPTH) {
-        snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is nested too deeply (more than %d levels)",
-                 CLUA_MAX_DEPTH);
-        return 0;
-    }
-    ancestors[depth] = self;
+    if (!clua_wire_enter(L, call, index, ancestors, depth)) return 0;
     luaL_checkstack(L, 6, "value too deep");
 
     const void *mt = lua_getmetatable(L, index) ? lua_topointer(L, -1) : NULL;
@@ -370,7 +393,7 @@ static int clua_wire_write_table(lua_State *L, clua_call *call, int index, const
                 ok = clua_wire_refuse(call, "the value is too large");
                 break;
             }
-            if (members[i].value.type != LUA_TTABLE) {
+            if (members[i].value.type != LUA_TTABLE && members[i].value.type != LUA_TUSERDATA) {
                 ok = clua_wire_write_value(L, call, &members[i].value, 0, ancestors, depth + 1);
                 continue;
             }

@@ -16,8 +16,8 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     var log = LuaLogBatch()
     /// The call every transformer call reuses, with its output block: no allocation per call.
     private let reused: UnsafeMutablePointer<clua_call>
-    /// Where each call's input wire is written, grown when a value needs more.
-    private var inputWire: UnsafeMutableRawBufferPointer
+    /// Where each call's input wire is written, its capacity kept from call to call.
+    private var inputWire: [UInt8] = []
     /// The last timeout calls ran under, and it in nanoseconds: worked out once, not per call.
     private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
     /// The object keys results held lately.
@@ -39,7 +39,6 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         self.logLimit = logLimit
         reused = UnsafeMutablePointer<clua_call>.allocate(capacity: 1)
         reused.initialize(to: clua_call())
-        inputWire = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
         for (name, module) in modules {
             var call = clua_call()
             let status = module.text.withCString { text in
@@ -61,7 +60,6 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         clua_sandbox_close(state)
         clua_call_release(reused)
         reused.deallocate()
-        inputWire.deallocate()
     }
 
     /// Bytes the interpreter holds.
@@ -117,35 +115,37 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     func call(
         _ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits
     ) -> Result<JSONValue, LuaFailure> {
-        let inputCount: Int
-        if let end = LuaWire.write(value, to: inputWire.baseAddress!, end: inputWire.baseAddress! + inputWire.count) {
-            inputCount = end - inputWire.baseAddress!
-        } else {
-            let size = LuaWire.size(of: value)
-            inputWire.deallocate()
-            inputWire = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, inputWire.count * 2), alignment: 8)
-            guard let end = LuaWire.write(value, to: inputWire.baseAddress!, end: inputWire.baseAddress! + size) else {
-                preconditionFailure("a value's wire is larger than the size measured for it")
-            }
-            inputCount = end - inputWire.baseAddress!
-        }
+        inputWire.removeAll(keepingCapacity: inputWire.capacity <= 1 << 16)
+        LuaWire.appendInput(value, to: &inputWire)
         let call = reused
         clua_call_reuse(call)
-        defer {
-            keepLog(of: call.pointee)
-            if inputWire.count > 1 << 16 {
-                inputWire.deallocate()
-                inputWire = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
-            }
-        }
+        defer { keepLog(of: call.pointee) }
         if timeout.duration != limits.timeout { timeout = (limits.timeout, limits.timeoutNanoseconds) }
         let timeoutNanoseconds = timeout.nanoseconds
         call.pointee.log_limit = logLimit
         call.pointee.function_ref = reference
         call.pointee.output_limit = limits.result
-        call.pointee.input = UnsafePointer(inputWire.baseAddress!.assumingMemoryBound(to: UInt8.self))
-        call.pointee.input_count = inputCount
-        let status = withExtendedLifetime(userData) {
+        let status = inputWire.withUnsafeBufferPointer { input in
+            call.pointee.input = input.baseAddress
+            call.pointee.input_count = input.count
+            return run(call, userData: userData, limits: limits, timeoutNanoseconds: timeoutNanoseconds)
+        }
+        guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call.pointee)) }
+        do {
+            return .success(
+                try LuaWire.decode(
+                    UnsafeRawBufferPointer(start: call.pointee.output, count: call.pointee.output_count),
+                    keys: resultKeys, input: value))
+        } catch {
+            return .failure(LuaFailure(kind: .badResult, message: error.message))
+        }
+    }
+
+    /// Runs the call `call` describes, with `userData` as its second argument.
+    private func run(
+        _ call: UnsafeMutablePointer<clua_call>, userData: [UInt8]?, limits: LuaLimits, timeoutNanoseconds: Int64
+    ) -> Int32 {
+        withExtendedLifetime(userData) {
             guard let userData else {
                 return clua_sandbox_run(
                     state, clua_sandbox_call_protected, call, Int64(limits.instructions), timeoutNanoseconds)
@@ -156,15 +156,6 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
                 return clua_sandbox_run(
                     state, clua_sandbox_call_protected, call, Int64(limits.instructions), timeoutNanoseconds)
             }
-        }
-        guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call.pointee)) }
-        do {
-            return .success(
-                try LuaWire.decode(
-                    UnsafeRawBufferPointer(start: call.pointee.output, count: call.pointee.output_count),
-                    keys: resultKeys, input: value))
-        } catch {
-            return .failure(LuaFailure(kind: .badResult, message: error.message))
         }
     }
 

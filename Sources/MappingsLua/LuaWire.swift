@@ -9,7 +9,60 @@ import Mappings
 /// The byte encoding values cross the Lua bridge in, both ways: one tag byte, then the payload
 /// (little-endian). The C side decodes it into Lua values under `lua_pcall` and encodes results
 /// with raw table access only (see `sandbox.h`).
+///
+/// A call's input object or array crosses as its JSON text (tag `j`), which the script reads
+/// through a view (view.c): a member is converted when it is read. A result may hold such text
+/// (a view returned unchanged) or `I` (the input itself, unchanged).
 enum LuaWire {
+    /// Appends the wire of a call's input to `out`: an object or array as its JSON text, read
+    /// lazily by the script; anything else as `write` writes it.
+    static func appendInput(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .array, .object:
+            out.append(UInt8(ascii: "j"))
+            let lengthAt = out.count
+            out.append(contentsOf: [0, 0, 0, 0])
+            writeText(value, into: &out)
+            let length = UInt32(truncatingIfNeeded: out.count - lengthAt - 4).littleEndian
+            withUnsafeBytes(of: length) { bytes in
+                for offset in 0..<4 { out[lengthAt + offset] = bytes[offset] }
+            }
+        default:
+            out += encode(value)
+        }
+    }
+
+    /// Writes `value` as JSON text as a script should read it: as `JSONWriter` does, but a
+    /// float keeps its kind (`1.0`, never `1`, which reads as an integer).
+    static func writeText(_ value: JSONValue, into out: inout [UInt8]) {
+        switch value {
+        case .double(let double):
+            if case .number(let number) = JSONValue.float(double) {
+                out += number.literal.utf8
+            } else {
+                out += JSONWriter.number(double).utf8
+            }
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { out.append(UInt8(ascii: ",")) }
+                writeText(element, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            for (offset, member) in object.members.enumerated() {
+                if offset > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                writeText(member.value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        default:
+            JSONWriter.write(value, into: &out)
+        }
+    }
+
     /// Encodes a JSON value.
     static func encode(_ value: JSONValue) -> [UInt8] {
         let count = size(of: value)
@@ -258,6 +311,16 @@ enum LuaWire {
                 }
                 return .object(JSONObject(members))
             case UInt8(ascii: "e"): return .object(.kindlessEmpty)
+            case UInt8(ascii: "j"):
+                let text = try slice()
+                do {
+                    return try JSONParser.parse(text.assumingMemoryBound(to: UInt8.self), demand: .everything)
+                } catch {
+                    throw Failure(message: "the result wire holds text that is not JSON: \(error)")
+                }
+            case UInt8(ascii: "I"):
+                guard let input else { throw Failure(message: "the result wire names an input it was not given") }
+                return input
             case let tag: throw Failure(message: "the result wire has an unknown tag \(tag)")
             }
         }

@@ -275,7 +275,9 @@ extension LuaWorkerProcess {
         frame.string("")
         frame.string("")
         frame.u32(UInt32(bitPattern: reference))
-        frame.data(LuaWire.encode(value))
+        var input: [UInt8] = []
+        LuaWire.appendInput(value, to: &input)
+        frame.data(input)
         if let userData {
             frame.u8(1)
             frame.data(userData)

@@ -67,7 +67,7 @@ struct FastPlanTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".mappings") }.sorted()
         var registry = TransformerRegistry()
-        for selector in ["clientName", "handle"] {
+        for selector in ["clientName", "handle", "topics", "userSummary", "score"] {
             registry.register(className: "BenchTransformers", selector: selector) { value, _ in value }
         }
         return try Catalog.load(

@@ -56,6 +56,9 @@ enum {
     CLUA_WIRE_ARRAY = 'a',    // + uint32 count + values
     CLUA_WIRE_OBJECT = 'o',   // + uint32 count + (uint32 length + key bytes + value) each
     CLUA_WIRE_EMPTY = 'e',    // results only: an empty table no `json.array`/`json.object` marked
+    CLUA_WIRE_TEXT = 'j',     // + uint32 length + JSON text: an input a script reads as a view
+                              // (view.c); in results, a view returned unchanged
+    CLUA_WIRE_INPUT = 'I',    // results only: the call's input, returned unchanged
 };
 
 /// Why a sandboxed operation failed (0 is success); macros so Swift imports them as `Int32`.
@@ -91,7 +94,9 @@ typedef struct clua_sandbox {
     int tripped;              // 0, CLUA_BUDGET, CLUA_DEADLINE or CLUA_MEMORY
     const void *array_mt;     // identity of the metatable that marks JSON arrays
     const void *object_mt;    // identity of the metatable that marks JSON objects
-    int array_mt_ref, object_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
+    const void *view_mt;      // identity of the metatable of views (view.c)
+    int array_mt_ref, object_mt_ref, view_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
+    uint64_t generation;      // bumped when a call starts and ends: a view of another is stale
     struct clua_call *call;   // the call running now (where `log` puts its lines), or NULL
 } clua_sandbox;
 
