@@ -124,34 +124,6 @@ static const uint8_t *clua_text_skip(const uint8_t *p, const uint8_t *end) {
     return NULL;
 }
 
-/// How deep the containers of the text at `p` nest (1 for `[1]`), or -1 when the text is cut or
-/// does not end where the value does; why: a payload nested past CLUA_MAX_DEPTH is refused
-/// before the script runs, as it was when values were tables.
-int clua_text_depth(const uint8_t *p, const uint8_t *end) {
-    int depth = 0, deepest = 0, escaped = 0;
-    p = clua_text_space(p, end);
-    if (p >= end) return -1;
-    if (*p != '{' && *p != '[') {
-        const uint8_t *after = clua_text_skip(p, end);
-        return after && clua_text_space(after, end) == end ? 0 : -1;
-    }
-    while (p < end) {
-        uint8_t c = *p;
-        if (c == '"') {
-            p = clua_text_string_end(p, end, &escaped);
-            if (p == NULL) return -1;
-            continue;
-        }
-        if (c == '{' || c == '[') {
-            if (++depth > deepest) deepest = depth;
-        } else if (c == '}' || c == ']') {
-            if (--depth == 0) return clua_text_space(p + 1, end) == end ? deepest : -1;
-        }
-        p++;
-    }
-    return -1;
-}
-
 static int clua_hex4(const uint8_t *p, const uint8_t *end, uint32_t *value) {
     if (end - p < 4) return 0;
     uint32_t v = 0;
@@ -432,14 +404,15 @@ static void clua_text_push(lua_State *L, const uint8_t *p, const uint8_t *end, i
 }
 
 /// Pushes the value a wire's text (CLUA_WIRE_TEXT) holds: a scalar, or a view of the call's input.
-/// Returns CLUA_PUSH_OK, or why not. Stack: [-0, +(0|1), v]
+/// The host vouches for the text (valid JSON, nested at most CLUA_MAX_DEPTH levels: deeper values
+/// come as plain wire, refused in clua_wire_push), so only its ends are checked here; every read
+/// of it is bounded all the same. Returns CLUA_PUSH_OK, or CLUA_PUSH_MALFORMED. Stack: [-0, +(0|1), v]
 int clua_text_push_input(lua_State *L, const uint8_t *start, const uint8_t *end) {
-    int depth = clua_text_depth(start, end);
-    if (depth < 0) return CLUA_PUSH_MALFORMED;
-    if (depth > CLUA_MAX_DEPTH) return CLUA_PUSH_TOO_DEEP;
     start = clua_text_space(start, end);
-    const uint8_t *after = clua_text_skip(start, end);
-    clua_text_push(L, start, after, 0);
+    while (end > start && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t')) end--;
+    if (start >= end) return CLUA_PUSH_MALFORMED;
+    if ((*start == '{' && end[-1] != '}') || (*start == '[' && end[-1] != ']')) return CLUA_PUSH_MALFORMED;
+    clua_text_push(L, start, end, 0);
     return CLUA_PUSH_OK;
 }
 
@@ -486,8 +459,13 @@ static int clua_key_equals(const clua_view *view, const clua_view_entry *entry, 
     return at == length;
 }
 
+/// How many entries an index pass keeps on the C stack before it moves them to a block the
+/// interpreter's allocator holds.
+#define CLUA_VIEW_INLINE_ENTRIES 64
+
 /// The view's entries and, for an object, its hash table (`table_size` positions after the
-/// entries, -1 where empty): built on the first read. Stack: [-0, +0, m]
+/// entries, -1 where empty): built on the first read, in one pass over the text.
+/// Stack: [-0, +0, m]
 static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view) {
     if (view->count >= 0) {
         lua_getiuservalue(L, index, CLUA_VIEW_INDEX);
@@ -496,28 +474,54 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
         return entries;
     }
     index = lua_absindex(L, index);
-    // First pass: count, so that the index is one block.
     const uint8_t *start = view->start, *end = view->end;
     const uint8_t *p = clua_text_space(start + 1, end);
+    clua_view_entry inline_entries[CLUA_VIEW_INLINE_ENTRIES];
+    clua_view_entry *found = inline_entries;
+    size_t capacity = CLUA_VIEW_INLINE_ENTRIES;
+    int spilled = 0;  // `found` is a userdata at the top of the stack
     uint32_t count = 0;
     int64_t steps = 0;
     uint8_t close = view->is_array ? ']' : '}';
     if (p < end && *p != close) {
         for (;;) {
+            if (count == capacity) {
+                if (capacity > (size_t)INT32_MAX / (4 * sizeof(clua_view_entry))) clua_text_malformed(L);
+                clua_view_entry *grown = (clua_view_entry *)lua_newuserdatauv(L, 2 * capacity * sizeof(clua_view_entry), 0);
+                memcpy(grown, found, capacity * sizeof(clua_view_entry));
+                if (spilled) lua_remove(L, -2);
+                found = grown;
+                capacity *= 2;
+                spilled = 1;
+                clua_sandbox_charge(L, steps);
+                steps = 0;
+            }
+            clua_view_entry *entry = &found[count];
+            entry->escaped = 0;
+            entry->shadowed = 0;
+            entry->key = entry->key_length = 0;
+            entry->hash = 0;
             if (!view->is_array) {
                 int escaped = 0;
                 if (p >= end || *p != '"') clua_text_malformed(L);
-                p = clua_text_string_end(p, end, &escaped);
-                if (p == NULL) clua_text_malformed(L);
-                p = clua_text_space(p, end);
+                const uint8_t *key_end = clua_text_string_end(p, end, &escaped);
+                if (key_end == NULL) clua_text_malformed(L);
+                entry->key = (uint32_t)(p + 1 - start);
+                entry->key_length = (uint32_t)(key_end - 1 - (p + 1));
+                entry->escaped = (uint8_t)escaped;
+                entry->hash = escaped ? clua_hash_escaped(L, p + 1, key_end - 1)
+                                      : clua_hash_bytes(CLUA_HASH_SEED, p + 1, entry->key_length);
+                p = clua_text_space(key_end, end);
                 if (p >= end || *p != ':') clua_text_malformed(L);
                 p = clua_text_space(p + 1, end);
             }
             const uint8_t *after = clua_text_skip(p, end);
             if (after == NULL) clua_text_malformed(L);
+            entry->value = (uint32_t)(p - start);
+            entry->value_end = (uint32_t)(after - start);
             steps += 1 + (after - p) / 64;
-            p = clua_text_space(after, end);
             count++;
+            p = clua_text_space(after, end);
             if (p < end && *p == ',') {
                 p = clua_text_space(p + 1, end);
                 continue;
@@ -527,7 +531,6 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
         }
     }
     clua_sandbox_charge(L, steps);
-    if (count > (uint32_t)INT32_MAX / 4) clua_text_malformed(L);
     int32_t table_size = 0;
     if (!view->is_array) {
         table_size = 8;
@@ -535,30 +538,8 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     }
     size_t size = (size_t)count * sizeof(clua_view_entry) + (size_t)table_size * sizeof(int32_t);
     clua_view_entry *entries = (clua_view_entry *)lua_newuserdatauv(L, size ? size : 1, 0);
-    // Second pass: where each member is.
-    p = clua_text_space(start + 1, end);
-    for (uint32_t i = 0; i < count; i++) {
-        clua_view_entry *entry = &entries[i];
-        entry->escaped = 0;
-        entry->shadowed = 0;
-        entry->key = entry->key_length = 0;
-        entry->hash = 0;
-        if (!view->is_array) {
-            int escaped = 0;
-            const uint8_t *key_end = clua_text_string_end(p, end, &escaped);
-            entry->key = (uint32_t)(p + 1 - start);
-            entry->key_length = (uint32_t)(key_end - 1 - (p + 1));
-            entry->escaped = (uint8_t)escaped;
-            entry->hash = escaped ? clua_hash_escaped(L, p + 1, key_end - 1)
-                                  : clua_hash_bytes(CLUA_HASH_SEED, p + 1, entry->key_length);
-            p = clua_text_space(clua_text_space(key_end, end) + 1, end);
-        }
-        const uint8_t *after = clua_text_skip(p, end);
-        entry->value = (uint32_t)(p - start);
-        entry->value_end = (uint32_t)(after - start);
-        p = clua_text_space(after, end);
-        if (p < end && *p == ',') p = clua_text_space(p + 1, end);
-    }
+    if (count) memcpy(entries, found, (size_t)count * sizeof(clua_view_entry));
+    if (spilled) lua_remove(L, -2);
     if (!view->is_array) {
         // The hash table holds each key's last member; an earlier one is shadowed.
         int32_t *table = (int32_t *)(entries + count);
@@ -574,7 +555,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
                 }
                 clua_view_entry *other = &entries[there];
                 if (other->hash == entry->hash) {
-                    // Compare the keys' decoded bytes: push this one's and compare.
+                    // The same hash: compare the keys' decoded bytes.
                     clua_text_push_string(L, start + entry->key, start + entry->key + entry->key_length, entry->escaped);
                     size_t length = 0;
                     const uint8_t *bytes = (const uint8_t *)lua_tolstring(L, -1, &length);

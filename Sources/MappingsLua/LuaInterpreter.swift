@@ -113,10 +113,10 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
 
     /// Calls the function with registry reference `reference` as `f(value, userData)`.
     func call(
-        _ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits
+        _ reference: Int32, input: LuaInput, userData: [UInt8]?, limits: LuaLimits
     ) -> Result<JSONValue, LuaFailure> {
         inputWire.removeAll(keepingCapacity: inputWire.capacity <= 1 << 16)
-        LuaWire.appendInput(value, to: &inputWire)
+        input.append(to: &inputWire)
         let call = reused
         clua_call_reuse(call)
         defer { keepLog(of: call.pointee) }
@@ -135,7 +135,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
             return .success(
                 try LuaWire.decode(
                     UnsafeRawBufferPointer(start: call.pointee.output, count: call.pointee.output_count),
-                    keys: resultKeys, input: value))
+                    keys: resultKeys, input: input))
         } catch {
             return .failure(LuaFailure(kind: .badResult, message: error.message))
         }
@@ -188,7 +188,7 @@ protocol LuaEngine: AnyObject, Sendable {
     var log: LuaLogBatch { get set }
     func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
     func functionNames(module: String, limits: LuaLimits) -> [String]
-    func call(_ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits) -> Result<
+    func call(_ reference: Int32, input: LuaInput, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     >
     /// Whether it can serve another call (a worker process that was killed cannot).

@@ -187,6 +187,11 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// Calls function `id` with a value and user data (as a wire), on a thread with enough
     /// stack, in an interpreter no other thread is using.
     func call(function id: Int, value: JSONValue, userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
+        call(function: id, input: .value(value), userData: userData)
+    }
+
+    /// Calls the function with id `id` on `input` (a value, or JSON text valid for the call).
+    func call(function id: Int, input: LuaInput, userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
         // Before the call may move to a thread with more stack:
         let record = LuaLog.record
         let capture = LuaLogCapture.current
@@ -216,7 +221,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     return .failure(LuaFailure(kind: .failed, message: "the script no longer provides this function"))
                 }
             }
-            let result = interpreter.call(reference, value: value, userData: userData, limits: limits)
+            let result = interpreter.call(reference, input: input, userData: userData, limits: limits)
             emitLog(of: interpreter, record: record, capture: capture)
             if case .failure(let failure) = result, failure.poisonsInterpreter || !interpreter.isAlive {
                 return result

@@ -5,7 +5,7 @@ import Mappings
 /// The entry's user data is encoded once, when the catalog binds the transformer to the
 /// entry; each call hands the script a fresh copy of it, so what a call does to it is gone
 /// by the next call.
-struct LuaTransformer: TypedTransformer {
+struct LuaTransformer: TypedTransformer, TextTransformer {
     let scripts: LuaScripts
     let function: Int
     /// `scripts/Geo.lua:12`: where the function is defined.
@@ -48,6 +48,17 @@ struct LuaTransformer: TypedTransformer {
         switch scripts.call(function: function, value: text, userData: userData) {
         // Digits handed back as they came are the number they were.
         case .success(let result): return Self.restoringNumbers(result, numbers)
+        case .failure(let failure): throw TransformerFailure(describe(failure))
+        }
+    }
+
+    func transform(jsonText text: UnsafeBufferPointer<UInt8>, userData: JSONValue?) throws -> JSONValue {
+        // Digits as text need the value; so does text that is not what the plan promised.
+        guard !decimalsAsText else {
+            return try transform(JSONParser.parse(text, demand: .everything), userData: userData)
+        }
+        switch scripts.call(function: function, input: .text(text), userData: self.userData) {
+        case .success(let result): return result
         case .failure(let failure): throw TransformerFailure(describe(failure))
         }
     }

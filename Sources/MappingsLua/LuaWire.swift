@@ -13,19 +13,55 @@ import Mappings
 /// A call's input object or array crosses as its JSON text (tag `j`), which the script reads
 /// through a view (view.c): a member is converted when it is read. A result may hold such text
 /// (a view returned unchanged) or `I` (the input itself, unchanged).
+/// What a call is given: a value, or the JSON text of one (a fast plan's span of the record,
+/// which the script reads through a view without the value ever being built).
+enum LuaInput {
+    case value(JSONValue)
+    /// Valid JSON text, for the length of the call.
+    case text(UnsafeBufferPointer<UInt8>)
+
+    /// Appends the input's wire to `out`.
+    func append(to out: inout [UInt8]) {
+        switch self {
+        case .value(let value): LuaWire.appendInput(value, to: &out)
+        case .text(let text): LuaWire.appendText(UnsafeRawBufferPointer(text), to: &out)
+        }
+    }
+
+    /// The input as a value: for the result's references to it (`I`, the spelling of its floats).
+    var parsed: JSONValue? {
+        switch self {
+        case .value(let value): value
+        case .text(let text): try? JSONParser.parse(text, demand: .everything)
+        }
+    }
+}
+
 enum LuaWire {
+    /// Appends JSON text to `out` as an input wire of tag `j`.
+    static func appendText(_ text: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "j"))
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: text.count).littleEndian) { out += $0 }
+        out += text
+    }
+
     /// Appends the wire of a call's input to `out`: an object or array as its JSON text, read
-    /// lazily by the script; anything else as `write` writes it.
+    /// lazily by the script; anything else, and a value nested past `CLUA_MAX_DEPTH` (which the
+    /// C side then refuses before the script runs), as `write` writes it.
     static func appendInput(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .array, .object:
+            let start = out.count
             out.append(UInt8(ascii: "j"))
-            let lengthAt = out.count
             out.append(contentsOf: [0, 0, 0, 0])
-            writeText(value, into: &out)
-            let length = UInt32(truncatingIfNeeded: out.count - lengthAt - 4).littleEndian
+            guard writeText(value, into: &out, depth: 0) else {
+                out.removeSubrange(start...)
+                out += encode(value)
+                return
+            }
+            let length = UInt32(truncatingIfNeeded: out.count - start - 5).littleEndian
             withUnsafeBytes(of: length) { bytes in
-                for offset in 0..<4 { out[lengthAt + offset] = bytes[offset] }
+                for offset in 0..<4 { out[start + 1 + offset] = bytes[offset] }
             }
         default:
             out += encode(value)
@@ -33,8 +69,9 @@ enum LuaWire {
     }
 
     /// Writes `value` as JSON text as a script should read it: as `JSONWriter` does, but a
-    /// float keeps its kind (`1.0`, never `1`, which reads as an integer).
-    static func writeText(_ value: JSONValue, into out: inout [UInt8]) {
+    /// float keeps its kind (`1.0`, never `1`, which reads as an integer). `false` when it nests
+    /// past `textTransformerNesting` levels (the text is then cut).
+    static func writeText(_ value: JSONValue, into out: inout [UInt8], depth: Int) -> Bool {
         switch value {
         case .double(let double):
             if case .number(let number) = JSONValue.float(double) {
@@ -43,24 +80,27 @@ enum LuaWire {
                 out += JSONWriter.number(double).utf8
             }
         case .array(let elements):
+            guard depth < textTransformerNesting else { return false }
             out.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
-                writeText(element, into: &out)
+                guard writeText(element, into: &out, depth: depth + 1) else { return false }
             }
             out.append(UInt8(ascii: "]"))
         case .object(let object):
+            guard depth < textTransformerNesting else { return false }
             out.append(UInt8(ascii: "{"))
             for (offset, member) in object.members.enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                writeText(member.value, into: &out)
+                guard writeText(member.value, into: &out, depth: depth + 1) else { return false }
             }
             out.append(UInt8(ascii: "}"))
         default:
             JSONWriter.write(value, into: &out)
         }
+        return true
     }
 
     /// Encodes a JSON value.
@@ -203,7 +243,7 @@ enum LuaWire {
     /// A float keeps its kind (`1.0` stays `1.0`, `-0.0` its sign); one equal to a number of
     /// `input` written in another spelling than the double's shortest (`2.50`) comes back in
     /// that spelling, so that a value a script passes on is the value it was given.
-    static func decode(_ bytes: UnsafeRawBufferPointer, keys: KeyCache, input: JSONValue? = nil) throws(Failure)
+    static func decode(_ bytes: UnsafeRawBufferPointer, keys: KeyCache, input: LuaInput? = nil) throws(Failure)
         -> JSONValue
     {
         var reader = Reader(bytes: bytes, input: input)
@@ -253,20 +293,30 @@ enum LuaWire {
         let bytes: UnsafeRawBufferPointer
         var offset = 0
         /// The call's input, whose number spellings floats come back in.
-        let input: JSONValue?
+        let given: LuaInput?
+        /// The input as a value, made when first needed.
+        var inputValue: JSONValue??
         /// The spellings of the input's numbers by their double's bits, made at the first float.
         var spellings: [UInt64: JSONNumber]?
 
-        init(bytes: UnsafeRawBufferPointer, input: JSONValue?) {
+        init(bytes: UnsafeRawBufferPointer, input: LuaInput?) {
             self.bytes = bytes
-            self.input = input
+            self.given = input
+        }
+
+        /// The call's input as a value (`nil` without one).
+        mutating func input() -> JSONValue? {
+            if let inputValue { return inputValue }
+            let value = given?.parsed
+            inputValue = .some(value)
+            return value
         }
 
         /// A float of the result, as a JSON number of the float kind.
         mutating func float(_ double: Double) -> JSONValue {
             if spellings == nil {
                 var found: [UInt64: JSONNumber] = [:]
-                if let input { Self.collectSpellings(of: input, into: &found) }
+                if let input = input() { Self.collectSpellings(of: input, into: &found) }
                 spellings = found
             }
             if let literal = spellings?[double.bitPattern] { return .number(literal) }
@@ -319,7 +369,9 @@ enum LuaWire {
                     throw Failure(message: "the result wire holds text that is not JSON: \(error)")
                 }
             case UInt8(ascii: "I"):
-                guard let input else { throw Failure(message: "the result wire names an input it was not given") }
+                guard let input = input() else {
+                    throw Failure(message: "the result wire names an input it was not given")
+                }
                 return input
             case let tag: throw Failure(message: "the result wire has an unknown tag \(tag)")
             }

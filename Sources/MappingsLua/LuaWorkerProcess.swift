@@ -267,7 +267,7 @@ extension LuaWorkerProcess {
     }
 
     /// Calls the function with the worker's reference `reference` as `f(value, userData)`.
-    func call(_ reference: Int32, value: JSONValue, userData: [UInt8]?, limits: LuaLimits) -> Result<
+    func call(_ reference: Int32, input given: LuaInput, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     > {
         var frame = Frame()
@@ -276,7 +276,7 @@ extension LuaWorkerProcess {
         frame.string("")
         frame.u32(UInt32(bitPattern: reference))
         var input: [UInt8] = []
-        LuaWire.appendInput(value, to: &input)
+        given.append(to: &input)
         frame.data(input)
         if let userData {
             frame.u8(1)
@@ -294,7 +294,7 @@ extension LuaWorkerProcess {
             return .failure(LuaFailure(status: response.status, message: response.message))
         }
         let decoded = response.output.withUnsafeBytes { bytes in
-            Result { () throws(LuaWire.Failure) in try LuaWire.decode(bytes, keys: resultKeys, input: value) }
+            Result { () throws(LuaWire.Failure) in try LuaWire.decode(bytes, keys: resultKeys, input: given) }
         }
         return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
     }

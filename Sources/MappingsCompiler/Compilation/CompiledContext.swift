@@ -18,6 +18,9 @@ public struct CompiledContext: Sendable {
     package var modelDefinition: Model?
     /// What the context reads of a payload: the parser builds only that.
     package var demand: JSONDemand = .everything
+    /// What a fast plan reads: `demand`, but a transformer's input is kept as a span of the
+    /// record's text (`JSONDemand.of(context:in:spans:)`).
+    package var planDemand: JSONDemand = .everything
     /// Its `"@unknownKeys"` check; `nil` for `ignore` (the default): nothing to do per record.
     package var unknownKeys: UnknownKeys?
 }

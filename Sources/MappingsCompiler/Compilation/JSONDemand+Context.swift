@@ -5,30 +5,36 @@ extension JSONDemand {
     /// What a context reads of the value it maps, following `@object` contexts; a context
     /// reached again while its own demand is being worked out (a recursive model) reads
     /// everything there.
-    package static func of(context index: Int, in contexts: [CompiledContext]) -> JSONDemand {
+    ///
+    /// With `spans`, what a fast plan reads: a transformer's input is not built but handed on
+    /// as its text, so it needs no more than its place in the record (`.members([])`: a frame
+    /// or list whose span is the text, or a scalar), and other entries may read into it.
+    package static func of(context index: Int, in contexts: [CompiledContext], spans: Bool = false) -> JSONDemand {
         var visiting: Set<Int> = []
-        return of(context: index, in: contexts, visiting: &visiting)
+        return of(context: index, in: contexts, spans: spans, visiting: &visiting)
     }
 
-    private static func of(context index: Int, in contexts: [CompiledContext], visiting: inout Set<Int>) -> JSONDemand {
+    private static func of(
+        context index: Int, in contexts: [CompiledContext], spans: Bool, visiting: inout Set<Int>
+    ) -> JSONDemand {
         guard visiting.insert(index).inserted else { return .everything }
         defer { visiting.remove(index) }
         // A context that checks its keys keeps them all, read or not.
         var demand = JSONDemand.members([], keepsOtherKeys: contexts[index].unknownKeys != nil)
         for rule in contexts[index].rules {
-            var leaf = JSONDemand.everything
+            var leaf = spans && rule.transformer != nil ? JSONDemand.members([]) : .everything
             // A dictionary of objects reads every key of its value: only arrays pass a demand on.
             let isDictionary = if case .dictionary? = rule.type?.unwrapped { true } else { false }
             // Nor do collections of collections, nor elements matched by `@identity` (which may
             // read a key of the element that its context does not).
             let readsAll = isDictionary || rule.type?.holdsCollections == true || rule.policies.identity != nil
             if rule.transformer == nil, !readsAll, let object = rule.object, let nested = object.context {
-                leaf = of(context: nested, in: contexts, visiting: &visiting)
+                leaf = of(context: nested, in: contexts, spans: spans, visiting: &visiting)
             } else if rule.transformer == nil, !readsAll, let union = rule.object?.union {
                 // Each object reads its discriminator and what its case's context reads.
                 leaf = along(union.discriminator.components[...], leaf: .everything)
                 for chosen in union.contexts {
-                    leaf = leaf.merged(with: of(context: chosen, in: contexts, visiting: &visiting))
+                    leaf = leaf.merged(with: of(context: chosen, in: contexts, spans: spans, visiting: &visiting))
                 }
             }
             demand = demand.merged(with: along(rule.source.components[...], leaf: leaf))

@@ -18,6 +18,7 @@ extension CatalogLoader {
         }
         for index in contexts.indices {
             contexts[index].demand = JSONDemand.of(context: index, in: contexts)
+            contexts[index].planDemand = JSONDemand.of(context: index, in: contexts, spans: true)
         }
     }
 

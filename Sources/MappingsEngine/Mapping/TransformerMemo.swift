@@ -15,9 +15,18 @@ package final class TransformerMemo: @unchecked Sendable {
     // `@unchecked`: a memo belongs to one record on one thread; it is never shared.
     private struct Call {
         var reference: TransformerReference
-        var input: JSONValue
+        /// The input, or `nil` while it is known only as `text` (built when a replay compares it).
+        var input: JSONValue?
+        /// The input's text in the record being mapped (`call(_:_:text:)`).
+        var text: UnsafeBufferPointer<UInt8>?
         var result: Result<JSONValue, any Error>
         var taken = false
+
+        /// The input as a value.
+        mutating func value() -> JSONValue? {
+            if input == nil, let text { input = try? JSONParser.parse(text, demand: .everything) }
+            return input
+        }
     }
 
     private var calls: [Call] = []
@@ -33,13 +42,34 @@ package final class TransformerMemo: @unchecked Sendable {
         -> JSONValue
     {
         if replaying,
-            let index = calls.firstIndex(where: { !$0.taken && $0.reference == reference && $0.input == input })
+            let index = calls.indices.first(where: { index in
+                !calls[index].taken && calls[index].reference == reference && calls[index].value() == input
+            })
         {
             calls[index].taken = true
             return try calls[index].result.get()
         }
         let result = Result { try transformer.transform(input, userData: reference.userData) }
         if !replaying { calls.append(Call(reference: reference, input: input, result: result)) }
+        return try result.get()
+    }
+
+    /// What `transformer` answers for the value whose JSON text is `text`: given as text when the
+    /// transformer takes text (a Lua script reads it through a view), else as the value. The
+    /// plan's side only: the general engine replays with values. `text` is a span of the record
+    /// being mapped, which outlives the memo (one record's), so it is kept, not copied.
+    func call(_ transformer: any Transformer, _ reference: TransformerReference, text: UnsafeBufferPointer<UInt8>)
+        throws -> JSONValue
+    {
+        let result: Result<JSONValue, any Error>
+        if let transformer = transformer as? any TextTransformer {
+            result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
+            calls.append(Call(reference: reference, input: nil, text: text, result: result))
+        } else {
+            let input = try JSONParser.parse(text, demand: .everything)
+            result = Result { try transformer.transform(input, userData: reference.userData) }
+            calls.append(Call(reference: reference, input: input, result: result))
+        }
         return try result.get()
     }
 }

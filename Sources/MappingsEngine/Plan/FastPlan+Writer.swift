@@ -70,9 +70,8 @@ struct Writer {
             // A transformer answers for a present value; its null is a missing value.
             var transformed: JSONValue?
             if property.transformer >= 0, !found.isMissing {
-                guard let memo, let input = value(of: found) else { return false }
-                let call = plan.transformers[Int(property.transformer)]
-                guard let output = try? memo.call(call.transform, call.reference, input) else { return false }
+                guard let memo, let output = transform(found, with: plan.transformers[Int(property.transformer)], memo)
+                else { return false }
                 if output == .null { found = .missing } else { transformed = output }
             }
             if case .missing = found {
@@ -100,6 +99,30 @@ struct Writer {
         }
         out.append(UInt8(ascii: "}"))
         return true
+    }
+
+    /// What the transformer answers for a present value: an object or array goes as its text
+    /// (a Lua script reads it through a view, and the value is never built) when it repeats no
+    /// key; anything else as its value. `nil` where the general engine would report an issue.
+    private func transform(_ found: Found, with call: PlanTables.Call, _ memo: TransformerMemo) -> JSONValue? {
+        if case .node(let index) = found {
+            let node = nodes[Int(index)]
+            switch node.kind {
+            case .frame, .list, .objectSpan, .arraySpan:
+                // A key written twice inside is the general engine's `duplicate key` error; too
+                // deep a value, the transformer's refusal.
+                guard
+                    JSONTape.isPlainText(
+                        in: bytes, at: Int(node.start), nesting: textTransformerNesting, keys: &scratch.keys)
+                else { return nil }
+                let text = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
+                return try? memo.call(call.transform, call.reference, text: text)
+            default:
+                break
+            }
+        }
+        guard let input = value(of: found) else { return nil }
+        return try? memo.call(call.transform, call.reference, input)
     }
 
     /// Follows a key path from a frame as `SourceLookup` follows its keys; `nil`

@@ -30,11 +30,11 @@ package struct FastPlan: Sendable {
 
     /// The plan of `context`, or why it has none.
     package static func make(for context: CompiledContext, mapper: Mapper) -> Result<FastPlan, Refusal> {
-        guard let shape = TapeShape(context.demand) else {
+        guard let shape = TapeShape(context.planDemand) else {
             let why: String
             if context.unknownKeys != nil {
                 why = "\"@unknownKeys\" checks every key of the payload"
-            } else if case .everything = context.demand {
+            } else if case .everything = context.planDemand {
                 why = "an entry reads the whole payload (@self, an index, @first, @last, @count or a recursive context)"
             } else {
                 why = "a nested context checks every key of its objects (\"@unknownKeys\")"
@@ -44,7 +44,7 @@ package struct FastPlan: Sendable {
         var tables = PlanTables()
         var reasons: [String] = []
         let root = tables.addObject(
-            context, demand: context.demand, catalog: mapper.catalog, place: context.identifier ?? "the context",
+            context, demand: context.planDemand, catalog: mapper.catalog, place: context.identifier ?? "the context",
             reasons: &reasons)
         guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
         return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter.independentCopy()))
@@ -282,7 +282,8 @@ struct PlanTables: Sendable {
         var found: [[Int32]] = []
         var at = demand
         for (offset, keyPath) in ([rule.source] + rule.fallbacks).enumerated() {
-            if keyPath.components.isEmpty { return "the key path @self" }
+            // `@self` is the frame itself: only a transformer takes it (as the frame's text).
+            if keyPath.components.isEmpty, rule.transformer == nil { return "the key path @self" }
             var path: [Int32] = []
             var end = demand
             for component in keyPath.components {
@@ -298,7 +299,8 @@ struct PlanTables: Sendable {
                 end = members[index].demand
             }
             if offset == 0 { at = end }
-            if rule.object == nil, case .members = end {
+            // A transformer's input is handed on as its text, whatever else reads into it.
+            if rule.object == nil, rule.transformer == nil, case .members = end {
                 return "the value at \(keyPath) is also read into by another entry"
             }
             found.append(path)

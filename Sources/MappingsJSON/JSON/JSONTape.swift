@@ -348,3 +348,72 @@ package struct JSONTape {
         }
     }
 }
+
+extension JSONTape {
+    /// The most keys of one object `isPlainText` compares; an object with more is not plain.
+    static let keysCompared = 64
+
+    /// Whether the JSON text at `start` in `bytes` (valid JSON: a node's span) is plain: no
+    /// object in it writes a key twice, holds a key with escapes (those compare by code points,
+    /// the general engine's work) or more than `keysCompared` keys, and it nests at most
+    /// `nesting` levels. Why: a fast plan hands a transformer's input on as its text only when
+    /// the general engine would report no `duplicate key` inside it and the script may be given
+    /// all of it. `keys` is scratch space (key starts and lengths), left empty.
+    package static func isPlainText(
+        in bytes: UnsafeBufferPointer<UInt8>, at start: Int, nesting: Int, keys: inout [Int]
+    ) -> Bool {
+        var reader = JSONParser.Reader(bytes: bytes)
+        reader.index = start
+        keys.removeAll(keepingCapacity: true)
+        do throws(JSONParser.Failure) {
+            return try plain(&reader, depth: 0, nesting: nesting, keys: &keys)
+        } catch {
+            return false
+        }
+    }
+
+    private static func plain(_ reader: inout JSONParser.Reader, depth: Int, nesting: Int, keys: inout [Int])
+        throws(JSONParser.Failure) -> Bool
+    {
+        let bytes = reader.bytes
+        switch bytes[reader.index] {
+        case UInt8(ascii: "{"):
+            guard depth < nesting else { return false }
+            let mark = keys.count
+            var plain = true
+            try reader.members(depth: depth + 1) { reader, key throws(JSONParser.Failure) in
+                guard plain else { return try reader.skipValue(depth: depth + 1) }
+                let length = key.end - key.start
+                var position = mark
+                while position < keys.count, plain {
+                    if keys[position + 1] == length,
+                        JSONParser.Reader.sameBytes(
+                            UnsafeRawPointer(bytes.baseAddress! + keys[position]),
+                            UnsafeRawPointer(bytes.baseAddress! + key.start), count: length)
+                    {
+                        plain = false
+                    }
+                    position += 2
+                }
+                if key.hasEscapes || keys.count - mark >= 2 * keysCompared { plain = false }
+                keys.append(key.start)
+                keys.append(length)
+                if !plain { return try reader.skipValue(depth: depth + 1) }
+                plain = try Self.plain(&reader, depth: depth + 1, nesting: nesting, keys: &keys)
+            }
+            keys.removeSubrange(mark...)
+            return plain
+        case UInt8(ascii: "["):
+            guard depth < nesting else { return false }
+            var plain = true
+            try reader.elements(depth: depth + 1) { reader throws(JSONParser.Failure) in
+                guard plain else { return try reader.skipValue(depth: depth + 1) }
+                plain = try Self.plain(&reader, depth: depth + 1, nesting: nesting, keys: &keys)
+            }
+            return plain
+        default:
+            try reader.skipValue(depth: depth)
+            return true
+        }
+    }
+}
