@@ -42,7 +42,7 @@ extern const luaL_Reg clua_bounded_table_functions[];
 
 // sandbox.c: the limits (allocator, hook, trips).
 
-/// Nanoseconds of CLOCK_MONOTONIC; why: the deadline is checked in the hook without a syscall.
+/// Nanoseconds of the monotonic clock, read the cheap way (sandbox.c); why: the deadline is checked per call and in the hook.
 int64_t clua_now_ns(void);
 
 /// The capped allocator; why: a per-interpreter memory cap. Refuses growth past the cap, never a shrink.

@@ -64,7 +64,14 @@ enum LuaWire {
                 for offset in 0..<4 { out[start + 1 + offset] = bytes[offset] }
             }
         default:
-            out += encode(value)
+            // In place: a scalar call allocates nothing once `out` has grown.
+            let start = out.count
+            let size = size(of: value)
+            out.append(contentsOf: repeatElement(0, count: size))
+            out.withUnsafeMutableBytes { bytes in
+                let base = bytes.baseAddress! + start
+                _ = write(value, to: base, end: base + size)
+            }
         }
     }
 

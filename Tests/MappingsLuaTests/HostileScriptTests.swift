@@ -300,6 +300,37 @@ struct HostileScriptTests {
             row: "F58 a result with too many values",
             body: "local t = {} for i = 1, 300000 do t[i] = true end return t",
             expected: ["too large", "out of memory"]),
+        // G. Views of the input (the value is a view over its JSON text; module state through
+        // `require`, which returns the loaded module's own table).
+        Attack(
+            row: "G59 a view read in a loop past the budget", body: "while true do local _ = value.path end",
+            expected: ["instruction budget"]),
+        Attack(
+            row: "G60 a view walked with pairs past the budget",
+            body: "while true do for key, v in pairs(value) do local _ = #key end end", expected: ["instruction budget"]
+        ),
+        Attack(
+            row: "G61 a view grown without end",
+            body: "local i = 0 while true do i = i + 1 value[i] = ('x'):rep(64) end",
+            expected: ["instruction budget", "out of memory"]),
+        Attack(
+            row: "G62 a view kept past its call and read in the next",
+            body: "local M = require('Attack') if M.kept then return M.kept.path end M.kept = value return nil, 'kept'",
+            expected: ["kept", "belongs to an earlier call"]),
+        Attack(
+            row: "G63 a pairs iterator kept and resumed after its call",
+            body:
+                "local M = require('Attack') if M.step then return M.step() end local f, s, k = pairs(value) M.step = function() return f(s, k) end return nil, 'kept'",
+            expected: ["kept", "belongs to an earlier call"]),
+        Attack(
+            row: "G64 a view changed, kept, and returned by a later call",
+            body:
+                "local M = require('Attack') if M.kept then return M.kept end value.extra = 1 M.kept = value return nil, 'kept'",
+            expected: ["kept", "a value of an earlier call"]),
+        Attack(
+            row: "G65 a nested view kept in a global survives no call",
+            body: "if leakedView then return leakedView.path end leakedView = value return nil, 'kept'",
+            expected: ["kept"]),
     ]
 
     /// How far past its deadline a call may end (docs/lua.md, "Limits").

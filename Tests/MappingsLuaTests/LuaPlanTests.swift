@@ -1,0 +1,139 @@
+import Foundation
+import MappingsTestSupport
+import Testing
+
+@testable import Mappings
+@testable import MappingsCompiler
+@testable import MappingsEngine
+@testable import MappingsJSON
+@testable import MappingsLua
+
+/// A fast plan hands a Lua transformer its input as a span of the record (the script reads it
+/// through a view): it must write exactly what the general engine writes, call for call, or
+/// leave the record to it (a key written twice inside the span, a value nested too deep).
+@Suite("Lua transformers in fast plans")
+struct LuaPlanTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func mapper(isolation: LuaIsolation) throws -> Mapper {
+        let contexts = repository.appendingPathComponent("Benchmarks/contexts")
+        let files = try FileManager.default.contentsOfDirectory(atPath: contexts.path)
+            .filter { $0.hasSuffix(".mappings") }.sorted().map { contexts.appendingPathComponent($0).path }
+        var registry = TransformerRegistry()
+        registry.add(
+            LuaScripts(
+                directory: repository.appendingPathComponent("Benchmarks/scripts").path, limits: LuaLimits(),
+                isolation: isolation,
+                log: .standardError))
+        return Mapper(catalog: try Catalog.load(files, transformers: registry))
+    }
+
+    /// Records of a benchmark shape, from the benchmarks' generator.
+    static func records(shape: String, seed: Int) throws -> [[UInt8]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", repository.appendingPathComponent("Benchmarks/generate.py").path, "--shape", shape,
+            "--size-mb", "0.1", "--seed", String(seed),
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
+    }
+
+    /// Maps `record` with the plan (a memo of its calls) and with the general engine; returns
+    /// whether the plan wrote it, after checking that both agree.
+    static func compare(
+        _ record: [UInt8], _ context: CompiledContext, _ plan: FastPlan, _ mapper: Mapper,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> Bool {
+        var fast: [UInt8] = []
+        let memo = TransformerMemo()
+        let written = plan.write(record, into: &fast, omittingNulls: false, memo: memo)
+        // The general engine replays the plan's calls, as a stream does when the plan gives up.
+        memo.replay()
+        let text = String(decoding: record, as: UTF8.self)
+        guard let result = try? mapper.object(fromJSON: record, using: context, memo: memo) else {
+            // Not JSON: the general engine refuses it whole; the plan must not have written it.
+            #expect(!written, "\(text)", sourceLocation: sourceLocation)
+            return false
+        }
+        guard written else {
+            #expect(fast.isEmpty, sourceLocation: sourceLocation)
+            return false
+        }
+        var general: [UInt8] = []
+        JSONWriter.write(result.value, into: &general)
+        #expect(result.issues.isEmpty, "\(result.issues)\n\(text)", sourceLocation: sourceLocation)
+        #expect(
+            String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self), "\(text)",
+            sourceLocation: sourceLocation)
+        return true
+    }
+
+    @Test(
+        "four Lua transformers on large records (one on @self): the plan writes the general engine's bytes",
+        arguments: [LuaIsolation.inProcess, .process])
+    func largeRecords(_ isolation: LuaIsolation) throws {
+        let mapper = try Self.mapper(isolation: isolation)
+        let context = try mapper.context("$LargeTweetScripted")
+        let plan = try mapper.fastPlan(for: context).get()
+        let records = try Self.records(shape: "large", seed: 21)
+        #expect(records.count > 10)
+        for record in records { #expect(try Self.compare(record, context, plan, mapper)) }
+    }
+
+    @Test("a key written twice inside a transformer's span, or a span nested too deep: the general engine's record")
+    func spansLeftToTheEngine() throws {
+        let mapper = try Self.mapper(isolation: .inProcess)
+        let context = try mapper.context("$LargeTweetScripted")
+        let plan = try mapper.fastPlan(for: context).get()
+        let record = try #require(try Self.records(shape: "large", seed: 22).first)
+        let text = String(decoding: record, as: UTF8.self)
+        // A repeat deep inside the user object (which userSummary is given, and score through
+        // @self): nothing the plan wants, so only the span check sees it.
+        let repeated = text.replacingOccurrences(
+            of: #""translator_type":"#, with: #""geo_enabled":1,"translator_type":"#)
+        #expect(repeated != text)
+        #expect(try !Self.compare(Array(repeated.utf8), context, plan, mapper))
+        let result = try mapper.object(fromJSON: Array(repeated.utf8), using: context)
+        #expect(result.issues.contains { $0.kind == .duplicateKey }, "\(result.issues)")
+        // 130 levels under a key the context does not read: inside @self's span all the same.
+        let deep = String(repeating: "[", count: 130) + String(repeating: "]", count: 130)
+        let nested = text.replacingOccurrences(of: #""metadata":"#, with: #""deep":\#(deep),"metadata":"#)
+        #expect(try !Self.compare(Array(nested.utf8), context, plan, mapper))
+        let refused = try mapper.object(fromJSON: Array(nested.utf8), using: context)
+        #expect(
+            refused.issues.contains { $0.message.contains("nests deeper than 128 levels") }, "\(refused.issues)")
+    }
+
+    @Test("mutated large records: the same bytes, or the general engine")
+    func mutatedRecords() throws {
+        let mapper = try Self.mapper(isolation: .inProcess)
+        let context = try mapper.context("$LargeTweetScripted")
+        let plan = try mapper.fastPlan(for: context).get()
+        var random = SeededGenerator(seed: 0x1A_0029)
+        var fast = 0
+        var general = 0
+        for record in try Self.records(shape: "large", seed: 23).prefix(12) {
+            for _ in 0..<10 {
+                var bytes = record
+                // Delete or duplicate a random span of bytes: records stay valid or break anywhere.
+                let start = Int.random(in: 0..<bytes.count, using: &random)
+                let count = Int.random(in: 1...min(40, bytes.count - start), using: &random)
+                if Bool.random(using: &random) {
+                    bytes.removeSubrange(start..<start + count)
+                } else {
+                    bytes.insert(contentsOf: bytes[start..<start + count], at: start)
+                }
+                if try Self.compare(bytes, context, plan, mapper) { fast += 1 } else { general += 1 }
+            }
+        }
+        #expect(fast > 0)
+        #expect(general > 0)
+    }
+}
