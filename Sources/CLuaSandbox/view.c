@@ -7,8 +7,11 @@
 // `pairs`, `next`, `json.type`), so a script that reads three fields of a record pays for three.
 //
 // - An object view is indexed on its first read: one pass over its members keeps where each
-//   key and value is, and a hash table finds a key in it (a key written twice is read as the
-//   last one, as the parser reads it). An array view keeps where each element is.
+//   key and value is, and a hash table finds a key in it. An object that writes a key twice is
+//   refused when it is indexed (which value counts is a reader's guess; the script reads
+//   neither), and a container nested past CLUA_MAX_DEPTH when it is reached: the host checks
+//   neither beforehand, so a script pays only for what it reads. An array view keeps where
+//   each element is.
 // - Writing to a view copies on write: what is assigned is kept beside the text (`slots`, the
 //   view's first user value) and read before it; a nested view read once is kept there too, so
 //   `v.user.name = x` changes what `v` returns, and `v.user == v.user`.
@@ -49,7 +52,7 @@ typedef struct clua_view_entry {
     uint32_t key, key_length;    // the key's bytes between its quotes (objects)
     uint32_t value, value_end;   // the value's text
     uint32_t hash;               // of the key's decoded bytes
-    uint8_t escaped, shadowed;   // the key holds escapes; a later member has the same key
+    uint8_t escaped;             // the key holds escapes
 } clua_view_entry;
 
 /// The slot value of a member assigned `nil`.
@@ -498,7 +501,6 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
             }
             clua_view_entry *entry = &found[count];
             entry->escaped = 0;
-            entry->shadowed = 0;
             entry->key = entry->key_length = 0;
             entry->hash = 0;
             if (!view->is_array) {
@@ -541,7 +543,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     if (count) memcpy(entries, found, (size_t)count * sizeof(clua_view_entry));
     if (spilled) lua_remove(L, -2);
     if (!view->is_array) {
-        // The hash table holds each key's last member; an earlier one is shadowed.
+        // The hash table holds each member by its key; a key found twice refuses the object.
         int32_t *table = (int32_t *)(entries + count);
         for (int32_t i = 0; i < table_size; i++) table[i] = -1;
         for (int32_t i = (int32_t)count - 1; i >= 0; i--) {
@@ -559,12 +561,14 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
                     clua_text_push_string(L, start + entry->key, start + entry->key + entry->key_length, entry->escaped);
                     size_t length = 0;
                     const uint8_t *bytes = (const uint8_t *)lua_tolstring(L, -1, &length);
-                    int same = clua_key_equals(view, other, bytes, length);
-                    lua_pop(L, 1);
-                    if (same) {
-                        entry->shadowed = 1;
-                        break;
+                    if (clua_key_equals(view, other, bytes, length)) {
+                        // Which value counts is a reader's guess: the script reads neither.
+                        size_t shown = length > 64 ? 64 : length;
+                        luaL_error(L, "duplicate key \"%s%s\": an object of the value writes it more than once "
+                                      "(a reader that takes the first sees another record)",
+                                   lua_pushlstring(L, (const char *)bytes, shown), length > 64 ? "…" : "");
                     }
+                    lua_pop(L, 1);
                 }
                 slot = (slot + 1) & (uint32_t)(table_size - 1);
             }
@@ -761,7 +765,7 @@ static int clua_view_meta_len(lua_State *L) {
 }
 
 /// The next key and value of the view at `index` after the key at the top of the stack, which
-/// it pops: the text's members in their order (each key once, its last member), with what was
+/// it pops: the text's members in their order, with what was
 /// assigned in their place, then the keys only assigned. Returns 0 at the end (nothing pushed).
 /// Stack: [-1, +(0|2), v]
 static int clua_view_next(lua_State *L, int index) {
@@ -781,7 +785,7 @@ static int clua_view_next(lua_State *L, int index) {
             size_t length = 0;
             const uint8_t *key = (const uint8_t *)lua_tolstring(L, previous, &length);
             if (view->cursor >= 0 && view->cursor < view->count
-                && clua_key_equals(view, &entries[view->cursor], key, length) && !entries[view->cursor].shadowed)
+                && clua_key_equals(view, &entries[view->cursor], key, length))
                 at = view->cursor;
             else at = clua_view_find(view, entries, key, length);
         }
@@ -790,7 +794,6 @@ static int clua_view_next(lua_State *L, int index) {
     }
     if (in_text) {
         for (; position < view->count; position++) {
-            if (entries[position].shadowed) continue;
             clua_view_push_key(L, view, entries, position);
             if (has_slots) {
                 lua_pushvalue(L, -1);

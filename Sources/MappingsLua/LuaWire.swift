@@ -46,19 +46,15 @@ enum LuaWire {
     }
 
     /// Appends the wire of a call's input to `out`: an object or array as its JSON text, read
-    /// lazily by the script; anything else, and a value nested past `CLUA_MAX_DEPTH` (which the
-    /// C side then refuses before the script runs), as `write` writes it.
+    /// lazily by the script (which refuses what it reads past `CLUA_MAX_DEPTH` levels, or of an
+    /// object that repeats a key); anything else as `write` writes it.
     static func appendInput(_ value: JSONValue, to out: inout [UInt8]) {
         switch value {
         case .array, .object:
             let start = out.count
             out.append(UInt8(ascii: "j"))
             out.append(contentsOf: [0, 0, 0, 0])
-            guard writeText(value, into: &out, depth: 0) else {
-                out.removeSubrange(start...)
-                out += encode(value)
-                return
-            }
+            writeText(value, into: &out)
             let length = UInt32(truncatingIfNeeded: out.count - start - 5).littleEndian
             withUnsafeBytes(of: length) { bytes in
                 for offset in 0..<4 { out[start + 1 + offset] = bytes[offset] }
@@ -76,9 +72,8 @@ enum LuaWire {
     }
 
     /// Writes `value` as JSON text as a script should read it: as `JSONWriter` does, but a
-    /// float keeps its kind (`1.0`, never `1`, which reads as an integer). `false` when it nests
-    /// past `textTransformerNesting` levels (the text is then cut).
-    static func writeText(_ value: JSONValue, into out: inout [UInt8], depth: Int) -> Bool {
+    /// float keeps its kind (`1.0`, never `1`, which reads as an integer).
+    static func writeText(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .double(let double):
             if case .number(let number) = JSONValue.float(double) {
@@ -87,27 +82,31 @@ enum LuaWire {
                 out += JSONWriter.number(double).utf8
             }
         case .array(let elements):
-            guard depth < textTransformerNesting else { return false }
             out.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
-                guard writeText(element, into: &out, depth: depth + 1) else { return false }
+                writeText(element, into: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let object):
-            guard depth < textTransformerNesting else { return false }
             out.append(UInt8(ascii: "{"))
             for (offset, member) in object.members.enumerated() {
                 if offset > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                guard writeText(member.value, into: &out, depth: depth + 1) else { return false }
+                writeText(member.value, into: &out)
+            }
+            // A key the payload wrote twice is written twice: the script's view refuses the
+            // object when it reads it, as it does a span of the record (the value kept one).
+            for key in object.duplicateKeys {
+                if !object.members.isEmpty { out.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(key, into: &out)
+                JSONWriter.append(":null", to: &out)
             }
             out.append(UInt8(ascii: "}"))
         default:
             JSONWriter.write(value, into: &out)
         }
-        return true
     }
 
     /// Encodes a JSON value.

@@ -41,7 +41,7 @@ struct BridgeFailureTests {
             returns_deep = function() return deep(200) end,
             loops = function() while true do end end,
             eats_memory = function() local t = {} for i = 1, 1e8 do t[i] = ("x"):rep(64) .. i end return t end,
-            reads_deep = function(v) return 1 end,
+            reads_deep = function(v) local c = v for i = 1, 200 do c = c.x end return 1 end,
         }
         """
 

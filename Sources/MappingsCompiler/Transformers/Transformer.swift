@@ -63,15 +63,11 @@ package protocol TypedTransformer: Transformer {
     func bound(to userData: JSONValue?, type: TypeReference?) -> any Transformer
 }
 
-/// The deepest a value given as text to a `TextTransformer` nests: the Lua bridge's limit
-/// (`CLUA_MAX_DEPTH`), past which a value is refused before the script runs.
-package let textTransformerNesting = 128
-
 /// A transformer that can be given its value as JSON text: how a fast plan hands a span of the
 /// record to a Lua script, which reads it through a view, without the value ever being built.
 package protocol TextTransformer: Transformer {
-    /// Returns the new value for the value whose JSON text is `text` (valid JSON that repeats
-    /// no key and nests at most `textTransformerNesting` levels), as `transform(_:userData:)`
-    /// would for that value.
+    /// Returns the new value for the value whose JSON text is `text` (valid JSON), as
+    /// `transform(_:userData:)` would for that value. Whatever the transformer reads of it, it
+    /// checks as it reads (a key written twice, nesting): the engine does not look inside.
     func transform(jsonText text: UnsafeBufferPointer<UInt8>, userData: JSONValue?) throws -> JSONValue
 }

@@ -9,9 +9,11 @@ import MappingsModel
 /// the first would see another record, so a record that depends on such a key is never mapped
 /// silently. The issue comes where the mapping reads: a key an entry looks up (at any step of
 /// its key path), or any key inside a value an entry takes whole (a `JSON` property, a
-/// dictionary, a transformer's input, a model converted by property name). A repeat in a member
-/// no entry reads cannot change what the mapping writes, and is not looked at: a fast plan,
-/// which skips such members unparsed, agrees.
+/// dictionary, a Swift transformer's input, a model converted by property name). A repeat in a
+/// member no entry reads cannot change what the mapping writes, and is not looked at: a fast
+/// plan, which skips such members unparsed, agrees. A Lua script's input is not taken whole: the
+/// script reads it through a view, which refuses an object that repeats a key when the script
+/// reads it (docs/lua.md, "Views"), in the plan and here alike.
 extension MappingRun {
     /// Maps a whole payload (path `$`) with `context`.
     mutating func buildRoot(_ context: CompiledContext, from payload: JSONValue, existing: Value?) -> Value {
@@ -38,7 +40,7 @@ extension MappingRun {
         for keyPath in paths.prefix(tried) {
             repeats += SourceLookup.repeatedKeys(along: keyPath, in: source, base: path())
         }
-        if let found, rule.object == nil || rule.transform != nil {
+        if let found, !(rule.transform is any TextTransformer), rule.object == nil || rule.transform != nil {
             let at = SourceLookup.lookup(paths[used], in: source, base: path()).path
             repeats += found.duplicateKeyPaths(base: at)
         }

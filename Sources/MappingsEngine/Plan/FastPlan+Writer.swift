@@ -101,26 +101,23 @@ struct Writer {
         return true
     }
 
-    /// What the transformer answers for a present value: an object or array goes as its text
-    /// (a Lua script reads it through a view, and the value is never built) when it repeats no
-    /// key; anything else as its value. `nil` where the general engine would report an issue.
+    /// What the transformer answers for a present value: an object or array goes to a
+    /// transformer that takes text as its span of the record (a Lua script reads it through a
+    /// view, and the value is never built; what the script reads of it, repeats and depth
+    /// included, it checks as it reads, as for the general engine's value); anything else as
+    /// its value. `nil` where the general engine would report an issue.
     private func transform(_ found: Found, with call: PlanTables.Call, _ memo: TransformerMemo) -> JSONValue? {
-        if case .node(let index) = found {
+        if case .node(let index) = found, call.transform is any TextTransformer {
             let node = nodes[Int(index)]
             switch node.kind {
             case .frame, .list, .objectSpan, .arraySpan:
-                // A key written twice inside is the general engine's `duplicate key` error; too
-                // deep a value, the transformer's refusal.
-                guard
-                    JSONTape.isPlainText(
-                        in: bytes, at: Int(node.start), nesting: textTransformerNesting, keys: &scratch.keys)
-                else { return nil }
                 let text = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
                 return try? memo.call(call.transform, call.reference, text: text)
             default:
                 break
             }
         }
+        // A value that repeats a key is the general engine's `duplicate key` error (`nil`).
         guard let input = value(of: found) else { return nil }
         return try? memo.call(call.transform, call.reference, input)
     }

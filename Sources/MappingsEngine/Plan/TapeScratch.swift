@@ -17,8 +17,6 @@ final class TapeScratch: @unchecked Sendable {
     /// The nodes of the fan-outs of the record being written (`Writer.Found.fanOut` is a range
     /// of it): emptied for each record, grown once to the largest.
     @exclusivity(unchecked) var fanOuts = FanOutNodes()
-    /// Scratch for `JSONTape.mayRepeatKeys` (a transformer's input checked before it goes as text).
-    @exclusivity(unchecked) var keys: [Int] = []
 
     deinit {
         tape.free()
