@@ -111,6 +111,16 @@ static const uint8_t *clua_text_skip(const uint8_t *p, const uint8_t *end) {
     }
     int depth = 0;
     while (p < end) {
+        // Eight bytes at a time past what is neither a quote nor a bracket (`[` and `{`, `]` and
+        // `}` differ by 0x20 alone, so two tests find all four).
+        while (end - p >= 8) {
+            uint64_t word;
+            memcpy(&word, p, 8);
+            uint64_t folded = word | 0x2020202020202020ull;
+            if (clua_word_has(word, '"') || clua_word_has(folded, '{') || clua_word_has(folded, '}')) break;
+            p += 8;
+        }
+        if (p >= end) break;
         uint8_t c = *p;
         if (c == '"') {
             p = clua_text_string_end(p, end, &escaped);

@@ -54,22 +54,15 @@ package final class TransformerMemo: @unchecked Sendable {
         return try result.get()
     }
 
-    /// What `transformer` answers for the value whose JSON text is `text`: given as text when the
-    /// transformer takes text (a Lua script reads it through a view), else as the value. The
-    /// plan's side only: the general engine replays with values. `text` is a span of the record
-    /// being mapped, which outlives the memo (one record's), so it is kept, not copied.
-    func call(_ transformer: any Transformer, _ reference: TransformerReference, text: UnsafeBufferPointer<UInt8>)
-        throws -> JSONValue
-    {
-        let result: Result<JSONValue, any Error>
-        if let transformer = transformer as? any TextTransformer {
-            result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
-            calls.append(Call(reference: reference, input: nil, text: text, result: result))
-        } else {
-            let input = try JSONParser.parse(text, demand: .everything)
-            result = Result { try transformer.transform(input, userData: reference.userData) }
-            calls.append(Call(reference: reference, input: input, result: result))
-        }
+    /// What `transformer` answers for the value whose JSON text is `text` (a Lua script reads
+    /// it through a view). The plan's side only: the general engine replays with values. `text`
+    /// is a span of the record being mapped, which outlives the memo (one record's), so it is
+    /// kept, not copied.
+    func call(
+        _ transformer: any TextTransformer, _ reference: TransformerReference, text: UnsafeBufferPointer<UInt8>
+    ) throws -> JSONValue {
+        let result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
+        calls.append(Call(reference: reference, input: nil, text: text, result: result))
         return try result.get()
     }
 }

@@ -107,12 +107,12 @@ struct Writer {
     /// included, it checks as it reads, as for the general engine's value); anything else as
     /// its value. `nil` where the general engine would report an issue.
     private func transform(_ found: Found, with call: PlanTables.Call, _ memo: TransformerMemo) -> JSONValue? {
-        if case .node(let index) = found, call.transform is any TextTransformer {
+        if case .node(let index) = found, let transform = call.text {
             let node = nodes[Int(index)]
             switch node.kind {
             case .frame, .list, .objectSpan, .arraySpan:
                 let text = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
-                return try? memo.call(call.transform, call.reference, text: text)
+                return try? memo.call(transform, call.reference, text: text)
             default:
                 break
             }

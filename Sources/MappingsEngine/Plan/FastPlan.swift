@@ -154,6 +154,8 @@ struct PlanTables: Sendable {
     struct Call: Sendable {
         var transform: any Transformer
         var reference: TransformerReference
+        /// `transform` when it takes its input as text (found once, not per call).
+        var text: (any TextTransformer)?
     }
 
     /// One key path: indexes among the wanted keys of each frame it goes through, in `steps`.
@@ -268,7 +270,8 @@ struct PlanTables: Sendable {
                 return "a transformer (\(reference.className).\(reference.functionName)) on an @object entry"
             }
             properties[position].transformer = Int32(transformers.count)
-            transformers.append(Call(transform: transform, reference: reference))
+            transformers.append(
+                Call(transform: transform, reference: reference, text: transform as? any TextTransformer))
         }
         if rule.policies.identity != nil { return "@identity" }
         if rule.policies.onElementError != .keep { return "@onElementError" }
