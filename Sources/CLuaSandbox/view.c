@@ -1072,12 +1072,14 @@ int clua_view_write(lua_State *L, clua_call *call, int index, const void **ances
     int ok = 1;
     if (view->is_array) {
         lua_Integer length = clua_view_length(L, index);
-        // Every assigned key must be an index in 1..length, none of them removed.
+        // Every assigned key must be an index in 1..length, and none of those removed (a hole);
+        // removed past the length is the end taken off.
         lua_pushnil(L);
         while (ok && lua_next(L, slots)) {
             int isn = lua_isinteger(L, -2);
             lua_Integer k = isn ? lua_tointeger(L, -2) : 0;
-            if (!isn || k < 1 || k > length || lua_touserdata(L, -1) == CLUA_VIEW_DELETED)
+            int removed = lua_touserdata(L, -1) == CLUA_VIEW_DELETED;
+            if (!isn || k < 1 || (k <= length && removed) || (k > length && !removed))
                 ok = clua_view_refuse(call, "a table marked as an array has keys other than 1..n");
             lua_pop(L, 1);
         }
