@@ -136,4 +136,35 @@ struct LuaPlanTests {
         #expect(fast > 0)
         #expect(general > 0)
     }
+
+    @Test("only a transformer that takes text gets a span: a Swift closure's input is built whole, as before")
+    func swiftTransformersKeepTheirRule() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("return { f = function(v) return v end }".utf8).write(to: directory.appendingPathComponent("L.lua"))
+        var registry = TransformerRegistry()
+        registry.register(className: "S", selector: "f") { value, _ in value }
+        registry.add(
+            LuaScripts(directory: directory.path, limits: LuaLimits(), isolation: .inProcess, log: .standardError))
+        for (transformer, planned) in [("S", false), ("L", true)] {
+            let text = """
+                { "@models": { "M": { "name": "String", "user": "JSON", "whole": "JSON" } },
+                  "$M": { "@class": "M", "name": "user.name",
+                          "user": { "@keyPath": "user", "@transformClass": "\(transformer)", "@transformSelector": "f" },
+                          "whole": { "@keyPath": "@self", "@transformClass": "\(transformer)", "@transformSelector": "f" } } }
+                """
+            let catalog = try Catalog.load(["m.mappings"], from: .memory(["m.mappings": text]), transformers: registry)
+            let mapper = Mapper(catalog: catalog)
+            let context = try mapper.context("$M")
+            switch mapper.fastPlan(for: context) {
+            case .success(let plan):
+                #expect(planned, "\(transformer): a plan that would give every record back")
+                let record = Array(#"{"user": {"name": "Ann", "id": 1}, "other": [1, 2]}"#.utf8)
+                #expect(try Self.compare(record, context, plan, mapper))
+            case .failure(let refusal):
+                #expect(!planned, "\(transformer): \(refusal)")
+            }
+        }
+    }
 }

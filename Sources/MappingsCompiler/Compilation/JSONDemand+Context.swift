@@ -6,9 +6,10 @@ extension JSONDemand {
     /// reached again while its own demand is being worked out (a recursive model) reads
     /// everything there.
     ///
-    /// With `spans`, what a fast plan reads: a transformer's input is not built but handed on
-    /// as its text, so it needs no more than its place in the record (`.members([])`: a frame
-    /// or list whose span is the text, or a scalar), and other entries may read into it.
+    /// With `spans`, what a fast plan reads: the input of a transformer that takes text (a Lua
+    /// script's) is not built but handed on as its text, so it needs no more than its place in
+    /// the record (`.members([])`: a frame or list whose span is the text, or a scalar), and
+    /// other entries may read into it. A Swift transformer's input is built whole, as before.
     package static func of(context index: Int, in contexts: [CompiledContext], spans: Bool = false) -> JSONDemand {
         var visiting: Set<Int> = []
         return of(context: index, in: contexts, spans: spans, visiting: &visiting)
@@ -22,7 +23,7 @@ extension JSONDemand {
         // A context that checks its keys keeps them all, read or not.
         var demand = JSONDemand.members([], keepsOtherKeys: contexts[index].unknownKeys != nil)
         for rule in contexts[index].rules {
-            var leaf = spans && rule.transformer != nil ? JSONDemand.members([]) : .everything
+            var leaf = spans && rule.transform is any TextTransformer ? JSONDemand.members([]) : .everything
             // A dictionary of objects reads every key of its value: only arrays pass a demand on.
             let isDictionary = if case .dictionary? = rule.type?.unwrapped { true } else { false }
             // Nor do collections of collections, nor elements matched by `@identity` (which may

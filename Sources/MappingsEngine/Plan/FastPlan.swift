@@ -285,8 +285,8 @@ struct PlanTables: Sendable {
         var found: [[Int32]] = []
         var at = demand
         for (offset, keyPath) in ([rule.source] + rule.fallbacks).enumerated() {
-            // `@self` is the frame itself: only a transformer takes it (as the frame's text).
-            if keyPath.components.isEmpty, rule.transformer == nil { return "the key path @self" }
+            // `@self` is the frame itself: only a transformer that takes text takes it (the frame's span).
+            if keyPath.components.isEmpty, !(rule.transform is any TextTransformer) { return "the key path @self" }
             var path: [Int32] = []
             var end = demand
             for component in keyPath.components {
@@ -303,7 +303,7 @@ struct PlanTables: Sendable {
             }
             if offset == 0 { at = end }
             // A transformer's input is handed on as its text, whatever else reads into it.
-            if rule.object == nil, rule.transformer == nil, case .members = end {
+            if rule.object == nil, !(rule.transform is any TextTransformer), case .members = end {
                 return "the value at \(keyPath) is also read into by another entry"
             }
             found.append(path)
