@@ -105,7 +105,7 @@ struct EnumCommandTests {
                   |
                 4 |     "status": { "@keyPath": "s", "@valueMap": { "A": "actve", "B": "deleted", "C": "deleted" } } }
                   |                                                               ^^^
-                  = help: say which one is written back: "@reverseValue": { "deleted": "B" }
+                  = help: say which one is written back: "@reverseValue": { "deleted": "B" }; or, if the entry is never serialized, "@reverse": false
 
                 mappings: 3 errors found
 

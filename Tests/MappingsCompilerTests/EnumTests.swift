@@ -133,7 +133,7 @@ struct EnumTests {
                       |
                     2 |   "$A": { "@class": "A", "s": { "@keyPath": "s", "@valueMap": { "A": "active", "B": "active" } } } }
                       |                                                                 ^^^
-                      = help: say which one is written back: "@reverseValue": { "active": "A" }
+                      = help: say which one is written back: "@reverseValue": { "active": "A" }; or, if the entry is never serialized, "@reverse": false
                     """)
         _ = try load(
             """

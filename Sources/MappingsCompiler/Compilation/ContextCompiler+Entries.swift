@@ -20,6 +20,7 @@ extension ContextCompiler {
         let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
         let policies = policies(options, type: type, object: object, property: member.key, valid: &valid)
         let reverseFanOut = reverseFanOut(options, type: type, property: member.key, valid: &valid)
+        checkForwardOnly(options, valid: &valid)
         guard valid else { return nil }
         var rule = Rule(
             target: target.path, source: options.source, fallbacks: options.fallbacks,
@@ -32,7 +33,25 @@ extension ContextCompiler {
             valueMap: valueMap)
         rule.policies = policies
         rule.reverseFanOut = reverseFanOut
+        rule.isForwardOnly = options.forwardOnly
         return rule
+    }
+
+    /// Reports what says how serialize writes an entry back on an entry that `"@reverse": false`
+    /// leaves out of serialize.
+    private mutating func checkForwardOnly(_ options: EntryOptions, valid: inout Bool) {
+        guard options.forwardOnly, let reverse = options.reverse else { return }
+        for option in [options.reverseTransformSelector, options.reverseValue, options.reverseFanOut].compactMap({ $0 })
+        {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"\(option.key)\" says how serialize writes the entry back, but \"@reverse\": false leaves it out of serialize",
+                    location: option.keyLocation,
+                    notes: [Diagnostic.Note(message: "the entry is forward-only here", location: reverse.keyLocation)],
+                    help: "remove \"\(option.key)\", or \"@reverse\": false"))
+            valid = false
+        }
     }
 
     /// `@reverseFanOut`, read as a boolean; reports it on an entry whose key path does not end

@@ -58,6 +58,10 @@ extension ContextCompiler {
         case "@valueMap": options.valueMap = option
         case "@reverseValue": options.reverseValue = option
         case "@reverseFanOut": options.reverseFanOut = option
+        case "@reverse":
+            guard let flag = boolean(option) else { return false }
+            options.reverse = option
+            options.forwardOnly = !flag
         case "@identity", "@onElementError", "@onError", "@null": options.policies.append(option)
         case "@dateFormat":
             guard let formats = dateFormats(option) else { return false }

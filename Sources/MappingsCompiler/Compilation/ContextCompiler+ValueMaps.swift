@@ -75,7 +75,7 @@ extension ContextCompiler {
             held.append((member, value))
         }
         // The values that convert are checked for a way back even when others did not.
-        let reverse = reverseChoices(held, option: options.reverseValue)
+        let reverse = reverseChoices(held, option: options.reverseValue, forwardOnly: options.forwardOnly)
         guard mapsWell, let reverse else {
             valid = false
             return nil
@@ -111,7 +111,7 @@ extension ContextCompiler {
     /// the one `@reverseValue` names. `nil` after reporting a value two keys map to that
     /// `@reverseValue` does not settle, or a `@reverseValue` that is not of this map.
     private mutating func reverseChoices(
-        _ held: [(key: SyntaxMember, value: Value)], option: SyntaxMember?
+        _ held: [(key: SyntaxMember, value: Value)], option: SyntaxMember?, forwardOnly: Bool
     ) -> [(held: Value, key: String)]? {
         // Mapped values by what the property holds (`"1"` and `1` are one Int): text → keys.
         // Strings by their text (a `JSON` entry's too), compared by code points.
@@ -173,7 +173,8 @@ extension ContextCompiler {
             guard let group = groups[CodePointKey(text)] else { continue }
             if let choice = choices[CodePointKey(text)] {
                 reverse.append((group.value, choice))
-            } else if group.keys.count == 1 || named.contains(CodePointKey(text)) {
+            } else if group.keys.count == 1 || named.contains(CodePointKey(text)) || forwardOnly {
+                // (A forward-only entry is never written back: any key will do.)
                 reverse.append((group.value, group.keys[0].key))
             } else {
                 let listed = group.keys.map { "\"\($0.key)\"" }.joined(separator: " and ")
@@ -188,7 +189,7 @@ extension ContextCompiler {
                             )
                         ],
                         help:
-                            "say which one is written back: \"@reverseValue\": { \"\(text)\": \"\(group.keys[0].key)\" }"
+                            "say which one is written back: \"@reverseValue\": { \"\(text)\": \"\(group.keys[0].key)\" }; or, if the entry is never serialized, \"@reverse\": false"
                     ))
                 valid = false
             }

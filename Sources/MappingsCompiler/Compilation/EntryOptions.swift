@@ -39,6 +39,10 @@ struct EntryOptions {
     var reverseValue: SyntaxMember?
     /// `@reverseFanOut`, read once the entry's type is known.
     var reverseFanOut: SyntaxMember?
+    /// `@reverse`, when written; `forwardOnly` is its value negated.
+    var reverse: SyntaxMember?
+    /// `"@reverse": false`: serialize leaves the entry out.
+    var forwardOnly = false
     /// `@identity`, `@onElementError`, `@onError` and `@null`, compiled once the entry's type
     /// is known (`ContextCompiler+Policies.swift`).
     var policies: [SyntaxMember] = []

@@ -11,7 +11,7 @@ enum Keywords {
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
         "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
         "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
-        "@reverseFanOut",
+        "@reverseFanOut", "@reverse",
     ]
     /// Keywords of an `@object`.
     static let object = ["@class", "@mappings", "@inherits"]

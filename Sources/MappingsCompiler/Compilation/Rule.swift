@@ -46,6 +46,9 @@ package struct Rule: Sendable {
     /// objects (`false`); `nil` leaves it to `ReverseRun` (arrays of objects for collections of
     /// single values, nested objects otherwise).
     package internal(set) var reverseFanOut: Bool? = nil
+    /// `"@reverse": false`: the entry maps forward only; serialize leaves it out, and neither a
+    /// reverse transformer nor a one-to-one `@valueMap` is needed.
+    package internal(set) var isForwardOnly = false
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.

@@ -107,6 +107,8 @@ public struct ContextBuilder {
     ///     or more (`@reverseFanOut`): `true` as an array of objects at the key before the last
     ///     (`labels.name` → `{"labels": [{"name": …}, …]}`), `false` as nested objects; `nil`
     ///     (the default) fans out collections of single values and nests the others.
+    ///   - reverse: `false` maps the entry forward only (`"@reverse": false`): serialize leaves it
+    ///     out without an issue, and it needs no reverse transformer nor a one-to-one `valueMap`.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -117,7 +119,8 @@ public struct ContextBuilder {
         insertContentAtBegin: Bool = false,
         valueMap: [String: JSONValue]? = nil, reverseValue: [String: String]? = nil,
         identity: ElementIdentity? = nil, onElementError: String? = nil, onError: String? = nil, null: String? = nil,
-        reverseFanOut: Bool? = nil, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+        reverseFanOut: Bool? = nil, reverse: Bool = true, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line
     ) {
         let at = SourceLocation(file: fileID, line: line, column: 1)
         sourcePaths[fileID] = filePath
@@ -186,6 +189,7 @@ public struct ContextBuilder {
         if clearContent { options.append(("@clearContent", SyntaxNode(.bool(true), at: at))) }
         if insertContentAtBegin { options.append(("@insertContentAtBegin", SyntaxNode(.bool(true), at: at))) }
         if let reverseFanOut { options.append(("@reverseFanOut", SyntaxNode(.bool(reverseFanOut), at: at))) }
+        if !reverse { options.append(("@reverse", SyntaxNode(.bool(false), at: at))) }
         if let valueMap {
             let pairs = valueMap.sorted { $0.key < $1.key }.map { ($0.key, SyntaxNode(json: $0.value, at: at)) }
             options.append(("@valueMap", Self.object(pairs, at: at)))

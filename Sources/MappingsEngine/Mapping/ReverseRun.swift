@@ -34,7 +34,7 @@ struct ReverseRun {
         var out = Value.null
         var writers: [String: Rule] = [:]
         let objectsOnly = PayloadWriter.objectsOnly(context.rules)
-        for rule in Self.writingOrder(context.rules) {
+        for rule in Self.writingOrder(context.rules) where !rule.isForwardOnly {
             guard let value = Target.value(at: rule.target.steps[...], in: object) else { continue }
             if case .null = value, !writesNulls || rule.source.components.contains(.count) { continue }
             func name() -> String { property() + "." + rule.target.description }
@@ -46,7 +46,7 @@ struct ReverseRun {
                     report(
                         rule, path: at(), property: name(), value: value,
                         message:
-                            "\(reference.className).\(reference.functionName) has no reverse transformer (\"@reverseTransformSelector\"): \(name()) is left out"
+                            "\(reference.className).\(reference.functionName) has no reverse transformer (\"@reverseTransformSelector\"): \(name()) is left out (an entry that is never serialized says \"@reverse\": false)"
                     )
                     continue
                 }

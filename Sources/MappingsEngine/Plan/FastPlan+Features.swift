@@ -34,7 +34,7 @@ enum PlanFeatures {
         "provenance": .neutral, "valueMap": .compiled,
         // Where an automatic entry came from: its key path and type are compiled already.
         "keyStyle": .neutral,
-        "policies": .compiled, "reverseFanOut": .neutral,
+        "policies": .compiled, "reverseFanOut": .neutral, "isForwardOnly": .neutral,
     ]
 
     /// The fields of `EntryPolicies` (`Rule.policies`). `onError` is compiled by what a plan
