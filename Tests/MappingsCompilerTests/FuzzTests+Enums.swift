@@ -7,7 +7,7 @@ extension FuzzTests {
         { "@models": { "Status": ["active", "suspended", "deleted"], "Mood": ["up", "down"],
                        "Account": { "status": "Status", "past": "[Status]?", "flags": "[String: Mood]", "n": "Int",
                                    "m": "Int?" } },
-          "$Account": { "@class": "Account",
+          "$Account": { "@class": "Account", "@conversions": "lenient",
             "status": { "@keyPath": "s", "@valueMap": { "A": "active", "S": "suspended", "1": "deleted", "true": "active" },
                         "@reverseValue": { "active": "A" } },
             "past": { "@keyPath": "p", "@optional": true, "@valueMap": { "A": "active" } },
@@ -21,6 +21,7 @@ extension FuzzTests {
     static let enumFragments = [
         "\"@valueMap\": {", "\"@reverseValue\": {", "[\"a\", \"a\"]", "[]", "\"Status\"", "\"[Status]\"", "3", "{}",
         "\"Int\": [\"x\"]", "\"A\": \"active\",", "\"@reverse\": false,", "\"@reverse\": \"no\",",
+        "\"@conversions\": \"strict\",", "\"@conversions\": \"loose\",",
     ]
 
     @Test("thousands of mutated enums and value maps: no crash, every failure a located diagnostic")

@@ -27,9 +27,10 @@ public struct ContextTestResult: Sendable {
 /// Runs the tests contexts carry in `"@tests"`: maps each input and compares the output and
 /// the issues with what the test expects.
 public enum ContextTestRunner {
-    /// Runs the tests of every named context (or of `contexts`), in load order.
-    public static func run(_ catalog: Catalog, contexts: [String]? = nil) -> [ContextTestResult] {
-        let mapper = Mapper(catalog: catalog)
+    /// Runs the tests of every named context (or of `contexts`), in load order; `strict`
+    /// converts strictly where a context says nothing of `"@conversions"` (`--strict`).
+    public static func run(_ catalog: Catalog, contexts: [String]? = nil, strict: Bool = false) -> [ContextTestResult] {
+        let mapper = Mapper(catalog: catalog).strictConversions(strict)
         var results: [ContextTestResult] = []
         for identifier in contexts ?? catalog.identifiers {
             guard let context = catalog.context(identifier) else { continue }

@@ -43,6 +43,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var nulls: NullsOption
 
+    @OptionGroup var strict: StrictOption
+
     @Flag(
         help: """
             Map with the general engine, never with the context's fast plan (the same output, slower; \
@@ -60,7 +62,7 @@ struct MapCommand: ParsableCommand, LoadingCommand {
     func run() throws {
         defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
-        let mapper = Mapper(catalog: catalog)
+        let mapper = Mapper(catalog: catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
         let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")

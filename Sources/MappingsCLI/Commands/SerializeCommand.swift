@@ -34,6 +34,8 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var nulls: NullsOption
 
+    @OptionGroup var strict: StrictOption
+
     @Flag(
         name: .customLong("nulls"),
         help: "Write null at the key path of each unset property (left out by default).")
@@ -47,7 +49,7 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
     var input: String?
 
     func run() throws {
-        let mapper = Mapper(catalog: try load.loadCatalog())
+        let mapper = Mapper(catalog: try load.loadCatalog()).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         Terminal.diagnostics(mapper.reverseNotes(for: compiled), severity: "note")
         let json = try PayloadInput.read(input, what: "the input")

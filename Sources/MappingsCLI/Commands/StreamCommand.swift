@@ -52,6 +52,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var nulls: NullsOption
 
+    @OptionGroup var strict: StrictOption
+
     @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))
     var context: String
 
@@ -168,7 +170,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 throw ToolFailure(status: .loadFailure)
             }
         }
-        let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog)
+        let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
         var sources: [(name: String?, descriptor: Int32)] = []

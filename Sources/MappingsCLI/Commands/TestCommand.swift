@@ -24,6 +24,8 @@ struct TestCommand: ParsableCommand, LoadingCommand {
     @Option(help: ArgumentHelp("Run only this context's tests. Repeatable.", valueName: "id"))
     var context: [String] = []
 
+    @OptionGroup var strict: StrictOption
+
     func run() throws {
         defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
@@ -35,7 +37,7 @@ struct TestCommand: ParsableCommand, LoadingCommand {
                 throw ToolFailure(status: .loadFailure)
             }
         }
-        let results = ContextTestRunner.run(catalog, contexts: context.isEmpty ? nil : context)
+        let results = ContextTestRunner.run(catalog, contexts: context.isEmpty ? nil : context, strict: strict.strict)
         for result in results {
             Terminal.output((result.passed ? "ok   " : "FAIL ") + result.title)
             for failure in result.failures { Terminal.output("       " + failure) }

@@ -14,3 +14,13 @@ struct NullsOption: ParsableArguments {
     @Flag(name: .customLong("omit-nulls"), help: "Leave unset properties out of the JSON written, instead of null.")
     var omit = false
 }
+
+/// `--strict`: `map`, `stream`, `serialize` and `test` convert a value only from its own JSON
+/// kind where a context says nothing of `"@conversions"` (one that says `"lenient"` stays so).
+struct StrictOption: ParsableArguments {
+    @Flag(
+        name: .customLong("strict"),
+        help:
+            "Convert values only from their own JSON kind (\"@conversions\": \"strict\") where a context says nothing.")
+    var strict = false
+}

@@ -153,7 +153,7 @@ extension StreamRun {
                 )
                 return
             }
-            let mapper = Mapper(catalog: version.catalog)
+            let mapper = Mapper(catalog: version.catalog).strictConversions(records.mapper.convertsStrictlyByDefault)
             records = RecordMapper(
                 mapper: mapper, context: compiled, usesFastPlan: usesFastPlan, omittingNulls: omitNulls)
             stats.hasPlan = records.hasFastPlan

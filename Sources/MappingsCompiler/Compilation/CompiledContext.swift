@@ -23,4 +23,7 @@ public struct CompiledContext: Sendable {
     package var planDemand: JSONDemand = .everything
     /// Its `"@unknownKeys"` check; `nil` for `ignore` (the default): nothing to do per record.
     package var unknownKeys: UnknownKeys?
+    /// Its `"@conversions"`: `true` strict, `false` lenient, `nil` as the context it is nested in
+    /// (the mapped context: as the mapper's default, lenient unless told `--strict`).
+    package var strictConversions: Bool?
 }

@@ -74,6 +74,7 @@ struct ContextCompiler {
         var tests: [ContextTest] = []
         var keyStyle: SyntaxMember?
         var unknownKeys: UnknownKeys?
+        var strictConversions: Bool?
         for member in members where member.key != "@class" {
             if member.key == "@keyStyle" {
                 keyStyle = member
@@ -87,6 +88,10 @@ struct ContextCompiler {
                 unknownKeys = compileUnknownKeys(member)
                 continue
             }
+            if member.key == "@conversions" {
+                strictConversions = compileConversions(member)
+                continue
+            }
             if member.key.hasPrefix("@") {
                 diagnostics.append(unknownKeyword(member, in: "a context", allowed: Keywords.context))
                 continue
@@ -97,7 +102,25 @@ struct ContextCompiler {
         var compiled = CompiledContext(
             identifier: identifier, index: index, model: model, rules: rules, provenance: provenance, tests: tests)
         compiled.unknownKeys = unknownKeys
+        compiled.strictConversions = strictConversions
         return compiled
+    }
+
+    /// `"@conversions": "strict" | "lenient"`: `true` for strict; `nil` for a value it reports.
+    private mutating func compileConversions(_ member: SyntaxMember) -> Bool? {
+        let words = ["strict", "lenient"]
+        guard let text = member.value.stringValue, words.contains(text) else {
+            let found = member.value.stringValue.map { "\"\($0)\"" } ?? member.value.typeName
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@conversions\" is \"strict\" or \"lenient\", not \(found)",
+                    location: member.value.location,
+                    help: member.value.stringValue.flatMap { Suggestion.help(for: $0, among: words) }
+                        ?? "\"strict\" converts a value only from its own JSON kind; \"lenient\" (the default) as the conversion table says"
+                ))
+            return nil
+        }
+        return text == "strict"
     }
 
     /// `"@unknownKeys": "ignore" | "warn" | "error"`; `nil` for `ignore`, and for a value it

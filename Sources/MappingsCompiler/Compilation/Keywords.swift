@@ -5,7 +5,7 @@ import MappingsModel
 enum Keywords {
     static let topLevel = ["@import", "@models"]
     /// Keywords of a context (besides its entries).
-    static let context = ["@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys"]
+    static let context = ["@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions"]
     /// Keywords of a long-form entry.
     static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",

@@ -73,6 +73,27 @@ public struct ContextBuilder {
             SyntaxMember(key: "@keyStyle", keyLocation: at, value: SyntaxNode(.string(style.rawValue), at: at)))
     }
 
+    /// Converts this context's values only from their own JSON kind (`true`), or as the
+    /// conversion table says (`false`): `"@conversions": "strict"` or `"lenient"`. Contexts it
+    /// maps nested objects with inherit it unless they say otherwise.
+    ///
+    /// - Parameters:
+    ///   - strict: strict (`true`) or lenient (`false`).
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
+    public mutating func strictConversions(
+        _ strict: Bool = true, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = SourceLocation(file: fileID, line: line, column: 1)
+        sourcePaths[fileID] = filePath
+        members.removeAll { $0.key == "@conversions" }
+        members.append(
+            SyntaxMember(
+                key: "@conversions", keyLocation: at, value: SyntaxNode(.string(strict ? "strict" : "lenient"), at: at))
+        )
+    }
+
     /// Maps the property `property` (a dotted target path) from the payload's `keyPath`.
     ///
     /// - Parameters:

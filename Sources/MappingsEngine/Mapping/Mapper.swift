@@ -18,11 +18,25 @@ public struct Mapper: Sendable {
     /// The catalog whose contexts the mapper maps with.
     public let catalog: Catalog
     let converter: Converter
+    /// `converter`, strict (`"@conversions": "strict"`).
+    let strictConverter: Converter
+    /// Whether a mapped context that says nothing of `"@conversions"` converts strictly
+    /// (`--strict`); contexts nested in it inherit what it does.
+    public private(set) var convertsStrictlyByDefault = false
 
     /// A mapper over `catalog`.
     public init(catalog: Catalog) {
         self.catalog = catalog
         self.converter = Converter(models: catalog.models, unionChoices: Self.unionChoices(of: catalog))
+        self.strictConverter = converter.strict(true)
+    }
+
+    /// The same mapper, converting strictly (or not) where a context says nothing of
+    /// `"@conversions"`: what `--strict` does. A context that says `"lenient"` stays lenient.
+    public func strictConversions(_ strict: Bool = true) -> Mapper {
+        var copy = self
+        copy.convertsStrictlyByDefault = strict
+        return copy
     }
 
     /// How the catalog's union entries choose members, by their members: what reading the
@@ -215,8 +229,9 @@ public struct Mapper: Sendable {
                 issues: run.issues)
         }
         var failures: [ConversionFailure] = []
-        let value = converter.readingBack.convert(
-            json, to: .model(model), failures: &failures)
+        // Strict where the context (or, saying nothing, the mapper) converts strictly.
+        let reading = (context.strictConversions ?? convertsStrictlyByDefault) ? strictConverter : converter
+        let value = reading.readingBack.convert(json, to: .model(model), failures: &failures)
         var run = MappingRun(mapper: self)
         for path in json.duplicateKeyPaths(base: "$") {
             run.reportRepeatedKey(at: path, property: model, rule: context.provenance)

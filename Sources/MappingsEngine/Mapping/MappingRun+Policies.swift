@@ -121,7 +121,7 @@ extension MappingRun {
         property: () -> String
     ) -> (ElementOutcome, Value) {
         var failures: [ConversionFailure] = []
-        let converted = mapper.converter.convert(item, to: type, dateFormat: rule.dateFormats, failures: &failures)
+        let converted = converter.convert(item, to: type, dateFormat: rule.dateFormats, failures: &failures)
         let before = issues.count
         for failure in failures {
             let below = relative + failure.relativePath

@@ -78,6 +78,7 @@ extension MappingRun {
         guard let reading = reading(of: item, reader: reader) else { return nil }
         let member = reader.members[reading.member]
         var scratch = MappingRun(mapper: mapper)
+        scratch.convertsStrictly = convertsStrictly
         var built = Value.object(ModelObject(model: member.model))
         for (offset, slot) in member.slots.enumerated() {
             if let rule = reading.rules[offset] {
@@ -86,7 +87,7 @@ extension MappingRun {
                 case .object(var object) = built
             {
                 var failures: [ConversionFailure] = []
-                let converted = mapper.converter.convert(
+                let converted = converter.convert(
                     found, to: member.model.properties[slot].type, failures: &failures)
                 if failures.isEmpty { object.slots[slot] = converted }
                 built = .object(object)
@@ -130,7 +131,7 @@ extension MappingRun {
             let name = reader.identity.properties[offset]
             guard let found = members[name], found != .null else { continue }
             var failures: [ConversionFailure] = []
-            let converted = mapper.converter.convert(found, to: member.model.properties[slot].type, failures: &failures)
+            let converted = converter.convert(found, to: member.model.properties[slot].type, failures: &failures)
             for failure in failures {
                 report(
                     failure.issueKind, at: PathText.appending(PathText.member(name) + failure.relativePath, to: path()),

@@ -18,9 +18,16 @@ struct MappingRun {
     /// The payload paths of the repeated keys reported so far, each reported once.
     var reportedRepeats: Set<String> = []
 
+    /// Whether the context being built converts strictly (`"@conversions"`, inherited).
+    var convertsStrictly: Bool
+
     init(mapper: Mapper) {
         self.mapper = mapper
+        convertsStrictly = mapper.convertsStrictlyByDefault
     }
+
+    /// The converter of the context being built.
+    var converter: Converter { convertsStrictly ? mapper.strictConverter : mapper.converter }
 
     func rootName(_ context: CompiledContext) -> String {
         context.model ?? context.identifier ?? "JSON"
@@ -34,6 +41,9 @@ struct MappingRun {
         _ context: CompiledContext, from source: JSONValue, path: () -> String, existing: Value?,
         property: () -> String
     ) -> Value {
+        let inherited = convertsStrictly
+        convertsStrictly = context.strictConversions ?? inherited
+        defer { convertsStrictly = inherited }
         var target: Value
         if let model = context.modelDefinition {
             if case .object(let object)? = existing, object.model.name == model.name {
@@ -191,7 +201,7 @@ struct MappingRun {
             }
         }
         var failures: [ConversionFailure] = []
-        let converted = mapper.converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
+        let converted = converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
         if !failures.isEmpty {
             let at = valuePath()
             let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
@@ -314,7 +324,7 @@ struct MappingRun {
         }
         guard let model = object.model else { return .json(value) }
         var failures: [ConversionFailure] = []
-        let converted = mapper.converter.convert(value, to: .model(model), failures: &failures)
+        let converted = converter.convert(value, to: .model(model), failures: &failures)
         if !failures.isEmpty {
             let (at, name) = (path(), property())
             issues += failures.map {

@@ -30,6 +30,13 @@ package struct FastPlan: Sendable {
 
     /// The plan of `context`, or why it has none.
     package static func make(for context: CompiledContext, mapper: Mapper) -> Result<FastPlan, Refusal> {
+        var visiting: Set<Int> = []
+        if convertsStrictly(context, inheriting: mapper.convertsStrictlyByDefault, catalog: mapper.catalog, &visiting) {
+            return .failure(
+                Refusal(reasons: [
+                    "strict conversions (\"@conversions\": \"strict\", or --strict): the general engine converts"
+                ]))
+        }
         guard let shape = TapeShape(context.planDemand) else {
             let why: String
             if context.unknownKeys != nil {
@@ -48,6 +55,23 @@ package struct FastPlan: Sendable {
             reasons: &reasons)
         guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
         return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter.independentCopy()))
+    }
+
+    /// Whether `context`, or a context it maps nested objects with, converts strictly.
+    private static func convertsStrictly(
+        _ context: CompiledContext, inheriting: Bool, catalog: Catalog, _ visiting: inout Set<Int>
+    ) -> Bool {
+        let strict = context.strictConversions ?? inheriting
+        if strict { return true }
+        guard visiting.insert(context.index).inserted else { return false }
+        for rule in context.rules {
+            let nested = [rule.object?.context].compactMap { $0 } + (rule.object?.union?.contexts ?? [])
+            for index in nested
+            where convertsStrictly(catalog.contexts[index], inheriting: strict, catalog: catalog, &visiting) {
+                return true
+            }
+        }
+        return false
     }
 
     /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the

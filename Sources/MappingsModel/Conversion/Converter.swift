@@ -20,10 +20,19 @@ package struct Converter: Sendable {
     /// converted to a union (before its shape is looked at).
     package let unionChoices: [String: [UnionChoice]]
 
-    package init(models: [String: Model], requiresValues: Bool = true, unionChoices: [String: [UnionChoice]] = [:]) {
+    /// Strict conversions (`"@conversions": "strict"`): a value converts only from its own JSON
+    /// kind — a string to String, Date, URL, UUID or an enum, a number to Int, Double or
+    /// Decimal, a boolean to Bool; every other coercion of the table is a failure.
+    package let isStrict: Bool
+
+    package init(
+        models: [String: Model], requiresValues: Bool = true, unionChoices: [String: [UnionChoice]] = [:],
+        isStrict: Bool = false
+    ) {
         self.models = models
         self.requiresValues = requiresValues
         self.unionChoices = unionChoices
+        self.isStrict = isStrict
     }
 
     /// The same conversions in tables of their own: a copy that threads can use without
@@ -31,13 +40,46 @@ package struct Converter: Sendable {
     package func independentCopy() -> Converter {
         Converter(
             models: Dictionary(uniqueKeysWithValues: Array(models)), requiresValues: requiresValues,
-            unionChoices: Dictionary(uniqueKeysWithValues: Array(unionChoices)))
+            unionChoices: Dictionary(uniqueKeysWithValues: Array(unionChoices)), isStrict: isStrict)
     }
 
     /// The same conversions for objects read back from the tool's own output (`--into`,
     /// `serialize`), where `null` means unset: no value is required.
     package var readingBack: Converter {
-        Converter(models: models, requiresValues: false, unionChoices: unionChoices)
+        Converter(models: models, requiresValues: false, unionChoices: unionChoices, isStrict: isStrict)
+    }
+
+    /// The same conversions, strict or lenient.
+    package func strict(_ strict: Bool) -> Converter {
+        guard strict != isStrict else { return self }
+        return Converter(models: models, requiresValues: requiresValues, unionChoices: unionChoices, isStrict: strict)
+    }
+
+    /// Why `value` does not convert to `type` under strict conversions, or `nil` when its JSON
+    /// kind is the type's own (`null` is left to the conversion, which says what it says of it).
+    static func strictMismatch(_ value: JSONValue, _ type: TypeReference) -> String? {
+        let own: Bool
+        switch (type, value) {
+        case (_, .null): return nil
+        case (.string, .string), (.url, .string), (.uuid, .string), (.date, .string), (.enumeration, .string):
+            own = true
+        case (.int, .integer), (.int, .double), (.int, .number): own = true
+        case (.double, .integer), (.double, .double), (.double, .number): own = true
+        case (.decimal, .integer), (.decimal, .double), (.decimal, .number): own = true
+        case (.bool, .bool): own = true
+        case (.string, _), (.url, _), (.uuid, _), (.date, _), (.enumeration, _), (.int, _), (.double, _),
+            (.decimal, _), (.bool, _):
+            own = false
+        default: return nil
+        }
+        guard !own else { return nil }
+        let kind =
+            switch type {
+            case .int, .double, .decimal: "a number"
+            case .bool: "a boolean"
+            default: "a string"
+            }
+        return "expected \(type), found \(describe(value)): strict conversions take only \(kind)"
     }
 
     /// Converts `value` to `type`; failures (there may be several, inside collections and
@@ -62,6 +104,12 @@ package struct Converter: Sendable {
         _ value: JSONValue, to type: TypeReference, dateFormat: DateFormats?, path: () -> String,
         failures: inout [ConversionFailure]
     ) -> Value {
+        if isStrict, let mismatch = Self.strictMismatch(value, type) {
+            var failure = ConversionFailure(relativePath: path(), message: mismatch)
+            failure.partValue = Self.describe(value)
+            failures.append(failure)
+            return .null
+        }
         switch type {
         case .optional(let wrapped):
             if case .null = value { return .null }
