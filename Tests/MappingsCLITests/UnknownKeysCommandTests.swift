@@ -6,9 +6,9 @@ struct UnknownKeysCommandTests {
     static let example = ["--mappings", "Examples/language/strict.mappings", "--context", "$Signup"]
     static let file = "Examples/language/strict.mappings"
     static let referrer =
-        #"$.referrer: warning: unknown key "referrer", read by no entry (Examples/language/strict.mappings:10)"#
+        #"$.referrer: warning: unknown key "referrer", read by no entry (Examples/language/strict.mappings:12)"#
     static let country =
-        #"$.address.country: unknown key "country", read by no entry (Examples/language/strict.mappings:24)"#
+        #"$.address.country: unknown key "country", read by no entry (Examples/language/strict.mappings:26)"#
 
     @Test("map with only warnings: exit 0, the object written, the warning on stderr and in --report")
     func warningsOnly() throws {
@@ -23,7 +23,7 @@ struct UnknownKeysCommandTests {
         let written = try String(contentsOfFile: report, encoding: .utf8)
         #expect(
             written
-                == #"[{"kind":"unknown key","path":"$.referrer","property":"Signup","rule":"Examples/language/strict.mappings:10","provenance":"Examples/language/strict.mappings:10","message":"unknown key \"referrer\", read by no entry","severity":"warning"}]"#
+                == #"[{"kind":"unknown key","path":"$.referrer","property":"Signup","rule":"Examples/language/strict.mappings:12","provenance":"Examples/language/strict.mappings:12","message":"unknown key \"referrer\", read by no entry","severity":"warning"}]"#
                 + "\n")
     }
 
@@ -112,12 +112,12 @@ struct UnknownKeysCommandTests {
         #expect(result.status == 1)
         #expect(
             result.stdout == """
-                Signup: unknown key $.referrer, read by no entry (warning)  [\(Self.file):10]
-                Signup.email <- $.email = "a@b.c"  [\(Self.file):11]
-                Signup.address <- $.address = {"city":"Oslo","zip":"1","country":"NO"}  [\(Self.file):12]
-                Signup.address: unknown key $.address.country, read by no entry (error)  [\(Self.file):24]
-                Signup.address.city <- $.address.city = "Oslo"  [\(Self.file):25]
-                Signup.address.zip <- $.address.zip (key path 1 of 2) = "1"  [\(Self.file):26]
+                Signup: unknown key $.referrer, read by no entry (warning)  [\(Self.file):12]
+                Signup.email <- $.email = "a@b.c"  [\(Self.file):13]
+                Signup.address <- $.address = {"city":"Oslo","zip":"1","country":"NO"}  [\(Self.file):14]
+                Signup.address: unknown key $.address.country, read by no entry (error)  [\(Self.file):26]
+                Signup.address.city <- $.address.city = "Oslo"  [\(Self.file):27]
+                Signup.address.zip <- $.address.zip (key path 1 of 2) = "1"  [\(Self.file):28]
                 result: {"email":"a@b.c","address":{"city":"Oslo","zip":"1"}}
 
                 """)
