@@ -79,7 +79,7 @@ struct UnknownKeysCommandTests {
         let rule = "\(root)/\(Self.file)"
         #expect(
             result.stderr == """
-                in.ndjson:1: $.referrer: warning: unknown key "referrer", read by no entry (\(rule):10)
+                in.ndjson:1: $.referrer: warning: unknown key "referrer", read by no entry (\(rule):12)
                 mappings stream: read 3, written 2, rejected 1 (1 written with warnings)
 
                 """)
