@@ -11,6 +11,7 @@ struct Writer {
     let slots: UnsafeBufferPointer<Int32>
     let plan: PlanTables.Pointers
     let converter: Converter
+    let strictConverter: Converter
     let omittingNulls: Bool
     let memo: TransformerMemo?
     /// The calling thread's scratch, whose `fanOuts` hold the nodes of the record's fan-outs.
@@ -213,7 +214,7 @@ struct Writer {
         switch property.kind {
         case .string where node.kind.is(.string):
             return writeString(node, into: &out)
-        case .int where node.kind.is(.number) || (node.kind.is(.string) && !node.escaped):
+        case .int where node.kind.is(.number) || (!property.strict && node.kind.is(.string) && !node.escaped):
             if writesInteger(node, into: &out) { return true }
         case .decimal where node.kind.is(.number):
             if writesDecimal(node, into: &out) { return true }
@@ -259,7 +260,7 @@ struct Writer {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
         let input = conversion.valueMap.map { $0.map(value) } ?? value
-        let converted = converter.convert(
+        let converted = (conversion.strict ? strictConverter : converter).convert(
             input, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
         // A value mapped to null leaves the property unset, which `--omit-nulls` leaves out:
         // the general engine's (the key is written already).

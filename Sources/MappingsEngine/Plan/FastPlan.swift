@@ -21,6 +21,8 @@ package struct FastPlan: Sendable {
     let shape: TapeShape
     let tables: PlanTables
     let converter: Converter
+    /// `converter`, strict: for the entries of contexts that convert strictly.
+    let strictConverter: Converter
 
     /// Why a context is mapped by the general engine: the first reason found per entry.
     package struct Refusal: Error, Sendable, CustomStringConvertible {
@@ -30,13 +32,6 @@ package struct FastPlan: Sendable {
 
     /// The plan of `context`, or why it has none.
     package static func make(for context: CompiledContext, mapper: Mapper) -> Result<FastPlan, Refusal> {
-        var visiting: Set<Int> = []
-        if convertsStrictly(context, inheriting: mapper.convertsStrictlyByDefault, catalog: mapper.catalog, &visiting) {
-            return .failure(
-                Refusal(reasons: [
-                    "strict conversions (\"@conversions\": \"strict\", or --strict): the general engine converts"
-                ]))
-        }
         guard let shape = TapeShape(context.planDemand) else {
             let why: String
             if context.unknownKeys != nil {
@@ -51,27 +46,13 @@ package struct FastPlan: Sendable {
         var tables = PlanTables()
         var reasons: [String] = []
         let root = tables.addObject(
-            context, demand: context.planDemand, catalog: mapper.catalog, place: context.identifier ?? "the context",
+            context, strict: context.strictConversions ?? mapper.convertsStrictlyByDefault, demand: context.planDemand,
+            catalog: mapper.catalog, place: context.identifier ?? "the context",
             reasons: &reasons)
         guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
-        return .success(FastPlan(shape: shape, tables: tables, converter: mapper.converter.independentCopy()))
-    }
-
-    /// Whether `context`, or a context it maps nested objects with, converts strictly.
-    private static func convertsStrictly(
-        _ context: CompiledContext, inheriting: Bool, catalog: Catalog, _ visiting: inout Set<Int>
-    ) -> Bool {
-        let strict = context.strictConversions ?? inheriting
-        if strict { return true }
-        guard visiting.insert(context.index).inserted else { return false }
-        for rule in context.rules {
-            let nested = [rule.object?.context].compactMap { $0 } + (rule.object?.union?.contexts ?? [])
-            for index in nested
-            where convertsStrictly(catalog.contexts[index], inheriting: strict, catalog: catalog, &visiting) {
-                return true
-            }
-        }
-        return false
+        let converter = mapper.converter.independentCopy()
+        return .success(
+            FastPlan(shape: shape, tables: tables, converter: converter, strictConverter: converter.strict(true)))
     }
 
     /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the
@@ -102,6 +83,7 @@ package struct FastPlan: Sendable {
             guard case .frame = nodes[Int(root)].kind else { return false }
             let writer = Writer(
                 bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
+                strictConverter: strictConverter,
                 omittingNulls: omittingNulls, memo: memo, scratch: scratch)
             return writer.object(0, frame: root, into: &scratch.output)
         }
@@ -156,6 +138,8 @@ struct PlanTables: Sendable {
     struct Property {
         var kind: Kind
         var isOptional: Bool
+        /// Whether its context converts strictly: no fast path converts across JSON kinds.
+        var strict = false
         /// `"name":` in `bytes`.
         var keyStart: Int32
         var keyCount: Int32
@@ -193,6 +177,8 @@ struct PlanTables: Sendable {
         var type: TypeReference
         var dateFormats: DateFormats?
         var valueMap: ValueMap?
+        /// Whether the entry's context converts strictly (`"@conversions"`, inherited).
+        var strict = false
     }
 
     var objects: [Object] = []
@@ -244,7 +230,8 @@ struct PlanTables: Sendable {
     /// index; appends to `reasons` when an entry needs the general engine. `place` names the
     /// context in the reasons.
     mutating func addObject(
-        _ context: CompiledContext, demand: JSONDemand, catalog: Catalog, place: String, reasons: inout [String]
+        _ context: CompiledContext, strict: Bool, demand: JSONDemand, catalog: Catalog, place: String,
+        reasons: inout [String]
     ) -> Int32 {
         guard let model = context.modelDefinition else {
             reasons.append("\(place) builds a JSON object (no @class)")
@@ -273,7 +260,9 @@ struct PlanTables: Sendable {
                 reasons.append("\(name): more than one entry sets the property")
                 continue
             }
-            if let reason = addProperty(rule, at: first + slot, demand: demand, catalog: catalog, place: name) {
+            if let reason = addProperty(
+                rule, at: first + slot, strict: strict, demand: demand, catalog: catalog, place: name)
+            {
                 reasons.append("\(name): \(reason)")
             }
         }
@@ -282,7 +271,7 @@ struct PlanTables: Sendable {
 
     /// Fills in the property at `position` from `rule`; why it cannot, when it cannot.
     private mutating func addProperty(
-        _ rule: Rule, at position: Int, demand: JSONDemand, catalog: Catalog, place: String
+        _ rule: Rule, at position: Int, strict: Bool, demand: JSONDemand, catalog: Catalog, place: String
     ) -> String? {
         guard let type = rule.type else { return "an untyped entry" }
         if let field = PlanFeatures.unknownFeature(of: rule) { return "\(field), an entry feature no plan knows" }
@@ -334,6 +323,7 @@ struct PlanTables: Sendable {
         }
         var property = properties[position]
         property.isOptional = rule.isOptional
+        property.strict = strict
         if let object = rule.object {
             guard object.union == nil else { return "a union" }
             guard let index = object.context else { return "an @object without a context" }
@@ -349,7 +339,8 @@ struct PlanTables: Sendable {
             let context = catalog.contexts[index]
             var reasons: [String] = []
             let nested = addObject(
-                context, demand: at, catalog: catalog, place: context.identifier ?? place, reasons: &reasons)
+                context, strict: context.strictConversions ?? strict, demand: at, catalog: catalog,
+                place: context.identifier ?? place, reasons: &reasons)
             guard reasons.isEmpty else { return reasons.joined(separator: "; ") }
             property.target = nested
         } else {
@@ -373,7 +364,9 @@ struct PlanTables: Sendable {
             property.target = Int32(conversions.count)
             // Formats of the plan's own: lanes that each compile a plan share no reference count.
             conversions.append(
-                Conversion(type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap))
+                Conversion(
+                    type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap,
+                    strict: strict))
         }
         if let value = rule.defaultValue, value != .null {
             if value.holdsObjects { return "a default holding objects" }
