@@ -54,16 +54,21 @@ int clua_sandbox_add_source_protected(lua_State *L) {
     return 0;
 }
 
+/// Empties the stack and pushes what `require(call->module)` returns; its index. Stack: [-n, +1, e]
+static int clua_require_module(lua_State *L, clua_call *call) {
+    lua_settop(L, 0);
+    lua_pushcfunction(L, clua_sandbox_require);
+    lua_pushstring(L, call->module);
+    lua_call(L, 1, 1);
+    return lua_gettop(L);
+}
+
 /// Loads a module and finds one of its functions: a registry reference in `call->function_ref`,
 /// or CLUA_RESOLVE_NOT_A_TABLE or CLUA_RESOLVE_MISSING_FUNCTION; runs under `lua_pcall`, with the
 /// call (a light userdata) as its argument. Stack: [-1, +0, e]
 int clua_sandbox_resolve_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
-    lua_settop(L, 0);
-    lua_pushcfunction(L, clua_sandbox_require);
-    lua_pushstring(L, call->module);
-    lua_call(L, 1, 1);
-    int module = lua_gettop(L);
+    int module = clua_require_module(L, call);
     if (lua_type(L, module) != LUA_TTABLE) {
         call->function_ref = CLUA_RESOLVE_NOT_A_TABLE;
         snprintf(call->source, sizeof call->source, "%s", luaL_typename(L, module));
@@ -88,11 +93,7 @@ int clua_sandbox_resolve_protected(lua_State *L) {
 /// Stack: [-1, +0, e]
 int clua_sandbox_functions_protected(lua_State *L) {
     clua_call *call = (clua_call *)lua_touserdata(L, 1);
-    lua_settop(L, 0);
-    lua_pushcfunction(L, clua_sandbox_require);
-    lua_pushstring(L, call->module);
-    lua_call(L, 1, 1);
-    int module = lua_gettop(L);
+    int module = clua_require_module(L, call);
     if (lua_type(L, module) != LUA_TTABLE) return 0;
     lua_pushnil(L);
     while (lua_next(L, module)) {

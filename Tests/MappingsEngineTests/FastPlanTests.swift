@@ -83,19 +83,7 @@ struct FastPlanTests {
 
     /// Records of one benchmark shape, from the benchmarks' own seeded generator.
     static func records(shape: String, seed: Int = 11) throws -> [[UInt8]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", repository.appendingPathComponent("Benchmarks/generate.py").path, "--shape", shape,
-            "--size-mb", "0.25", "--seed", String(seed),
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
+        try Fixtures.benchmarkRecords(shape: shape, seed: seed)
     }
 
     static let shapes: [(shape: String, context: String)] = [

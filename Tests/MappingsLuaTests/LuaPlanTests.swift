@@ -31,18 +31,7 @@ struct LuaPlanTests {
 
     /// Records of a benchmark shape, from the benchmarks' generator.
     static func records(shape: String, seed: Int) throws -> [[UInt8]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", repository.appendingPathComponent("Benchmarks/generate.py").path, "--shape", shape,
-            "--size-mb", "0.1", "--seed", String(seed),
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
+        try Fixtures.benchmarkRecords(shape: shape, seed: seed, sizeMB: 0.1)
     }
 
     /// Maps `record` with the plan (a memo of its calls) and with the general engine; returns

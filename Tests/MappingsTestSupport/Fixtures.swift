@@ -17,6 +17,28 @@ package enum Fixtures {
         return try JSONValue(parsing: [UInt8](data))
     }
 
+    /// Records of a benchmark shape (`tweet`, `small`, `wide`, `large`), one JSON text each,
+    /// from the benchmarks' own seeded generator (`Benchmarks/generate.py`).
+    package static func benchmarkRecords(shape: String, seed: Int, sizeMB: Double = 0.25) throws -> [[UInt8]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", root.appendingPathComponent("Benchmarks/generate.py").path, "--shape", shape,
+            "--size-mb", String(sizeMB), "--seed", String(seed),
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(
+                .fileReadUnknown,
+                userInfo: [NSLocalizedDescriptionKey: "generate.py exited with \(process.terminationStatus)"])
+        }
+        return data.split(separator: UInt8(ascii: "\n")).map { Array($0) }
+    }
+
     /// A new temporary directory holding `files` (relative path → text).
     package static func directory(with files: [String: String]) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-tests-\(UUID().uuidString)")
