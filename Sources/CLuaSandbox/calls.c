@@ -54,6 +54,18 @@ int clua_sandbox_add_source_protected(lua_State *L) {
     return 0;
 }
 
+/// Compiles `call->input` as a text chunk named `call->function`, without running it; a syntax
+/// error is the operation's failure; why: inline code is checked, and its form chosen, before it
+/// becomes a module. Runs under `lua_pcall`, with the call (a light userdata) as its argument.
+/// Stack: [-1, +0, m]
+int clua_sandbox_compile_protected(lua_State *L) {
+    clua_call *call = (clua_call *)lua_touserdata(L, 1);
+    if (luaL_loadbufferx(L, (const char *)call->input, call->input_count, call->function, "t") != LUA_OK)
+        return lua_error(L);
+    lua_pop(L, 1);
+    return 0;
+}
+
 /// Empties the stack and pushes what `require(call->module)` returns; its index. Stack: [-n, +1, e]
 static int clua_require_module(lua_State *L, clua_call *call) {
     lua_settop(L, 0);

@@ -15,8 +15,10 @@
 //   setup:    u64 memory, i64 budget, i64 timeout_ns, u64 result_limit, u64 cpu_seconds,
 //             u32 log_limit (the most `log(...)` lines a call keeps; 0: logging off), u32 modules,
 //             then per module: str name, str chunk name, str text
-//   request:  u8 kind ('R' resolve, 'N' names, 'C' call), str module, str function,
-//             for 'C': str input wire, u8 has_user_data, [str user data wire]
+//   request:  u8 kind ('R' resolve, 'N' names, 'C' call, 'S' add a module, 'K' compile only),
+//             str module, str function (for 'S' and 'K': the chunk name),
+//             for 'C': u32 function_ref, str input wire, u8 has_user_data, [str user data wire];
+//             for 'S' and 'K': str text
 //   response: i32 status, str message, i32 a, i32 b, str output, str log, u32 log_dropped
 //             ('R': a = function_ref (or CLUA_RESOLVE_MISSING_FUNCTION, CLUA_RESOLVE_NOT_A_TABLE),
 //              b = line, output = source;
@@ -264,6 +266,17 @@ int main(int argc, char **argv) {
             int status = clua_sandbox_run(L, clua_sandbox_resolve_protected, &call, budget, timeout_ns);
             worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source),
                            &call);
+        } else if (kind == 'S' || kind == 'K') {
+            // 'S': a module's text added after the start (inline code); 'K': text compiled only.
+            size_t length = 0;
+            char *text = worker_string(&length);
+            call.input = (const uint8_t *)text;
+            call.input_count = length;
+            int status = clua_sandbox_run(L, kind == 'S' ? clua_sandbox_add_source_protected
+                                                         : clua_sandbox_compile_protected,
+                                          &call, budget, timeout_ns);
+            worker_respond(status, call.message, 0, 0, NULL, 0, &call);
+            free(text);
         } else if (kind == 'N') {
             int status = clua_sandbox_run(L, clua_sandbox_functions_protected, &call, budget, timeout_ns);
             worker_respond(status, call.message, 0, 0, call.output, call.output_count, &call);

@@ -40,20 +40,43 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         reused = UnsafeMutablePointer<clua_call>.allocate(capacity: 1)
         reused.initialize(to: clua_call())
         for (name, module) in modules {
-            var call = clua_call()
-            let status = module.text.withCString { text in
-                name.withCString { name in
-                    module.chunkName.withCString { chunk in
-                        call.input = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-                        call.input_count = module.text.utf8.count
-                        call.module = name
-                        call.function = chunk
-                        return clua_sandbox_run(state, clua_sandbox_add_source_protected, &call, 0, 0)
-                    }
+            guard add(module: name, module) else { return nil }
+        }
+    }
+
+    var addedModules = 0
+
+    /// Registers one more module (inline code compiled after the interpreter started).
+    func add(module name: String, _ module: LuaModule) -> Bool {
+        var call = clua_call()
+        let status = module.text.withCString { text in
+            name.withCString { name in
+                module.chunkName.withCString { chunk in
+                    call.input = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+                    call.input_count = module.text.utf8.count
+                    call.module = name
+                    call.function = chunk
+                    return clua_sandbox_run(state, clua_sandbox_add_source_protected, &call, 0, 0)
                 }
             }
-            guard status == CLUA_OK else { return nil }
         }
+        return status == CLUA_OK
+    }
+
+    /// Compiles `text` as a chunk named `chunkName` without running it: `nil`, or why it does not compile.
+    func compile(_ text: String, chunkName: String, limits: LuaLimits) -> LuaFailure? {
+        var call = clua_call()
+        defer { clua_call_release(&call) }
+        let status = text.withCString { source in
+            chunkName.withCString { chunk in
+                call.input = UnsafeRawPointer(source).assumingMemoryBound(to: UInt8.self)
+                call.input_count = text.utf8.count
+                call.function = chunk
+                return clua_sandbox_run(
+                    state, clua_sandbox_compile_protected, &call, Int64(limits.instructions), limits.timeoutNanoseconds)
+            }
+        }
+        return status == CLUA_OK ? nil : LuaFailure(status: status, call: call)
     }
 
     deinit {
@@ -188,6 +211,12 @@ protocol LuaEngine: AnyObject, Sendable {
     var log: LuaLogBatch { get set }
     func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
     func functionNames(module: String, limits: LuaLimits) -> [String]
+    /// How many of `LuaScripts`' modules added after the start (inline code) it knows.
+    var addedModules: Int { get set }
+    /// Registers one more module; `false` when it cannot (the engine is then dropped).
+    func add(module name: String, _ module: LuaModule) -> Bool
+    /// Compiles `text` as a chunk named `chunkName` without running it: `nil`, or why not.
+    func compile(_ text: String, chunkName: String, limits: LuaLimits) -> LuaFailure?
     func call(_ reference: Int32, input: LuaInput, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     >

@@ -39,6 +39,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
         var idle: [any LuaEngine] = []
         var functions: [LuaFunction] = []
         var ids: [String: Int] = [:]
+        /// Modules added after the start (inline code), in order: every engine gets them all.
+        var added: [(name: String, module: LuaModule)] = []
+        /// The inline code behind each added module, by its chunk's name (`@lua#3`).
+        var inline: [String: InlineChunk] = [:]
     }
 
     /// Reads every `*.lua` file under `directory` (a missing directory holds no scripts); calls
@@ -109,6 +113,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
     }
 
     package func resolve(_ reference: TransformerReference) -> TransformerResolution {
+        if let inline = reference.inline { return resolve(inline) }
         let module = reference.className
         let function = reference.functionName
         let name = "\(module).\(function)"
@@ -174,7 +179,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         return Diagnostic(message: "\(script) \(what): \(message)", location: location)
     }
 
-    private func identifier(of function: LuaFunction) -> Int {
+    func identifier(of function: LuaFunction) -> Int {
         pool.withLock { pool in
             let key = function.module + "\0" + function.name
             if let id = pool.ids[key] { return id }
@@ -237,13 +242,71 @@ public final class LuaScripts: TransformerProvider, Sendable {
     }
 
     /// Writes what an engine's last operations logged, and empties it.
-    private func emitLog(of engine: any LuaEngine, record: Int64, capture: LuaLogCapture?) {
+    func emitLog(of engine: any LuaEngine, record: Int64, capture: LuaLogCapture?) {
         guard !engine.log.isEmpty else { return }
-        log.emit(engine.log, record: record, capture: capture)
+        log.emit(placingInline(engine.log), record: record, capture: capture)
         engine.log = LuaLogBatch()
     }
 
-    private func checkOut() -> Result<any LuaEngine, LuaFailure> {
+    /// `batch` with the places of inline code (`@lua#3:1`) as the `.mappings` file's places.
+    private func placingInline(_ batch: LuaLogBatch) -> LuaLogBatch {
+        guard pool.withLock({ !$0.inline.isEmpty }) else { return batch }
+        var placed = batch
+        placed.lines = []
+        for entry in batch.lines.split(separator: UInt8(ascii: "\n")) {
+            let text = String(decoding: entry, as: UTF8.self)
+            let parts = text.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            var place = String(parts[0])
+            if let colon = place.lastIndex(of: ":"), let line = Int(place[place.index(after: colon)...]),
+                let chunk = inlineChunk(place[..<colon])
+            {
+                place = chunk.place(ofLine: line).description
+            }
+            placed.lines += Array(place.utf8)
+            if parts.count > 1 { placed.lines += [UInt8(ascii: "\t")] + Array(parts[1].utf8) }
+            placed.lines.append(UInt8(ascii: "\n"))
+        }
+        return placed
+    }
+
+    /// An engine no other thread uses, that knows every module added so far.
+    func checkOut() -> Result<any LuaEngine, LuaFailure> {
+        let engine: any LuaEngine
+        switch idleOrNewEngine() {
+        case .success(let found): engine = found
+        case .failure(let failure): return .failure(failure)
+        }
+        let missing = pool.withLock { pool in
+            engine.addedModules < pool.added.count ? Array(pool.added[engine.addedModules...]) : []
+        }
+        for (name, module) in missing {
+            guard engine.add(module: name, module) else {
+                return .failure(LuaFailure(kind: .memory, message: "cannot add inline Lua to an interpreter"))
+            }
+            engine.addedModules += 1
+        }
+        return .success(engine)
+    }
+
+    /// Adds inline code as a module of its own, which every engine, in use or not, gets before
+    /// its next call; returns the module's name (`@lua#3`, also its chunk's name).
+    func add(_ chunk: InlineChunk) -> String {
+        pool.withLock { pool in
+            let name = InlineChunk.prefix + String(pool.added.count + 1)
+            let text = InlineChunk.text(of: chunk.inline, expression: chunk.isExpression)
+            pool.added.append((name, LuaModule(chunkName: "=" + name, text: text)))
+            pool.inline[name] = chunk
+            return name
+        }
+    }
+
+    /// The inline code behind a chunk name, when it is one.
+    func inlineChunk(_ name: some StringProtocol) -> InlineChunk? {
+        guard name.hasPrefix(InlineChunk.prefix) else { return nil }
+        return pool.withLock { $0.inline[String(name)] }
+    }
+
+    private func idleOrNewEngine() -> Result<any LuaEngine, LuaFailure> {
         if let interpreter = pool.withLock({ $0.idle.popLast() }) { return .success(interpreter) }
         switch isolation {
         case .inProcess:
@@ -266,7 +329,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         }
     }
 
-    private func checkIn(_ interpreter: any LuaEngine) {
+    func checkIn(_ interpreter: any LuaEngine) {
         guard interpreter.isAlive else { return }
         pool.withLock { $0.idle.append(interpreter) }
     }

@@ -109,6 +109,9 @@ struct LuaTransformer: TypedTransformer, TextTransformer {
         case .badResult: return "\(display): returned a value that is not JSON: \(failure.message)"
         case .badInput: return "\(display): could not be given the value: \(failure.message)"
         case .failed:
+            if let place = LuaMessage.place(in: failure.message), let chunk = scripts.inlineChunk(place.file) {
+                return "\(chunk.place(ofLine: place.line)): \(place.rest)"
+            }
             if let place = LuaMessage.place(in: failure.message), scripts.sources[place.file] != nil {
                 return "\(place.file):\(place.line): \(place.rest)"
             }

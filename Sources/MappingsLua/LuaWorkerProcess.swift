@@ -15,6 +15,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     /// The worker's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] = []
     var log = LuaLogBatch()
+    var addedModules = 0
     private var dead = false
     /// The object keys results held lately (see `LuaWire.KeyCache`).
     private let resultKeys = LuaWire.KeyCache()
@@ -306,6 +307,30 @@ extension LuaWorkerProcess {
             Result { () throws(LuaWire.Failure) in try LuaWire.decode(bytes, keys: resultKeys, input: given) }
         }
         return decoded.mapError { LuaFailure(kind: .badResult, message: $0.message) }
+    }
+
+    /// Registers one more module in this worker (inline code compiled after it started).
+    func add(module name: String, _ module: LuaModule) -> Bool {
+        var frame = Frame()
+        frame.u8(UInt8(ascii: "S"))
+        frame.string(name)
+        frame.string(module.chunkName)
+        frame.string(module.text)
+        guard let response = request(frame, until: .now + .seconds(10)) else { return false }
+        return response.status == CLUA_OK
+    }
+
+    /// Compiles `text` as a chunk named `chunkName` in this worker, without running it.
+    func compile(_ text: String, chunkName: String, limits: LuaLimits) -> LuaFailure? {
+        var frame = Frame()
+        frame.u8(UInt8(ascii: "K"))
+        frame.string("")
+        frame.string(chunkName)
+        frame.string(text)
+        guard let response = request(frame, until: Self.deadline(for: limits)) else {
+            return LuaFailure(kind: .failed, message: lastLoss)
+        }
+        return response.status == CLUA_OK ? nil : LuaFailure(status: response.status, message: response.message)
     }
 
     /// Whether the worker can serve another call.

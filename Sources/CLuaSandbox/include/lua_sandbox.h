@@ -161,6 +161,10 @@ size_t clua_stack_remaining(void);
 /// Registers a script's text under its module name; runs under `lua_pcall`. Stack: [-1, +0, m]
 int clua_sandbox_add_source_protected(lua_State *L);
 
+/// Compiles a text chunk without running it (`input`, named `function`); a syntax error fails
+/// the operation with Lua's message; runs under `lua_pcall`. Stack: [-1, +0, m]
+int clua_sandbox_compile_protected(lua_State *L);
+
 /// Loads a module and finds one of its functions (or leaves a CLUA_RESOLVE_* in `function_ref`);
 /// runs under `lua_pcall`. Stack: [-1, +0, e]
 int clua_sandbox_resolve_protected(lua_State *L);

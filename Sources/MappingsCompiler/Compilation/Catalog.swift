@@ -55,7 +55,7 @@ public struct Catalog: Sendable {
         let declarations = loader.declarations(in: sources)
         let models = loader.compileModels(declarations.models)
         var compiled = loader.compileContexts(
-            declarations.contexts, models: models, importChains: sources.importChains)
+            declarations.contexts, models: models, sources: sources)
         loader.bindTransformers(in: &compiled.contexts)
         if let failure = loader.failure(texts: sources.texts) { throw failure }
         CatalogLoader.finish(&compiled.contexts, models: models)

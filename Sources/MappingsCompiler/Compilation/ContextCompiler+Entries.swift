@@ -41,7 +41,8 @@ extension ContextCompiler {
     /// leaves out of serialize.
     private mutating func checkForwardOnly(_ options: EntryOptions, valid: inout Bool) {
         guard options.forwardOnly, let reverse = options.reverse else { return }
-        for option in [options.reverseTransformSelector, options.reverseValue, options.reverseFanOut].compactMap({ $0 })
+        for option in [options.reverseTransformSelector, options.reverseLua, options.reverseValue, options.reverseFanOut]
+            .compactMap({ $0 })
         {
             diagnostics.append(
                 Diagnostic(
@@ -89,6 +90,22 @@ extension ContextCompiler {
     /// The transformer `@transformClass` and `@transformSelector` name together, with
     /// `@transformUserData`; reports one without the other, and user data for no transformer.
     private mutating func transformer(_ options: EntryOptions, valid: inout Bool) -> TransformerReference? {
+        if let lua = options.lua {
+            for named in [options.transformClass, options.transformSelector].compactMap({ $0 }) {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@lua\" and \"\(named.key)\" both say how the value is transformed",
+                        location: named.keyLocation,
+                        notes: [Diagnostic.Note(message: "the inline code is here", location: lua.keyLocation)],
+                        help: "keep one: remove \"@transformClass\" and \"@transformSelector\", or \"@lua\""))
+                valid = false
+            }
+            guard let code = inlineLua(lua) else {
+                valid = false
+                return nil
+            }
+            return TransformerReference(inline: code, userData: options.transformUserData?.value.jsonValue)
+        }
         switch (options.transformClass, options.transformSelector) {
         case (let classMember?, let selectorMember?):
             let className = nonEmptyString(classMember)
@@ -111,7 +128,8 @@ extension ContextCompiler {
                 diagnostics.append(
                     Diagnostic(
                         message: "\"@transformUserData\" is handed to a transformer, but this entry names none",
-                        location: userData.keyLocation, help: "add \"@transformClass\" and \"@transformSelector\""))
+                        location: userData.keyLocation,
+                        help: "add \"@lua\", or \"@transformClass\" and \"@transformSelector\""))
                 valid = false
             }
         }
@@ -123,7 +141,41 @@ extension ContextCompiler {
     private mutating func reverseTransformer(
         _ options: EntryOptions, undoing transformer: TransformerReference?, valid: inout Bool
     ) -> TransformerReference? {
+        if let reverseLua = options.reverseLua {
+            guard options.lua != nil else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@reverseLua\" undoes \"@lua\", but this entry has none",
+                        location: reverseLua.keyLocation,
+                        help: options.transformClass != nil
+                            ? "a named transformer is undone by \"@reverseTransformSelector\""
+                            : "add \"@lua\": the code that maps the value forward"))
+                valid = false
+                return nil
+            }
+            if let selector = options.reverseTransformSelector {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@reverseLua\" and \"@reverseTransformSelector\" both say how serialize undoes the value",
+                        location: selector.keyLocation, help: "keep \"@reverseLua\" beside \"@lua\""))
+                valid = false
+                return nil
+            }
+            guard let code = inlineLua(reverseLua) else {
+                valid = false
+                return nil
+            }
+            return TransformerReference(inline: code, userData: transformer?.userData)
+        }
         guard let reverseSelector = options.reverseTransformSelector else { return nil }
+        if options.lua != nil {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@reverseTransformSelector\" names a function of \"@transformClass\", but this entry transforms with \"@lua\"",
+                    location: reverseSelector.keyLocation, help: "did you mean \"@reverseLua\"?"))
+            valid = false
+            return nil
+        }
         if let transformer {
             guard let selector = nonEmptyString(reverseSelector) else {
                 valid = false
@@ -242,5 +294,22 @@ extension ContextCompiler {
                 help: "write a default that converts to \(type ?? .json), or remove \"@defaultValue\""))
         valid = false
         return nil
+    }
+
+    /// The inline code `member` writes (`@lua`, `@reverseLua`), with the prelude of its file;
+    /// `nil` after reporting a value that is no code.
+    mutating func inlineLua(_ member: SyntaxMember) -> InlineLua? {
+        guard let code = member.value.stringValue, !code.allSatisfy(\.isWhitespace) else {
+            let found = member.value.stringValue == nil ? member.value.typeName : "an empty string"
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(member.key)\" takes Lua code (a string), not \(found)",
+                    location: member.value.location,
+                    help: "an expression of `value`, such as \"value:lower()\", or statements ending in `return`"))
+            return nil
+        }
+        return InlineLua(
+            keyword: member.key, code: InlineLuaCode(member.value, code: code, texts: texts),
+            prelude: preludes[member.value.location.file])
     }
 }

@@ -52,6 +52,8 @@ extension ContextCompiler {
         case "@transformSelector": options.transformSelector = option
         case "@transformUserData": options.transformUserData = option
         case "@reverseTransformSelector": options.reverseTransformSelector = option
+        case "@lua": options.lua = option
+        case "@reverseLua": options.reverseLua = option
         case "@object": options.object = option
         case "@clearContent": options.clearContent = option
         case "@insertContentAtBegin": options.insertContentAtBegin = option

@@ -20,6 +20,10 @@ struct ContextCompiler {
     var retargeted: [String: Int] = [:]
     /// The automatic contexts `@keyStyle` compiled for a nested model, by style and model.
     var automaticContexts: [String: Int] = [:]
+    /// The files' texts, by path: where inline code's columns are counted.
+    var texts: [String: String] = [:]
+    /// Each file's `@luaPrelude`, by path.
+    var preludes: [String: InlineLuaCode] = [:]
 
     init(
         models: [String: Model], inheritance: InheritanceResolver, named: [String],
@@ -186,6 +190,7 @@ struct ContextCompiler {
             identifier: identifier, index: index, model: compiled.model, rules: compiled.rules,
             provenance: provenance, tests: tests + (body.location == referencedBody?.location ? [] : compiled.tests))
         context.unknownKeys = compiled.unknownKeys
+        context.strictConversions = compiled.strictConversions
         return context
     }
 }

@@ -23,6 +23,9 @@ struct EntryOptions {
     var transformSelector: SyntaxMember?
     var transformUserData: SyntaxMember?
     var reverseTransformSelector: SyntaxMember?
+    /// `@lua` and `@reverseLua`: inline code instead of a named transformer.
+    var lua: SyntaxMember?
+    var reverseLua: SyntaxMember?
     /// `@object`, compiled once the entry's type is known.
     var object: SyntaxMember?
     /// `@clearContent`, read once the entry's type is known.

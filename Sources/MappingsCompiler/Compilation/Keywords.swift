@@ -3,7 +3,7 @@ import MappingsModel
 
 /// The `@` keywords of the language, by where they may stand.
 enum Keywords {
-    static let topLevel = ["@import", "@models"]
+    static let topLevel = ["@import", "@models", "@luaPrelude"]
     /// Keywords of a context (besides its entries).
     static let context = ["@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions"]
     /// Keywords of a long-form entry.
@@ -11,7 +11,7 @@ enum Keywords {
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
         "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
         "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
-        "@reverseFanOut", "@reverse",
+        "@reverseFanOut", "@reverse", "@lua", "@reverseLua",
     ]
     /// Keywords of an `@object`.
     static let object = ["@class", "@mappings", "@inherits"]

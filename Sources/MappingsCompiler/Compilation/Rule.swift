@@ -77,12 +77,32 @@ package struct TransformerReference: Sendable, Hashable {
     package let selector: String
     /// `@transformUserData`, handed to the transformer with each value.
     package let userData: JSONValue?
-    /// The function name: the selector up to its first ':'.
+    /// The code of `@lua` or `@reverseLua` (then `className` and `selector` are the keyword).
+    package let inline: InlineLua?
+
     package init(className: String, selector: String, userData: JSONValue?) {
         self.className = className
         self.selector = selector
         self.userData = userData
+        self.inline = nil
     }
+
+    /// A reference to inline code: `@lua`, `@reverseLua` or `@filter`.
+    package init(inline: InlineLua, userData: JSONValue?) {
+        self.className = inline.keyword
+        self.selector = inline.keyword
+        self.userData = userData
+        self.inline = inline
+    }
+
+    /// How messages name the transformer: `Class.function`, or the inline code's keyword (the
+    /// reasons of its failures name the place of the code).
+    package var displayName: String {
+        guard let inline else { return "\(className).\(functionName)" }
+        return inline.keyword
+    }
+
+    /// The function name: the selector up to its first ':'.
 
     package var functionName: String {
         String(selector.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)[0])

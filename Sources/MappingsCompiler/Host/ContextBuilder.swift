@@ -130,6 +130,11 @@ public struct ContextBuilder {
     ///     (the default) fans out collections of single values and nests the others.
     ///   - reverse: `false` maps the entry forward only (`"@reverse": false`): serialize leaves it
     ///     out without an issue, and it needs no reverse transformer nor a one-to-one `valueMap`.
+    ///   - lua: inline Lua applied before the conversion (`@lua`): an expression of `value`
+    ///     (`"value:lower()"`) or statements that end in `return`; it sees `value` (a host's
+    ///     code has no file, so no `@luaPrelude`, and its `userData` is nil). Needs `LuaScripts`
+    ///     in the registry; not beside `transform`.
+    ///   - reverseLua: the inverse of `lua`, for serialize (`@reverseLua`).
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -140,8 +145,8 @@ public struct ContextBuilder {
         insertContentAtBegin: Bool = false,
         valueMap: [String: JSONValue]? = nil, reverseValue: [String: String]? = nil,
         identity: ElementIdentity? = nil, onElementError: String? = nil, onError: String? = nil, null: String? = nil,
-        reverseFanOut: Bool? = nil, reverse: Bool = true, fileID: String = #fileID, filePath: String = #filePath,
-        line: Int = #line
+        reverseFanOut: Bool? = nil, reverse: Bool = true, lua: String? = nil, reverseLua: String? = nil,
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = SourceLocation(file: fileID, line: line, column: 1)
         sourcePaths[fileID] = filePath
@@ -190,6 +195,8 @@ public struct ContextBuilder {
                 }
             }
         }
+        if let lua { options.append(("@lua", string(lua))) }
+        if let reverseLua { options.append(("@reverseLua", string(reverseLua))) }
         if let object {
             var objectMembers: [(String, SyntaxNode)] = []
             if let className = object.className { objectMembers.append(("@class", string(className))) }

@@ -11,12 +11,16 @@ extension CatalogLoader {
 
     /// Resolves `@inherits` and compiles every named context of `table` against `models`.
     mutating func compileContexts(
-        _ table: DeclarationTable, models: [String: Model], importChains: [String: [SourceLocation]]
+        _ table: DeclarationTable, models: [String: Model], sources: LoadedSources
     ) -> CompiledContexts {
         let names = table.names.filter { table.winners[$0] != nil }
         var compiler = ContextCompiler(
             models: models, inheritance: InheritanceResolver(definitions: table.winners), named: names,
-            importChains: importChains, enumerations: enumerations)
+            importChains: sources.importChains, enumerations: enumerations)
+        compiler.texts = sources.texts
+        for file in sources.files {
+            if let prelude = file.prelude { compiler.preludes[file.path] = prelude }
+        }
         for (index, name) in names.enumerated() {
             compiler.compileNamed(name, index: index)
         }

@@ -49,6 +49,12 @@ extension CatalogLoader {
         case .found(let transformer):
             return transformer.bound(to: reference.userData)
         case .failed(var diagnostic):
+            // Inline code's diagnostics stand in the entry already.
+            if diagnostic.location == nil || reference.inline != nil {
+                if diagnostic.location == nil { diagnostic.location = entry }
+                diagnostics.append(diagnostic)
+                return nil
+            }
             if diagnostic.location == nil {
                 diagnostic.location = entry
                 diagnostics.append(diagnostic)
@@ -63,6 +69,13 @@ extension CatalogLoader {
                 diagnostic.notes.append(note)
                 diagnostics.append(diagnostic)
             }
+            return nil
+        case .unknown where reference.inline != nil:
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"\(reference.className)\" runs Lua, but this catalog has no Lua scripts to run it in",
+                    location: reference.inline?.code.location ?? entry,
+                    help: "add LuaScripts to the TransformerRegistry (transformers.add(LuaScripts(directory: \"scripts\")))"))
             return nil
         case .unknown:
             let name = "\(reference.className).\(reference.functionName)"

@@ -98,13 +98,24 @@ struct FileLoader {
                     element: "an import is a non-empty path string", diagnostics: &diagnostics)
             case "@models":
                 file.models += modelDeclarations(member.value, file: identity)
+            case "@luaPrelude":
+                guard let code = member.value.stringValue, !code.isEmpty else {
+                    diagnostics.append(
+                        Diagnostic(
+                            message:
+                                "\"@luaPrelude\" takes Lua code (a non-empty string), not \(member.value.stringValue == nil ? member.value.typeName : "an empty string")",
+                            location: member.value.location,
+                            help: "write \"@luaPrelude\": \"local function cents(n) return n / 100 end\""))
+                    continue
+                }
+                file.prelude = InlineLuaCode(member.value, code: code, texts: texts)
             default:
                 if member.key.hasPrefix("@") {
                     diagnostics.append(
                         Diagnostic(
                             message: "unknown top-level keyword \"\(member.key)\"", location: member.keyLocation,
                             help: Suggestion.help(for: member.key, among: Keywords.topLevel + Selector.keywords)
-                                ?? "the top level holds context identifiers, \"@import\" and \"@models\""))
+                                ?? "the top level holds context identifiers, \"@import\", \"@models\" and \"@luaPrelude\""))
                 } else {
                     file.definitions.append(
                         Declaration(

@@ -15,6 +15,8 @@ struct LoadedFile: Sendable {
     var definitions: [Declaration] = []
     /// Model declarations from `@models`, in order.
     var models: [Declaration] = []
+    /// `@luaPrelude`: Lua the file's inline code sees.
+    var prelude: InlineLuaCode?
 }
 
 /// A named top-level thing (a context or a model) and where it was written.

@@ -41,7 +41,8 @@ public struct TransformerRegistry: Sendable {
 
     /// The Swift transformer registered for `reference`, if any (providers are not asked).
     package func transformer(for reference: TransformerReference) -> (any Transformer)? {
-        entries[Self.key(reference.className, reference.selector)]
+        guard reference.inline == nil else { return nil }
+        return entries[Self.key(reference.className, reference.selector)]
     }
 
     /// Resolves `reference`: a Swift closure first, then each provider in order. Returns the

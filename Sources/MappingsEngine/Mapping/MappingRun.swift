@@ -130,7 +130,7 @@ struct MappingRun {
                     ?? transform.transform(input, userData: reference.userData)
                 value = output == .null ? nil : output
             } catch {
-                let message = "\(reference.className).\(reference.functionName) failed: \(error.transformerReason)"
+                let message = "\(reference.displayName) failed: \(error.transformerReason)"
                 let defaulted = defaultOnError(rule, target: &target)
                 report(
                     .transformerFailed, at: valuePath(), property: property(), rule: rule,
@@ -391,7 +391,7 @@ struct MappingRun {
         explanations?.append(
             Explanation(
                 property: property(), source: path(), outcome: outcome(), rule: rule.provenance,
-                transformer: rule.transformer.map { "\($0.className).\($0.functionName)" },
+                transformer: rule.transformer.map(\.displayName),
                 transformerOrigin: rule.transform?.origin, keyPaths: keyPaths,
                 keyPathIndex: keyPaths.isEmpty ? nil : used, keyStyle: rule.keyStyle))
     }

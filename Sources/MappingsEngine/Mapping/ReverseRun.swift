@@ -46,7 +46,7 @@ struct ReverseRun {
                     report(
                         rule, path: at(), property: name(), value: value,
                         message:
-                            "\(reference.className).\(reference.functionName) has no reverse transformer (\"@reverseTransformSelector\"): \(name()) is left out (an entry that is never serialized says \"@reverse\": false)"
+                            "\(reference.displayName) has no reverse transformer (\(reference.inline == nil ? "\"@reverseTransformSelector\"" : "\"@reverseLua\"")): \(name()) is left out (an entry that is never serialized says \"@reverse\": false)"
                     )
                     continue
                 }
@@ -62,7 +62,7 @@ struct ReverseRun {
                     report(
                         rule, path: at(), property: name(), value: value,
                         message:
-                            "\(reference.className).\(rule.reverseTransformer.map(\.functionName) ?? "") failed: \(error.transformerReason)"
+                            "\(rule.reverseTransformer?.displayName ?? reference.displayName) failed: \(error.transformerReason)"
                     )
                     continue
                 }

@@ -277,10 +277,10 @@ struct PlanTables: Sendable {
         if let field = PlanFeatures.unknownFeature(of: rule) { return "\(field), an entry feature no plan knows" }
         if let reference = rule.transformer {
             guard let transform = rule.transform else {
-                return "a transformer (\(reference.className).\(reference.functionName)) not bound"
+                return "a transformer (\(reference.displayName)) not bound"
             }
             if rule.object != nil {
-                return "a transformer (\(reference.className).\(reference.functionName)) on an @object entry"
+                return "a transformer (\(reference.displayName)) on an @object entry"
             }
             properties[position].transformer = Int32(transformers.count)
             transformers.append(
