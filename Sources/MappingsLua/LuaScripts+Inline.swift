@@ -112,7 +112,8 @@ extension LuaScripts {
                         : "write a Lua expression of `value`, such as \"value:lower()\", or statements that end in `return …`"
                 ))
         }
-        if let prelude = inline.prelude, let problem = engine.compile(prelude.code, chunkName: "=" + name, limits: limits)
+        if let prelude = inline.prelude,
+            let problem = engine.compile(prelude.code, chunkName: "=" + name, limits: limits)
         {
             return failure(problem, prelude: true)
         }

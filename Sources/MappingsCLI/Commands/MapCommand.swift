@@ -75,6 +75,10 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             text.reserveCapacity(bytes.count)
             let outcome = records.map(bytes, into: &text)
             if let failure = outcome.failure { throw PayloadInput.invalid(failure, path: input, what: "the input") }
+            if outcome.kind == .filtered {
+                Self.noteFiltered(compiled)
+                return
+            }
             defer {
                 if isArray, outcome.kind == .withErrors {
                     Terminal.error(
@@ -102,6 +106,10 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             }
             var mapped = try mapper.map(payload, into: existing.value, context: context)
             mapped.issues = existing.issues + mapped.issues
+            if mapped.filtered, !mapped.hasErrors {
+                Self.noteFiltered(compiled)
+                return
+            }
             result = mapped
         } else {
             do {
@@ -117,5 +125,11 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             }
         }
         try ResultOutput.emit(result, report: report.path, omitNulls: nulls.omit, capacity: bytes.count)
+    }
+
+    /// A payload the context's `@filter` dropped: nothing on stdout, a line on stderr, exit 0.
+    private static func noteFiltered(_ context: CompiledContext) {
+        let place = context.filterProvenance.map { " (\($0.location.file):\($0.location.line))" } ?? ""
+        Terminal.error("mappings map: the payload was dropped by \"@filter\"\(place): nothing is written")
     }
 }

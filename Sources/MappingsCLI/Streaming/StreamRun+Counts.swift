@@ -1,11 +1,13 @@
 import Mappings
 
 extension StreamRun {
-    /// What the counts say at the end: `read == written + rejected + unprocessed`.
+    /// What the counts say at the end: `read == written + rejected + filtered + unprocessed`.
     struct Counts {
         var read = 0
         var written = 0
         var rejected = 0
+        /// Dropped by the context's `@filter`: neither written nor rejected.
+        var filtered = 0
         /// Read, but never mapped: the stream stopped first (a signal, or --on-issue fail).
         var unprocessed = 0
         /// Rejected because the stream stopped while they were being mapped, a part of `rejected`.
@@ -19,7 +21,8 @@ extension StreamRun {
             .object(
                 JSONObject([
                     ("read", .integer(Int64(read))), ("written", .integer(Int64(written))),
-                    ("rejected", .integer(Int64(rejected))), ("withIssues", .integer(Int64(withIssues))),
+                    ("rejected", .integer(Int64(rejected))), ("filtered", .integer(Int64(filtered))),
+                    ("withIssues", .integer(Int64(withIssues))),
                     ("invalid", .integer(Int64(invalid))), ("unprocessed", .integer(Int64(unprocessed))),
                     ("interrupted", .integer(Int64(interrupted))),
                     ("stopped", .string(stopReason?.description ?? "end of input")),

@@ -18,6 +18,8 @@ extension StreamRun {
             switch outcome.kind {
             case .clean:
                 break
+            case .filtered:
+                counts.filtered += 1
             case .withWarnings:
                 for warning in outcome.issues {
                     stats.count(issue: warning.kind.rawValue)
@@ -84,6 +86,7 @@ extension StreamRun {
             return true
         }
         let notWritten = state.events.filter { $0.line <= line && !$0.written }.count
+        counts.filtered += state.events.filter { $0.line <= line && $0.outcome.kind == .filtered }.count
         counts.read += records
         counts.written += records - notWritten
         stats.planned += min(state.planned, records - notWritten)
@@ -189,6 +192,7 @@ extension StreamRun {
 
     var summary: String {
         var text = "mappings stream: read \(counts.read), written \(counts.written), rejected \(counts.rejected)"
+        if counts.filtered > 0 { text += ", filtered \(counts.filtered)" }
         if counts.unprocessed > 0 { text += ", not processed \(counts.unprocessed)" }
         if counts.withIssues > 0 { text += " (\(counts.withIssues) written with issues)" }
         if stats.withWarnings > 0 { text += " (\(stats.withWarnings) written with warnings)" }
@@ -196,7 +200,7 @@ extension StreamRun {
         return text
     }
 
-    /// Prints the summary; `read == written + rejected + unprocessed` always holds.
+    /// Prints the summary; `read == written + rejected + filtered + unprocessed` always holds.
     func finish() {
         output.flush()
         rejects.flush()

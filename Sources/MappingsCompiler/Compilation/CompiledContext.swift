@@ -26,4 +26,10 @@ public struct CompiledContext: Sendable {
     /// Its `"@conversions"`: `true` strict, `false` lenient, `nil` as the context it is nested in
     /// (the mapped context: as the mapper's default, lenient unless told `--strict`).
     package var strictConversions: Bool?
+    /// `"@filter"`: Lua that keeps a payload (anything but `false` or `nil`) or drops it.
+    package var filter: TransformerReference?
+    /// `filter`, resolved when the catalog loaded.
+    package internal(set) var filterTransform: (any Transformer)?
+    /// Where `"@filter"` is written: the rule of the issues it gives.
+    package var filterProvenance: Provenance?
 }

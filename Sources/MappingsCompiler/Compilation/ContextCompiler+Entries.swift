@@ -41,9 +41,10 @@ extension ContextCompiler {
     /// leaves out of serialize.
     private mutating func checkForwardOnly(_ options: EntryOptions, valid: inout Bool) {
         guard options.forwardOnly, let reverse = options.reverse else { return }
-        for option in [options.reverseTransformSelector, options.reverseLua, options.reverseValue, options.reverseFanOut]
-            .compactMap({ $0 })
-        {
+        for option in [
+            options.reverseTransformSelector, options.reverseLua, options.reverseValue, options.reverseFanOut,
+        ]
+        .compactMap({ $0 }) {
             diagnostics.append(
                 Diagnostic(
                     message:
@@ -156,7 +157,8 @@ extension ContextCompiler {
             if let selector = options.reverseTransformSelector {
                 diagnostics.append(
                     Diagnostic(
-                        message: "\"@reverseLua\" and \"@reverseTransformSelector\" both say how serialize undoes the value",
+                        message:
+                            "\"@reverseLua\" and \"@reverseTransformSelector\" both say how serialize undoes the value",
                         location: selector.keyLocation, help: "keep \"@reverseLua\" beside \"@lua\""))
                 valid = false
                 return nil
@@ -171,7 +173,8 @@ extension ContextCompiler {
         if options.lua != nil {
             diagnostics.append(
                 Diagnostic(
-                    message: "\"@reverseTransformSelector\" names a function of \"@transformClass\", but this entry transforms with \"@lua\"",
+                    message:
+                        "\"@reverseTransformSelector\" names a function of \"@transformClass\", but this entry transforms with \"@lua\"",
                     location: reverseSelector.keyLocation, help: "did you mean \"@reverseLua\"?"))
             valid = false
             return nil

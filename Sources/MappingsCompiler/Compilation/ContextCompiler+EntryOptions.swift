@@ -141,6 +141,15 @@ extension ContextCompiler {
     /// Reports a key of a long-form entry that is no entry option: an unknown `@` keyword,
     /// or a property name written where `@object` was meant.
     private mutating func reportNonOption(_ option: SyntaxMember) {
+        if option.key == "@filter" {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"@filter\" keeps or drops a whole payload, so it stands at a context's top level, not in an entry",
+                    location: option.keyLocation,
+                    help: "move it beside \"@class\"; to compute this entry's value, did you mean \"@lua\"?"))
+            return
+        }
         if option.key.hasPrefix("@") {
             diagnostics.append(unknownKeyword(option, in: "an entry", allowed: Keywords.entry))
             return

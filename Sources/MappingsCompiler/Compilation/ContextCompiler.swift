@@ -79,6 +79,7 @@ struct ContextCompiler {
         var keyStyle: SyntaxMember?
         var unknownKeys: UnknownKeys?
         var strictConversions: Bool?
+        var filter: (reference: TransformerReference, provenance: Provenance)?
         for member in members where member.key != "@class" {
             if member.key == "@keyStyle" {
                 keyStyle = member
@@ -96,6 +97,15 @@ struct ContextCompiler {
                 strictConversions = compileConversions(member)
                 continue
             }
+            if member.key == "@filter" {
+                if let code = inlineLua(member) {
+                    filter = (
+                        TransformerReference(inline: code, userData: nil),
+                        self.provenance(member.keyLocation, member.value)
+                    )
+                }
+                continue
+            }
             if member.key.hasPrefix("@") {
                 diagnostics.append(unknownKeyword(member, in: "a context", allowed: Keywords.context))
                 continue
@@ -107,6 +117,8 @@ struct ContextCompiler {
             identifier: identifier, index: index, model: model, rules: rules, provenance: provenance, tests: tests)
         compiled.unknownKeys = unknownKeys
         compiled.strictConversions = strictConversions
+        compiled.filter = filter?.reference
+        compiled.filterProvenance = filter?.provenance
         return compiled
     }
 
@@ -191,6 +203,8 @@ struct ContextCompiler {
             provenance: provenance, tests: tests + (body.location == referencedBody?.location ? [] : compiled.tests))
         context.unknownKeys = compiled.unknownKeys
         context.strictConversions = compiled.strictConversions
+        context.filter = compiled.filter
+        context.filterProvenance = compiled.filterProvenance
         return context
     }
 }

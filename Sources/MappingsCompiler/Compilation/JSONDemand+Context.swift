@@ -20,6 +20,10 @@ extension JSONDemand {
     ) -> JSONDemand {
         guard visiting.insert(index).inserted else { return .everything }
         defer { visiting.remove(index) }
+        // A filter is handed the whole payload: built whole, or in a plan the frame's own span.
+        if contexts[index].filter != nil, !spans || !(contexts[index].filterTransform is any TextTransformer) {
+            return .everything
+        }
         // A context that checks its keys keeps them all, read or not.
         var demand = JSONDemand.members([], keepsOtherKeys: contexts[index].unknownKeys != nil)
         for rule in contexts[index].rules {

@@ -5,7 +5,9 @@ import MappingsModel
 enum Keywords {
     static let topLevel = ["@import", "@models", "@luaPrelude"]
     /// Keywords of a context (besides its entries).
-    static let context = ["@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions"]
+    static let context = [
+        "@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions", "@filter",
+    ]
     /// Keywords of a long-form entry.
     static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",

@@ -20,6 +20,10 @@ extension CatalogLoader {
     ) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         for c in contexts.indices {
+            if let filter = contexts[c].filter {
+                let at = contexts[c].filterProvenance?.location ?? contexts[c].provenance.location
+                contexts[c].filterTransform = resolve(filter, type: nil, for: at, registry, &diagnostics)
+            }
             for r in contexts[c].rules.indices {
                 let rule = contexts[c].rules[r]
                 let entry = rule.provenance.location
@@ -75,7 +79,9 @@ extension CatalogLoader {
                 Diagnostic(
                     message: "\"\(reference.className)\" runs Lua, but this catalog has no Lua scripts to run it in",
                     location: reference.inline?.code.location ?? entry,
-                    help: "add LuaScripts to the TransformerRegistry (transformers.add(LuaScripts(directory: \"scripts\")))"))
+                    help:
+                        "add LuaScripts to the TransformerRegistry (transformers.add(LuaScripts(directory: \"scripts\")))"
+                ))
             return nil
         case .unknown:
             let name = "\(reference.className).\(reference.functionName)"

@@ -115,7 +115,8 @@ struct FileLoader {
                         Diagnostic(
                             message: "unknown top-level keyword \"\(member.key)\"", location: member.keyLocation,
                             help: Suggestion.help(for: member.key, among: Keywords.topLevel + Selector.keywords)
-                                ?? "the top level holds context identifiers, \"@import\", \"@models\" and \"@luaPrelude\""))
+                                ?? "the top level holds context identifiers, \"@import\", \"@models\" and \"@luaPrelude\""
+                        ))
                 } else {
                     file.definitions.append(
                         Declaration(

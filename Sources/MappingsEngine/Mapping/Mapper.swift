@@ -64,7 +64,7 @@ public struct Mapper: Sendable {
     public func object(from payload: JSONValue, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
         let value = run.buildRoot(context, from: payload, existing: nil)
-        return MappingResult(value: value, issues: run.issues)
+        return MappingResult(value: value, issues: run.issues, filtered: run.filtered)
     }
 
     /// A new object from a payload's JSON text, parsed as the mapping needs it: members the
@@ -98,7 +98,7 @@ public struct Mapper: Sendable {
         memo?.replay()
         run.memo = memo
         let value = run.buildRoot(context, from: payload, existing: nil)
-        return MappingResult(value: value, issues: run.issues)
+        return MappingResult(value: value, issues: run.issues, filtered: run.filtered)
     }
 
     /// One new object per element of a JSON array's text, parsed as the mapping needs it.
@@ -136,7 +136,7 @@ public struct Mapper: Sendable {
         let value = run.buildRoot(context, from: payload, existing: existing)
         var explanations = run.explanations ?? []
         explanations += Self.unexplained(run.issues, by: explanations)
-        return (MappingResult(value: value, issues: run.issues), explanations)
+        return (MappingResult(value: value, issues: run.issues, filtered: run.filtered), explanations)
     }
 
     /// The issues that no line of `explanations` shows, each as a line of its own: a failed,
@@ -183,6 +183,8 @@ public struct Mapper: Sendable {
         var values: [Value] = []
         values.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
+            // A payload the context's `@filter` drops is left out, with an `info` issue.
+            if run.dropsPayload(context, element, path: { "$[\(index)]" }, property: { name }) { continue }
             values.append(
                 run.build(context, from: element, path: { "$[\(index)]" }, existing: nil, property: { name }))
         }
@@ -203,7 +205,7 @@ public struct Mapper: Sendable {
     public func map(_ payload: JSONValue, into existing: Value, using context: CompiledContext) -> MappingResult {
         var run = MappingRun(mapper: self)
         let value = run.buildRoot(context, from: payload, existing: existing)
-        return MappingResult(value: value, issues: run.issues)
+        return MappingResult(value: value, issues: run.issues, filtered: run.filtered)
     }
 
     /// An existing object read from JSON for `map(_:into:context:)`: a model object by

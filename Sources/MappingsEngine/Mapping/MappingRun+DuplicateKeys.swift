@@ -19,6 +19,11 @@ extension MappingRun {
     mutating func buildRoot(_ context: CompiledContext, from payload: JSONValue, existing: Value?) -> Value {
         let name = rootName(context)
         noteRepeatedKeys(in: payload)
+        // Dropped by the context's `@filter`: nothing is built, and the object stays as it was.
+        guard keeps(context, payload, path: { "$" }, property: { name }) else {
+            filtered = true
+            return existing ?? .null
+        }
         return build(context, from: payload, path: { "$" }, existing: existing, property: { name })
     }
 

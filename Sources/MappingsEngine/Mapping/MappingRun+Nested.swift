@@ -74,7 +74,8 @@ extension MappingRun {
             }
             return .dictionary(ValueDictionary(built))
         default:
-            return element(value, with: object, rule: rule, path: path, existing: nil, property: property)
+            let built = element(value, with: object, rule: rule, path: path, existing: nil, property: property)
+            return droppedElement ? nil : built
         }
     }
 

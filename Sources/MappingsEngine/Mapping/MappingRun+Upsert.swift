@@ -219,6 +219,8 @@ extension MappingRun {
             let before = issues.count
             var built = element(
                 item, with: object, rule: rule, path: itemPath, existing: existing, property: itemProperty)
+            // Dropped by its context's `@filter`: as if the payload did not hold it.
+            if droppedElement { continue }
             storeUnmappedIdentity(item, reader: reader, rule: rule, path: itemPath, property: itemProperty, in: &built)
             let outcome = elementOutcome(since: before, rule: rule)
             if outcome == .failed { failed = true }
@@ -313,6 +315,7 @@ extension MappingRun {
                 item, with: object, rule: rule, path: { path() + PathText.member(key) },
                 existing: position.map { entries[$0].value },
                 property: { property() + "[\(PathText.quoted(key))]" })
+            if droppedElement { continue }
             let outcome = elementOutcome(since: before, rule: rule)
             if outcome == .failed { failed = true }
             if let position, position < oldCount {

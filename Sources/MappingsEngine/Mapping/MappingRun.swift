@@ -20,6 +20,10 @@ struct MappingRun {
 
     /// Whether the context being built converts strictly (`"@conversions"`, inherited).
     var convertsStrictly: Bool
+    /// Whether the last `element` call's `@filter` dropped its value (then it built nothing).
+    var droppedElement = false
+    /// Whether the root context's `@filter` dropped the payload (`buildRoot`).
+    var filtered = false
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -248,6 +252,7 @@ struct MappingRun {
         guard isCollection else {
             let existing = Target.value(at: rule.target.steps[...], in: target)
             let built = element(value, with: object, rule: rule, path: path, existing: existing, property: property)
+            if droppedElement { return }
             Target.assign(built, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
             return
         }
@@ -269,6 +274,7 @@ struct MappingRun {
             let value = element(
                 item, with: object, rule: rule, path: { PathText.appending("[\(index)]", to: path()) },
                 existing: nil, property: { property() + "[\(index)]" })
+            if droppedElement { continue }
             switch elementOutcome(since: before, rule: rule) {
             case .kept: built.append(value)
             case .skipped: continue
@@ -304,14 +310,28 @@ struct MappingRun {
             result = old
         }
         for (key, item) in members.members {
-            result[key] = element(
+            let built = element(
                 item, with: object, rule: rule, path: { path() + PathText.member(key) }, existing: result[key],
                 property: { property() + "[\(PathText.quoted(key))]" })
+            if !droppedElement { result[key] = built }
         }
         Target.assign(.dictionary(result), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
     }
 
     mutating func element(
+        _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, existing: Value?,
+        property: () -> String
+    ) -> Value {
+        if drops(value, with: object, path: path, property: property) {
+            droppedElement = true
+            return .null
+        }
+        let built = builtElement(value, with: object, rule: rule, path: path, existing: existing, property: property)
+        droppedElement = false
+        return built
+    }
+
+    private mutating func builtElement(
         _ value: JSONValue, with object: ObjectRule, rule: Rule, path: () -> String, existing: Value?,
         property: () -> String
     ) -> Value {

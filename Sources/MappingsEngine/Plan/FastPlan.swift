@@ -23,6 +23,18 @@ package struct FastPlan: Sendable {
     let converter: Converter
     /// `converter`, strict: for the entries of contexts that convert strictly.
     let strictConverter: Converter
+    /// The context's `@filter`, handed the record's text before anything is written.
+    let filter: (call: PlanTables.Call, text: any TextTransformer)?
+
+    /// What `write` made of a record.
+    package enum Outcome {
+        /// The output is appended.
+        case written
+        /// The context's `@filter` dropped the record: nothing is appended.
+        case filtered
+        /// Nothing is appended: the general engine maps the record (and reports what is wrong).
+        case givenBack
+    }
 
     /// Why a context is mapped by the general engine: the first reason found per entry.
     package struct Refusal: Error, Sendable, CustomStringConvertible {
@@ -49,15 +61,25 @@ package struct FastPlan: Sendable {
             context, strict: context.strictConversions ?? mapper.convertsStrictlyByDefault, demand: context.planDemand,
             catalog: mapper.catalog, place: context.identifier ?? "the context",
             reasons: &reasons)
+        var filter: (call: PlanTables.Call, text: any TextTransformer)?
+        if let reference = context.filter {
+            if let transform = context.filterTransform, let text = transform as? any TextTransformer {
+                filter = (PlanTables.Call(transform: transform, reference: reference, text: text), text)
+            } else {
+                reasons.append("its \"@filter\" is not bound to Lua that reads text")
+            }
+        }
         guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
         let converter = mapper.converter.independentCopy()
         return .success(
-            FastPlan(shape: shape, tables: tables, converter: converter, strictConverter: converter.strict(true)))
+            FastPlan(
+                shape: shape, tables: tables, converter: converter, strictConverter: converter.strict(true),
+                filter: filter))
     }
 
     /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the
     /// general engine the same memo for a record the plan gives back.
-    package var callsTransformers: Bool { !tables.transformers.isEmpty }
+    package var callsTransformers: Bool { !tables.transformers.isEmpty || filter != nil }
 
     /// Appends the record's output to `out` and returns `true`; or returns `false`, `out`
     /// unchanged, when the record must be mapped the general way. The scan's scratch space is
@@ -70,12 +92,33 @@ package struct FastPlan: Sendable {
     }
 
     /// `write(_:into:omittingNulls:memo:)` over a record's bytes in place (a line of a larger buffer).
+    /// A record the context's `@filter` drops is given back (the general engine drops it too).
     package func write(
         _ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], omittingNulls: Bool,
         memo: TransformerMemo? = nil
     ) -> Bool {
+        write(buffer, into: &out, omittingNulls: omittingNulls, memo: memo, filtering: true) == .written
+    }
+
+    /// `write(_:into:omittingNulls:memo:)`, telling a record the context's `@filter` dropped
+    /// (`.filtered`) from one given back.
+    package func write(
+        _ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], omittingNulls: Bool,
+        memo: TransformerMemo?, filtering: Bool
+    ) -> Outcome {
         let scratch = TapeScratch.current
-        guard let root = scratch.tape.scan(buffer, shape: shape) else { return false }
+        guard let root = scratch.tape.scan(buffer, shape: shape) else { return .givenBack }
+        if let filter {
+            guard let memo, case .frame = scratch.tape.nodes[Int(root)].kind else { return .givenBack }
+            let node = scratch.tape.nodes[Int(root)]
+            let text = UnsafeBufferPointer(rebasing: buffer[Int(node.start)..<Int(node.end)])
+            // A filter that fails is an issue of the record: the general engine reports it.
+            guard let answer = try? memo.call(filter.text, filter.call.reference, text: text) else { return .givenBack }
+            switch answer {
+            case .null, .bool(false): return .filtered
+            default: break
+            }
+        }
         scratch.output.count = 0
         scratch.fanOuts.removeAll()
         let nodes = scratch.tape.nodes
@@ -87,9 +130,9 @@ package struct FastPlan: Sendable {
                 omittingNulls: omittingNulls, memo: memo, scratch: scratch)
             return writer.object(0, frame: root, into: &scratch.output)
         }
-        guard written else { return false }
+        guard written else { return .givenBack }
         out.append(contentsOf: UnsafeBufferPointer(start: scratch.output.base, count: scratch.output.count))
-        return true
+        return .written
     }
 }
 
@@ -337,6 +380,7 @@ struct PlanTables: Sendable {
                 return "its objects are read whole (a recursive context, or another entry reads \(rule.source) whole)"
             }
             let context = catalog.contexts[index]
+            if context.filter != nil { return "its context filters its objects (\"@filter\")" }
             var reasons: [String] = []
             let nested = addObject(
                 context, strict: context.strictConversions ?? strict, demand: at, catalog: catalog,

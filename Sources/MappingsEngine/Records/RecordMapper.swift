@@ -75,8 +75,12 @@ public struct RecordMapper: Sendable {
     /// `map(_:into:)` over a record's bytes in place: a line of a larger buffer, not copied.
     public func map(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> RecordOutcome {
         let memo = plan?.callsTransformers == true ? TransformerMemo() : nil
-        if let plan, plan.write(record, into: &out, omittingNulls: omitsNulls, memo: memo) {
-            return RecordOutcome(kind: .clean, byFastPlan: true)
+        if let plan {
+            switch plan.write(record, into: &out, omittingNulls: omitsNulls, memo: memo, filtering: true) {
+            case .written: return RecordOutcome(kind: .clean, byFastPlan: true)
+            case .filtered: return RecordOutcome(kind: .filtered, byFastPlan: true)
+            case .givenBack: break
+            }
         }
         let result: MappingResult
         do {
@@ -84,6 +88,8 @@ public struct RecordMapper: Sendable {
         } catch {
             return RecordOutcome(kind: .invalid, failure: error)
         }
+        // Dropped by the context's `@filter`, without an error: nothing is written.
+        if result.filtered, !result.hasErrors { return RecordOutcome(kind: .filtered, issues: result.issues) }
         JSONWriter.write(result.value, into: &out, omittingNulls: omitsNulls)
         let kind: RecordOutcome.Kind =
             result.issues.isEmpty ? .clean : result.hasErrors ? .withErrors : .withWarnings
@@ -103,6 +109,8 @@ public struct RecordOutcome: Sendable {
         case withErrors
         /// Not JSON: nothing was written; `failure` says where and why.
         case invalid
+        /// The context's `@filter` dropped it: nothing was written, and it is no reject.
+        case filtered
     }
 
     public var kind: Kind

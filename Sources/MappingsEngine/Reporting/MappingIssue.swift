@@ -42,6 +42,8 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let missingIdentity = Kind("missing identity")
         /// What `@identity` did to an existing collection: the elements updated, added and removed.
         public static let collectionChanges = Kind("collection changes")
+        /// A nested context's `@filter` dropped an element (an `info` issue): it is left out.
+        public static let filtered = Kind("filtered")
 
         public var description: String { rawValue }
     }
@@ -98,6 +100,15 @@ public struct MappingResult: Sendable {
     public var value: Value
     /// Every issue found, in payload order: errors and warnings.
     public var issues: [MappingIssue]
+    /// Whether the context's `@filter` dropped the payload: there is no object (`value` is
+    /// null, or the existing object as it was), and the record is neither written nor rejected.
+    public var filtered = false
+
+    public init(value: Value, issues: [MappingIssue], filtered: Bool = false) {
+        self.value = value
+        self.issues = issues
+        self.filtered = filtered
+    }
 
     /// Whether an issue is an error: what decides that a record is rejected, or that the tool
     /// exits 1. Warnings alone leave it `false`.

@@ -8,6 +8,9 @@ public struct TypedMappingResult<T> {
     public var value: T
     /// Every issue of the mapping, then those of values the Swift type could not take.
     public var issues: [MappingIssue]
+    /// Whether the context's `@filter` dropped the payload: `value` is then an instance no
+    /// value reached, and means nothing.
+    public var filtered = false
 
     /// Whether an issue is an error (warnings alone leave it `false`).
     public var hasErrors: Bool { issues.contains { $0.severity == .error } }
@@ -43,6 +46,7 @@ extension Mapper {
         var issues = result.issues
         var failures: [ConversionFailure] = []
         let instance = T.mapping.instance(from: result.value, failures: &failures)
+        if result.filtered { return TypedMappingResult(value: instance, issues: issues, filtered: true) }
         issues += materializationIssues(failures, context: context, base: "$")
         return TypedMappingResult(value: instance, issues: issues)
     }
@@ -93,6 +97,8 @@ extension Mapper {
     {
         var run = MappingRun(mapper: self)
         let name = run.rootName(context)
+        // Dropped by the context's `@filter`: the instance stays as it was.
+        guard run.keeps(context, payload, path: { "$" }, property: { name }) else { return run.issues }
         let value = run.build(
             context, from: payload, path: { "$" }, existing: existing.mappingValue, property: { name })
         var failures: [ConversionFailure] = []
