@@ -34,6 +34,7 @@ extension ContextCompiler {
         rule.policies = policies
         rule.reverseFanOut = reverseFanOut
         rule.isForwardOnly = options.forwardOnly
+        rule.selection = options.selection
         return rule
     }
 

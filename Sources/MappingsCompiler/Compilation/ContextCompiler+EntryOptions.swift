@@ -40,6 +40,12 @@ extension ContextCompiler {
     ) -> Bool {
         switch option.key {
         case "@keyPath":
+            if case .object(let members) = option.value.kind {
+                guard let selection = keyedSelection(members, at: option.value.location) else { return false }
+                options.selection = selection
+                options.source = PayloadKeyPath(components: [], text: "@self")
+                return true
+            }
             guard let paths = sourceKeyPaths(option) else { return false }
             options.source = paths[0]
             options.fallbacks = Array(paths.dropFirst())
@@ -78,6 +84,48 @@ extension ContextCompiler {
             return false
         }
         return true
+    }
+
+    /// A keyed selection: `{ "amount": "amount", "currency": ["currency", "default_currency"] }`,
+    /// each key a non-empty name and each value what `@keyPath` takes; `nil` after reporting.
+    private mutating func keyedSelection(_ members: [SyntaxMember], at location: SourceLocation) -> [SelectedKey]? {
+        guard !members.isEmpty else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@keyPath\" selects values into an object by key, but this object names none",
+                    location: location, help: "write \"@keyPath\": { \"amount\": \"amount\", \"currency\": \"currency\" }"))
+            return nil
+        }
+        var selection: [SelectedKey] = []
+        var valid = true
+        var seen: Set<String> = []
+        for member in members {
+            guard !member.key.isEmpty else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "a key of a keyed selection is empty",
+                        location: member.keyLocation,
+                        help: member.value.stringValue.flatMap { $0.split(separator: ".").last.map(String.init) }.map {
+                            "did you mean \"\($0)\"? each key names the member its value is under"
+                        } ?? "each key names the member its value is under, such as \"amount\""))
+                valid = false
+                continue
+            }
+            guard seen.insert(member.key).inserted else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "the keyed selection names \"\(member.key)\" twice", location: member.keyLocation,
+                        help: "list fallbacks as an array under one key: \"\(member.key)\": [\"a\", \"b\"]"))
+                valid = false
+                continue
+            }
+            guard let paths = sourceKeyPaths(member) else {
+                valid = false
+                continue
+            }
+            selection.append(SelectedKey(key: member.key, paths: paths))
+        }
+        return valid ? selection : nil
     }
 
     /// The key paths `@keyPath` names: one string, or a non-empty array of them tried in order;

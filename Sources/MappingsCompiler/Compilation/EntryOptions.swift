@@ -13,6 +13,8 @@ struct EntryOptions {
     var source = PayloadKeyPath(components: [], text: "")
     /// The key paths after the first when `@keyPath` is an array of them.
     var fallbacks: [PayloadKeyPath] = []
+    /// `@keyPath` as an object: a keyed selection.
+    var selection: [SelectedKey]?
     /// `@optional`.
     var isOptional = false
     /// Where `"@optional": false` is written, which a `@defaultValue` contradicts.

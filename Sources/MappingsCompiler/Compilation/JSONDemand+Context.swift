@@ -42,9 +42,11 @@ extension JSONDemand {
                     leaf = leaf.merged(with: of(context: chosen, in: contexts, spans: spans, visiting: &visiting))
                 }
             }
-            demand = demand.merged(with: along(rule.source.components[...], leaf: leaf))
-            for fallback in rule.fallbacks {
-                demand = demand.merged(with: along(fallback.components[...], leaf: leaf))
+            // A selection's values make one object: built whole, or in a plan each value's span
+            // (the plan puts their texts together).
+            if rule.selection != nil { leaf = spans && rule.object == nil ? .members([]) : .everything }
+            for keyPath in rule.keyPaths {
+                demand = demand.merged(with: along(keyPath.components[...], leaf: leaf))
             }
             if case .everything = demand { return .everything }
         }

@@ -49,6 +49,36 @@ package struct Rule: Sendable {
     /// `"@reverse": false`: the entry maps forward only; serialize leaves it out, and neither a
     /// reverse transformer nor a one-to-one `@valueMap` is needed.
     package internal(set) var isForwardOnly = false
+    /// A keyed selection (`"@keyPath": { "amount": "amount", … }`): the value is an object of
+    /// these keys, each the value its key paths find (the first present and not null), or null.
+    /// `source` is then `@self` and means nothing; `nil` for an entry with key paths.
+    package internal(set) var selection: [SelectedKey]? = nil
+
+    /// Every key path the entry reads: its selection's, or `source` and its fallbacks.
+    package var keyPaths: [PayloadKeyPath] {
+        selection?.flatMap(\.paths) ?? [source] + fallbacks
+    }
+}
+
+/// One key of a keyed selection and the key paths tried in order for its value.
+package struct SelectedKey: Sendable, Hashable {
+    package let key: String
+    package let paths: [PayloadKeyPath]
+
+    package init(key: String, paths: [PayloadKeyPath]) {
+        self.key = key
+        self.paths = paths
+    }
+}
+
+extension [SelectedKey] {
+    /// `{amount: amount, currency: [currency, default_currency]}`, for messages.
+    package var description: String {
+        "{" + map { selected in
+            let paths = selected.paths.map(\.description)
+            return "\(selected.key): " + (paths.count == 1 ? paths[0] : "[" + paths.joined(separator: ", ") + "]")
+        }.joined(separator: ", ") + "}"
+    }
 }
 
 /// A target property path: dotted names, each resolved to a slot of its model when there is one.

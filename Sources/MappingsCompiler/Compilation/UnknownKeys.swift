@@ -25,7 +25,7 @@ package struct UnknownKeys: Sendable {
     static func keys(readBy rules: [Rule]) -> [String]? {
         var keys: [String] = []
         for rule in rules {
-            for path in [rule.source] + rule.fallbacks {
+            for path in rule.keyPaths {
                 guard case .key(let key)? = path.components.first else { return nil }
                 if !keys.contains(where: { $0.hasSameCodePoints(as: key) }) { keys.append(key) }
             }

@@ -39,13 +39,29 @@ extension MappingRun {
         of rule: Rule, used: Int, found: JSONValue?, in source: JSONValue, path: () -> String,
         property: () -> String
     ) {
-        let paths = [rule.source] + rule.fallbacks
-        let tried = found == nil ? paths.count : used + 1
+        let paths = rule.keyPaths
+        let tried = found == nil || rule.selection != nil ? paths.count : used + 1
         var repeats: [String] = []
         for keyPath in paths.prefix(tried) {
             repeats += SourceLookup.repeatedKeys(along: keyPath, in: source, base: path())
         }
-        if let found, !(rule.transform is any TextTransformer), rule.object == nil || rule.transform != nil {
+        if let selection = rule.selection, !(rule.transform is any TextTransformer) {
+            // Inside each selected value, where the selection found it.
+            for selected in selection {
+                guard
+                    let keyPath = selected.paths.first(where: {
+                        switch SourceLookup.find($0, in: source) {
+                        case .value(.null), .missing, .invalid: false
+                        case .value: true
+                        }
+                    }),
+                    case .value(let value) = SourceLookup.find(keyPath, in: source)
+                else { continue }
+                repeats += value.duplicateKeyPaths(base: SourceLookup.lookup(keyPath, in: source, base: path()).path)
+            }
+        } else if let found, rule.selection == nil, !(rule.transform is any TextTransformer),
+            rule.object == nil || rule.transform != nil
+        {
             let at = SourceLookup.lookup(paths[used], in: source, base: path()).path
             repeats += found.duplicateKeyPaths(base: at)
         }

@@ -95,7 +95,20 @@ struct MappingRun {
         _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
     ) {
         func property() -> String { parent() + "." + rule.target.description }
-        let (lookup, used) = Self.find(rule, in: source, cursor: &lookupCursor)
+        let lookup: SourceLookup.Found
+        let used: Int
+        if let selection = rule.selection {
+            // A keyed selection: an object of its values (each null when nothing is found).
+            switch Self.select(selection, in: source, base: path) {
+            case .success(let object): (lookup, used) = (.value(object), 0)
+            case .failure(let invalid):
+                report(.invalidSource, at: invalid.at, property: property(), rule: rule, value: nil, message: invalid.message)
+                explain(property(), rule, invalid.at, .failed(invalid.message))
+                return
+            }
+        } else {
+            (lookup, used) = Self.find(rule, in: source, cursor: &lookupCursor)
+        }
         func keyPath() -> PayloadKeyPath { used == 0 ? rule.source : rule.fallbacks[used - 1] }
         func valuePath() -> String { SourceLookup.lookup(keyPath(), in: source, base: path()).path }
         if payloadRepeatsKeys {
@@ -391,6 +404,37 @@ struct MappingRun {
             }
         }
         return (first, 0)
+    }
+
+    /// Why a keyed selection has no value: a key path that cannot be read, and where.
+    struct InvalidSelection: Error {
+        var message: String
+        var at: String
+    }
+
+    /// The object a keyed selection makes of `source`: each key's value is what its first key
+    /// path that finds a present, non-null value finds, else null; a key path that cannot be
+    /// read (a key of a string) fails the selection, as it fails an entry.
+    static func select(_ selection: [SelectedKey], in source: JSONValue, base: () -> String) -> Result<
+        JSONValue, InvalidSelection
+    > {
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(selection.count)
+        for selected in selection {
+            var value = JSONValue.null
+            for keyPath in selected.paths {
+                switch SourceLookup.find(keyPath, in: source) {
+                case .value(.null), .missing: continue
+                case .value(let found): value = found
+                case .invalid:
+                    let (message, at) = SourceLookup.lookup(keyPath, in: source, base: base()).failure
+                    return .failure(InvalidSelection(message: message, at: at))
+                }
+                break
+            }
+            members.append((selected.key, value))
+        }
+        return .success(.object(JSONObject(members)))
     }
 
     /// `" (tried full_text, extended_tweet.full_text, text)"` for an entry with fallback key

@@ -67,6 +67,29 @@ struct ReverseRun {
                     continue
                 }
             }
+            if let selection = rule.selection {
+                // A keyed selection writes each of its keys' values where its first key path reads.
+                let members: [(key: String, value: Value)]
+                switch written {
+                case .json(.object(let object)): members = object.members.map { ($0.key, .json($0.value)) }
+                case .dictionary(let dictionary): members = dictionary.entries.map { ($0.key, $0.value) }
+                default:
+                    report(
+                        rule, path: at(), property: name(), value: value,
+                        message:
+                            "the keyed selection \(selection.description) writes back an object of its keys, but \(name()) is \(Converter.describe(Self.jsonValue(written))): it is left out"
+                    )
+                    continue
+                }
+                for selected in selection {
+                    guard let member = members.first(where: { $0.key == selected.key }) else { continue }
+                    var writer = PayloadWriter(rule: rule, property: name(), writers: writers, objectsOnly: objectsOnly)
+                    writer.write(member.value, at: selected.paths[0].components[...], into: &out, path: path())
+                    writers = writer.writers
+                    issues += writer.issues
+                }
+                continue
+            }
             guard !rule.source.components.contains(.count) else { continue }
             var components = rule.source.components[...]
             // A collection read through a fan-out goes back as the array of objects it came from.

@@ -19,12 +19,15 @@ package final class TransformerMemo: @unchecked Sendable {
         var input: JSONValue?
         /// The input's text in the record being mapped (`call(_:_:text:)`).
         var text: UnsafeBufferPointer<UInt8>?
+        /// The input's text, copied (`call(_:_:copying:)`).
+        var copied: [UInt8]?
         var result: Result<JSONValue, any Error>
         var taken = false
 
         /// The input as a value.
         mutating func value() -> JSONValue? {
             if input == nil, let text { input = try? JSONParser.parse(text, demand: .everything) }
+            if input == nil, let copied { input = try? JSONParser.parse(copied, demand: .everything) }
             return input
         }
     }
@@ -63,6 +66,16 @@ package final class TransformerMemo: @unchecked Sendable {
     ) throws -> JSONValue {
         let result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
         calls.append(Call(reference: reference, input: nil, text: text, result: result))
+        return try result.get()
+    }
+
+    /// `call(_:_:text:)` for text that does not outlive the call (a keyed selection put
+    /// together in scratch space): the memo keeps a copy.
+    func call(
+        _ transformer: any TextTransformer, _ reference: TransformerReference, copying text: UnsafeBufferPointer<UInt8>
+    ) throws -> JSONValue {
+        let result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
+        calls.append(Call(reference: reference, input: nil, copied: Array(text), result: result))
         return try result.get()
     }
 }

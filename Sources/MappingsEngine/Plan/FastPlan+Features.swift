@@ -35,6 +35,7 @@ enum PlanFeatures {
         // Where an automatic entry came from: its key path and type are compiled already.
         "keyStyle": .neutral,
         "policies": .compiled, "reverseFanOut": .neutral, "isForwardOnly": .neutral,
+        "selection": .compiled,
     ]
 
     /// The fields of `EntryPolicies` (`Rule.policies`). `onError` is compiled by what a plan

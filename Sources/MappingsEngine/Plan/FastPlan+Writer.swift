@@ -51,7 +51,12 @@ struct Writer {
                 }
             }
             var found = Found.missing
-            if property.kind != .unset, frame >= 0 {
+            // A keyed selection: its object, put together from the values' texts.
+            var transformed: JSONValue?
+            if property.selectionCount > 0 {
+                guard let selected = selection(property, from: frame, memo: memo) else { return false }
+                if selected == .null { found = .missing } else { (found, transformed) = (.node(frame), selected) }
+            } else if property.kind != .unset, frame >= 0 {
                 if property.single >= 0 {
                     // One key of the frame (the usual entry): no walk.
                     let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
@@ -69,8 +74,7 @@ struct Writer {
                 }
             }
             // A transformer answers for a present value; its null is a missing value.
-            var transformed: JSONValue?
-            if property.transformer >= 0, !found.isMissing {
+            if property.transformer >= 0, !found.isMissing, property.selectionCount == 0 {
                 guard let memo, let output = transform(found, with: plan.transformers[Int(property.transformer)], memo)
                 else { return false }
                 if output == .null { found = .missing } else { transformed = output }
@@ -121,6 +125,55 @@ struct Writer {
         // A value that repeats a key is the general engine's `duplicate key` error (`nil`).
         guard let input = value(of: found) else { return nil }
         return try? memo.call(call.transform, call.reference, input)
+    }
+
+    /// The value of a keyed selection, after the entry's transformer (null: none): the object
+    /// of each key's value, put together from the values' texts in the record, each the first
+    /// of its key paths that finds one, else `null`. A Lua transformer reads that text through a
+    /// view; the others get it parsed. `nil` where the general engine would report an issue (a
+    /// key path it cannot read, a failing transformer) or builds the value otherwise (a fan-out).
+    private func selection(_ property: PlanTables.Property, from frame: Int32, memo: TransformerMemo?) -> JSONValue? {
+        scratch.selection.removeAll(keepingCapacity: true)
+        scratch.selection.append(UInt8(ascii: "{"))
+        for offset in 0..<Int(property.selectionCount) {
+            let selected = plan.selections[Int(property.selectionStart) + offset]
+            if offset > 0 { scratch.selection.append(UInt8(ascii: ",")) }
+            scratch.selection.append(
+                contentsOf: UnsafeBufferPointer(
+                    rebasing: plan.bytes[Int(selected.keyStart)..<Int(selected.keyStart + selected.keyCount)]))
+            var found = Found.missing
+            if frame >= 0 {
+                for path in 0..<Int(selected.pathsCount) {
+                    guard let lookedUp = find(plan.paths[Int(selected.pathsStart) + path], from: frame) else {
+                        return nil
+                    }
+                    found = lookedUp
+                    if case .missing = found { continue }
+                    break
+                }
+            }
+            switch found {
+            case .missing:
+                scratch.selection.append(contentsOf: "null".utf8)
+            case .fanOut:
+                return nil
+            case .node(let index):
+                let node = nodes[Int(index)]
+                // A string's node is its contents: its quotes are either side.
+                let quoted = node.kind.is(.string) ? 1 : 0
+                scratch.selection.append(
+                    contentsOf: UnsafeBufferPointer(rebasing: bytes[Int(node.start) - quoted..<Int(node.end) + quoted]))
+            }
+        }
+        scratch.selection.append(UInt8(ascii: "}"))
+        return scratch.selection.withUnsafeBufferPointer { text -> JSONValue? in
+            guard property.transformer >= 0 else { return try? JSONParser.parse(text, demand: .everything) }
+            guard let memo else { return nil }
+            let call = plan.transformers[Int(property.transformer)]
+            if let transform = call.text { return try? memo.call(transform, call.reference, copying: text) }
+            guard let input = try? JSONParser.parse(text, demand: .everything) else { return nil }
+            return try? memo.call(call.transform, call.reference, input)
+        }
     }
 
     /// Follows a key path from a frame as `SourceLookup` follows its keys; `nil`

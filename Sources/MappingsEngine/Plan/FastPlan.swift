@@ -199,6 +199,17 @@ struct PlanTables: Sendable {
         var target: Int32
         /// The entry's transformer in `transformers`; -1 when it has none.
         var transformer: Int32 = -1
+        /// A keyed selection: its keys are `selections[selectionStart..<+selectionCount]`.
+        var selectionStart: Int32 = 0
+        var selectionCount: Int32 = 0
+    }
+
+    /// One key of a keyed selection: `"key":` in `bytes`, and its key paths in `paths`.
+    struct Selected {
+        var keyStart: Int32
+        var keyCount: Int32
+        var pathsStart: Int32
+        var pathsCount: Int32
     }
 
     /// A transformer an entry calls, bound to its user data when the catalog loaded.
@@ -231,6 +242,7 @@ struct PlanTables: Sendable {
     var bytes: [UInt8] = []
     var conversions: [Conversion] = []
     var transformers: [Call] = []
+    var selections: [Selected] = []
 
     /// Unsafe views of the tables, for the length of one record.
     struct Pointers {
@@ -241,6 +253,7 @@ struct PlanTables: Sendable {
         let bytes: UnsafeBufferPointer<UInt8>
         let conversions: UnsafeBufferPointer<Conversion>
         let transformers: UnsafeBufferPointer<Call>
+        let selections: UnsafeBufferPointer<Selected>
     }
 
     func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
@@ -251,10 +264,13 @@ struct PlanTables: Sendable {
                         bytes.withUnsafeBufferPointer { bytes in
                             conversions.withUnsafeBufferPointer { conversions in
                                 transformers.withUnsafeBufferPointer { transformers in
-                                    body(
-                                        Pointers(
-                                            objects: objects, properties: properties, paths: paths, steps: steps,
-                                            bytes: bytes, conversions: conversions, transformers: transformers))
+                                    selections.withUnsafeBufferPointer { selections in
+                                        body(
+                                            Pointers(
+                                                objects: objects, properties: properties, paths: paths, steps: steps,
+                                                bytes: bytes, conversions: conversions, transformers: transformers,
+                                                selections: selections))
+                                    }
                                 }
                             }
                         }
@@ -329,6 +345,7 @@ struct PlanTables: Sendable {
             transformers.append(
                 Call(transform: transform, reference: reference, text: transform as? any TextTransformer))
         }
+        if rule.selection != nil, rule.object != nil { return "a keyed selection into an @object entry" }
         if rule.policies.identity != nil { return "@identity" }
         if rule.policies.onElementError != .keep { return "@onElementError" }
         if rule.policies.null != .missing { return "@null: clear" }
@@ -340,9 +357,12 @@ struct PlanTables: Sendable {
         // or kept whole, as the demand says).
         var found: [[Int32]] = []
         var at = demand
-        for (offset, keyPath) in ([rule.source] + rule.fallbacks).enumerated() {
+        // A keyed selection's key paths, each key's in a row; the text of each value is handed on.
+        let keyPaths = rule.selection?.flatMap(\.paths) ?? [rule.source] + rule.fallbacks
+        let takesText = rule.transform is any TextTransformer || rule.selection != nil
+        for (offset, keyPath) in keyPaths.enumerated() {
             // `@self` is the frame itself: only a transformer that takes text takes it (the frame's span).
-            if keyPath.components.isEmpty, !(rule.transform is any TextTransformer) { return "the key path @self" }
+            if keyPath.components.isEmpty, !takesText { return "the key path @self" }
             var path: [Int32] = []
             var end = demand
             for component in keyPath.components {
@@ -359,7 +379,7 @@ struct PlanTables: Sendable {
             }
             if offset == 0 { at = end }
             // A transformer's input is handed on as its text, whatever else reads into it.
-            if rule.object == nil, !(rule.transform is any TextTransformer), case .members = end {
+            if rule.object == nil, !takesText, case .members = end {
                 return "the value at \(keyPath) is also read into by another entry"
             }
             found.append(path)
@@ -404,7 +424,7 @@ struct PlanTables: Sendable {
             }
             // A value map translates the value first, and a transformer's answer is a value of
             // its own: the general conversion does either.
-            if rule.valueMap != nil || rule.transformer != nil { property.kind = .general }
+            if rule.valueMap != nil || rule.transformer != nil || rule.selection != nil { property.kind = .general }
             property.target = Int32(conversions.count)
             // Formats of the plan's own: lanes that each compile a plan share no reference count.
             conversions.append(
@@ -424,7 +444,23 @@ struct PlanTables: Sendable {
             paths.append(Path(stepsStart: Int32(steps.count), stepsCount: Int32(path.count)))
             steps += path
         }
-        property.single = found.count == 1 && found[0].count == 1 ? found[0][0] : -1
+        property.single = found.count == 1 && found[0].count == 1 && rule.selection == nil ? found[0][0] : -1
+        if let selection = rule.selection {
+            property.selectionStart = Int32(selections.count)
+            property.selectionCount = Int32(selection.count)
+            var first = property.pathsStart
+            for selected in selection {
+                var key: [UInt8] = []
+                JSONWriter.write(.string(selected.key), into: &key)
+                key.append(UInt8(ascii: ":"))
+                let (keyStart, keyCount) = store(key)
+                selections.append(
+                    Selected(
+                        keyStart: keyStart, keyCount: keyCount, pathsStart: first,
+                        pathsCount: Int32(selected.paths.count)))
+                first += Int32(selected.paths.count)
+            }
+        }
         properties[position] = property
         return nil
     }

@@ -17,6 +17,8 @@ final class TapeScratch: @unchecked Sendable {
     /// The nodes of the fan-outs of the record being written (`Writer.Found.fanOut` is a range
     /// of it): emptied for each record, grown once to the largest.
     @exclusivity(unchecked) var fanOuts = FanOutNodes()
+    /// The text of the keyed selection being put together (`Writer.selection`).
+    @exclusivity(unchecked) var selection: [UInt8] = []
 
     deinit {
         tape.free()
