@@ -24,6 +24,8 @@ struct MappingRun {
     var droppedElement = false
     /// Whether the root context's `@filter` dropped the payload (`buildRoot`).
     var filtered = false
+    /// Where the keyed selection of the entry being applied found its values, when explaining.
+    var selectionShown: String?
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -97,7 +99,9 @@ struct MappingRun {
         func property() -> String { parent() + "." + rule.target.description }
         let lookup: SourceLookup.Found
         let used: Int
+        selectionShown = nil
         if let selection = rule.selection {
+            if explanations != nil { selectionShown = Self.shown(selection, in: source, base: path()) }
             // A keyed selection: an object of its values (each null when nothing is found).
             switch Self.select(selection, in: source, base: path) {
             case .success(let object): (lookup, used) = (.value(object), 0)
@@ -224,7 +228,7 @@ struct MappingRun {
             let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
             for failure in failures {
                 report(
-                    failure.issueKind, at: PathText.appending(failure.relativePath, to: at),
+                    failure.issueKind, at: payloadPath(of: failure.relativePath, at: at, rule: rule, in: source, base: path),
                     property: property() + failure.relativePath,
                     rule: rule,
                     value: failure.partValue ?? (failure.relativePath.isEmpty ? Converter.describe(value) : nil),
@@ -437,6 +441,40 @@ struct MappingRun {
         return .success(.object(JSONObject(members)))
     }
 
+    /// The payload path of a part of the value (`relative` to `at`): for a keyed selection's
+    /// object without a transformer, a part under one of its keys is where that key's value was
+    /// read (the key path that found it, or its first).
+    func payloadPath(of relative: String, at: String, rule: Rule, in source: JSONValue, base: () -> String) -> String {
+        guard let selection = rule.selection, rule.transformer == nil,
+            let selected = selection.first(where: { relative.hasPrefix(PathText.member($0.key)) })
+        else { return PathText.appending(relative, to: at) }
+        let rest = String(relative.dropFirst(PathText.member(selected.key).count))
+        guard rest.isEmpty || rest.hasPrefix(".") || rest.hasPrefix("[") else { return PathText.appending(relative, to: at) }
+        let keyPath =
+            selected.paths.first(where: {
+                switch SourceLookup.find($0, in: source) {
+                case .value(.null), .missing, .invalid: false
+                case .value: true
+                }
+            }) ?? selected.paths[0]
+        return PathText.appending(rest, to: SourceLookup.lookup(keyPath, in: source, base: base()).path)
+    }
+
+    /// `{amount: $.amount, currency: $.default_currency}`: where each key of a selection found
+    /// its value (`null` where none did), as `explain` shows it.
+    static func shown(_ selection: [SelectedKey], in source: JSONValue, base: String) -> String {
+        let members = selection.map { selected -> String in
+            for keyPath in selected.paths {
+                switch SourceLookup.find(keyPath, in: source) {
+                case .value(.null), .missing: continue
+                case .value, .invalid: return "\(selected.key): \(SourceLookup.lookup(keyPath, in: source, base: base).path)"
+                }
+            }
+            return "\(selected.key): null"
+        }
+        return "{" + members.joined(separator: ", ") + "}"
+    }
+
     /// `" (tried full_text, extended_tweet.full_text, text)"` for an entry with fallback key
     /// paths; empty for one with a single key path.
     private static func tried(_ rule: Rule) -> String {
@@ -454,7 +492,7 @@ struct MappingRun {
         let keyPaths = rule.fallbacks.isEmpty ? [] : ([rule.source] + rule.fallbacks).map(\.description)
         explanations?.append(
             Explanation(
-                property: property(), source: path(), outcome: outcome(), rule: rule.provenance,
+                property: property(), source: selectionShown ?? path(), outcome: outcome(), rule: rule.provenance,
                 transformer: rule.transformer.map(\.displayName),
                 transformerOrigin: rule.transform?.origin, keyPaths: keyPaths,
                 keyPathIndex: keyPaths.isEmpty ? nil : used, keyStyle: rule.keyStyle))
