@@ -40,6 +40,13 @@ extension ContextCompiler {
     ) -> Bool {
         switch option.key {
         case "@keyPath":
+            guard options.source.text.isEmpty, options.selection == nil else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "\"@keyPath\" is written twice in this entry", location: option.keyLocation,
+                        help: "keep one: key paths tried in order are an array, several values by key an object"))
+                return false
+            }
             if case .object(let members) = option.value.kind {
                 guard let selection = keyedSelection(members, at: option.value.location) else { return false }
                 options.selection = selection

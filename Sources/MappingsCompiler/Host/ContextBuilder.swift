@@ -73,6 +73,25 @@ public struct ContextBuilder {
             SyntaxMember(key: "@keyStyle", keyLocation: at, value: SyntaxNode(.string(style.rawValue), at: at)))
     }
 
+    /// Keeps or drops each payload this context maps (`"@filter"`): Lua of `value` (the payload)
+    /// that answers `false` or `nil` to drop it. A dropped record is neither written nor
+    /// rejected (`MappingResult.filtered`); a dropped element of a collection is left out with
+    /// an `info` issue. Needs `LuaScripts` in the registry.
+    ///
+    /// - Parameters:
+    ///   - code: a Lua expression (`"not value.draft"`) or statements that end in `return`.
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
+    public mutating func filter(
+        _ code: String, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = SourceLocation(file: fileID, line: line, column: 1)
+        sourcePaths[fileID] = filePath
+        members.removeAll { $0.key == "@filter" }
+        members.append(SyntaxMember(key: "@filter", keyLocation: at, value: SyntaxNode(.string(code), at: at)))
+    }
+
     /// Converts this context's values only from their own JSON kind (`true`), or as the
     /// conversion table says (`false`): `"@conversions": "strict"` or `"lenient"`. Contexts it
     /// maps nested objects with inherit it unless they say otherwise.
@@ -135,6 +154,9 @@ public struct ContextBuilder {
     ///     code has no file, so no `@luaPrelude`, and its `userData` is nil). Needs `LuaScripts`
     ///     in the registry; not beside `transform`.
     ///   - reverseLua: the inverse of `lua`, for serialize (`@reverseLua`).
+    ///   - selecting: a keyed selection (`"@keyPath": { "amount": "amount", … }`): the value is an
+    ///     object of these keys, each the value at its key path (null where there is none), for
+    ///     `lua` or `transform`; it takes the place of `keyPath`, which stays at its default.
     ///   - fileID: where the call is written, for diagnostics; left to its default.
     ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
     ///   - line: the call's line, for diagnostics; left to its default.
@@ -146,6 +168,7 @@ public struct ContextBuilder {
         valueMap: [String: JSONValue]? = nil, reverseValue: [String: String]? = nil,
         identity: ElementIdentity? = nil, onElementError: String? = nil, onError: String? = nil, null: String? = nil,
         reverseFanOut: Bool? = nil, reverse: Bool = true, lua: String? = nil, reverseLua: String? = nil,
+        selecting: KeyValuePairs<String, String> = [:],
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = SourceLocation(file: fileID, line: line, column: 1)
@@ -154,8 +177,12 @@ public struct ContextBuilder {
         var options: [(String, SyntaxNode)] = []
         if !fallbacks.isEmpty {
             options.append(("@keyPath", SyntaxNode(.array(([keyPath] + fallbacks).map(string)), at: at)))
-        } else if keyPath != "@self" || object == nil {
+        } else if keyPath != "@self" || (object == nil && selecting.isEmpty) {
             options.append(("@keyPath", string(keyPath)))
+        }
+        if !selecting.isEmpty {
+            let selection = selecting.map { SyntaxMember(key: $0.key, keyLocation: at, value: string($0.value)) }
+            options.append(("@keyPath", SyntaxNode(.object(selection), at: at)))
         }
         if optional { options.append(("@optional", SyntaxNode(.bool(true), at: at))) }
         if let defaultValue { options.append(("@defaultValue", SyntaxNode(json: defaultValue, at: at))) }
