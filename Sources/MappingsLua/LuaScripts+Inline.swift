@@ -91,7 +91,7 @@ extension LuaScripts {
         let name = InlineChunk.prefix + "0"
         func failure(_ failure: LuaFailure, prelude: Bool = false) -> TransformerResolution {
             checkIn(engine)
-            let what = prelude ? "\(inline.keyword)'s \"@luaPrelude\"" : "\"\(inline.keyword)\""
+            let what = prelude ? "\"@luaPrelude\"" : "\"\(inline.keyword)\""
             var message = failure.message
             var location = prelude ? inline.prelude?.location : inline.code.location
             if let place = LuaMessage.place(in: failure.message), place.file == name {

@@ -100,7 +100,8 @@ extension ContextCompiler {
             diagnostics.append(
                 Diagnostic(
                     message: "\"@keyPath\" selects values into an object by key, but this object names none",
-                    location: location, help: "write \"@keyPath\": { \"amount\": \"amount\", \"currency\": \"currency\" }"))
+                    location: location,
+                    help: "write \"@keyPath\": { \"amount\": \"amount\", \"currency\": \"currency\" }"))
             return nil
         }
         var selection: [SelectedKey] = []

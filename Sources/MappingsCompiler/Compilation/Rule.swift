@@ -74,10 +74,11 @@ package struct SelectedKey: Sendable, Hashable {
 extension [SelectedKey] {
     /// `{amount: amount, currency: [currency, default_currency]}`, for messages.
     package var description: String {
-        "{" + map { selected in
-            let paths = selected.paths.map(\.description)
-            return "\(selected.key): " + (paths.count == 1 ? paths[0] : "[" + paths.joined(separator: ", ") + "]")
-        }.joined(separator: ", ") + "}"
+        "{"
+            + map { selected in
+                let paths = selected.paths.map(\.description)
+                return "\(selected.key): " + (paths.count == 1 ? paths[0] : "[" + paths.joined(separator: ", ") + "]")
+            }.joined(separator: ", ") + "}"
     }
 }
 

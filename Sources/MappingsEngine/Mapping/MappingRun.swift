@@ -106,7 +106,9 @@ struct MappingRun {
             switch Self.select(selection, in: source, base: path) {
             case .success(let object): (lookup, used) = (.value(object), 0)
             case .failure(let invalid):
-                report(.invalidSource, at: invalid.at, property: property(), rule: rule, value: nil, message: invalid.message)
+                report(
+                    .invalidSource, at: invalid.at, property: property(), rule: rule, value: nil,
+                    message: invalid.message)
                 explain(property(), rule, invalid.at, .failed(invalid.message))
                 return
             }
@@ -228,7 +230,8 @@ struct MappingRun {
             let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
             for failure in failures {
                 report(
-                    failure.issueKind, at: payloadPath(of: failure.relativePath, at: at, rule: rule, in: source, base: path),
+                    failure.issueKind,
+                    at: payloadPath(of: failure.relativePath, at: at, rule: rule, in: source, base: path),
                     property: property() + failure.relativePath,
                     rule: rule,
                     value: failure.partValue ?? (failure.relativePath.isEmpty ? Converter.describe(value) : nil),
@@ -449,7 +452,9 @@ struct MappingRun {
             let selected = selection.first(where: { relative.hasPrefix(PathText.member($0.key)) })
         else { return PathText.appending(relative, to: at) }
         let rest = String(relative.dropFirst(PathText.member(selected.key).count))
-        guard rest.isEmpty || rest.hasPrefix(".") || rest.hasPrefix("[") else { return PathText.appending(relative, to: at) }
+        guard rest.isEmpty || rest.hasPrefix(".") || rest.hasPrefix("[") else {
+            return PathText.appending(relative, to: at)
+        }
         let keyPath =
             selected.paths.first(where: {
                 switch SourceLookup.find($0, in: source) {
@@ -467,7 +472,8 @@ struct MappingRun {
             for keyPath in selected.paths {
                 switch SourceLookup.find(keyPath, in: source) {
                 case .value(.null), .missing: continue
-                case .value, .invalid: return "\(selected.key): \(SourceLookup.lookup(keyPath, in: source, base: base).path)"
+                case .value, .invalid:
+                    return "\(selected.key): \(SourceLookup.lookup(keyPath, in: source, base: base).path)"
                 }
             }
             return "\(selected.key): null"

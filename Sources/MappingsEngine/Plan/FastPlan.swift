@@ -27,7 +27,7 @@ package struct FastPlan: Sendable {
     let filter: (call: PlanTables.Call, text: any TextTransformer)?
 
     /// What `write` made of a record.
-    package enum Outcome {
+    package enum Outcome: Hashable {
         /// The output is appended.
         case written
         /// The context's `@filter` dropped the record: nothing is appended.
