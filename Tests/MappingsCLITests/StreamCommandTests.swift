@@ -86,7 +86,7 @@ struct StreamCommandTests {
         // The counts come first; StreamStatsTests checks what follows them.
         #expect(
             stats.hasPrefix(
-                #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"withIssues":0,"invalid":\#(invalid),"unprocessed":0,"interrupted":0,"stopped":"end of input","resume":null,"running":false,"issues":{"invalid JSON":\#(invalid),"#
+                #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"filtered":0,"withIssues":0,"invalid":\#(invalid),"unprocessed":0,"interrupted":0,"stopped":"end of input","resume":null,"running":false,"issues":{"invalid JSON":\#(invalid),"#
             ))
     }
 

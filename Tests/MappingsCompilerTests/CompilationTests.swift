@@ -190,7 +190,7 @@ struct CompilationTests {
             (
                 #""$T": { "x": { "@transformUserData": 1 } }"#,
                 #""@transformUserData" is handed to a transformer, but this entry names none"#,
-                #"add "@transformClass" and "@transformSelector""#
+                #"add "@lua", or "@transformClass" and "@transformSelector""#
             ),
             (
                 #""$T": { "@class": "TweetModel", "message": { "@clearContent": true } }"#,

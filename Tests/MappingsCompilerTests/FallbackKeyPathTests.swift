@@ -105,7 +105,7 @@ struct FallbackKeyPathTests {
             (#""a\\""#, #"the key path "a\" ends with a lone backslash"#),
             (#"{ "@keyPath": ["a", "b..c"] }"#, #"the key path "b..c" has an empty component"#),
             (#"{ "@keyPath": ["a", "@x"] }"#, #"unknown key path operator "@x" in "@x""#),
-            (#"{ "@keyPath": {} }"#, #""@keyPath" takes a string or an array of strings, not an object"#),
+            (#"{ "@keyPath": {} }"#, #""@keyPath" selects values into an object by key, but this object names none"#),
         ])
     func malformed(entry: String, message: String) {
         let text = failure(#"{ "$T": { "x": \#(entry) } }"#)

@@ -120,7 +120,10 @@ struct InlineLuaTests {
         let both = Self.loadErrors(
             #"{ "$C": { "a": { "@keyPath": "a", "@lua": "value", "@transformClass": "X", "@transformSelector": "y", "@type": "Int" } } }"#
         )
-        #expect(both.contains(#""@lua" and "@transformClass" both say how the value is transformed"#), "\(both)")
+        #expect(
+            both.contains(
+                #""@lua" and "@transformClass" and "@transformSelector" both say how the value is transformed"#),
+            "\(both)")
         let reverse = Self.loadErrors(
             #"{ "$C": { "a": { "@keyPath": "a", "@reverseLua": "value", "@type": "Int" } } }"#)
         #expect(reverse.contains(#""@reverseLua" undoes "@lua", but this entry has none"#), "\(reverse)")

@@ -93,13 +93,17 @@ extension ContextCompiler {
     /// `@transformUserData`; reports one without the other, and user data for no transformer.
     private mutating func transformer(_ options: EntryOptions, valid: inout Bool) -> TransformerReference? {
         if let lua = options.lua {
-            for named in [options.transformClass, options.transformSelector].compactMap({ $0 }) {
+            let named = [options.transformClass, options.transformSelector].compactMap { $0 }
+            if let first = named.first {
                 diagnostics.append(
                     Diagnostic(
-                        message: "\"@lua\" and \"\(named.key)\" both say how the value is transformed",
-                        location: named.keyLocation,
+                        message:
+                            "\"@lua\" and \(named.map { "\"\($0.key)\"" }.joined(separator: " and ")) both say how the value is transformed",
+                        location: first.keyLocation,
                         notes: [Diagnostic.Note(message: "the inline code is here", location: lua.keyLocation)],
-                        help: "keep one: remove \"@transformClass\" and \"@transformSelector\", or \"@lua\""))
+                        help:
+                            "keep one: remove \(named.map { "\"\($0.key)\"" }.joined(separator: " and ")), or \"@lua\"")
+                )
                 valid = false
             }
             guard let code = inlineLua(lua) else {

@@ -109,7 +109,9 @@ struct ReverseRun {
             issues += writer.issues
         }
         if case .null = out { return .dictionary(ValueDictionary()) }
-        return Self.ordered(out, as: context.rules.map(\.source.keys), prefix: [])
+        return Self.ordered(
+            out, as: context.rules.flatMap { rule in rule.selection?.map(\.paths[0].keys) ?? [rule.source.keys] },
+            prefix: [])
     }
 
     /// Whether serialize writes a rule's collection as an array of objects at the key before

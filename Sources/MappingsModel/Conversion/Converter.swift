@@ -57,10 +57,13 @@ package struct Converter: Sendable {
 
     /// Why `value` does not convert to `type` under strict conversions, or `nil` when its JSON
     /// kind is the type's own (`null` is left to the conversion, which says what it says of it).
-    static func strictMismatch(_ value: JSONValue, _ type: TypeReference) -> String? {
+    static func strictMismatch(_ value: JSONValue, _ type: TypeReference, dateFormat: DateFormats? = nil) -> String? {
         let own: Bool
         switch (type, value) {
         case (_, .null): return nil
+        // A date that `@unixSeconds` or `@unixMilliseconds` reads is written as a number.
+        case (.date, .integer), (.date, .double), (.date, .number):
+            own = dateFormat?.readsNumbers == true
         case (.string, .string), (.url, .string), (.uuid, .string), (.date, .string), (.enumeration, .string):
             own = true
         case (.int, .integer), (.int, .double), (.int, .number): own = true
@@ -77,6 +80,7 @@ package struct Converter: Sendable {
             switch type {
             case .int, .double, .decimal: "a number"
             case .bool: "a boolean"
+            case .date: "a string (a number with \"@unixSeconds\" or \"@unixMilliseconds\")"
             default: "a string"
             }
         return "expected \(type), found \(describe(value)): strict conversions take only \(kind)"
@@ -104,7 +108,7 @@ package struct Converter: Sendable {
         _ value: JSONValue, to type: TypeReference, dateFormat: DateFormats?, path: () -> String,
         failures: inout [ConversionFailure]
     ) -> Value {
-        if isStrict, let mismatch = Self.strictMismatch(value, type) {
+        if isStrict, let mismatch = Self.strictMismatch(value, type, dateFormat: dateFormat) {
             var failure = ConversionFailure(relativePath: path(), message: mismatch)
             failure.partValue = Self.describe(value)
             failures.append(failure)

@@ -45,6 +45,12 @@ package struct DateFormats: Sendable, Hashable {
         text = "\"\(pattern)\""
     }
 
+    /// Whether the formats read numbers (`@unixSeconds`, `@unixMilliseconds`): then a number is
+    /// a date's own JSON kind under strict conversions.
+    var readsNumbers: Bool {
+        formats.contains { $0 == .unixSeconds || $0 == .unixMilliseconds }
+    }
+
     /// Whether a number counts milliseconds under these formats (their first Unix format).
     var numbersAreMilliseconds: Bool {
         formats.first(where: { $0 == .unixSeconds || $0 == .unixMilliseconds }) == .unixMilliseconds
