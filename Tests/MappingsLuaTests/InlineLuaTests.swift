@@ -71,7 +71,7 @@ struct InlineLuaTests {
         #expect(back.issues.isEmpty, "\(back.issues)")
         #expect(
             JSONWriter.string(back.value)
-                == #"{"id":"ch_1","description":"TEA","amount":1099,"metadata":{"order":"o7"}}"#)
+                == #"{"id":"ch_1","amount":1099,"description":"TEA","metadata":{"order":"o7"}}"#)
         // The filter drops a failed charge: nothing built, no issue.
         let dropped = try mapper.object(
             from: try JSONParser.parse(#"{"id":"ch_2","amount":5,"status":"failed"}"#), context: "$Charge")
