@@ -33,6 +33,8 @@ struct FuzzTests {
         "\"@models\"",
         "\"x\": \"a.b.@count\"", "\"@keyPath\": [\"a\\\\.b\", ", "\\\\", "\u{00E9}", "\n", "\"@defaultValue\": [",
         "\"$Tweet\"", "@", ".", "?", "\"[String:\"", "\"@keyStyle\": \"snake_case\",", "\"@keyStyle\": ",
+        "\"@lua\": \"value\",", "\"@reverseLua\": \"value\",", "\"@filter\": \"true\",",
+        "\"@luaPrelude\": \"local x = 1\",", "\"@keyPath\": { \"a\": \"b\" },", "\"@keyPath\": {", "\"\": \"x\",",
     ]
 
     func mutate(_ text: String, _ random: inout SeededGenerator) -> String {

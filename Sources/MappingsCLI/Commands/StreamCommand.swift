@@ -18,8 +18,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             anyway and its issues to stderr; --on-issue fail stops at the first one.
 
             At the end (end of input, SIGINT or SIGTERM) stderr gets 'mappings stream: read N, written W, \
-            rejected R' (and ', not processed U' when some were not), with read = written + rejected + \
-            unprocessed. After SIGINT or SIGTERM, records in flight are finished within a grace period (the \
+            rejected R' (and ', filtered F' when the context's @filter dropped some, ', not processed U' \
+            when some were not), with read = written + rejected + filtered + unprocessed. After SIGINT or SIGTERM, records in flight are finished within a grace period (the \
             Lua timeout plus one second); one still mapping then is rejected as "interrupted", and records \
             not started are counted as not processed.
 
