@@ -180,7 +180,7 @@ struct CompilationTests {
             ),
             (
                 #""$T": { "x": { "@keyPath": "n", "@optional": "yes" } }"#,
-                #""@optional" takes true or false, not a string"#, nil
+                #""@optional" takes true or false, not a string"#, "did you mean true, without quotes?"
             ),
             (
                 #""$T": { "x": { "@transformClass": "T" } }"#,

@@ -128,10 +128,19 @@ extension ContextCompiler {
         case .number("0"): return false
         case .number("1"): return true
         default:
+            // A boolean written as a word in quotes: say which literal it means.
+            let meant: String? =
+                switch member.value.stringValue?.lowercased() {
+                case "true", "yes", "on", "1": "true"
+                case "false", "no", "off", "0": "false"
+                default: nil
+                }
             diagnostics.append(
                 Diagnostic(
                     message: "\"\(member.key)\" takes true or false, not \(member.value.typeName)",
-                    location: member.value.location))
+                    location: member.value.location,
+                    help: meant.map { "did you mean \($0), without quotes?" }
+                        ?? "write \"\(member.key)\": true or \"\(member.key)\": false"))
             return nil
         }
     }
