@@ -18,11 +18,15 @@
 //   request:  u8 kind ('R' resolve, 'N' names, 'C' call, 'S' add a module, 'K' compile only),
 //             str module, str function (for 'S' and 'K': the chunk name),
 //             for 'C': u32 function_ref, str input wire, u8 has_user_data, [str user data wire];
-//             for 'S' and 'K': str text
+//             for 'S' and 'K': str text;
+//             for 'B' (a batch): u32 function_ref, u8 has_user_data, [str user data wire],
+//             u32 count, count × str input wire
 //   response: i32 status, str message, i32 a, i32 b, str output, str log, u32 log_dropped
 //             ('R': a = function_ref (or CLUA_RESOLVE_MISSING_FUNCTION, CLUA_RESOLVE_NOT_A_TABLE),
 //              b = line, output = source;
 //              'N': output = names, newline-separated; 'C': output = the result wire;
+//              'B': a = how many items ran, output = per item i32 status, str message,
+//              str result wire, str log lines, u32 lines dropped;
 //              log = the lines the scripts logged meanwhile, "place\tmessage\n" each, and
 //              log_dropped = those over log_limit: the host writes them, never the worker)
 // where str is u32 length + bytes.
@@ -266,6 +270,59 @@ int main(int argc, char **argv) {
             int status = clua_sandbox_run(L, clua_sandbox_resolve_protected, &call, budget, timeout_ns);
             worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source),
                            &call);
+        } else if (kind == 'B') {
+            // A batch: one function, one user data, many values; answered item by item in one
+            // response, up to the first that leaves the interpreter unfit or the result limit.
+            int32_t reference = (int32_t)worker_u32();
+            uint8_t has_data;
+            worker_read(&has_data, 1);
+            size_t data_length = 0;
+            char *data = has_data ? worker_string(&data_length) : NULL;
+            uint32_t count = worker_u32();
+            clua_batch_item *items = calloc(count ? count : 1, sizeof *items);
+            char **inputs = calloc(count ? count : 1, sizeof *inputs);
+            if (items == NULL || inputs == NULL) return WORKER_EXIT_FAILED;
+            for (uint32_t index = 0; index < count; index++) {
+                inputs[index] = worker_string(&items[index].input_count);
+                items[index].input = (const uint8_t *)inputs[index];
+            }
+            call.function_ref = reference;
+            call.user_data = (const uint8_t *)data;
+            call.user_data_count = data_length;
+            call.output_limit = (size_t)result_limit;
+            clua_batch batch;
+            memset(&batch, 0, sizeof batch);
+            size_t ran = clua_sandbox_run_batch(L, &call, items, count, &batch, (size_t)result_limit, budget, timeout_ns);
+            // Per item: i32 status, str message, str result wire, str log lines, u32 lines dropped.
+            size_t packed_length = 0;
+            for (size_t index = 0; index < ran; index++)
+                packed_length += 4 + 4 + strlen(items[index].message) + 4 + items[index].output_count + 4
+                                 + items[index].log_count + 4;
+            uint8_t *packed = malloc(packed_length ? packed_length : 1);
+            if (packed == NULL) return WORKER_EXIT_FAILED;
+            uint8_t *at = packed;
+            for (size_t index = 0; index < ran; index++) {
+                clua_batch_item *item = &items[index];
+                int32_t status32 = item->status;
+                uint32_t lengths[3] = {(uint32_t)strlen(item->message), (uint32_t)item->output_count,
+                                       (uint32_t)item->log_count};
+                uint32_t dropped = (uint32_t)item->log_dropped;
+                memcpy(at, &status32, 4), at += 4;
+                memcpy(at, &lengths[0], 4), at += 4;
+                memcpy(at, item->message, lengths[0]), at += lengths[0];
+                memcpy(at, &lengths[1], 4), at += 4;
+                if (lengths[1]) memcpy(at, batch.output + item->output_start, lengths[1]), at += lengths[1];
+                memcpy(at, &lengths[2], 4), at += 4;
+                if (lengths[2]) memcpy(at, batch.log + item->log_start, lengths[2]), at += lengths[2];
+                memcpy(at, &dropped, 4), at += 4;
+            }
+            worker_respond(CLUA_OK, "", (int32_t)ran, 0, packed, packed_length, NULL);
+            free(packed);
+            clua_batch_release(&batch);
+            for (uint32_t index = 0; index < count; index++) free(inputs[index]);
+            free(inputs);
+            free(items);
+            free(data);
         } else if (kind == 'S' || kind == 'K') {
             // 'S': a module's text added after the start (inline code); 'K': text compiled only.
             size_t length = 0;

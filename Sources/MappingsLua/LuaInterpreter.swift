@@ -8,20 +8,20 @@ import Mappings
 /// class only sets up calls and reads their status. An interpreter is used by one thread at a
 /// time: `LuaScripts` hands it out from its pool under a lock.
 final class LuaInterpreter: LuaEngine, @unchecked Sendable {
-    private let state: OpaquePointer
+    let state: OpaquePointer
     /// The registry reference of each function, by the function's id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] = []
     /// The most `log(...)` lines one operation keeps (0: logging off).
-    private let logLimit: Int32
+    let logLimit: Int32
     var log = LuaLogBatch()
     /// The call every transformer call reuses, with its output block: no allocation per call.
-    private let reused: UnsafeMutablePointer<clua_call>
+    let reused: UnsafeMutablePointer<clua_call>
     /// Where each call's input wire is written, its capacity kept from call to call.
     private var inputWire: [UInt8] = []
     /// The last timeout calls ran under, and it in nanoseconds: worked out once, not per call.
     private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
     /// The object keys results held lately.
-    private let resultKeys = LuaWire.KeyCache()
+    let resultKeys = LuaWire.KeyCache()
 
     /// What resolving a function found.
     enum Resolution {
@@ -217,6 +217,9 @@ protocol LuaEngine: AnyObject, Sendable {
     func add(module name: String, _ module: LuaModule) -> Bool
     /// Compiles `text` as a chunk named `chunkName` without running it: `nil`, or why not.
     func compile(_ text: String, chunkName: String, limits: LuaLimits) -> LuaFailure?
+    /// Calls a function once per input (`LuaBatch.swift`): the answers of those that ran, in order.
+    func callBatch(_ reference: Int32, inputs: ArraySlice<LuaInput>, userData: [UInt8]?, limits: LuaLimits)
+        -> [LuaBatchAnswer]
     func call(_ reference: Int32, input: LuaInput, userData: [UInt8]?, limits: LuaLimits) -> Result<
         JSONValue, LuaFailure
     >

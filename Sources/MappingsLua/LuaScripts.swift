@@ -34,6 +34,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// Every script, by module name (`Geo`, or `lib.strings` for `lib/strings.lua`).
     let modules: [String: LuaModule]
     private let pool: Mutex<Pool>
+    /// `pool.added.count`, read without the lock on every call.
+    private let addedCount = Atomic<Int>(0)
 
     private struct Pool {
         var idle: [any LuaEngine] = []
@@ -206,25 +208,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
             case .success(let engine): interpreter = engine
             case .failure(let failure): return .failure(failure)
             }
-            let references = interpreter.functionReferences
-            var reference = id < references.count ? references[id] : 0
-            if reference == 0 {
-                let function = pool.withLock { $0.functions[id] }
-                let resolution = interpreter.resolve(module: function.module, function: function.name, limits: limits)
-                emitLog(of: interpreter, record: record, capture: capture)
-                switch resolution {
-                case .function(let resolved, _, _):
-                    reference = resolved
-                    if interpreter.functionReferences.count <= id {
-                        interpreter.functionReferences += Array(
-                            repeating: 0, count: id + 1 - interpreter.functionReferences.count)
-                    }
-                    interpreter.functionReferences[id] = reference
-                case .failed(let failure):
-                    return .failure(failure)
-                case .notATable, .missingFunction:
-                    return .failure(LuaFailure(kind: .failed, message: "the script no longer provides this function"))
-                }
+            let reference: Int32
+            switch self.reference(of: id, in: interpreter, record: record, capture: capture) {
+            case .success(let found): reference = found
+            case .failure(let failure): return .failure(failure)
             }
             let result = interpreter.call(reference, input: input, userData: userData, limits: limits)
             emitLog(of: interpreter, record: record, capture: capture)
@@ -234,6 +221,69 @@ public final class LuaScripts: TransformerProvider, Sendable {
             checkIn(interpreter)
             return result
         }
+    }
+
+    /// The engine's registry reference of function `id`, resolved in it the first time.
+    private func reference(of id: Int, in engine: any LuaEngine, record: Int64, capture: LuaLogCapture?) -> Result<
+        Int32, LuaFailure
+    > {
+        let references = engine.functionReferences
+        if id < references.count, references[id] != 0 { return .success(references[id]) }
+        let function = pool.withLock { $0.functions[id] }
+        let resolution = engine.resolve(module: function.module, function: function.name, limits: limits)
+        emitLog(of: engine, record: record, capture: capture)
+        switch resolution {
+        case .function(let resolved, _, _):
+            if engine.functionReferences.count <= id {
+                engine.functionReferences += Array(repeating: 0, count: id + 1 - engine.functionReferences.count)
+            }
+            engine.functionReferences[id] = resolved
+            return .success(resolved)
+        case .failed(let failure):
+            return .failure(failure)
+        case .notATable, .missingFunction:
+            return .failure(LuaFailure(kind: .failed, message: "the script no longer provides this function"))
+        }
+    }
+
+    /// Calls function `id` once per input, in batches (one C call, or one worker request, for
+    /// many), each value a call of its own with its own limits; an answer for every input, in
+    /// order. A value whose failure leaves its engine unfit costs that engine: the rest go on in
+    /// a fresh one. The lines each call logged come with its answer, to be written with its record.
+    func callBatch(function id: Int, inputs: [LuaInput], userData: [UInt8]?) -> [LuaBatchAnswer] {
+        let record = LuaLog.record
+        let capture = LuaLogCapture.current
+        return LuaThread.withLargeStack {
+            var answers: [LuaBatchAnswer] = []
+            answers.reserveCapacity(inputs.count)
+            while answers.count < inputs.count {
+                let engine: any LuaEngine
+                let reference: Int32
+                switch checkOut().flatMap({ engine in
+                    self.reference(of: id, in: engine, record: record, capture: capture).map { (engine, $0) }
+                }) {
+                case .success(let found): (engine, reference) = found
+                case .failure(let failure):
+                    // Every value left gets the reason: no engine could be had for them.
+                    let left = inputs.count - answers.count
+                    answers += repeatElement(LuaBatchAnswer(result: .failure(failure), log: LuaLogBatch()), count: left)
+                    return answers
+                }
+                let ran = engine.callBatch(
+                    reference, inputs: inputs[answers.count...], userData: userData, limits: limits)
+                answers += ran
+                let unfit =
+                    if case .failure(let failure)? = ran.last?.result { failure.poisonsInterpreter } else { false }
+                if !unfit, engine.isAlive { checkIn(engine) }
+            }
+            return answers
+        }
+    }
+
+    /// Writes lines a batch's call logged, as the record being mapped now logged them.
+    func emit(_ batch: LuaLogBatch) {
+        guard !batch.isEmpty else { return }
+        log.emit(placingInline(batch), record: LuaLog.record, capture: LuaLogCapture.current)
     }
 
     /// The function behind id `id`, for messages.
@@ -276,6 +326,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         case .success(let found): engine = found
         case .failure(let failure): return .failure(failure)
         }
+        guard engine.addedModules < addedCount.load(ordering: .acquiring) else { return .success(engine) }
         let missing = pool.withLock { pool in
             engine.addedModules < pool.added.count ? Array(pool.added[engine.addedModules...]) : []
         }
@@ -296,6 +347,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             let text = InlineChunk.text(of: chunk.inline, expression: chunk.isExpression)
             pool.added.append((name, LuaModule(chunkName: "=" + name, text: text)))
             pool.inline[name] = chunk
+            addedCount.store(pool.added.count, ordering: .releasing)
             return name
         }
     }

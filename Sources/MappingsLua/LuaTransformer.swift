@@ -5,7 +5,7 @@ import Mappings
 /// The entry's user data is encoded once, when the catalog binds the transformer to the
 /// entry; each call hands the script a fresh copy of it, so what a call does to it is gone
 /// by the next call.
-struct LuaTransformer: TypedTransformer, TextTransformer {
+struct LuaTransformer: TypedTransformer, BatchTransformer {
     let scripts: LuaScripts
     let function: Int
     /// `scripts/Geo.lua:12`: where the function is defined.
@@ -60,6 +60,34 @@ struct LuaTransformer: TypedTransformer, TextTransformer {
         switch scripts.call(function: function, input: .text(text), userData: self.userData) {
         case .success(let result): return result
         case .failure(let failure): throw TransformerFailure(describe(failure))
+        }
+    }
+
+    /// A call to a worker process is a round trip: batches save all but one per batch.
+    var prefersBatches: Bool { scripts.isolation == .process && !decimalsAsText }
+
+    func transform(batch inputs: [BatchInput]) -> [BatchAnswer] {
+        // Digits as text need each value built: one call at a time, as `transform(jsonText:)` does.
+        guard !decimalsAsText else {
+            return inputs.map { input in
+                switch input {
+                case .text(let text): BatchAnswer(result: Result { try transform(jsonText: text, userData: nil) })
+                case .value(let value): BatchAnswer(result: Result { try transform(value, userData: nil) })
+                }
+            }
+        }
+        let wires: [LuaInput] = inputs.map {
+            switch $0 {
+            case .text(let text): .text(text)
+            case .value(let value): .value(value)
+            }
+        }
+        return scripts.callBatch(function: function, inputs: wires, userData: userData).map { answer in
+            let scripts = self.scripts
+            let log = answer.log
+            return BatchAnswer(
+                result: answer.result.mapError { TransformerFailure(describe($0)) as any Error },
+                emitLog: log.isEmpty ? nil : { scripts.emit(log) })
         }
     }
 

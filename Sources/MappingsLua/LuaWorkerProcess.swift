@@ -18,7 +18,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     var addedModules = 0
     private var dead = false
     /// The object keys results held lately (see `LuaWire.KeyCache`).
-    private let resultKeys = LuaWire.KeyCache()
+    let resultKeys = LuaWire.KeyCache()
 
     /// How long past a call's deadline the host waits before it kills the worker.
     static let margin = Duration.milliseconds(250)

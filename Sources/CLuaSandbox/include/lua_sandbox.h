@@ -177,6 +177,39 @@ int clua_sandbox_functions_protected(lua_State *L);
 /// Stack: [-1, +0, e]
 int clua_sandbox_call_protected(lua_State *L);
 
+/// One value of a batch (`clua_sandbox_run_batch`): its input wire, and what came of it.
+typedef struct clua_batch_item {
+    const uint8_t *input;       // in: the value's wire
+    size_t input_count;
+    int status;                 // out: as `clua_sandbox_run` returns it
+    int log_dropped;            // out: lines over the call's log limit
+    size_t output_start;        // out: the result's wire, `batch->output[start..<start + count]`
+    size_t output_count;
+    size_t log_start;           // out: the lines logged, `batch->log[start..<start + count]`
+    size_t log_count;
+    char message[CLUA_MESSAGE_SIZE];  // out: why it failed
+} clua_batch_item;
+
+/// Where a batch's results and log lines go, malloc'd and grown as they come.
+typedef struct clua_batch {
+    uint8_t *output;
+    size_t output_count, output_capacity;
+    char *log;
+    size_t log_count, log_capacity;
+} clua_batch;
+
+/// Calls the function of `call` (`function_ref`, `user_data`, `output_limit`, `log_limit` set)
+/// once per item, each a call of its own (`clua_sandbox_call_protected` under `lua_pcall`, its
+/// budget and deadline armed anew); returns how many items ran: all, or up to the first whose
+/// failure leaves the interpreter unfit (a tripped limit: the host goes on with a fresh one), or
+/// up to the one after which the results hold `output_budget` bytes (0: no bound); why: one call
+/// from the host, and one request to a worker, for many records. Stack: [-0, +0, -]
+size_t clua_sandbox_run_batch(lua_State *L, clua_call *call, clua_batch_item *items, size_t count,
+                              clua_batch *batch, size_t output_budget, int64_t budget, int64_t timeout_ns);
+
+/// Frees a batch's results and log lines.
+void clua_batch_release(clua_batch *batch);
+
 /// A connected pair of Unix sockets that close on exec, the channel to a worker process.
 int clua_worker_channel(int descriptors[2]);
 

@@ -174,6 +174,27 @@ package final class RecordPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// How many records' transformer calls a lane makes ahead in one batch per transformer.
+    static let batchRecords = 256
+
+    /// Makes the transformer calls of the records from byte `start` on (up to `batchRecords`,
+    /// within what is still the block's), in batches: their memos by where each record starts.
+    /// A record another lane takes meanwhile maps with its own calls; its answers here go unused.
+    private func prepare(
+        from start: Int, of block: RecordBlock, _ result: BlockResult, bytes: UnsafeBufferPointer<UInt8>,
+        records: RecordMapper
+    ) -> [Int: TransformerMemo] {
+        let end = result.update { $0.block.range.upperBound }
+        var lines: [Range<Int>] = []
+        block.forEachLine(from: start) { line, _ in
+            guard line.lowerBound < end else { return false }
+            if !block.isBlank(line) { lines.append(line) }
+            return lines.count < Self.batchRecords
+        }
+        guard let memos = records.prepare(lines.map { UnsafeBufferPointer(rebasing: bytes[$0]) }) else { return [:] }
+        return Dictionary(uniqueKeysWithValues: zip(lines.map(\.lowerBound), memos))
+    }
+
     /// How much output a lane publishes before it adds it to `outputHeld`: one shared counter
     /// touched per record by every lane would bounce its cache line between cores.
     private static let heldStep = 1 << 16
@@ -200,6 +221,8 @@ package final class RecordPipeline: @unchecked Sendable {
         }
         var lineNumber = 0
         var stopped = false
+        // The memos of records whose transformer calls a batch made ahead, by where they start.
+        var prepared: [Int: TransformerMemo] = [:]
         let cpuStart = ThreadClock.cpuNanoseconds()
         // Output published and not yet added to `outputHeld`.
         var unaccounted = 0
@@ -233,12 +256,16 @@ package final class RecordPipeline: @unchecked Sendable {
                 wakeIdleLanes()
                 scratch.removeAll(keepingCapacity: true)
                 let startTime = DispatchTime.now().uptimeNanoseconds
+                if records.batchesCalls, prepared[line.lowerBound] == nil {
+                    prepared = prepare(from: line.lowerBound, of: block, result, bytes: bytes, records: records)
+                }
+                let memo = prepared.removeValue(forKey: line.lowerBound)
                 var outcome = RecordOutcome(kind: .clean)
                 var log: [ScriptLogEntry] = []
                 if let capture, records.callsTransformers {
-                    log = capture { outcome = records.map(record, into: &scratch) }
+                    log = capture { outcome = records.map(record, into: &scratch, memo: memo) }
                 } else {
-                    outcome = records.map(record, into: &scratch)
+                    outcome = records.map(record, into: &scratch, memo: memo)
                 }
                 let took = DispatchTime.now().uptimeNanoseconds &- startTime
                 return result.update { state in

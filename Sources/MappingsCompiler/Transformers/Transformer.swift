@@ -71,3 +71,34 @@ package protocol TextTransformer: Transformer {
     /// checks as it reads (a key written twice, nesting): the engine does not look inside.
     func transform(jsonText text: UnsafeBufferPointer<UInt8>, userData: JSONValue?) throws -> JSONValue
 }
+
+/// A transformer that answers many values in one call: a Lua function, whose calls then cost one
+/// C call (with process isolation, one request to the worker) for the lot. What it answers for
+/// each value is what it would answer called alone.
+package protocol BatchTransformer: TextTransformer {
+    /// One answer per input, in order. `userData` is the entry's, as bound.
+    func transform(batch inputs: [BatchInput]) -> [BatchAnswer]
+
+    /// Whether calls in batches cost less than one at a time: a fast plan then makes a lane's
+    /// calls ahead, a batch per transformer.
+    var prefersBatches: Bool { get }
+}
+
+/// One value of a batch: its JSON text (valid for the length of the batch call), or the value.
+package enum BatchInput {
+    case text(UnsafeBufferPointer<UInt8>)
+    case value(JSONValue)
+}
+
+/// What a batch gave one value: the result, and how to write what its call logged (called when
+/// the record the value belongs to is mapped, so that the lines keep their record's place).
+package struct BatchAnswer: @unchecked Sendable {
+    // `@unchecked`: an answer belongs to the record it was made for, on one thread.
+    package var result: Result<JSONValue, any Error>
+    package var emitLog: (() -> Void)?
+
+    package init(result: Result<JSONValue, any Error>, emitLog: (() -> Void)? = nil) {
+        self.result = result
+        self.emitLog = emitLog
+    }
+}

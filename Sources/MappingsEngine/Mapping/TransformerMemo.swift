@@ -1,4 +1,4 @@
-import MappingsCompiler
+package import MappingsCompiler
 import MappingsJSON
 
 /// The transformer calls made while a fast plan mapped one record, kept so that the general
@@ -23,6 +23,11 @@ package final class TransformerMemo: @unchecked Sendable {
         var copied: [UInt8]?
         var result: Result<JSONValue, any Error>
         var taken = false
+        /// Made ahead by a batch (`prefill`): not taken yet by either engine.
+        var prefilled = false
+        /// Writes what the call logged: called when the answer is first taken (a batch's call
+        /// ran before its record was mapped).
+        var emitLog: (() -> Void)?
 
         /// The input as a value.
         mutating func value() -> JSONValue? {
@@ -40,6 +45,32 @@ package final class TransformerMemo: @unchecked Sendable {
     /// From now on, calls take the recorded answers (the general engine's turn).
     func replay() { replaying = true }
 
+    /// An answer a batch made ahead for a call the plan or the general engine will make.
+    package func prefill(_ reference: TransformerReference, _ input: BatchInput, _ answer: BatchAnswer) {
+        var call: Call
+        switch input {
+        case .text(let text): call = Call(reference: reference, input: nil, text: text, result: answer.result)
+        case .value(let value): call = Call(reference: reference, input: value, result: answer.result)
+        }
+        call.prefilled = true
+        call.emitLog = answer.emitLog
+        calls.append(call)
+    }
+
+    /// Whether a batch made answers ahead for this record.
+    package var isPrefilled: Bool { calls.contains { $0.prefilled } }
+
+    /// Takes call `index`'s answer: it is not given again, and what it logged is written now.
+    private func take(_ index: Int) throws -> JSONValue {
+        calls[index].taken = true
+        calls[index].prefilled = false
+        if let emit = calls[index].emitLog {
+            calls[index].emitLog = nil
+            emit()
+        }
+        return try calls[index].result.get()
+    }
+
     /// What `transformer` answers for `input`.
     func call(_ transformer: any Transformer, _ reference: TransformerReference, _ input: JSONValue) throws
         -> JSONValue
@@ -49,7 +80,18 @@ package final class TransformerMemo: @unchecked Sendable {
                 !calls[index].taken && calls[index].reference == reference && calls[index].value() == input
             })
         {
-            calls[index].taken = true
+            return try take(index)
+        }
+        if !replaying,
+            let index = calls.indices.first(where: { index in
+                calls[index].prefilled && calls[index].text == nil && calls[index].reference == reference
+                    && calls[index].input == input
+            })
+        {
+            // The plan takes a batch's answer; the general engine may take it again on replay.
+            let answer = try? take(index)
+            calls[index].taken = false
+            if let answer { return answer }
             return try calls[index].result.get()
         }
         let result = Result { try transformer.transform(input, userData: reference.userData) }
@@ -64,6 +106,15 @@ package final class TransformerMemo: @unchecked Sendable {
     func call(
         _ transformer: any TextTransformer, _ reference: TransformerReference, text: UnsafeBufferPointer<UInt8>
     ) throws -> JSONValue {
+        if let index = calls.indices.first(where: { index in
+            calls[index].prefilled && calls[index].reference == reference && calls[index].text?.baseAddress == text.baseAddress
+                && calls[index].text?.count == text.count
+        }) {
+            // The plan takes a batch's answer; the general engine may take it again on replay.
+            let answer = Result { try take(index) }
+            calls[index].taken = false
+            return try answer.get()
+        }
         let result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
         calls.append(Call(reference: reference, input: nil, text: text, result: result))
         return try result.get()

@@ -214,7 +214,7 @@ struct Writer {
 
     /// The value a key path found, built as the general engine builds it; `nil` for nothing,
     /// and for an object or array the scan kept only parts of.
-    private func value(of found: Found) -> JSONValue? {
+    func value(of found: Found) -> JSONValue? {
         switch found {
         case .missing: return nil
         case .node(let index): return JSONTape.value(of: nodes[Int(index)], in: bytes)
@@ -607,7 +607,7 @@ extension JSONTape.Kind {
     /// Whether the kind is `kind`, by a match of cases (`==` across modules goes through a
     /// protocol witness, on the hot path).
     @inline(__always)
-    fileprivate func `is`(_ kind: JSONTape.Kind) -> Bool {
+    func `is`(_ kind: JSONTape.Kind) -> Bool {
         switch (self, kind) {
         case (.null, .null), (.false, .false), (.true, .true), (.number, .number), (.string, .string),
             (.objectSpan, .objectSpan), (.arraySpan, .arraySpan), (.frame, .frame), (.list, .list):

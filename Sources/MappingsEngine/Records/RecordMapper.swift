@@ -72,9 +72,27 @@ public struct RecordMapper: Sendable {
         record.withUnsafeBufferPointer { map($0, into: &out) }
     }
 
+    /// Whether `prepare` makes the transformer calls of many records at once (Lua in worker
+    /// processes): a caller with many records at hand then prepares them in chunks.
+    package var batchesCalls: Bool { plan?.batchesCalls ?? false }
+
+    /// The transformer calls of `records` made ahead, in batches: a memo per record, which
+    /// `map(_:into:memo:)` then takes the answers from (the same output, the same log lines).
+    package func prepare(_ records: [UnsafeBufferPointer<UInt8>]) -> [TransformerMemo]? {
+        guard let plan, plan.batchesCalls else { return nil }
+        return plan.prepare(records)
+    }
+
     /// `map(_:into:)` over a record's bytes in place: a line of a larger buffer, not copied.
     public func map(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> RecordOutcome {
-        let memo = plan?.callsTransformers == true ? TransformerMemo() : nil
+        map(record, into: &out, memo: nil)
+    }
+
+    /// `map(_:into:)` with the memo `prepare` made for the record (`nil`: calls are made as they come).
+    package func map(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], memo prepared: TransformerMemo?)
+        -> RecordOutcome
+    {
+        let memo = prepared ?? (plan?.callsTransformers == true ? TransformerMemo() : nil)
         if let plan {
             switch plan.write(record, into: &out, omittingNulls: omitsNulls, memo: memo, filtering: true) {
             case .written: return RecordOutcome(kind: .clean, byFastPlan: true)
