@@ -1,3 +1,4 @@
+import Foundation
 import Mappings
 
 /// A transformer that calls a Lua function of a `LuaScripts`.
@@ -64,7 +65,8 @@ struct LuaTransformer: TypedTransformer, BatchTransformer {
     }
 
     /// A call to a worker process is a round trip: batches save all but one per batch.
-    var prefersBatches: Bool { scripts.isolation == .process && !decimalsAsText }
+    var prefersBatches: Bool { (scripts.isolation == .process || Self.experiment) && !decimalsAsText }
+    static let experiment = ProcessInfo.processInfo.environment["MAPPINGS_EXPERIMENT_BATCH"] != nil
 
     func transform(batch inputs: [BatchInput]) -> [BatchAnswer] {
         // Digits as text need each value built: one call at a time, as `transform(jsonText:)` does.

@@ -58,8 +58,10 @@ struct ScriptLogTests {
 
     /// Records that take longer the earlier they come, so that with two workers later ones
     /// finish first: their lines are written in input order all the same.
-    @Test("stream: log lines come out in input order whatever the worker count", arguments: ["1", "2"])
-    func inputOrder(workers: String) throws {
+    @Test(
+        "stream: log lines come out in input order whatever the worker count (and batches, in workers)",
+        arguments: ["none", "process"], ["1", "2"])
+    func inputOrder(isolation: String, workers: String) throws {
         var files = Self.files
         files["scripts/Geo.lua"] = """
             local function f(value)
@@ -78,7 +80,8 @@ struct ScriptLogTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = (1...40).map { "{\"n\": \($0)}\n" }.joined()
         let result = try ToolRunner.run(
-            ["stream", "--context", "$X", "--workers", workers], in: directory, input: input)
+            ["stream", "--context", "$X", "--workers", workers, "--lua-isolation", isolation], in: directory,
+            input: input)
         #expect(result.status == 0)
         let expected = (1...40).flatMap { n in
             ["scripts/Geo.lua:4: [record \(n)] record\t\(n)", "scripts/Geo.lua:5: [record \(n)] again\t\(n)"]

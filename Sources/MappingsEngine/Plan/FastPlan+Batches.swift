@@ -10,9 +10,8 @@ import MappingsJSON
 extension FastPlan {
     /// Whether `prepare` makes calls ahead: the plan calls a transformer (or filters) that
     /// answers batches and prefers them (Lua in worker processes, where a call is a round trip).
-    package var batchesCalls: Bool {
-        (filter.map { Self.batches($0.call.transform) } ?? false)
-            || tables.transformers.contains { Self.batches($0.transform) }
+    static func batchesCalls(filter: (call: PlanTables.Call, text: any TextTransformer)?, tables: PlanTables) -> Bool {
+        (filter.map { batches($0.call.transform) } ?? false) || tables.transformers.contains { batches($0.transform) }
     }
 
     private static func batches(_ transform: any Transformer) -> Bool {

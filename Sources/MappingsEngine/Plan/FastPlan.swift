@@ -25,6 +25,9 @@ package struct FastPlan: Sendable {
     let strictConverter: Converter
     /// The context's `@filter`, handed the record's text before anything is written.
     let filter: (call: PlanTables.Call, text: any TextTransformer)?
+    /// Whether `prepare` makes calls ahead: the plan calls a transformer (or filters) that
+    /// answers batches and prefers them (Lua in worker processes, where a call is a round trip).
+    package let batchesCalls: Bool
 
     /// What `write` made of a record.
     package enum Outcome: Hashable {
@@ -74,7 +77,7 @@ package struct FastPlan: Sendable {
         return .success(
             FastPlan(
                 shape: shape, tables: tables, converter: converter, strictConverter: converter.strict(true),
-                filter: filter))
+                filter: filter, batchesCalls: batchesCalls(filter: filter, tables: tables)))
     }
 
     /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the
