@@ -59,12 +59,18 @@ extension LuaInterpreter {
             }
             log.dropped = Int(item.log_dropped)
             guard item.status == CLUA_OK else {
-                let message = withUnsafeBytes(of: &item.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                answers.append(LuaBatchAnswer(result: .failure(LuaFailure(status: item.status, message: message)), log: log))
+                let message = withUnsafeBytes(of: &item.message) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                answers.append(
+                    LuaBatchAnswer(result: .failure(LuaFailure(status: item.status, message: message)), log: log))
                 continue
             }
-            let bytes = UnsafeRawBufferPointer(start: batch.output.map { $0 + item.output_start }, count: item.output_count)
-            let result = Result { () throws(LuaWire.Failure) in try LuaWire.decode(bytes, keys: resultKeys, input: input) }
+            let bytes = UnsafeRawBufferPointer(
+                start: batch.output.map { $0 + item.output_start }, count: item.output_count)
+            let result = Result { () throws(LuaWire.Failure) in
+                try LuaWire.decode(bytes, keys: resultKeys, input: input)
+            }
             answers.append(
                 LuaBatchAnswer(result: result.mapError { LuaFailure(kind: .badResult, message: $0.message) }, log: log))
         }
@@ -90,43 +96,61 @@ extension LuaWorkerProcess {
             frame.u8(0)
         }
         frame.u32(UInt32(inputs.count))
-        var wire: [UInt8] = []
+        var size = 0
         for input in inputs {
-            wire.removeAll(keepingCapacity: true)
-            input.append(to: &wire)
-            frame.data(wire)
+            if case .text(let text) = input { size += text.count + 9 } else { size += 64 }
+        }
+        frame.bytes.reserveCapacity(frame.bytes.count + size)
+        for input in inputs {
+            // Each value's wire straight into the frame, its length written before it once known.
+            let start = frame.bytes.count
+            frame.u32(0)
+            input.append(to: &frame.bytes)
+            let length = UInt32(frame.bytes.count - start - 4).littleEndian
+            withUnsafeBytes(of: length) { bytes in
+                for offset in 0..<4 { frame.bytes[start + offset] = bytes[offset] }
+            }
         }
         // Each value is bounded by its own deadline in the worker; this is the backstop.
         let deadline = ContinuousClock.now + limits.timeout * inputs.count + Self.margin
-        guard let response = request(frame, until: deadline), response.status == CLUA_OK else {
+        // A batch's answer takes longer than waking up: the host sleeps until it comes, leaving the
+        // core to the worker (and to the lane writing the records before).
+        guard let response = request(frame, until: deadline, spin: .zero), response.status == CLUA_OK else {
+            // The worker is gone, and which value took it down is not known: no answer, and the
+            // caller goes on one value at a time, so that the loss falls on the value that caused it.
+            guard inputs.count == 1 else { return [] }
             let kind: LuaFailure.Kind = lastLoss.hasPrefix("deadline") ? .deadline : .failed
-            // The first value takes the loss (the worker is gone); the caller goes on with a new one.
             return [LuaBatchAnswer(result: .failure(LuaFailure(kind: kind, message: lastLoss)), log: LuaLogBatch())]
         }
         var answers: [LuaBatchAnswer] = []
-        var reader = PackedReader(packed: response.output)
-        for input in inputs.prefix(Int(response.a)) {
-            guard let status = reader.u32(), let message = reader.bytes(), let output = reader.bytes(),
-                let lines = reader.bytes(), let dropped = reader.u32()
-            else { break }
-            let log = LuaLogBatch(lines: lines, dropped: Int(dropped))
-            guard Int32(bitPattern: status) == CLUA_OK else {
-                let failure = LuaFailure(status: Int32(bitPattern: status), message: String(decoding: message, as: UTF8.self))
-                answers.append(LuaBatchAnswer(result: .failure(failure), log: log))
-                continue
+        answers.reserveCapacity(Int(response.a))
+        response.output.withUnsafeBytes { packed in
+            var reader = PackedReader(packed: packed)
+            for input in inputs.prefix(Int(response.a)) {
+                guard let status = reader.u32(), let message = reader.bytes(), let output = reader.bytes(),
+                    let lines = reader.bytes(), let dropped = reader.u32()
+                else { break }
+                let log = LuaLogBatch(lines: lines.isEmpty ? [] : Array(lines), dropped: Int(dropped))
+                guard Int32(bitPattern: status) == CLUA_OK else {
+                    let failure = LuaFailure(
+                        status: Int32(bitPattern: status), message: String(decoding: message, as: UTF8.self))
+                    answers.append(LuaBatchAnswer(result: .failure(failure), log: log))
+                    continue
+                }
+                let result = Result { () throws(LuaWire.Failure) in
+                    try LuaWire.decode(output, keys: resultKeys, input: input)
+                }
+                answers.append(
+                    LuaBatchAnswer(
+                        result: result.mapError { LuaFailure(kind: .badResult, message: $0.message) }, log: log))
             }
-            let result = output.withUnsafeBytes { bytes in
-                Result { () throws(LuaWire.Failure) in try LuaWire.decode(bytes, keys: resultKeys, input: input) }
-            }
-            answers.append(
-                LuaBatchAnswer(result: result.mapError { LuaFailure(kind: .badResult, message: $0.message) }, log: log))
         }
         return answers
     }
 
     /// Reads the packed answers of a batch response.
     private struct PackedReader {
-        let packed: [UInt8]
+        let packed: UnsafeRawBufferPointer
         var offset = 0
 
         mutating func u32() -> UInt32? {
@@ -136,10 +160,10 @@ extension LuaWorkerProcess {
                 | UInt32(packed[offset + 3]) << 24
         }
 
-        mutating func bytes() -> [UInt8]? {
+        mutating func bytes() -> UnsafeRawBufferPointer? {
             guard let count = u32().map(Int.init), offset + count <= packed.count else { return nil }
             defer { offset += count }
-            return Array(packed[offset..<offset + count])
+            return UnsafeRawBufferPointer(rebasing: packed[offset..<offset + count])
         }
     }
 }

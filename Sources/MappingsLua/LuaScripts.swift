@@ -256,6 +256,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
         return LuaThread.withLargeStack {
             var answers: [LuaBatchAnswer] = []
             answers.reserveCapacity(inputs.count)
+            // After a worker was lost in a batch, one value at a time: the loss is then its own.
+            var oneAtATime = false
             while answers.count < inputs.count {
                 let engine: any LuaEngine
                 let reference: Int32
@@ -269,8 +271,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
                     answers += repeatElement(LuaBatchAnswer(result: .failure(failure), log: LuaLogBatch()), count: left)
                     return answers
                 }
+                let left = inputs[answers.count...]
                 let ran = engine.callBatch(
-                    reference, inputs: inputs[answers.count...], userData: userData, limits: limits)
+                    reference, inputs: oneAtATime ? left.prefix(1) : left, userData: userData, limits: limits)
+                if ran.isEmpty { oneAtATime = true }
                 answers += ran
                 let unfit =
                     if case .failure(let failure)? = ran.last?.result { failure.poisonsInterpreter } else { false }

@@ -1,4 +1,3 @@
-import Foundation
 import Mappings
 
 /// A transformer that calls a Lua function of a `LuaScripts`.
@@ -65,8 +64,7 @@ struct LuaTransformer: TypedTransformer, BatchTransformer {
     }
 
     /// A call to a worker process is a round trip: batches save all but one per batch.
-    var prefersBatches: Bool { (scripts.isolation == .process || Self.experiment) && !decimalsAsText }
-    static let experiment = ProcessInfo.processInfo.environment["MAPPINGS_EXPERIMENT_BATCH"] != nil
+    var prefersBatches: Bool { scripts.isolation == .process && !decimalsAsText }
 
     func transform(batch inputs: [BatchInput]) -> [BatchAnswer] {
         // Digits as text need each value built: one call at a time, as `transform(jsonText:)` does.

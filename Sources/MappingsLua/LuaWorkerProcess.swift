@@ -122,8 +122,8 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
 
     /// Sends a request and waits for its answer until `deadline`; nil (and the worker killed)
     /// when it does not come by then or the worker died.
-    func request(_ frame: Frame, until deadline: ContinuousClock.Instant) -> Response? {
-        guard !dead, send(frame.bytes), let response = receive(until: deadline) else {
+    func request(_ frame: Frame, until deadline: ContinuousClock.Instant, spin: Duration = Reader.spin) -> Response? {
+        guard !dead, send(frame.bytes), let response = receive(until: deadline, spin: spin) else {
             lastLoss =
                 ContinuousClock.now >= deadline
                 ? "deadline passed (the worker process was ended)"
@@ -149,8 +149,8 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         }
     }
 
-    private func receive(until deadline: ContinuousClock.Instant) -> Response? {
-        var reader = Reader(descriptor: channel, deadline: deadline)
+    private func receive(until deadline: ContinuousClock.Instant, spin: Duration = Reader.spin) -> Response? {
+        var reader = Reader(descriptor: channel, deadline: deadline, spin: spin)
         guard let status = reader.u32(), let message = reader.bytes(), let a = reader.u32(), let b = reader.u32(),
             let output = reader.bytes(), let lines = reader.bytes(), let dropped = reader.u32()
         else { return nil }
@@ -179,17 +179,20 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     }
 
     /// Reads a response with a deadline on every wait, in as few reads as the pipe allows.
-    private struct Reader {
+    struct Reader {
         /// How long a read looks for the answer before it sleeps until it comes.
         static let spin = Duration.microseconds(200)
         let descriptor: Int32
         let deadline: ContinuousClock.Instant
+        /// `spin`, or none for an answer that takes longer than a wake-up (a batch's).
+        let spinning: Duration
         var buffer: [UInt8] = []
         var offset = 0
 
-        init(descriptor: Int32, deadline: ContinuousClock.Instant) {
+        init(descriptor: Int32, deadline: ContinuousClock.Instant, spin: Duration = Reader.spin) {
             self.descriptor = descriptor
             self.deadline = deadline
+            self.spinning = spin
         }
 
         /// Reads until `count` bytes past `offset` are buffered; false at the deadline or the end.
@@ -203,7 +206,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
                 // A call's answer usually comes within microseconds: look for it a little while
                 // before sleeping, since waking up costs more than the wait (most on a VM).
                 var ready: Int32 = 0
-                let spinUntil = ContinuousClock.now + Self.spin
+                let spinUntil = ContinuousClock.now + spinning
                 repeat {
                     ready = poll(&poller, 1, 0)
                 } while ready == 0 && ContinuousClock.now < spinUntil

@@ -14,7 +14,9 @@ import Testing
 @Suite("Lua calls in batches")
 struct LuaBatchTests {
     /// Maps `records` one by one and prepared in one batch; both must agree record for record.
-    static func expectSame(_ records: [[UInt8]], _ mapper: RecordMapper, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    static func expectSame(
+        _ records: [[UInt8]], _ mapper: RecordMapper, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    )
         throws
     {
         #expect(mapper.batchesCalls, sourceLocation: sourceLocation)
@@ -34,7 +36,9 @@ struct LuaBatchTests {
             let text = String(decoding: records[index], as: UTF8.self)
             #expect(alone == batched, "\(text)", sourceLocation: sourceLocation)
             #expect(one.kind == many.kind, "\(text)", sourceLocation: sourceLocation)
-            #expect(one.issues.map(\.description) == many.issues.map(\.description), "\(text)", sourceLocation: sourceLocation)
+            #expect(
+                one.issues.map(\.description) == many.issues.map(\.description), "\(text)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -61,13 +65,13 @@ struct LuaBatchTests {
         try Self.expectSame(inputs, records)
     }
 
-    @Test("a call that trips its budget or fails, amid others: its record alone gets the issue")
+    @Test("a call that runs out of memory, trips its budget or fails, amid others: its record alone gets the issue")
     func failuresAmidOthers() throws {
         let text = """
             { "@models": { "N": { "v": "Int" } },
               "$N": { "@class": "N", "@filter": "value.n ~= 9",
                       "v": { "@keyPath": "@self",
-                             "@lua": "if value.n == 5 then while true do end end\\nif value.n == 7 then error('seven') end\\nlog('n', value.n)\\nreturn value.n * 2" } } }
+                             "@lua": "if value.n == 3 then local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end end\\nif value.n == 5 then while true do end end\\nif value.n == 7 then error('seven') end\\nlog('n', value.n)\\nreturn value.n * 2" } } }
             """
         let mapper = try InlineLuaTests.mapper(text, isolation: .process)
         let records = RecordMapper(mapper: mapper, context: try mapper.context("$N"))
@@ -85,6 +89,7 @@ struct LuaBatchTests {
             var out: [UInt8] = []
             let outcome = records.map(buffer, into: &out, memo: memos[index])
             switch index + 1 {
+            case 3: #expect(outcome.issues.first?.message.contains("out of memory") == true, "\(outcome.issues)")
             case 5: #expect(outcome.issues.first?.message.contains("instruction budget") == true, "\(outcome.issues)")
             case 7: #expect(outcome.issues.first?.message.hasSuffix("seven") == true, "\(outcome.issues)")
             case 9: #expect(outcome.kind == .filtered)

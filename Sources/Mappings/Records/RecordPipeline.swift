@@ -174,25 +174,31 @@ package final class RecordPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// How many records' transformer calls a lane makes ahead in one batch per transformer.
-    static let batchRecords = 256
+    /// How many records' transformer calls a lane makes ahead in one batch per transformer:
+    /// the first chunk of a block, and each one after it (made while the one before is written).
+    static let firstBatchRecords = 8
+    static let batchRecords = 48
 
     /// Makes the transformer calls of the records from byte `start` on (up to `batchRecords`,
     /// within what is still the block's), in batches: their memos by where each record starts.
     /// A record another lane takes meanwhile maps with its own calls; its answers here go unused.
     private func prepare(
         from start: Int, of block: RecordBlock, _ result: BlockResult, bytes: UnsafeBufferPointer<UInt8>,
-        records: RecordMapper
-    ) -> [Int: TransformerMemo] {
+        records: RecordMapper, count: Int
+    ) -> (memos: [Int: TransformerMemo], next: Int) {
         let end = result.update { $0.block.range.upperBound }
         var lines: [Range<Int>] = []
-        block.forEachLine(from: start) { line, _ in
+        var after = end
+        block.forEachLine(from: start) { line, next in
             guard line.lowerBound < end else { return false }
             if !block.isBlank(line) { lines.append(line) }
-            return lines.count < Self.batchRecords
+            after = next
+            return lines.count < count
         }
-        guard let memos = records.prepare(lines.map { UnsafeBufferPointer(rebasing: bytes[$0]) }) else { return [:] }
-        return Dictionary(uniqueKeysWithValues: zip(lines.map(\.lowerBound), memos))
+        guard let memos = records.prepare(lines.map { UnsafeBufferPointer(rebasing: bytes[$0]) }) else {
+            return ([:], after)
+        }
+        return (Dictionary(uniqueKeysWithValues: zip(lines.map(\.lowerBound), memos)), after)
     }
 
     /// How much output a lane publishes before it adds it to `outputHeld`: one shared counter
@@ -221,14 +227,18 @@ package final class RecordPipeline: @unchecked Sendable {
         }
         var lineNumber = 0
         var stopped = false
-        // The memos of records whose transformer calls a batch made ahead, by where they start.
+        // The memos of records whose transformer calls a batch made ahead, by where they start,
+        // and the next chunk's, being made on another thread while this one maps.
         var prepared: [Int: TransformerMemo] = [:]
+        var ahead: PreparedAhead?
         let cpuStart = ThreadClock.cpuNanoseconds()
         // Output published and not yet added to `outputHeld`.
         var unaccounted = 0
         defer { if unaccounted > 0 { outputHeld.add(unaccounted, ordering: .relaxed) } }
         _ = block.bytes.withUnsafeBufferPointer { bytes in
-            block.forEachLine { line, next in
+            // What is made ahead reads these bytes: it ends before they go.
+            defer { _ = ahead?.wait() }
+            return block.forEachLine { line, next in
                 lineNumber += 1
                 if halted.load(ordering: .relaxed) {
                     stopped = true
@@ -257,7 +267,26 @@ package final class RecordPipeline: @unchecked Sendable {
                 scratch.removeAll(keepingCapacity: true)
                 let startTime = DispatchTime.now().uptimeNanoseconds
                 if records.batchesCalls, prepared[line.lowerBound] == nil {
-                    prepared = prepare(from: line.lowerBound, of: block, result, bytes: bytes, records: records)
+                    var chunk: (memos: [Int: TransformerMemo], next: Int)
+                    if let pending = ahead, pending.start == line.lowerBound {
+                        chunk = pending.wait()
+                    } else {
+                        _ = ahead?.wait()
+                        // A short first chunk: the lane has records to write sooner, while the next is made.
+                        chunk = prepare(
+                            from: line.lowerBound, of: block, result, bytes: bytes, records: records,
+                            count: Self.firstBatchRecords)
+                    }
+                    prepared = chunk.memos
+                    ahead = nil
+                    // The next chunk's calls are made while this one's records are written.
+                    if chunk.next < result.update({ $0.block.range.upperBound }) {
+                        let next = chunk.next
+                        ahead = PreparedAhead(start: next) {
+                            self.prepare(
+                                from: next, of: block, result, bytes: bytes, records: records, count: Self.batchRecords)
+                        }
+                    }
                 }
                 let memo = prepared.removeValue(forKey: line.lowerBound)
                 var outcome = RecordOutcome(kind: .clean)
@@ -305,5 +334,39 @@ package final class RecordPipeline: @unchecked Sendable {
             state.cpuNanoseconds += cpu
             if !stopped { state.finished = true }
         }
+    }
+}
+
+/// A chunk's transformer calls being made on another thread while a lane writes the chunk
+/// before it: with Lua in worker processes, the worker runs the scripts while the lane maps.
+private final class PreparedAhead: @unchecked Sendable {
+    // `@unchecked`: `chunk` is written by the preparing thread before `done` is signalled, and
+    // read by the lane only after it waited for it.
+    let start: Int
+    private var chunk: (memos: [Int: TransformerMemo], next: Int) = ([:], 0)
+    private let done = DispatchSemaphore(value: 0)
+    private var waited = false
+
+    init(start: Int, _ work: @escaping () -> (memos: [Int: TransformerMemo], next: Int)) {
+        self.start = start
+        // The work reads the lane's block, which the lane keeps until `wait()` has returned.
+        let job = Job(run: work)
+        DispatchQueue.global().async {
+            self.chunk = job.run()
+            self.done.signal()
+        }
+    }
+
+    private struct Job: @unchecked Sendable {
+        let run: () -> (memos: [Int: TransformerMemo], next: Int)
+    }
+
+    /// The chunk, once made (waits for it the first time).
+    func wait() -> (memos: [Int: TransformerMemo], next: Int) {
+        if !waited {
+            done.wait()
+            waited = true
+        }
+        return chunk
     }
 }

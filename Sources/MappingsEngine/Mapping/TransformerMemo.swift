@@ -107,7 +107,8 @@ package final class TransformerMemo: @unchecked Sendable {
         _ transformer: any TextTransformer, _ reference: TransformerReference, text: UnsafeBufferPointer<UInt8>
     ) throws -> JSONValue {
         if let index = calls.indices.first(where: { index in
-            calls[index].prefilled && calls[index].reference == reference && calls[index].text?.baseAddress == text.baseAddress
+            calls[index].prefilled && calls[index].reference == reference
+                && calls[index].text?.baseAddress == text.baseAddress
                 && calls[index].text?.count == text.count
         }) {
             // The plan takes a batch's answer; the general engine may take it again on replay.

@@ -29,7 +29,8 @@ extension FastPlan {
             var owners: [Int] = []
             var inputs: [BatchInput] = []
             for (index, record) in records.enumerated() {
-                guard let root = scratch.tape.scan(record, shape: shape), case .frame = scratch.tape.nodes[Int(root)].kind
+                guard let root = scratch.tape.scan(record, shape: shape),
+                    case .frame = scratch.tape.nodes[Int(root)].kind
                 else {
                     kept[index] = false
                     continue
@@ -107,7 +108,9 @@ extension Writer {
                     let at = nodes[Int(node)]
                     switch at.kind {
                     case .frame, .list, .objectSpan, .arraySpan:
-                        call(property.transformer, .text(UnsafeBufferPointer(rebasing: bytes[Int(at.start)..<Int(at.end)])))
+                        call(
+                            property.transformer,
+                            .text(UnsafeBufferPointer(rebasing: bytes[Int(at.start)..<Int(at.end)])))
                         continue
                     default:
                         break
