@@ -81,14 +81,29 @@ static void worker_wait(int descriptor, short events) {
     }
 }
 
+/// Reads what the channel has, at least one byte and at most `capacity`, into `into`; looks
+/// for it a while before it sleeps (see WORKER_SPIN_NS), and exits when the host is gone.
+static size_t worker_read_some(uint8_t *into, size_t capacity) {
+    int64_t spin_until = 0;
+    for (;;) {
+        ssize_t got = read(WORKER_IN, into, capacity);
+        if (got > 0) return (size_t)got;
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (spin_until == 0) spin_until = worker_now_ns() + WORKER_SPIN_NS;
+            if (worker_now_ns() >= spin_until) worker_wait(WORKER_IN, POLLIN);
+            continue;
+        }
+        _exit(0);
+    }
+}
+
 /// What the last read from the channel brought beyond what was asked: a request's small
 /// fields (a batch has two per value) come from here, not from a system call each.
 static uint8_t worker_buffer[1 << 16];
 static size_t worker_buffered = 0, worker_taken = 0;
 
 /// Reads exactly `count` bytes, or exits: the host closed the pipe or broke the framing.
-static void worker_read_direct(void *into, size_t count);
-
 static void worker_read(void *into, size_t count) {
     uint8_t *at = (uint8_t *)into;
     size_t ready = worker_buffered - worker_taken;
@@ -97,44 +112,18 @@ static void worker_read(void *into, size_t count) {
     worker_taken += from_buffer;
     at += from_buffer;
     count -= from_buffer;
-    if (count == 0) return;
     // A large rest goes straight where it belongs; a small one through the buffer.
-    if (count >= sizeof worker_buffer / 2) {
-        worker_read_direct(at, count);
-        return;
+    while (count >= sizeof worker_buffer / 2) {
+        size_t got = worker_read_some(at, count);
+        at += got;
+        count -= got;
     }
+    if (count == 0) return;
     worker_taken = worker_buffered = 0;
-    int64_t spin_until = 0;
-    while (worker_buffered < count) {
-        ssize_t got = read(WORKER_IN, worker_buffer + worker_buffered, sizeof worker_buffer - worker_buffered);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (spin_until == 0) spin_until = worker_now_ns() + WORKER_SPIN_NS;
-            if (worker_now_ns() >= spin_until) worker_wait(WORKER_IN, POLLIN);
-            continue;
-        }
-        if (got <= 0) _exit(0);
-        worker_buffered += (size_t)got;
-    }
+    while (worker_buffered < count)
+        worker_buffered += worker_read_some(worker_buffer + worker_buffered, sizeof worker_buffer - worker_buffered);
     memcpy(at, worker_buffer, count);
     worker_taken = count;
-}
-
-static void worker_read_direct(void *into, size_t count) {
-    uint8_t *at = (uint8_t *)into;
-    int64_t spin_until = 0;
-    while (count > 0) {
-        ssize_t got = read(WORKER_IN, at, count);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            if (spin_until == 0) spin_until = worker_now_ns() + WORKER_SPIN_NS;
-            if (worker_now_ns() >= spin_until) worker_wait(WORKER_IN, POLLIN);
-            continue;
-        }
-        if (got <= 0) _exit(0);
-        at += got;
-        count -= (size_t)got;
-    }
 }
 
 static void worker_write(const void *bytes, size_t count) {
