@@ -89,7 +89,10 @@ package struct InlineLuaCode: Sendable, Hashable {
 }
 
 /// An entry's inline Lua (`@lua` or `@reverseLua`) and the prelude of the file it is written in.
-package struct InlineLua: Sendable, Hashable {
+///
+/// A class, compared by value: a transformer reference holding it is copied for every call a
+/// record makes, and one reference counts once where its strings counted each.
+package final class InlineLua: Sendable, Hashable {
     /// `@lua`, `@reverseLua` or `@filter`: what messages call it.
     package let keyword: String
     package let code: InlineLuaCode
@@ -100,5 +103,15 @@ package struct InlineLua: Sendable, Hashable {
         self.keyword = keyword
         self.code = code
         self.prelude = prelude
+    }
+
+    package static func == (left: InlineLua, right: InlineLua) -> Bool {
+        left === right || (left.keyword == right.keyword && left.code == right.code && left.prelude == right.prelude)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(keyword)
+        hasher.combine(code)
+        hasher.combine(prelude)
     }
 }

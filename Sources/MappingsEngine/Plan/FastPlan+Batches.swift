@@ -57,8 +57,8 @@ extension FastPlan {
             scratch.fanOuts.removeAll()
             tables.withPointers { pointers in
                 let writer = Writer(
-                    bytes: record, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
-                    strictConverter: strictConverter, omittingNulls: false, memo: nil, scratch: scratch)
+                    bytes: record, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
+                    omittingNulls: false, memo: nil, scratch: scratch)
                 writer.collect(0, frame: root) { transformer, input in
                     calls[Int(transformer)].append((index, input))
                 }

@@ -10,8 +10,8 @@ struct Writer {
     let nodes: UnsafeBufferPointer<JSONTape.Node>
     let slots: UnsafeBufferPointer<Int32>
     let plan: PlanTables.Pointers
-    let converter: Converter
-    let strictConverter: Converter
+    /// The plan, for its converters: held without a count (the caller holds it for the record).
+    unowned(unsafe) let owner: FastPlan
     let omittingNulls: Bool
     let memo: TransformerMemo?
     /// The calling thread's scratch, whose `fanOuts` hold the nodes of the record's fan-outs.
@@ -97,6 +97,7 @@ struct Writer {
             first = false
             out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
             if let transformed {
+                if property.plainAnswer != 0, writesPlain(transformed, as: property, into: &out) { continue }
                 guard convert(transformed, as: property, into: &out) else { return false }
             } else {
                 guard write(found, as: property, into: &out) else { return false }
@@ -308,12 +309,34 @@ struct Writer {
         return convert(value, as: property, into: &out)
     }
 
+    /// Writes a transformer's answer that is of its property's own kind as the general
+    /// conversion and writer would (`Property.plainAnswer`); `false`, writing nothing, for any
+    /// other answer, which converts.
+    private func writesPlain(_ value: JSONValue, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool
+    {
+        switch (property.plainAnswer, value) {
+        case (1, .string(let string)):
+            scratch.text.removeAll(keepingCapacity: true)
+            JSONWriter.writeString(string, into: &scratch.text)
+        case (2, .integer(let integer)):
+            scratch.text.removeAll(keepingCapacity: true)
+            scratch.text.append(contentsOf: String(integer).utf8)
+        case (3, .bool(let flag)):
+            out.append(flag ? "true" : "false")
+            return true
+        default:
+            return false
+        }
+        scratch.text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
+        return true
+    }
+
     /// The general conversion, and the general writer: used for every value the plan does not copy.
     private func convert(_ value: JSONValue, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
         let input = conversion.valueMap.map { $0.map(value) } ?? value
-        let converted = (conversion.strict ? strictConverter : converter).convert(
+        let converted = (conversion.strict ? owner.strictConverter : owner.converter).convert(
             input, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
         // A value mapped to null leaves the property unset, which `--omit-nulls` leaves out:
         // the general engine's (the key is written already).

@@ -17,7 +17,10 @@ import MappingsModel
 /// `false` with `out` as it was, and the caller maps that record the general way, which
 /// reports exactly what is wrong. A context the plan does not cover (see `FastPlan.make`) is
 /// mapped the general way every time; `mappings check --explain-plan` says which and why.
-package struct FastPlan: Sendable {
+///
+/// A class: a record's mapping holds the plan by one reference, where a struct of its many
+/// fields was copied (each retained and released) for every record.
+package final class FastPlan: Sendable {
     let shape: TapeShape
     let tables: PlanTables
     let converter: Converter
@@ -28,6 +31,18 @@ package struct FastPlan: Sendable {
     /// Whether `prepare` makes calls ahead: the plan calls a transformer (or filters) that
     /// answers batches and prefers them (Lua in worker processes, where a call is a round trip).
     package let batchesCalls: Bool
+
+    init(
+        shape: TapeShape, tables: PlanTables, converter: Converter, strictConverter: Converter,
+        filter: (call: PlanTables.Call, text: any TextTransformer)?, batchesCalls: Bool
+    ) {
+        self.shape = shape
+        self.tables = tables
+        self.converter = converter
+        self.strictConverter = strictConverter
+        self.filter = filter
+        self.batchesCalls = batchesCalls
+    }
 
     /// What `write` made of a record.
     package enum Outcome: Hashable {
@@ -128,8 +143,7 @@ package struct FastPlan: Sendable {
         let written = tables.withPointers { pointers in
             guard case .frame = nodes[Int(root)].kind else { return false }
             let writer = Writer(
-                bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, converter: converter,
-                strictConverter: strictConverter,
+                bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
                 omittingNulls: omittingNulls, memo: memo, scratch: scratch)
             return writer.object(0, frame: root, into: &scratch.output)
         }
@@ -205,6 +219,10 @@ struct PlanTables: Sendable {
         /// A keyed selection: its keys are `selections[selectionStart..<+selectionCount]`.
         var selectionStart: Int32 = 0
         var selectionCount: Int32 = 0
+        /// A transformer's answer of the property's own kind written as it is, without the
+        /// general conversion: 1 a string into a `String`, 2 an integer into an `Int`, 3 a
+        /// boolean into a `Bool`; 0 none (a value map, another type).
+        var plainAnswer: UInt8 = 0
     }
 
     /// One key of a keyed selection: `"key":` in `bytes`, and its key paths in `paths`.
@@ -428,6 +446,14 @@ struct PlanTables: Sendable {
             // A value map translates the value first, and a transformer's answer is a value of
             // its own: the general conversion does either.
             if rule.valueMap != nil || rule.transformer != nil || rule.selection != nil { property.kind = .general }
+            if rule.valueMap == nil, rule.transformer != nil {
+                switch type.unwrapped {
+                case .string: property.plainAnswer = 1
+                case .int: property.plainAnswer = 2
+                case .bool: property.plainAnswer = 3
+                default: break
+                }
+            }
             property.target = Int32(conversions.count)
             // Formats of the plan's own: lanes that each compile a plan share no reference count.
             conversions.append(

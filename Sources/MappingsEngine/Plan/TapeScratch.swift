@@ -19,6 +19,8 @@ final class TapeScratch: @unchecked Sendable {
     @exclusivity(unchecked) var fanOuts = FanOutNodes()
     /// The text of the keyed selection being put together (`Writer.selection`).
     @exclusivity(unchecked) var selection: [UInt8] = []
+    /// A transformer's answer as it is written (`Writer.writesPlain`).
+    @exclusivity(unchecked) var text: [UInt8] = []
 
     deinit {
         tape.free()

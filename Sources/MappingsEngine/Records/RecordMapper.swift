@@ -74,7 +74,7 @@ public struct RecordMapper: Sendable {
 
     /// Whether `prepare` makes the transformer calls of many records at once (Lua in worker
     /// processes): a caller with many records at hand then prepares them in chunks.
-    package var batchesCalls: Bool { plan?.batchesCalls ?? false }
+    package var batchesCalls: Bool { plan?.batchesCalls == true }
 
     /// The transformer calls of `records` made ahead, in batches: a memo per record, which
     /// `map(_:into:memo:)` then takes the answers from (the same output, the same log lines).
