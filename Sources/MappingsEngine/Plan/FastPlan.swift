@@ -33,15 +33,13 @@ package final class FastPlan: Sendable {
     package let batchesCalls: Bool
 
     init(
-        shape: TapeShape, tables: PlanTables, converter: Converter, strictConverter: Converter,
-        filter: (call: PlanTables.Call, text: any TextTransformer)?, batchesCalls: Bool
+        shape: TapeShape, tables: PlanTables, converter: Converter,
+        filter: (call: PlanTables.Call, text: any TextTransformer)?
     ) {
-        self.shape = shape
-        self.tables = tables
+        (self.shape, self.tables, self.filter) = (shape, tables, filter)
         self.converter = converter
-        self.strictConverter = strictConverter
-        self.filter = filter
-        self.batchesCalls = batchesCalls
+        strictConverter = converter.strict(true)
+        batchesCalls = Self.batchesCalls(filter: filter, tables: tables)
     }
 
     /// What `write` made of a record.
@@ -90,9 +88,7 @@ package final class FastPlan: Sendable {
         guard root == 0, reasons.isEmpty else { return .failure(Refusal(reasons: reasons)) }
         let converter = mapper.converter.independentCopy()
         return .success(
-            FastPlan(
-                shape: shape, tables: tables, converter: converter, strictConverter: converter.strict(true),
-                filter: filter, batchesCalls: batchesCalls(filter: filter, tables: tables)))
+            FastPlan(shape: shape, tables: tables, converter: converter, filter: filter))
     }
 
     /// Whether an entry calls a transformer: the caller then hands `write` a memo, and the
