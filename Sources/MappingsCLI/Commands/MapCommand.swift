@@ -79,13 +79,19 @@ struct MapCommand: ParsableCommand, LoadingCommand {
                 Self.noteFiltered(compiled)
                 return
             }
-            defer {
-                if isArray, outcome.kind == .withErrors {
-                    Terminal.error(
-                        "note: the input is an array; to map each of its elements into \(context), add --many")
-                }
+            // An array mapped as one payload: the note first, and alone when every issue comes
+            // from reading the array as one payload (the report still has them all).
+            var shown = outcome.issues
+            if isArray, outcome.kind == .withErrors {
+                let fromArray = outcome.issues.allSatisfy { $0.path.hasPrefix("$[") }
+                Terminal.error(
+                    "note: the input is an array; to map each of its elements into \(context), add --many"
+                        + (fromArray
+                            ? " (its \(outcome.issues.count) issues, each from reading the array as one payload, are not shown)"
+                            : ""))
+                if fromArray { shown = [] }
             }
-            try ResultOutput.emit(written: text, issues: outcome.issues, report: report.path)
+            try ResultOutput.emit(written: text, issues: outcome.issues, shown: shown, report: report.path)
             return
         }
         let result: MappingResult

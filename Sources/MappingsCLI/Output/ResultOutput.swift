@@ -18,10 +18,13 @@ enum ResultOutput {
     }
 
     /// Writes what the record path wrote (`RecordMapper`) and its issues as `emit` would.
-    static func emit(written text: [UInt8], issues: [MappingIssue], report: String?) throws {
+    /// `shown` are the issues written on stderr (all of them unless the caller said why not).
+    static func emit(written text: [UInt8], issues: [MappingIssue], shown: [MappingIssue]? = nil, report: String?)
+        throws
+    {
         if let report { try writeReport(issues, to: report) }
         FileHandle.standardOutput.write(Data(text + [UInt8(ascii: "\n")]))
-        for issue in issues { Terminal.error(issue.description) }
+        for issue in shown ?? issues { Terminal.error(issue.description) }
         if issues.contains(where: { $0.severity == .error }) { throw ToolFailure(status: .issues) }
     }
 

@@ -254,10 +254,28 @@ public struct Mapper: Sendable {
                 diagnostics: [
                     Diagnostic(
                         message: "no context named \"\(identifier)\"",
-                        help: Suggestion.help(for: identifier, among: catalog.identifiers)
+                        help: Self.shellExpansionHelp(identifier, among: catalog.identifiers)
+                            ?? Suggestion.help(for: identifier, among: catalog.identifiers)
                             ?? "the contexts are " + catalog.identifiers.map { "\"\($0)\"" }.joined(separator: ", "))
                 ])
         }
         return context
+    }
+
+    /// What to say of a context name a shell has expanded: `"$Name"` in double quotes becomes
+    /// the empty string (or what is left after the variable, `"$Pull-v2"` → `-v2`).
+    static func shellExpansionHelp(_ identifier: String, among identifiers: [String]) -> String? {
+        let variable = #/^\$[A-Za-z_][A-Za-z0-9_]*/#
+        let eaten = identifiers.filter { name in
+            guard name.hasSuffix(identifier), let match = name.prefixMatch(of: variable) else { return false }
+            return name.dropFirst(match.output.count) == identifier[...]
+        }
+        guard identifier.isEmpty || !eaten.isEmpty else { return nil }
+        let example = eaten.first ?? identifiers.first(where: { $0.hasPrefix("$") }) ?? "$Name"
+        let start =
+            identifier.isEmpty
+            ? "the name is empty: a shell expands \"$Name\" in double quotes to nothing"
+            : "a shell expands \"$Name\" in double quotes, which leaves \"\(identifier)\" of \"\(example)\""
+        return start + "; write it in single quotes: --context '\(example)'"
     }
 }

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// The CLI's traps for a new user, as the tool shows them (issue 31): a context name the shell
+/// expanded, an array mapped as one payload.
+@Suite("CLI traps")
+struct CLITrapsTests {
+    static let catalog = """
+        { "@models": { "P": { "price": "Int" } },
+          "$Price": { "@class": "P", "price": "price" },
+          "$Price-v2": { "@class": "P", "price": "cost" } }
+        """
+
+    @Test("a context name a shell expanded says to quote it")
+    func shellExpansion() throws {
+        let directory = try ToolRunner.directory(with: ["c.mappings": Self.catalog])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // "$Price" in double quotes, the variable unset: the name is empty.
+        let empty = try ToolRunner.run(
+            ["map", "--mappings", "c.mappings", "--context", ""], in: directory, input: #"{"price": 1}"#)
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains(#"error: no context named """#), "\(empty)")
+        #expect(empty.stderr.contains("a shell expands \"$Name\" in double quotes to nothing"), "\(empty)")
+        #expect(empty.stderr.contains("write it in single quotes: --context '$Price'"), "\(empty)")
+        // "$Price-v2": the shell took "$Price" and left "-v2".
+        let rest = try ToolRunner.run(
+            ["map", "--mappings", "c.mappings", "--context=-v2"], in: directory, input: #"{"cost": 1}"#)
+        #expect(rest.status == 2)
+        #expect(rest.stderr.contains(#"which leaves "-v2" of "$Price-v2""#), "\(rest)")
+        #expect(rest.stderr.contains("--context '$Price-v2'"), "\(rest)")
+        // A plain typo keeps its did-you-mean.
+        let typo = try ToolRunner.run(
+            ["map", "--mappings", "c.mappings", "--context", "$Prize"], in: directory, input: #"{"price": 1}"#)
+        #expect(typo.stderr.contains(#"did you mean "$Price"?"#), "\(typo)")
+    }
+
+    @Test("an array without --many: the note first, alone when every issue is the array's, all of them in --report")
+    func arrayNote() throws {
+        let directory = try ToolRunner.directory(with: ["c.mappings": Self.catalog])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(
+            ["map", "--mappings", "c.mappings", "--context", "$Price", "--report", "r.json"], in: directory,
+            input: #"[{"price": 1}, {"price": 2}]"#)
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result)")
+        #expect(
+            lines.first?.hasPrefix("note: the input is an array; to map each of its elements into $Price, add --many")
+                == true)
+        let report = try String(contentsOf: directory.appendingPathComponent("r.json"), encoding: .utf8)
+        #expect(report.contains(#""path":"$[*].price""#), "\(report)")
+    }
+}
