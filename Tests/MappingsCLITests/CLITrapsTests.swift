@@ -50,4 +50,27 @@ struct CLITrapsTests {
         let report = try String(contentsOf: directory.appendingPathComponent("r.json"), encoding: .utf8)
         #expect(report.contains(#""path":"$[*].price""#), "\(report)")
     }
+
+    @Test("without --rejects, each rejected record is one line on stderr: where and why, never the payload")
+    func rejectLines() throws {
+        let directory = try ToolRunner.directory(with: ["c.mappings": Self.catalog])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = String(repeating: "payload ", count: 50)
+        let input = #"{"price": 1}"# + "\n" + #"{"price": "x", "note": "\#(secret)"}"# + "\n" + "nope\n"
+        let result = try ToolRunner.run(
+            ["stream", "--mappings", "c.mappings", "--context", "$Price"], in: directory, input: input)
+        #expect(result.status == 1)
+        #expect(!result.stderr.contains(secret), "\(result)")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(
+            lines.first
+                == #"<stdin>:2: rejected: $.price: expected Int, found string "x", which is not a whole number (c.mappings:2)"#,
+            "\(lines)")
+        #expect(
+            lines.contains { $0.hasPrefix("mappings stream: each rejected record is one line here; --rejects FILE") })
+        #expect(
+            lines.contains(
+                "<stdin>:3: rejected: invalid JSON: column 1: unexpected character 'n': a value was expected"))
+        #expect(lines.last == "mappings stream: read 3, written 1, rejected 2")
+    }
 }

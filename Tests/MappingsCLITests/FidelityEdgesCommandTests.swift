@@ -90,9 +90,15 @@ struct FidelityEdgesCommandTests {
             ["stream", "--context", "$Tweet"], input: "{\"i\": \"a\", \"i\": \"x\u{202E}y\"}\n{\"i\": \"ok\"}\n")
         #expect(result.status == 1)
         #expect(result.stdout.split(separator: "\n").count == 1)
-        #expect(result.stderr.contains(#""kind":"duplicate key","path":"$.i""#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"<stdin>:1: rejected: $.i: duplicate key"#), "\(result.stderr)")
+        // In a rejects file, the record whole, its issues as JSON.
+        let file = try Self.run(
+            ["stream", "--context", "$Tweet", "--rejects", "/dev/stdout"],
+            input: "{\"i\": \"a\", \"i\": \"x\u{202E}y\"}\n{\"i\": \"ok\"}\n")
+        #expect(file.stdout.contains(#""kind":"duplicate key","path":"$.i""#), "\(file)")
         // The right-to-left override the record holds raw is written as its escape.
-        #expect(result.stderr.contains(#"x\u202ey"#), "\(result.stderr)")
+        #expect(file.stdout.contains(#"x\u202ey"#), "\(file)")
+        #expect(!file.stdout.unicodeScalars.contains { $0 == "\u{202E}" })
         #expect(!result.stderr.unicodeScalars.contains { $0 == "\u{202E}" })
     }
 

@@ -57,7 +57,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))
     var context: String
 
-    @Option(help: ArgumentHelp("Write rejected records here, one JSON line each (default: stderr).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write rejected records here, one JSON line each with their issues (default: one line each on stderr saying why).",
+            valueName: "file"))
     var rejects: String?
 
     @Option(
@@ -218,6 +221,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } },
             usesFastPlan: !generalEngine, omitNulls: nulls.omit)
         run.showsLoadWarnings = !load.lua.quiet
+        run.rejectsSummarized = rejects == nil
         var unreadable: ToolFailure?
         for (index, source) in sources.enumerated() where unreadable == nil {
             guard run.stopReason == nil else {

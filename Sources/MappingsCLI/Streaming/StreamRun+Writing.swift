@@ -116,6 +116,17 @@ extension StreamRun {
 
     /// One line of the rejects: where the record is, its text, its issues.
     mutating func writeReject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+        if rejectsSummarized {
+            counts.rejected += 1
+            rejects.line(Self.summary(of: issues, at: place(file, line)))
+            if !rejectsHinted {
+                rejectsHinted = true
+                rejects.line(
+                    "mappings stream: each rejected record is one line here; --rejects FILE keeps the record and all its issues, one JSON line each"
+                )
+            }
+            return
+        }
         var members: [(key: String, value: JSONValue)] = []
         if let file { members.append(("file", .string(file))) }
         members.append(("line", .integer(Int64(line))))
@@ -124,6 +135,26 @@ extension StreamRun {
         // Invisible characters escaped: the same value to a JSON reader, and safe on a terminal.
         rejects.line(JSONWriter.safeText(.object(JSONObject(members))))
         counts.rejected += 1
+    }
+
+    /// One line for a rejected record on the terminal: `in.ndjson:3: rejected: $.id: expected
+    /// Int, found string "x" (contexts/r.mappings:2)`, and how many issues more it has.
+    static func summary(of issues: [JSONValue], at place: String) -> String {
+        guard case .object(let first)? = issues.first else { return "\(place): rejected" }
+        func text(_ key: String) -> String? {
+            if case .string(let value)? = first[key] { return value }
+            return nil
+        }
+        var line = "\(place): rejected: "
+        if let path = text("path") {
+            line += path + ": "
+        } else if let kind = text("kind") {
+            line += kind + ": "
+        }
+        line += text("message") ?? text("kind") ?? "an issue"
+        if let rule = text("rule") { line += " (\(rule))" }
+        if issues.count > 1 { line += " (and \(issues.count - 1) more)" }
+        return JSONWriter.visible(line)
     }
 
     /// An issue of a record that did not map (`invalid JSON`, `interrupted`, `line too long`).

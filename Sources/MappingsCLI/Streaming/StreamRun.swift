@@ -20,6 +20,11 @@ struct StreamRun {
     let policy: IssuePolicy
     let output: OutputBuffer
     let rejects: OutputBuffer
+    /// Whether rejects go to the terminal (no `--rejects`): then each is one line saying why,
+    /// and the record itself is left to a rejects file.
+    var rejectsSummarized = false
+    /// Whether the line saying where a record and all its issues go was written.
+    var rejectsHinted = false
     /// The bytes of input held in flight (read but not yet written).
     let maxInFlight: Int
     /// How long records in flight may still take once a stop signal came.
