@@ -73,4 +73,45 @@ struct CLITrapsTests {
                 "<stdin>:3: rejected: invalid JSON: column 1: unexpected character 'n': a value was expected"))
         #expect(lines.last == "mappings stream: read 3, written 1, rejected 2")
     }
+
+    /// Completes `line` (the program's path first) with the bash completion the tool generates,
+    /// in `directory`: the candidates, as bash would offer them.
+    static func bashCompletions(_ line: String, in directory: URL) throws -> [String] {
+        let script = try ToolRunner.run(["--generate-completion-script", "bash"], in: directory).stdout
+        try script.write(to: directory.appendingPathComponent("completion.bash"), atomically: true, encoding: .utf8)
+        let driver = """
+            source ./completion.bash
+            COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}
+            read -ra COMP_WORDS <<< "$COMP_LINE"
+            if [[ "$COMP_LINE" == *" " ]]; then COMP_WORDS+=(""); fi
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            COMPREPLY=()
+            _mappings "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\n' "${COMPREPLY[@]}"
+            """
+        try driver.write(to: directory.appendingPathComponent("complete.sh"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["complete.sh", ToolRunner.executable.path + " " + line]
+        process.currentDirectoryURL = directory
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
+    }
+
+    @Test("bash completion: file names, the catalog's context names, option values")
+    func completion() throws {
+        let directory = try ToolRunner.directory(with: ["c.mappings": Self.catalog, "in.json": "{}", "notes.txt": ""])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try Self.bashCompletions("map --mappings ", in: directory) == ["c.mappings"])
+        #expect(
+            try Self.bashCompletions("map --mappings c.mappings --context ", in: directory) == [
+                #"\$Price"#, #"\$Price-v2"#,
+            ])
+        #expect(try Self.bashCompletions("stream --lua-isolation ", in: directory) == ["none", "process"])
+        #expect(try Self.bashCompletions("map --context x in", in: directory) == ["in.json"])
+    }
 }

@@ -21,15 +21,18 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var load: LoadOptions
 
-    @Option(help: ArgumentHelp("The identifier of the context to map with.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The identifier of the context to map with.", valueName: "id"),
+        completion: Completions.contexts)
     var context: String
 
     @Option(
         help: ArgumentHelp(
-            "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"))
+            "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"),
+        completion: .file())
     var into: String?
 
-    @Argument(help: ArgumentHelp("The JSON payload; stdin when omitted.", valueName: "input"))
+    @Argument(help: ArgumentHelp("The JSON payload; stdin when omitted.", valueName: "input"), completion: .file())
     var input: String?
 
     func run() throws {

@@ -31,7 +31,9 @@ struct FetchCommand: AsyncParsableCommand, LoadingCommand {
     @Argument(help: ArgumentHelp("The URL to fetch, without the parameters.", valueName: "url"))
     var url: String
 
-    @Option(help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"),
+        completion: Completions.contexts)
     var context: String
 
     @Option(

@@ -28,7 +28,9 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var load: LoadOptions
 
-    @Option(help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"),
+        completion: Completions.contexts)
     var context: String
 
     @Flag(help: "Map a JSON array into an array of objects, one per element.")
@@ -36,7 +38,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"))
+            "Populate the existing object read from this JSON file instead of a new one.", valueName: "file"),
+        completion: .file())
     var into: String?
 
     @OptionGroup var report: ReportOption
@@ -52,7 +55,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             """)
     var generalEngine = false
 
-    @Argument(help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"))
+    @Argument(
+        help: ArgumentHelp("The JSON payload to map; stdin when omitted.", valueName: "input"), completion: .file())
     var input: String?
 
     func validate() throws {

@@ -24,7 +24,9 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var load: LoadOptions
 
-    @Option(help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"),
+        completion: Completions.contexts)
     var context: String
 
     @Option(help: "The schema language: json-schema or spark.")

@@ -24,7 +24,9 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var load: LoadOptions
 
-    @Option(help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"),
+        completion: Completions.contexts)
     var context: String
 
     @Flag(help: "Read a JSON array of objects and write an array of payloads.")
@@ -45,7 +47,7 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
         if writeNulls && nulls.omit { throw ValidationError("--nulls and --omit-nulls cannot be used together") }
     }
 
-    @Argument(help: ArgumentHelp("The object as JSON; stdin when omitted.", valueName: "input"))
+    @Argument(help: ArgumentHelp("The object as JSON; stdin when omitted.", valueName: "input"), completion: .file())
     var input: String?
 
     func run() throws {

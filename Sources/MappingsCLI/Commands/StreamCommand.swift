@@ -54,13 +54,15 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var strict: StrictOption
 
-    @Option(help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"))
+    @Option(
+        help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"),
+        completion: Completions.contexts)
     var context: String
 
     @Option(
         help: ArgumentHelp(
             "Write rejected records here, one JSON line each with their issues (default: one line each on stderr saying why).",
-            valueName: "file"))
+            valueName: "file"), completion: .file())
     var rejects: String?
 
     @Option(
@@ -75,7 +77,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     @Option(help: "What a record with issues does: reject (default), emit, or fail.")
     var onIssue: IssuePolicy = .reject
 
-    @Option(help: ArgumentHelp("Write the final counts here as JSON.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the final counts here as JSON.", valueName: "file"), completion: .file())
     var stats: String?
 
     @Option(
@@ -133,7 +135,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             """, valueName: "FILE:LINE"))
     var resumeFrom: String?
 
-    @Argument(help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"))
+    @Argument(
+        help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"), completion: .file())
     var inputs: [String] = []
 
     func validate() throws {

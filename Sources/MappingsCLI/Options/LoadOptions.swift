@@ -10,7 +10,7 @@ struct LoadOptions: ParsableArguments {
         name: .customLong("mappings"),
         help: ArgumentHelp(
             "A .mappings file, or a directory whose *.mappings files load in name order. Repeatable.",
-            valueName: "path"))
+            valueName: "path"), completion: .file(extensions: ["mappings"]))
     var paths: [String] = []
 
     @Option(
@@ -24,7 +24,7 @@ struct LoadOptions: ParsableArguments {
         name: .customLong("scripts"),
         help: ArgumentHelp(
             "The directory of the Lua transformers: @transformClass X names DIR/X.lua (default: scripts).",
-            valueName: "dir"))
+            valueName: "dir"), completion: .directory)
     var scripts: String?
 
     @OptionGroup var lua: LuaOptions

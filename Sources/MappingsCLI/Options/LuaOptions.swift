@@ -29,7 +29,7 @@ struct LuaOptions: ParsableArguments {
         name: .customLong("lua-isolation"),
         help: ArgumentHelp(
             "Where Lua transformers run: none (in this process, default) or process (sandbox worker processes, killed at their deadline).",
-            valueName: "none|process"))
+            valueName: "none|process"), completion: .list(["none", "process"]))
     var isolationName = LuaIsolation.inProcess.rawValue
 
     @Flag(

@@ -4,7 +4,8 @@ import ArgumentParser
 struct ReportOption: ParsableArguments {
     @Option(
         name: .customLong("report"),
-        help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"))
+        help: ArgumentHelp("Also write the issues to this file as a JSON array.", valueName: "file"),
+        completion: .file())
     var path: String?
 }
 
