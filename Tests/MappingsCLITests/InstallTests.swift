@@ -70,6 +70,11 @@ struct InstallTests {
         #expect(manual.status == 0, "\(manual.stderr)")
         #expect(manual.stdout.contains("MAPPINGS(1)"), "\(manual.stdout)")
         #expect(manual.stdout.contains("Map a JSON payload with a context and print the result as JSON."))
+        // The statuses every command keeps, not the generic "0 on success, >0 on error"; and
+        // where the language is described.
+        #expect(!manual.stdout.contains(">0 if an error occurs"), "\(manual.stdout)")
+        #expect(manual.stdout.contains("Nothing done: the mappings, scripts, arguments or input"), "\(manual.stdout)")
+        #expect(manual.stdout.contains("SEE ALSO") && manual.stdout.contains("docs/language.md"), "\(manual.stdout)")
         // Blank lines in the generated page would make groff warn on every reading.
         #expect(!manual.stderr.contains("warning"), "\(manual.stderr)")
 
