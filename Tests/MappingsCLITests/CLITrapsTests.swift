@@ -114,4 +114,35 @@ struct CLITrapsTests {
         #expect(try Self.bashCompletions("stream --lua-isolation ", in: directory) == ["none", "process"])
         #expect(try Self.bashCompletions("map --context x in", in: directory) == ["in.json"])
     }
+
+    @Test("explain --many explains each element under its index; schema --many describes the array map --many writes")
+    func many() throws {
+        let directory = try ToolRunner.directory(with: ["c.mappings": Self.catalog])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let explained = try ToolRunner.run(
+            ["explain", "--mappings", "c.mappings", "--context", "$Price", "--many"], in: directory,
+            input: #"[{"price": 1}, {"price": "x"}]"#)
+        #expect(explained.status == 1)
+        #expect(
+            explained.stdout.split(separator: "\n").map(String.init) == [
+                "[0]", "P.price <- $.price = 1  [c.mappings:2]", #"result: {"price":1}"#, "[1]",
+                #"P.price <- $.price = "x"  [c.mappings:2]"#,
+                #"P.price FAILED at $.price: expected Int, found string "x", which is not a whole number  [c.mappings:2]"#,
+                #"result: {"price":null}"#,
+            ], "\(explained)")
+        let notArray = try ToolRunner.run(
+            ["explain", "--mappings", "c.mappings", "--context", "$Price", "--many"], in: directory,
+            input: #"{"price": 1}"#)
+        #expect(notArray.status == 1 && notArray.stderr.contains("--many takes an array of payloads"), "\(notArray)")
+        let schema = try ToolRunner.run(
+            ["schema", "--mappings", "c.mappings", "--context", "$Price", "--many"], in: directory)
+        #expect(
+            schema.stdout
+                == #"{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"$Price","type":"array","items":{"type":"object","properties":{"price":{"type":"integer"}},"required":["price"],"additionalProperties":false}}"#
+                + "\n", "\(schema)")
+        let spark = try ToolRunner.run(
+            ["schema", "--mappings", "c.mappings", "--context", "$Price", "--many", "--format", "spark"], in: directory)
+        #expect(spark.stdout.hasPrefix(#"{"type":"array","elementType":{"type":"struct","#), "\(spark)")
+        #expect(spark.stdout.hasSuffix(#","containsNull":false}"# + "\n"), "\(spark)")
+    }
 }

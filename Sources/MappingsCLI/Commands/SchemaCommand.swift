@@ -19,6 +19,7 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
             Examples:
               mappings schema --context '$TweetModel'
               mappings schema --context '$TweetModel' --format spark
+              mappings schema --context '$TweetModel' --many
             """
     )
 
@@ -32,6 +33,9 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     @Option(help: "The schema language: json-schema or spark.")
     var format: Format = .jsonSchema
 
+    @Flag(help: "The schema of what 'mappings map --many' writes: an array of the context's objects.")
+    var many = false
+
     /// `--format`'s values: the library's schema languages, by their names on the command line.
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonSchema = "json-schema"
@@ -43,6 +47,26 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     func run() throws {
         let catalog = try load.loadCatalog()
         let compiled = try LoadOptions.context(context, of: Mapper(catalog: catalog))
-        Terminal.output(catalog.outputSchema(of: compiled, as: format.schemaFormat).jsonText)
+        let schema = catalog.outputSchema(of: compiled, as: format.schemaFormat)
+        Terminal.output((many ? Self.array(of: schema, format: format) : schema).jsonText)
+    }
+
+    /// The schema of an array of what `schema` describes: JSON Schema's `items` (its `$schema`,
+    /// `title` and `$defs` staying at the top), Spark's `ArrayType`.
+    static func array(of schema: JSONValue, format: Format) -> JSONValue {
+        guard case .object(let object) = schema else { return schema }
+        switch format {
+        case .spark:
+            return .object(
+                JSONObject([("type", .string("array")), ("elementType", schema), ("containsNull", .bool(false))]))
+        case .jsonSchema:
+            let top = ["$schema", "title", "$defs"]
+            let items = JSONObject(object.members.filter { !top.contains($0.key) })
+            var members: [(String, JSONValue)] = object.members.filter { $0.key == "$schema" || $0.key == "title" }
+            members.append(("type", .string("array")))
+            members.append(("items", .object(items)))
+            members += object.members.filter { $0.key == "$defs" }
+            return .object(JSONObject(members))
+        }
     }
 }
