@@ -20,7 +20,8 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
 
             Examples:
               mappings explain --context '$TweetModel' Examples/twitter/tweet.json
-              mappings explain --context '$TweetModel' --many Examples/twitter/timeline.json
+              mappings explain --context '$TweetModel' --many \\
+                Examples/twitter/timeline.json
             """
     )
 
