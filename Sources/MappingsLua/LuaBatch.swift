@@ -123,10 +123,11 @@ extension LuaWorkerProcess {
             return [LuaBatchAnswer(result: .failure(LuaFailure(kind: kind, message: lastLoss)), log: LuaLogBatch())]
         }
         var answers: [LuaBatchAnswer] = []
-        answers.reserveCapacity(Int(response.a))
+        let ran = min(max(0, Int(response.a)), inputs.count)
+        answers.reserveCapacity(ran)
         response.output.withUnsafeBytes { packed in
             var reader = PackedReader(packed: packed)
-            for input in inputs.prefix(Int(response.a)) {
+            for input in inputs.prefix(ran) {
                 guard let status = reader.u32(), let message = reader.bytes(), let output = reader.bytes(),
                     let lines = reader.bytes(), let dropped = reader.u32()
                 else { break }
@@ -144,6 +145,14 @@ extension LuaWorkerProcess {
                     LuaBatchAnswer(
                         result: result.mapError { LuaFailure(kind: .badResult, message: $0.message) }, log: log))
             }
+        }
+        // An answer that is not what was asked for is a worker that cannot be trusted: it goes.
+        guard answers.count == ran, ran > 0 else {
+            stop()
+            guard inputs.count == 1 else { return [] }
+            let failure = LuaFailure(
+                kind: .failed, message: "the Lua worker process answered out of turn (it was ended)")
+            return [LuaBatchAnswer(result: .failure(failure), log: LuaLogBatch())]
         }
         return answers
     }

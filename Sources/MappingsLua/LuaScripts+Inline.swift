@@ -29,7 +29,7 @@ struct InlineChunk: Sendable {
     }
 
     static func preludeLines(of inline: InlineLua) -> Int {
-        inline.prelude.map { $0.code.reduce(1) { $1 == "\n" ? $0 + 1 : $0 } } ?? 0
+        inline.prelude.map { $0.code.unicodeScalars.reduce(1) { $1 == "\n" ? $0 + 1 : $0 } } ?? 0
     }
 
     /// The `.mappings` place of line `line` of the module; `near` (the token Lua's message names)
@@ -99,7 +99,7 @@ extension LuaScripts {
                     ofLine: place.line, near: InlineChunk.token(in: place.rest), in: inline, preludeLines: preludeLines)
                 message = place.rest
                 // A block the code leaves open is closed by the lines after it: say so plainly.
-                let codeLines = inline.code.code.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+                let codeLines = inline.code.code.unicodeScalars.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
                 if !prelude, place.line > preludeLines + codeLines {
                     message = "the code ends inside a block (is an `end` missing?)"
                 }

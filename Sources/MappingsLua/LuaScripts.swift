@@ -274,7 +274,14 @@ public final class LuaScripts: TransformerProvider, Sendable {
                 let left = inputs[answers.count...]
                 let ran = engine.callBatch(
                     reference, inputs: oneAtATime ? left.prefix(1) : left, userData: userData, limits: limits)
-                if ran.isEmpty { oneAtATime = true }
+                if ran.isEmpty {
+                    // A lost worker costs one value at a time from here; one value lost alone is its own.
+                    if oneAtATime {
+                        let failure = LuaFailure(kind: .failed, message: "the Lua worker process gave no answer")
+                        answers.append(LuaBatchAnswer(result: .failure(failure), log: LuaLogBatch()))
+                    }
+                    oneAtATime = true
+                }
                 answers += ran
                 let unfit =
                     if case .failure(let failure)? = ran.last?.result { failure.poisonsInterpreter } else { false }

@@ -76,7 +76,8 @@ struct InstallTests {
         #expect(manual.stdout.contains("Nothing done: the mappings, scripts, arguments or input"), "\(manual.stdout)")
         #expect(manual.stdout.contains("SEE ALSO") && manual.stdout.contains("docs/language.md"), "\(manual.stdout)")
         // The defaults `--help` shows are on the page too.
-        #expect(manual.stdout.contains("Memory each Lua interpreter may hold, in MiB. (default: 64)"), "\(manual.stdout)")
+        #expect(
+            manual.stdout.contains("Memory each Lua interpreter may hold, in MiB. (default: 64)"), "\(manual.stdout)")
         // Blank lines in the generated page would make groff warn on every reading.
         #expect(!manual.stderr.contains("warning"), "\(manual.stderr)")
 

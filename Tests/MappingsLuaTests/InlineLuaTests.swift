@@ -285,4 +285,27 @@ struct InlineLuaTests {
         #expect(JSONWriter.string(result.value) == #"{"total":"12.50 usd","id":"AB"}"#)
         #expect(try mapper.object(from: ["id": "x"], context: "$Total").filtered)
     }
+
+    @Test(
+        "a keyed selection built whole: a repeated key inside is the general engine's issue, and a part's path is its own key's"
+    )
+    func selectionChecks() throws {
+        let text = """
+            { "@models": { "M": { "meta": "JSON", "pair": "[String: Int]" } },
+              "$M": { "@class": "M", "meta": { "@keyPath": { "m": "metadata" } },
+                      "pair": { "@keyPath": { "amount": "a", "amount_total": "total" } } } }
+            """
+        let mapper = try Self.mapper(text)
+        let context = try mapper.context("$M")
+        let plan = try mapper.fastPlan(for: context).get()
+        let repeated = Array(#"{"metadata": {"k": 1, "k": 2}, "a": 1, "total": 2}"#.utf8)
+        var out: [UInt8] = []
+        #expect(!plan.write(repeated, into: &out, omittingNulls: false), "the plan must give the record back")
+        let result = try mapper.object(fromJSON: repeated, using: context)
+        #expect(result.issues.contains { $0.kind == .duplicateKey && $0.path == "$.metadata.k" }, "\(result.issues)")
+        // "amount_total" is not "amount" followed by more: its failure names $.total.
+        let wrong = try mapper.object(
+            from: try JSONParser.parse(#"{"metadata": {}, "a": 1, "total": "x"}"#), context: "$M")
+        #expect(wrong.issues.map(\.path) == ["$.total"], "\(wrong.issues)")
+    }
 }

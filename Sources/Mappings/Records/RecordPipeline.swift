@@ -268,7 +268,8 @@ package final class RecordPipeline: @unchecked Sendable {
                 let startTime = DispatchTime.now().uptimeNanoseconds
                 if records.batchesCalls, prepared[line.lowerBound] == nil {
                     var chunk: (memos: [Int: TransformerMemo], next: Int)
-                    if let pending = ahead, pending.start == line.lowerBound {
+                    // The chunk made ahead starts here, or at a blank line just before.
+                    if let pending = ahead, pending.start <= line.lowerBound {
                         chunk = pending.wait()
                     } else {
                         _ = ahead?.wait()

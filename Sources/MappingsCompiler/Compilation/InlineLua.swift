@@ -23,9 +23,11 @@ package struct InlineLuaCode: Sendable, Hashable {
         let location = node.location
         var literal: String?
         if let text = texts[location.file] {
-            let lines = text.split(separator: "\n", maxSplits: location.line, omittingEmptySubsequences: false)
+            // Lines by scalars: a "\r\n" is one Character, which a Character split would not cut.
+            let lines = text.unicodeScalars.split(
+                separator: "\n", maxSplits: location.line, omittingEmptySubsequences: false)
             if location.line - 1 < lines.count {
-                let scalars = Array(lines[location.line - 1].unicodeScalars)
+                let scalars = Array(lines[location.line - 1])
                 let start = location.column - 1
                 if start >= 0, start + location.length <= scalars.count {
                     var view = String.UnicodeScalarView()
@@ -78,8 +80,8 @@ package struct InlineLuaCode: Sendable, Hashable {
 
     /// The code's line `line` (1-based), for messages.
     package func line(_ line: Int) -> Substring? {
-        let lines = code.split(separator: "\n", omittingEmptySubsequences: false)
-        return line >= 1 && line <= lines.count ? lines[line - 1] : nil
+        let lines = code.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        return line >= 1 && line <= lines.count ? Substring(lines[line - 1]) : nil
     }
 
     private static func isHighSurrogate(_ hex: ArraySlice<Unicode.Scalar>) -> Bool {

@@ -448,13 +448,16 @@ struct MappingRun {
     /// object without a transformer, a part under one of its keys is where that key's value was
     /// read (the key path that found it, or its first).
     func payloadPath(of relative: String, at: String, rule: Rule, in source: JSONValue, base: () -> String) -> String {
+        // The key whose member text the part's path starts with, a whole step of it.
         guard let selection = rule.selection, rule.transformer == nil,
-            let selected = selection.first(where: { relative.hasPrefix(PathText.member($0.key)) })
+            let selected = selection.first(where: { selected in
+                let member = PathText.member(selected.key)
+                guard relative.hasPrefix(member) else { return false }
+                let rest = relative.dropFirst(member.count)
+                return rest.isEmpty || rest.hasPrefix(".") || rest.hasPrefix("[")
+            })
         else { return PathText.appending(relative, to: at) }
         let rest = String(relative.dropFirst(PathText.member(selected.key).count))
-        guard rest.isEmpty || rest.hasPrefix(".") || rest.hasPrefix("[") else {
-            return PathText.appending(relative, to: at)
-        }
         let keyPath =
             selected.paths.first(where: {
                 switch SourceLookup.find($0, in: source) {

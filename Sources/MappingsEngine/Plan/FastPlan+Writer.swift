@@ -168,11 +168,19 @@ struct Writer {
         }
         scratch.selection.append(UInt8(ascii: "}"))
         return scratch.selection.withUnsafeBufferPointer { text -> JSONValue? in
-            guard property.transformer >= 0 else { return try? JSONParser.parse(text, demand: .everything) }
+            // A value built here is checked whole, as the general engine checks each selected
+            // value (a Lua script checks what it reads of the text).
+            func built() -> JSONValue? {
+                guard let value = try? JSONParser.parse(text, demand: .everything), !value.hasDuplicateKeys else {
+                    return nil
+                }
+                return value
+            }
+            guard property.transformer >= 0 else { return built() }
             guard let memo else { return nil }
             let call = plan.transformers[Int(property.transformer)]
             if let transform = call.text { return try? memo.call(transform, call.reference, copying: text) }
-            guard let input = try? JSONParser.parse(text, demand: .everything) else { return nil }
+            guard let input = built() else { return nil }
             return try? memo.call(call.transform, call.reference, input)
         }
     }
