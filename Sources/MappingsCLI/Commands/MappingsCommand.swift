@@ -20,7 +20,7 @@ struct MappingsCommand: ParsableCommand {
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
         subcommands: [
             CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
-            FetchCommand.self, SerializeCommand.self, SchemaCommand.self,
+            FetchCommand.self, SerializeCommand.self, SchemaCommand.self, FormatCommand.self,
         ]
     )
 

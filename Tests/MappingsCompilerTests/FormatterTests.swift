@@ -1,0 +1,108 @@
+import Foundation
+import MappingsTestSupport
+import Testing
+
+@testable import MappingsCompiler
+@testable import MappingsJSON
+
+/// `mappings fmt`'s layout: every shipped `.mappings` file and the loader fuzzer's corpus
+/// formatted read back as the same syntax tree, with the same comments in the same order, and
+/// formatting again changes nothing.
+@Suite("the one layout of .mappings files")
+struct FormatterTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The syntax tree of `text` as JSON (nil when it does not parse).
+    static func tree(_ text: String) -> JSONValue? {
+        var parser = SyntaxParser(bytes: Array(text.utf8), file: "f.mappings")
+        return parser.parse()?.jsonValue
+    }
+
+    /// The comments of `text`, in order.
+    static func comments(_ text: String) -> [String] {
+        (MappingsFormatter.tokenize(Array(text.utf8)) ?? []).filter { $0.kind == .comment }.map(\.text)
+    }
+
+    static func expectRoundTrip(
+        _ text: String, _ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        guard let original = tree(text) else { return }
+        guard let formatted = MappingsFormatter.format(text) else {
+            Issue.record("\(name): parses, but the formatter refused it", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(tree(formatted) == original, "\(name)\n\(formatted)", sourceLocation: sourceLocation)
+        #expect(comments(formatted) == comments(text), "\(name)", sourceLocation: sourceLocation)
+        #expect(
+            MappingsFormatter.format(formatted) == formatted, "\(name): not idempotent", sourceLocation: sourceLocation)
+    }
+
+    @Test("every shipped .mappings file: the same tree and comments, idempotent")
+    func shippedFiles() throws {
+        var count = 0
+        for folder in ["contexts", "Examples", "Benchmarks/contexts", "Benchmarks/contexts-inline"] {
+            let directory = Self.root.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+            for file in files where file.hasSuffix(".mappings") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                Self.expectRoundTrip(text, "\(folder)/\(file)")
+                count += 1
+            }
+        }
+        #expect(count > 20)
+    }
+
+    @Test("the loader fuzzer's seeds, and 3,000 mutations of them that still parse")
+    func fuzzCorpus() {
+        var random = SeededGenerator(seed: 0xF0_2031)
+        var parsed = 0
+        for seed in FuzzTests.seeds { Self.expectRoundTrip(seed, "seed") }
+        for iteration in 0..<3000 {
+            var bytes = Array(FuzzTests.seeds[iteration % FuzzTests.seeds.count].utf8)
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let position = Int.random(in: 0..<bytes.count, using: &random)
+                let fragment = Array(FuzzTests.fragments.randomElement(using: &random)!.utf8)
+                if Bool.random(using: &random) {
+                    bytes.insert(contentsOf: fragment, at: position)
+                } else {
+                    bytes.removeSubrange(position..<min(bytes.count, position + Int.random(in: 1...8, using: &random)))
+                }
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            if Self.tree(text) != nil { parsed += 1 }
+            Self.expectRoundTrip(text, "mutation \(iteration)")
+        }
+        #expect(parsed > 100, "\(parsed) mutations parsed")
+    }
+
+    @Test("the layout: four spaces, one member a line above, short values on one line, comments where they stand")
+    func layout() {
+        let text = """
+            // head
+            {"$A":{"@class":"A",   "n":"n", // the count
+            "m":{"@keyPath":"m","@optional":true},
+
+              /* block */ "o":["a","b",],},"@models":{"A":{"n":"Int","m":"Int?","o":"[String]"}}}
+            """
+        let expected = """
+            // head
+            {
+                "$A": {
+                    "@class": "A",
+                    "n": "n", // the count
+                    "m": { "@keyPath": "m", "@optional": true },
+
+                    /* block */
+                    "o": ["a", "b"]
+                },
+                "@models": {
+                    "A": { "n": "Int", "m": "Int?", "o": "[String]" }
+                }
+            }
+
+            """
+        #expect(MappingsFormatter.format(text) == expected)
+        #expect(MappingsFormatter.format(#"{ "a": "#) == nil)
+    }
+}
