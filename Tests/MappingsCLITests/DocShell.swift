@@ -88,12 +88,13 @@ enum DocShell {
                     )
                 }
             }
-            // `exec` keeps the tool's own path, beside which it finds mappings-lua-worker.
-            let wrapper = "#!/bin/sh\nexec '\(ToolRunner.executable.path)' \"$@\"\n"
+            // Links to the built tool, which finds mappings-lua-worker beside its own path
+            // (/proc/self/exe). Not scripts written here: a script being written while another
+            // test starts a process can be held open for writing by that child, and running it
+            // then fails ("Text file busy").
             for path in ["repo/tools/mappings", "bin/mappings"] {
-                let url = directory.appendingPathComponent(path)
-                try Data(wrapper.utf8).write(to: url)
-                try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+                try files.createSymbolicLink(
+                    at: directory.appendingPathComponent(path), withDestinationURL: ToolRunner.executable)
             }
         }
 
