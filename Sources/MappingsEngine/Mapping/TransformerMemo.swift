@@ -38,6 +38,9 @@ package final class TransformerMemo: @unchecked Sendable {
     }
 
     private var calls: [Call] = []
+    /// How many answers made ahead the plan has not taken: none for a record no batch prepared,
+    /// whose calls then look for none.
+    private var prefilled = 0
     private var replaying = false
 
     package init() {}
@@ -55,20 +58,27 @@ package final class TransformerMemo: @unchecked Sendable {
         call.prefilled = true
         call.emitLog = answer.emitLog
         calls.append(call)
+        prefilled += 1
     }
-
-    /// Whether a batch made answers ahead for this record.
-    package var isPrefilled: Bool { calls.contains { $0.prefilled } }
 
     /// Takes call `index`'s answer: it is not given again, and what it logged is written now.
     private func take(_ index: Int) throws -> JSONValue {
         calls[index].taken = true
+        if calls[index].prefilled { prefilled -= 1 }
         calls[index].prefilled = false
         if let emit = calls[index].emitLog {
             calls[index].emitLog = nil
             emit()
         }
         return try calls[index].result.get()
+    }
+
+    /// The plan takes the answer a batch made ahead for call `index`; it stays for the general
+    /// engine to take again when it replays the record.
+    private func takeAhead(_ index: Int) throws -> JSONValue {
+        let answer = Result { try take(index) }
+        calls[index].taken = false
+        return try answer.get()
     }
 
     /// What `transformer` answers for `input`.
@@ -82,17 +92,13 @@ package final class TransformerMemo: @unchecked Sendable {
         {
             return try take(index)
         }
-        if !replaying,
+        if !replaying, prefilled > 0,
             let index = calls.indices.first(where: { index in
                 calls[index].prefilled && calls[index].text == nil && calls[index].reference == reference
                     && calls[index].input == input
             })
         {
-            // The plan takes a batch's answer; the general engine may take it again on replay.
-            let answer = try? take(index)
-            calls[index].taken = false
-            if let answer { return answer }
-            return try calls[index].result.get()
+            return try takeAhead(index)
         }
         let result = Result { try transformer.transform(input, userData: reference.userData) }
         if !replaying { calls.append(Call(reference: reference, input: input, result: result)) }
@@ -106,15 +112,13 @@ package final class TransformerMemo: @unchecked Sendable {
     func call(
         _ transformer: any TextTransformer, _ reference: TransformerReference, text: UnsafeBufferPointer<UInt8>
     ) throws -> JSONValue {
-        if let index = calls.indices.first(where: { index in
-            calls[index].prefilled && calls[index].reference == reference
-                && calls[index].text?.baseAddress == text.baseAddress
-                && calls[index].text?.count == text.count
-        }) {
-            // The plan takes a batch's answer; the general engine may take it again on replay.
-            let answer = Result { try take(index) }
-            calls[index].taken = false
-            return try answer.get()
+        if prefilled > 0,
+            let index = calls.indices.first(where: { index in
+                calls[index].prefilled && calls[index].reference == reference
+                    && calls[index].text?.baseAddress == text.baseAddress && calls[index].text?.count == text.count
+            })
+        {
+            return try takeAhead(index)
         }
         let result = Result { try transformer.transform(jsonText: text, userData: reference.userData) }
         calls.append(Call(reference: reference, input: nil, text: text, result: result))

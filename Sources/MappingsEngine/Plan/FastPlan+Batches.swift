@@ -88,20 +88,7 @@ extension Writer {
             let property = plan.properties[position]
             guard property.kind != .unset, property.selectionCount == 0 else { continue }
             guard property.transformer >= 0 || property.kind == .object || property.kind == .objects else { continue }
-            var found = Found.missing
-            if property.single >= 0 {
-                let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
-                if child >= 0, !nodes[Int(child)].kind.is(.null) { found = .node(child) }
-            } else {
-                for offset in 0..<Int(property.pathsCount) {
-                    guard let lookedUp = find(plan.paths[Int(property.pathsStart) + offset], from: frame) else {
-                        return
-                    }
-                    found = lookedUp
-                    if case .missing = found { continue }
-                    break
-                }
-            }
+            guard let found = value(of: property, from: frame) else { return }
             if property.transformer >= 0 {
                 guard !found.isMissing else { continue }
                 if case .node(let node) = found, plan.transformers[Int(property.transformer)].text != nil {

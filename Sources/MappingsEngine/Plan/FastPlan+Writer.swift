@@ -57,21 +57,8 @@ struct Writer {
                 guard let selected = selection(property, from: frame, memo: memo) else { return false }
                 if selected == .null { found = .missing } else { (found, transformed) = (.node(frame), selected) }
             } else if property.kind != .unset, frame >= 0 {
-                if property.single >= 0 {
-                    // One key of the frame (the usual entry): no walk.
-                    let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
-                    if child >= 0, !nodes[Int(child)].kind.is(.null) { found = .node(child) }
-                } else {
-                    // The first key path that finds a value; one that cannot be read is an issue.
-                    for offset in 0..<Int(property.pathsCount) {
-                        guard let lookedUp = find(plan.paths[Int(property.pathsStart) + offset], from: frame) else {
-                            return false
-                        }
-                        found = lookedUp
-                        if case .missing = found { continue }
-                        break
-                    }
-                }
+                guard let lookedUp = value(of: property, from: frame) else { return false }
+                found = lookedUp
             }
             // A transformer answers for a present value; its null is a missing value.
             if property.transformer >= 0, !found.isMissing, property.selectionCount == 0 {
@@ -144,14 +131,8 @@ struct Writer {
                     rebasing: plan.bytes[Int(selected.keyStart)..<Int(selected.keyStart + selected.keyCount)]))
             var found = Found.missing
             if frame >= 0 {
-                for path in 0..<Int(selected.pathsCount) {
-                    guard let lookedUp = find(plan.paths[Int(selected.pathsStart) + path], from: frame) else {
-                        return nil
-                    }
-                    found = lookedUp
-                    if case .missing = found { continue }
-                    break
-                }
+                guard let lookedUp = first(selected.pathsStart, selected.pathsCount, from: frame) else { return nil }
+                found = lookedUp
             }
             switch found {
             case .missing:
@@ -183,6 +164,28 @@ struct Writer {
             guard let input = built() else { return nil }
             return try? memo.call(call.transform, call.reference, input)
         }
+    }
+
+    /// What a property's key paths find from `frame`: one key of the frame (the usual entry)
+    /// without a walk, else the first of its paths that finds a value; `nil` where one cannot
+    /// be read (the general engine's issue).
+    func value(of property: PlanTables.Property, from frame: Int32) -> Found? {
+        guard property.single >= 0 else { return first(property.pathsStart, property.pathsCount, from: frame) }
+        let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
+        return child >= 0 && !nodes[Int(child)].kind.is(.null) ? .node(child) : .missing
+    }
+
+    /// The first of the `count` key paths from `start` in `plan.paths` that finds a value from
+    /// `frame` (`.missing` when none does); `nil` where one cannot be read.
+    func first(_ start: Int32, _ count: Int32, from frame: Int32) -> Found? {
+        var found = Found.missing
+        for offset in 0..<Int(count) {
+            guard let lookedUp = find(plan.paths[Int(start) + offset], from: frame) else { return nil }
+            found = lookedUp
+            if case .missing = found { continue }
+            break
+        }
+        return found
     }
 
     /// Follows a key path from a frame as `SourceLookup` follows its keys; `nil`
