@@ -70,6 +70,38 @@ public final class LuaScripts: TransformerProvider, Sendable {
         self.pool = Mutex(Pool())
     }
 
+    /// Reads the scripts as the public initializer does, except that a script whose path (as
+    /// diagnostics name it: `directory/Geo.lua`) is a key of `unsaved` has that text instead,
+    /// and one that is only there is added: what an editor shows (`mappings lsp`).
+    package init(directory: String, limits: LuaLimits, unsaved: [String: String]) {
+        self.directory = directory
+        self.log = .off
+        self.limits = limits
+        self.isolation = .inProcess
+        var (sources, modules) = Self.read(directory)
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        for (path, text) in unsaved where path.hasPrefix(prefix) && path.hasSuffix(".lua") {
+            sources[path] = text
+            let name = String(path.dropFirst(prefix.count).dropLast(4)).replacingOccurrences(of: "/", with: ".")
+            modules[name] = LuaModule(chunkName: "@" + path, text: text)
+        }
+        (self.sources, self.modules) = (sources, modules)
+        self.pool = Mutex(Pool())
+    }
+
+    /// Why the script of `module` does not load (a syntax error, an error while it runs, a value
+    /// that is not a table), or `nil` when it loads or there is no such script.
+    package func loadFailure(of module: String) -> Diagnostic? {
+        guard modules[module] != nil else { return nil }
+        switch resolve(TransformerReference(className: module, selector: "\u{1}", userData: nil)) {
+        case .failed(let diagnostic) where !diagnostic.message.contains(" has no function "): return diagnostic
+        default: return nil
+        }
+    }
+
+    /// The module names of the scripts, sorted.
+    package var moduleNames: [String] { modules.keys.sorted() }
+
     /// Every `*.lua` file under `directory`: its text by path, and its module by name.
     private static func read(_ directory: String) -> (sources: [String: String], modules: [String: LuaModule]) {
         var sources: [String: String] = [:]

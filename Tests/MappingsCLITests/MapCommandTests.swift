@@ -133,7 +133,7 @@ struct MapCommandTests {
         #expect(imported.status == 1)
         #expect(
             try String(contentsOf: report, encoding: .utf8).contains(
-                #""provenance":"contexts/twitter.mappings:33, imported at Examples/twitter/variants.mappings:3""#))
+                #""provenance":"contexts/twitter.mappings:36, imported at Examples/twitter/variants.mappings:3""#))
     }
 
     @Test("--many with a non-array input is an issue, exit 1")
@@ -153,10 +153,10 @@ struct MapCommandTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(
             lines.first
-                == #"TweetModel.identifier FAILED at $.id_str: missing required value  [contexts/twitter.mappings:33, inherited via "$TweetModel" at contexts/twitter.mappings:83]"#
+                == #"TweetModel.identifier FAILED at $.id_str: missing required value  [contexts/twitter.mappings:36, inherited via "$TweetModel" at contexts/twitter.mappings:91]"#
         )
         #expect(
-            lines.contains("TweetModel.message skipped: $.full_text missing, optional  [contexts/twitter.mappings:84]"))
+            lines.contains("TweetModel.message skipped: $.full_text missing, optional  [contexts/twitter.mappings:92]"))
         #expect(
             lines.contains {
                 $0.hasPrefix(

@@ -32,8 +32,8 @@ struct UnionIdentityCommandTests {
                 + "\n")
         #expect(
             second.stderr == """
-                $.shapes[2].type: warning: unknown case "star" for Circle | Rect: the cases are "circle", "rect" (element skipped, @onElementError: skip) (\(Self.file):13)
-                $.shapes: info: by id: 2 updated (1, 2), 1 added (4) (\(Self.file):13)
+                $.shapes[2].type: warning: unknown case "star" for Circle | Rect: the cases are "circle", "rect" (element skipped, @onElementError: skip) (\(Self.file):21)
+                $.shapes: info: by id: 2 updated (1, 2), 1 added (4) (\(Self.file):23)
 
                 """)
         let written = try String(contentsOfFile: report, encoding: .utf8)
@@ -78,10 +78,10 @@ struct UnionIdentityCommandTests {
         #expect(result.status == 0)
         #expect(
             result.stdout.contains(
-                "Canvas.shapes[0] <- $.shapes[0].type = \"rect\" → Rect by $Rect (@cases)  [\(Self.file):13]\n"))
+                "Canvas.shapes[0] <- $.shapes[0].type = \"rect\" → Rect by $Rect (@cases)  [\(Self.file):21]\n"))
         #expect(
             result.stdout.contains(
-                "Canvas.shapes <- $.shapes by id: 2 updated (1, 2), 1 added (4)  [\(Self.file):13]\n"))
+                "Canvas.shapes <- $.shapes by id: 2 updated (1, 2), 1 added (4)  [\(Self.file):23]\n"))
     }
 
     @Test("without --into, two elements of one id in different cases merge, the later case winning")
@@ -93,7 +93,7 @@ struct UnionIdentityCommandTests {
         #expect(result.stdout == #"{"shapes":[{"type":"rect","id":7,"width":2,"height":null}]}"# + "\n")
         #expect(
             result.stderr
-                == "$.shapes[1]: warning: the elements [0] and [1] have the same id 7: merged in order, [1] wins (\(Self.file):13)\n"
+                == "$.shapes[1]: warning: the elements [0] and [1] have the same id 7: merged in order, [1] wins (\(Self.file):23)\n"
         )
     }
 
@@ -104,7 +104,9 @@ struct UnionIdentityCommandTests {
         let directory = try ToolRunner.directory(with: [
             "contexts/lacks.mappings": text.replacingOccurrences(
                 of: #""Rect": { "id": "Int""#, with: #""Rect": { "ident": "Int""#
-            ).replacingOccurrences(of: #""@class": "Rect", "id": "id""#, with: #""@class": "Rect", "ident": "id""#)
+            ).replacingOccurrences(
+                of: "\"@class\": \"Rect\",\n        \"id\": \"id\"",
+                with: "\"@class\": \"Rect\",\n        \"ident\": \"id\"")
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try ToolRunner.run(["check"], in: directory)
@@ -112,10 +114,10 @@ struct UnionIdentityCommandTests {
         #expect(
             result.stderr == """
                 error: "@identity" names "id", but Rect, a member of Circle | Rect, has no such property
-                  --> contexts/lacks.mappings:13:56
+                  --> contexts/lacks.mappings:23:26
                    |
-                13 |         "shapes": { "@keyPath": "shapes", "@identity": "id", "@clearContent": true, "@onElementError": "skip",
-                   |                                                        ^^^^
+                23 |             "@identity": "id",
+                   |                          ^^^^
                    = help: its properties are "ident", "width", "height"
 
                 mappings: 1 error found

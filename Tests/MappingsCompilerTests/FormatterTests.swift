@@ -38,7 +38,7 @@ struct FormatterTests {
             MappingsFormatter.format(formatted) == formatted, "\(name): not idempotent", sourceLocation: sourceLocation)
     }
 
-    @Test("every shipped .mappings file: the same tree and comments, idempotent")
+    @Test("every shipped .mappings file: laid out by fmt, the same tree and comments, idempotent")
     func shippedFiles() throws {
         var count = 0
         for folder in ["contexts", "Examples", "Benchmarks/contexts", "Benchmarks/contexts-inline"] {
@@ -47,6 +47,9 @@ struct FormatterTests {
             for file in files where file.hasSuffix(".mappings") {
                 let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
                 Self.expectRoundTrip(text, "\(folder)/\(file)")
+                #expect(
+                    MappingsFormatter.format(text) == text,
+                    "\(folder)/\(file) is not laid out as 'mappings fmt' lays it out: run it")
                 count += 1
             }
         }

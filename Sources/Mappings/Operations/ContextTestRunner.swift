@@ -16,7 +16,7 @@ public struct ContextTestResult: Sendable {
     /// Whether the test passed.
     public var passed: Bool { failures.isEmpty }
 
-    /// `$TweetModel test 2 "no id" (contexts/twitter.mappings:61)`.
+    /// `$TweetModel test 2 "no id" (contexts/twitter.mappings:75)`.
     public var title: String {
         var text = "\(context) test \(number)"
         if let name = test.name { text += " \"\(name)\"" }

@@ -2,23 +2,23 @@ import MappingsJSON
 import MappingsModel
 
 /// The `@` keywords of the language, by where they may stand.
-enum Keywords {
-    static let topLevel = ["@import", "@models", "@luaPrelude"]
+package enum Keywords {
+    package static let topLevel = ["@import", "@models", "@luaPrelude"]
     /// Keywords of a context (besides its entries).
-    static let context = [
+    package static let context = [
         "@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions", "@filter",
     ]
     /// Keywords of a long-form entry.
-    static let entry = [
+    package static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
         "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
         "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
         "@reverseFanOut", "@reverse", "@lua", "@reverseLua",
     ]
     /// Keywords of an `@object`.
-    static let object = ["@class", "@mappings", "@inherits"]
+    package static let object = ["@class", "@mappings", "@inherits"]
     /// Keywords of an `@object` that chooses a union's member.
-    static let union = ["@discriminator", "@cases", "@otherwise"]
+    package static let union = ["@discriminator", "@cases", "@otherwise"]
     /// Every keyword, for suggestions where a keyword stands in the wrong place.
-    static let all = Set(topLevel + context + entry + object + union + ["@self", "@first", "@last", "@count"])
+    package static let all = Set(topLevel + context + entry + object + union + ["@self", "@first", "@last", "@count"])
 }

@@ -7,6 +7,8 @@ public struct FileSource: Sendable {
     enum Storage: Sendable {
         case disk
         case memory([String: String])
+        /// The disk, with some files' texts replaced (an editor's unsaved buffers), by normalized path.
+        case overlay([String: String])
     }
 
     let storage: Storage
@@ -21,6 +23,14 @@ public struct FileSource: Sendable {
         return FileSource(storage: .memory(normalized))
     }
 
+    /// Files on disk, except those in `files` (by path, as the roots name them), which are read
+    /// from memory: what an editor shows, saved or not.
+    package static func disk(overlaying files: [String: String]) -> FileSource {
+        var normalized: [String: String] = [:]
+        for (path, text) in files { normalized[Path.normalize(path)] = text }
+        return FileSource(storage: .overlay(normalized))
+    }
+
     enum Entry { case file, directory, missing }
 
     func entry(at path: String) -> Entry {
@@ -29,6 +39,9 @@ public struct FileSource: Sendable {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .missing }
             return isDirectory.boolValue ? .directory : .file
+        case .overlay(let files):
+            if files[Path.normalize(path)] != nil { return .file }
+            return FileSource.disk.entry(at: path)
         case .memory(let files):
             let path = Path.normalize(path)
             if files[path] != nil { return .file }
@@ -43,6 +56,12 @@ public struct FileSource: Sendable {
         switch storage {
         case .disk:
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        case .overlay(let files):
+            let prefix = Path.normalize(directory) + "/"
+            let unsaved = files.keys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+                .filter { !$0.contains("/") }
+            let saved = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            names = Array(Set(saved + unsaved))
         case .memory(let files):
             let directory = Path.normalize(directory)
             let prefix = directory == "." ? "" : directory + "/"
@@ -57,6 +76,9 @@ public struct FileSource: Sendable {
         switch storage {
         case .disk:
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        case .overlay(let files):
+            if let text = files[Path.normalize(path)] { return Array(text.utf8) }
+            return try FileSource.disk.read(path)
         case .memory(let files):
             guard let text = files[Path.normalize(path)] else { throw CocoaError(.fileReadNoSuchFile) }
             return Array(text.utf8)
@@ -66,7 +88,7 @@ public struct FileSource: Sendable {
     /// A key that is the same for every spelling of the same file (symbolic links resolved on disk).
     func identity(of path: String) -> String {
         switch storage {
-        case .disk: URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        case .disk, .overlay: URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
         case .memory: Path.normalize(path)
         }
     }

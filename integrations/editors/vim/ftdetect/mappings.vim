@@ -1,0 +1,2 @@
+" .mappings files (docs/editors.md).
+autocmd BufRead,BufNewFile *.mappings setfiletype mappings
