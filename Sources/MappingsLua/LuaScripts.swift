@@ -1,6 +1,6 @@
 import Foundation
 public import Mappings
-import Synchronization
+package import Synchronization
 
 /// The Lua transformers of a scripts directory: `@transformClass` names `<directory>/<Class>.lua`,
 /// which returns a table; the function is the selector up to its first `:`.
@@ -36,6 +36,11 @@ public final class LuaScripts: TransformerProvider, Sendable {
     private let pool: Mutex<Pool>
     /// `pool.added.count`, read without the lock on every call.
     private let addedCount = Atomic<Int>(0)
+    /// Whether calls are counted in `calls` (`mappings serve` counts them for its metrics; off,
+    /// a call reads one flag no core writes).
+    package static let countsCalls = Atomic<Bool>(false)
+    /// Transformer calls made in this process since `countsCalls` was set (a batch counts each value).
+    package static let calls = Atomic<Int>(0)
 
     private struct Pool {
         var idle: [any LuaEngine] = []
@@ -231,6 +236,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
 
     /// Calls the function with id `id` on `input` (a value, or JSON text valid for the call).
     func call(function id: Int, input: LuaInput, userData: [UInt8]?) -> Result<JSONValue, LuaFailure> {
+        if Self.countsCalls.load(ordering: .relaxed) { Self.calls.add(1, ordering: .relaxed) }
         // Before the call may move to a thread with more stack:
         let record = LuaLog.record
         let capture = LuaLogCapture.current
@@ -283,6 +289,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// order. A value whose failure leaves its engine unfit costs that engine: the rest go on in
     /// a fresh one. The lines each call logged come with its answer, to be written with its record.
     func callBatch(function id: Int, inputs: [LuaInput], userData: [UInt8]?) -> [LuaBatchAnswer] {
+        if Self.countsCalls.load(ordering: .relaxed) { Self.calls.add(inputs.count, ordering: .relaxed) }
         let record = LuaLog.record
         let capture = LuaLogCapture.current
         return LuaThread.withLargeStack {

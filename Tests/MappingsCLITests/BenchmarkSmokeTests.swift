@@ -30,13 +30,13 @@ struct BenchmarkSmokeTests {
             stderr: String(decoding: err, as: UTF8.self))
     }
 
-    @Test("B1 to B7 run on small data and print their tables")
+    @Test("B1 to B8 run on small data and print their tables")
     func allBenchmarks() throws {
         let result = try Self.harness([])
         #expect(result.status == 0, "\(result.stderr)")
         for heading in [
             "B1 stream", "B2 stream with one Lua transformer", "B2 call cost", "B3 document", "B4 scaling",
-            "B5 memory", "B6 polymorphic", "B7 Lua-heavy",
+            "B5 memory", "B6 polymorphic", "B7 Lua-heavy", "B8 service",
         ] {
             #expect(result.stdout.contains(heading), "\(heading) missing from:\n\(result.stdout)")
         }
@@ -45,6 +45,7 @@ struct BenchmarkSmokeTests {
             "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream --workers 2 |",
             "| mappings stream, explicit entries |", "| mappings stream --general-engine |",
             "| mappings stream --lua-isolation process |", "goal (Lua-heavy): ≥ 0.6×",
+            "POST /v1/map (NDJSON)", "single payloads, wrk 16 connections",
         ] {
             #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
         }

@@ -69,6 +69,34 @@ struct MappingStreamTests {
         #expect(results.filter { $0.outcome.kind == .invalid }.count > 200)
     }
 
+    @Test(
+        "a text held whole (a server's NDJSON body) gives what its lines give, CRLF and a last line without its end too",
+        arguments: [1, 2, 4])
+    func wholeText(workers: Int) throws {
+        let mapper = Mapper(catalog: try load(Self.text))
+        let records = RecordMapper(mapper: mapper, context: try mapper.context("$W"))
+        let lines = Self.lines(count: 4_000, seed: 0x7E7).filter { !$0.contains(0x0A) }
+        let stream = MappingStream(records: records, workers: workers, maxInFlight: 1 << 16)
+        var expected: [MappedRecord] = []
+        stream.map(lines) { expected.append($0) }
+        for ending in ["\n", "\r\n"] {
+            var text = Array(lines.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ending).utf8)
+            if ending == "\n" { text += Array(ending.utf8) }
+            var got: [(index: Int, output: [UInt8]?, outcome: RecordOutcome)] = []
+            stream.map(text: text) { index, output, outcome in got.append((index, output.map(Array.init), outcome)) }
+            #expect(got.count == expected.count)
+            for (mine, want) in zip(got, expected) {
+                #expect(mine.index == want.index)
+                #expect(mine.output == want.output, "record \(want.index)")
+                #expect(mine.outcome.kind == want.outcome.kind, "record \(want.index)")
+                #expect(mine.outcome.issues.map(\.description) == want.outcome.issues.map(\.description))
+            }
+        }
+        var none: [Int] = []
+        stream.map(text: []) { index, _, _ in none.append(index) }
+        #expect(none.isEmpty)
+    }
+
     @Test("a record the fast plan cannot write goes through the general engine, with the same bytes")
     func planAndEngine() throws {
         let mapper = Mapper(catalog: try load(Self.text))

@@ -104,15 +104,72 @@ public struct MappingStream: Sendable {
         }
     }
 
+    /// Maps the NDJSON `text`, held whole, in blocks that share its storage (no line is
+    /// copied), and calls `body` for each record in input order: its line's index, its output
+    /// (a part of its block's output, not copied; `nil` when not written) and its outcome. What
+    /// `mappings serve` maps an NDJSON body with. Blank lines are no records.
+    package func map(
+        text: [UInt8], _ body: (_ index: Int, _ output: ArraySlice<UInt8>?, _ outcome: RecordOutcome) -> Void
+    ) {
+        let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
+        defer { pipeline.finish() }
+        let whole = RecordBlock(bytes: text, offset: 0, records: records, writesErrors: true)
+        let blockSize = min(1 << 20, max(1 << 14, maxInFlight / (4 * (workers + 1))))
+        var next = 0
+        var nextIndex = 0
+        var held = 0
+        var delivered = 0
+        var pending: [(result: BlockResult, firstIndex: Int)] = []
+        while true {
+            while next < text.count, held < maxInFlight / 2 {
+                var end = min(text.count, next + blockSize)
+                if end < text.count { end = (text[end...].firstIndex(of: 0x0A) ?? text.count - 1) + 1 }
+                let block = whole.part(next..<end)
+                pending.append((pipeline.submit(block), nextIndex))
+                nextIndex += block.lineCount()
+                held += end - next
+                next = end
+            }
+            guard let head = pending.first else { return }
+            pipeline.setHead(head.result)
+            _ = pipeline.wait(for: head.result, timeout: next >= text.count || held >= maxInFlight / 2 ? 0.05 : 0)
+            let piece = head.result.take()
+            pipeline.took(piece.output.count)
+            forEachRecord(in: piece, after: delivered, firstIndex: head.firstIndex, body)
+            delivered = piece.lines
+            guard piece.finished else { continue }
+            delivered = 0
+            // A block a lane cut in two finishes part by part: each part frees its own bytes.
+            held -= piece.block.range.count
+            if let tail = piece.tail {
+                pending[0] = (tail, head.firstIndex + piece.lines)
+            } else {
+                pending.removeFirst()
+            }
+        }
+    }
+
     /// Calls `body` for each record a piece of a block holds (its lines after `delivered`, up
     /// to `piece.lines`): its output line, or its event's outcome.
     private func deliver(
         _ piece: BlockResult.State, after delivered: Int, firstIndex: Int, _ body: (MappedRecord) throws -> Void
     ) rethrows {
+        var results: [MappedRecord] = []
+        forEachRecord(in: piece, after: delivered, firstIndex: firstIndex) { index, output, outcome in
+            results.append(MappedRecord(index: index, output: output.map(Array.init), outcome: outcome))
+        }
+        for result in results { try body(result) }
+    }
+
+    /// Each record of `piece` after the `delivered` first lines: its index, its output in the
+    /// piece's output, and its outcome.
+    private func forEachRecord(
+        in piece: BlockResult.State, after delivered: Int, firstIndex: Int,
+        _ body: (_ index: Int, _ output: ArraySlice<UInt8>?, _ outcome: RecordOutcome) -> Void
+    ) {
         var events = piece.events[...]
         var outputStart = 0
         var lineNumber = 0
-        var results: [MappedRecord] = []
         piece.block.forEachLine { line, _ in
             lineNumber += 1
             guard lineNumber <= piece.lines else { return false }
@@ -121,22 +178,18 @@ public struct MappingStream: Sendable {
             let index = firstIndex + lineNumber - 1
             if let event = events.first, event.line == lineNumber {
                 events.removeFirst()
-                var output: [UInt8]?
+                var output: ArraySlice<UInt8>?
                 if event.written {
-                    output = Array(piece.output[outputStart..<lineEnd])
+                    output = piece.output[outputStart..<lineEnd]
                     outputStart = lineEnd + 1
                 }
-                results.append(MappedRecord(index: index, output: output, outcome: event.outcome))
+                body(index, output, event.outcome)
             } else {
-                results.append(
-                    MappedRecord(
-                        index: index, output: Array(piece.output[outputStart..<lineEnd]),
-                        outcome: RecordOutcome(kind: .clean)))
+                body(index, piece.output[outputStart..<lineEnd], RecordOutcome(kind: .clean))
                 outputStart = lineEnd + 1
             }
             return true
         }
-        for result in results { try body(result) }
     }
 }
 

@@ -21,7 +21,7 @@ struct MappingsCommand: ParsableCommand {
         subcommands: [
             CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
             FetchCommand.self, SerializeCommand.self, SchemaCommand.self, FormatCommand.self,
-            LanguageServerCommand.self,
+            LanguageServerCommand.self, ServeCommand.self,
         ]
     )
 
