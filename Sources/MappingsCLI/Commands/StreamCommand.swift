@@ -135,11 +135,21 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             """, valueName: "FILE:LINE"))
     var resumeFrom: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve /metrics (Prometheus) and /healthz at HOST:PORT while the stream runs (docs/serve.md).",
+            valueName: "host:port"))
+    var metricsListen: String?
+
     @Argument(
         help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"), completion: .file())
     var inputs: [String] = []
 
     func validate() throws {
+        if let metricsListen, ServeCommand.address(metricsListen) == nil {
+            throw ValidationError(
+                "--metrics-listen takes HOST:PORT, such as 127.0.0.1:9100, but got '\(metricsListen)'")
+        }
         if let workers { try OptionRange(option: "--workers", range: 1...256).check(workers) }
         try OptionRange(option: "--max-in-flight", range: 1...65536, unit: "MiB").check(maxInFlight)
         try OptionRange(option: "--reload-timeout", range: 1...86400, unit: "seconds").check(reloadTimeout)
@@ -225,6 +235,11 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             usesFastPlan: !generalEngine, omitNulls: nulls.omit)
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
+        if let metricsListen {
+            let board = StreamBoard()
+            try MetricsEndpoint.start(listen: metricsListen, context: context, board: board)
+            run.board = board
+        }
         var unreadable: ToolFailure?
         for (index, source) in sources.enumerated() where unreadable == nil {
             guard run.stopReason == nil else {

@@ -182,6 +182,7 @@ extension StreamRun {
                 stats.log(
                     Stats.Reload(
                         time: Date(), version: version.number, swapped: false, reason: "no context \"\(context)\""))
+                board?.noteReload(swapped: false)
                 Terminal.error(
                     "mappings stream: version \(version.number) has no context \"\(context)\"; still mapping with the previous one"
                 )
@@ -193,12 +194,14 @@ extension StreamRun {
             stats.hasPlan = records.hasFastPlan
             stats.version = version.number
             stats.log(Stats.Reload(time: Date(), version: version.number, swapped: true, reason: nil))
+            board?.noteReload(swapped: true)
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
             if showsLoadWarnings { Terminal.diagnostics(version.catalog.warnings, severity: "warning") }
         case .refused(let attempt, let reason, let timedOut):
             stats.warnings += 1
             let firstLine = reason.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? reason
             stats.log(Stats.Reload(time: Date(), version: attempt, swapped: false, reason: firstLine))
+            board?.noteReload(swapped: false)
             // A timeout is said on the line; a refusal's diagnostics follow it.
             Terminal.error(
                 "mappings stream: version \(attempt) refused, still mapping with version \(serving):"
@@ -209,6 +212,7 @@ extension StreamRun {
     /// Between blocks and while waiting for input: the progress line and the periodic stats,
     /// each when its interval has passed.
     mutating func tick() {
+        board?.publish(counts, version: stats.version)
         let rate = Int((Double(counts.read) / max(stats.elapsed, 0.001)).rounded())
         let line = "\(summary), \(rate) records/s"
         progress.show(line)
@@ -233,6 +237,7 @@ extension StreamRun {
 
     /// Prints the summary; `read == written + rejected + filtered + unprocessed` always holds.
     func finish() {
+        board?.publish(counts, version: stats.version)
         output.flush()
         rejects.flush()
         var text = summary

@@ -45,6 +45,8 @@ struct StreamRun {
     let omitNulls: Bool
     /// Whether a version swapped in prints its load warnings (not with `--quiet`).
     var showsLoadWarnings = true
+    /// With `--metrics-listen`: where the counts are published for the metrics endpoint.
+    var board: StreamBoard?
 
     init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,

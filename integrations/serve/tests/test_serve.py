@@ -1,12 +1,13 @@
 """`mappings serve` over HTTP, driven by a real client as a pipeline would."""
 
+import http.client
 import json
 import signal
 import subprocess
 import threading
 import time
 
-from conftest import MAPPINGS
+from conftest import MAPPINGS, workspace
 
 
 def wait_in_flight(server, count: int) -> None:
@@ -221,3 +222,48 @@ def test_an_address_in_use_or_a_broken_catalog_is_status_2(start, tmp_path):
     (tmp_path / "contexts" / "a.mappings").write_text('{ "$A": { "@class": "Nope" } }')
     broken = subprocess.run([MAPPINGS, "serve", "--listen", "127.0.0.1:0"], cwd=tmp_path, capture_output=True, timeout=60, check=False)
     assert broken.returncode == 2 and b'unknown class "Nope"' in broken.stderr
+
+
+def test_stream_serves_the_same_metrics_while_it_runs():
+    root = workspace()
+    stream = subprocess.Popen(
+        [MAPPINGS, "stream", "--context", "$User", "--metrics-listen", "127.0.0.1:0"], cwd=root,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        line = stream.stderr.readline().decode()
+        port = int(line.rsplit(":", 1)[1].split("/")[0])
+
+        def scrape():
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", "/metrics")
+            text = connection.getresponse().read().decode()
+            connection.close()
+            return {name: float(value) for name, value in (l.rsplit(" ", 1) for l in text.splitlines() if l and not l.startswith("#"))}
+
+        def until(name, value):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                if scrape().get(name) == value:
+                    return
+                time.sleep(0.1)
+            raise AssertionError(f"{name} never reached {value}: {scrape()}")
+
+        stream.stdin.write(b'{"name": "a"}\n{"name": "b"}\n{"name": "c"}\n')
+        stream.stdin.flush()
+        until('mappings_records_total{context="$User",outcome="written"}', 3)
+        stream.stdin.write(b'{"age": 1}\n')
+        stream.stdin.flush()
+        until('mappings_records_total{context="$User",outcome="rejected"}', 1)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", "/healthz")
+        assert connection.getresponse().status == 200
+        connection.close()
+        stream.stdin.close()
+        assert stream.wait(timeout=60) == 1
+        assert len(stream.stdout.read().splitlines()) == 3
+    finally:
+        if stream.poll() is None:
+            stream.kill()
+        stream.stdout.close()
+        stream.stderr.close()
