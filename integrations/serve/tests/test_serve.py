@@ -267,3 +267,15 @@ def test_stream_serves_the_same_metrics_while_it_runs():
             stream.kill()
         stream.stdout.close()
         stream.stderr.close()
+
+
+def test_a_request_in_flight_finishes_on_the_version_it_started_with(server):
+    thread, answers = slow_request(server, 50_000_000)
+    wait_in_flight(server, 1)
+    script = server.root / "scripts" / "Slow.lua"
+    script.write_text(script.read_text().replace("return n\n", "return n * 2\n"))
+    status, _, body = server.request("POST", "/v1/reload")
+    assert status == 200 and json.loads(body)["version"] == 2
+    thread.join()
+    assert json.loads(answers["answer"][2]) == {"id": 1, "result": 50_000_000}
+    assert json.loads(server.map("$Job", {"id": 2, "spin": 10})[2]) == {"id": 2, "result": 20}
