@@ -18,6 +18,12 @@ let strictSettings: [SwiftSetting] = [
 /// `Mappings` could keep objects compiled against a layer's previous interface.
 let layers: [Target.Dependency] = ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"]
 
+/// `MAPPINGS_PORTABLE=1` (tools/build-portable): the tool for machines without Swift, such as
+/// Spark executors — no `fetch` (FoundationNetworking needs libcurl, which a statically linked
+/// tool could not bring along), so that the Swift runtime and Lua link in and the binaries need
+/// only the C library.
+let portable = Context.environment["MAPPINGS_PORTABLE"] != nil
+
 let package = Package(
     name: "Mappings",
     products: [
@@ -102,15 +108,14 @@ let package = Package(
             dependencies: [
                 "Mappings",
                 "MappingsLua",
-                "MappingsFetch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ] + layers,
-            swiftSettings: strictSettings
+            ] + layers + (portable ? [] : ["MappingsFetch"]),
+            swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])
         ),
         // Shared by the test targets: in-memory loading helpers and the repository's shipped fixtures.
         .target(

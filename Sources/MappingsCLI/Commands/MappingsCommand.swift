@@ -18,12 +18,25 @@ struct MappingsCommand: ParsableCommand {
             arguments or input could not be loaded.
             """,
         version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
-        subcommands: [
-            CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
-            FetchCommand.self, SerializeCommand.self, SchemaCommand.self, FormatCommand.self,
-            LanguageServerCommand.self, ServeCommand.self,
-        ]
+        subcommands: subcommands
     )
+
+    /// Every subcommand, in the order help lists them; the portable build has no `fetch`.
+    static var subcommands: [any ParsableCommand.Type] {
+        #if MAPPINGS_PORTABLE
+            [
+                CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
+                SerializeCommand.self, SchemaCommand.self, FormatCommand.self, LanguageServerCommand.self,
+                ServeCommand.self,
+            ]
+        #else
+            [
+                CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
+                FetchCommand.self, SerializeCommand.self, SchemaCommand.self, FormatCommand.self,
+                LanguageServerCommand.self, ServeCommand.self,
+            ]
+        #endif
+    }
 
     /// Parses, runs, and maps every failure to the tool's exit status in one place.
     ///
