@@ -98,9 +98,23 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// that is not a table), or `nil` when it loads or there is no such script.
     package func loadFailure(of module: String) -> Diagnostic? {
         guard modules[module] != nil else { return nil }
-        switch resolve(TransformerReference(className: module, selector: "\u{1}", userData: nil)) {
-        case .failed(let diagnostic) where !diagnostic.message.contains(" has no function "): return diagnostic
-        default: return nil
+        let interpreter: any LuaEngine
+        switch checkOut() {
+        case .success(let engine): interpreter = engine
+        case .failure(let failure): return Diagnostic(message: failure.message)
+        }
+        // Loading the script is what is asked; the function name matters to no outcome but a missing one.
+        let resolution = interpreter.resolve(module: module, function: "", limits: limits)
+        emitLog(of: interpreter, record: LuaLog.record, capture: LuaLogCapture.current)
+        switch resolution {
+        case .failed(let failure):
+            return loadDiagnostic(script: path(of: module), failure: failure)
+        case .notATable(let typeName):
+            checkIn(interpreter)
+            return notATable(script: path(of: module), typeName: typeName, function: "f")
+        case .function, .missingFunction:
+            checkIn(interpreter)
+            return nil
         }
     }
 
@@ -179,10 +193,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             return .found(LuaTransformer(scripts: self, function: id, display: "\(source):\(line)"))
         case .notATable(let typeName):
             checkIn(interpreter)
-            return .failed(
-                Diagnostic(
-                    message: "\(script) returns a \(typeName), not a table of functions",
-                    help: "end the script with \"return { \(function) = \(function) }\""))
+            return .failed(notATable(script: script, typeName: typeName, function: function))
         case .missingFunction:
             let names = interpreter.functionNames(module: module, limits: limits)
             emitLog(of: interpreter, record: LuaLog.record, capture: LuaLogCapture.current)
@@ -195,6 +206,13 @@ public final class LuaScripts: TransformerProvider, Sendable {
         case .failed(let failure):
             return .failed(loadDiagnostic(script: script, failure: failure))
         }
+    }
+
+    /// A script that returns something else than the table of its functions.
+    private func notATable(script: String, typeName: String, function: String) -> Diagnostic {
+        Diagnostic(
+            message: "\(script) returns a \(typeName), not a table of functions",
+            help: "end the script with \"return { \(function) = \(function) }\"")
     }
 
     /// A load failure as a diagnostic at the script line its message names.

@@ -63,22 +63,25 @@ package struct LuaOutline: Sendable {
         }
         var start = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) ?? scalars.count
         let text = String(String.UnicodeScalarView(scalars[start...]))
+        let assigned: Bool
         if text.hasPrefix("local function ") {
             start += "local function ".count
+            assigned = false
         } else if text.hasPrefix("function ") {
             start += "function ".count
+            assigned = false
         } else {
-            // `name = function(` or `T.name = function(`.
-            let (name, end) = word(at: start)
-            let rest = String(String.UnicodeScalarView(scalars[end...])).trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, rest.hasPrefix("="),
-                rest.dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("function")
-            else { return nil }
-            let short = name.split(whereSeparator: { $0 == "." || $0 == ":" }).last.map(String.init) ?? name
-            return (short, start + name.unicodeScalars.count - short.unicodeScalars.count + 1, parameters(from: end))
+            assigned = true
         }
         let (name, end) = word(at: start)
         guard !name.isEmpty else { return nil }
+        if assigned {
+            // `name = function(` or `T.name = function(`.
+            let rest = String(String.UnicodeScalarView(scalars[end...])).trimmingCharacters(in: .whitespaces)
+            guard rest.hasPrefix("="), rest.dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("function")
+            else { return nil }
+        }
+        // The name after the last `.` or `:` (`T.upper`, `T:method`), and its column.
         let short = name.split(whereSeparator: { $0 == "." || $0 == ":" }).last.map(String.init) ?? name
         return (short, start + name.unicodeScalars.count - short.unicodeScalars.count + 1, parameters(from: end))
     }
