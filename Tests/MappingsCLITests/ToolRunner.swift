@@ -8,6 +8,8 @@ struct ToolRunner {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// With `runProgram(…, binaryStdout: true)`: stdout's bytes as they came.
+        var stdoutBytes: [UInt8] = []
     }
 
     /// The package's root directory.
@@ -49,7 +51,7 @@ struct ToolRunner {
     /// streams go through files, so that a long build log cannot fill a pipe.
     static func runProgram(
         _ executable: URL, _ arguments: [String], in directory: URL = packageRoot,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], binaryStdout: Bool = false
     ) throws -> ToolRunner.Result {
         let folder = try Self.directory(with: ["stdout": "", "stderr": ""])
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -67,10 +69,12 @@ struct ToolRunner {
         process.waitUntilExit()
         try stdout.close()
         try stderr.close()
+        let out = try Data(contentsOf: folder.appendingPathComponent("stdout"))
         return Result(
             status: process.terminationStatus,
-            stdout: try String(contentsOf: folder.appendingPathComponent("stdout"), encoding: .utf8),
-            stderr: try String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8))
+            stdout: binaryStdout ? "" : String(decoding: out, as: UTF8.self),
+            stderr: try String(contentsOf: folder.appendingPathComponent("stderr"), encoding: .utf8),
+            stdoutBytes: binaryStdout ? Array(out) : [])
     }
 
     /// Starts `mappings arguments…` in `directory` and returns it with its three pipes, for a

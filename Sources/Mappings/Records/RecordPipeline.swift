@@ -302,7 +302,7 @@ package final class RecordPipeline: @unchecked Sendable {
                     guard !state.abandoned else { return false }
                     let written =
                         outcome.kind == .clean || outcome.kind == .withWarnings
-                        || (outcome.kind == .withErrors && block.writesErrors)
+                        || (outcome.kind == .withErrors && block.writesErrors && !outcome.unwritable)
                     let outputStart = state.output.count
                     if written {
                         state.output.append(contentsOf: scratch)

@@ -141,6 +141,13 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             valueName: "host:port"))
     var metricsListen: String?
 
+    @Flag(
+        help: """
+            Write binary frames for mappings_spark instead of JSON lines: each record's Spark row (the layout \
+            of `schema --format spark`), reject or filtering, in input order, then the stats (docs/scale-out.md).
+            """)
+    var sparkFrames = false
+
     @Argument(
         help: ArgumentHelp("NDJSON files to read in order; stdin when none.", valueName: "input"), completion: .file())
     var inputs: [String] = []
@@ -162,6 +169,13 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 throw ValidationError(
                     "--resume-from names \"\(resume.file ?? "-")\", which is not an input of this stream (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))"
                 )
+            }
+        }
+        if sparkFrames {
+            for (given, name) in [(watch, "--watch"), (rejects != nil, "--rejects"), (nulls.omit, "--omit-nulls")]
+            where given {
+                throw ValidationError(
+                    "--spark-frames writes rejects and stats in its frames and rows of a fixed schema: drop \(name)")
             }
         }
         if let statsInterval {
@@ -224,6 +238,14 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 throw OutputFile.unwritable(error, path: stats, what: "the stats file")
             }
         }
+        var sparkRows: SparkRowEncoder?
+        if sparkFrames {
+            guard let encoder = SparkRowEncoder(schema: catalog.outputSchema(of: compiled, as: .spark)) else {
+                Terminal.error("mappings stream: the Spark schema of \(context) has a type --spark-frames cannot write")
+                throw ToolFailure(status: .loadFailure)
+            }
+            sparkRows = encoder
+        }
         let stop = StopSignal()
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workerCount,
@@ -232,7 +254,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             showProgress: progress, maxInFlight: maxInFlight << 20,
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } },
-            usesFastPlan: !generalEngine, omitNulls: nulls.omit)
+            usesFastPlan: !generalEngine, omitNulls: nulls.omit, sparkRows: sparkRows)
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
         if let metricsListen {

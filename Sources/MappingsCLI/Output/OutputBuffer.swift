@@ -24,13 +24,23 @@ final class OutputBuffer {
     /// Writes the first `count` bytes of `text` (whole lines): a large piece goes out in one
     /// system call, without being copied into the buffer.
     func write(_ text: [UInt8], count: Int) {
-        guard count > 0 else { return }
-        if bytes.count + count < 1 << 16 {
-            bytes.append(contentsOf: text[..<count])
+        write(text, range: 0..<count)
+    }
+
+    /// Writes `text[range]` (whole lines, or whole frames), as `write(_:count:)` does.
+    func write(_ text: [UInt8], range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        if bytes.count + range.count < 1 << 16 {
+            bytes.append(contentsOf: text[range])
             return
         }
         flush()
-        text.withUnsafeBytes { raw in Self.writeAll(descriptor, raw.baseAddress!, count) }
+        text.withUnsafeBytes { raw in Self.writeAll(descriptor, raw.baseAddress! + range.lowerBound, range.count) }
+    }
+
+    /// Writes `text` whole (a frame).
+    func write(_ text: [UInt8]) {
+        write(text, range: text.indices)
     }
 
     /// Writes `count` bytes at `base` to `descriptor`, in as many calls as it takes.

@@ -11,15 +11,23 @@ extension StreamRun {
     mutating func write(_ state: BlockResult.State, at position: Position) -> (line: Int, next: Int)? {
         var outputEnd = state.output.count
         var failed: (line: Int, next: Int)?
+        // With `--spark-frames`: the block's output written so far, frames of the records
+        // without output going out between the records' frames, in input order.
+        var framed = 0
         for event in state.events {
             let line = position.linesBefore + event.line
             scriptLog.write(captured: event.log, record: line)
             let outcome = event.outcome
+            if framesRecords, !event.written, event.outputStart > framed {
+                output.write(state.output, range: framed..<event.outputStart)
+                framed = event.outputStart
+            }
             switch outcome.kind {
             case .clean:
                 break
             case .filtered:
                 counts.filtered += 1
+                if framesRecords { output.write(SparkFrame.bytes(.filtered, [])) }
             case .withWarnings:
                 for warning in outcome.issues {
                     stats.count(issue: warning.kind.rawValue)
@@ -59,7 +67,7 @@ extension StreamRun {
                 break
             }
         }
-        output.write(state.output, count: outputEnd)
+        output.write(state.output, range: framed..<max(framed, outputEnd))
         // Each block's lines go out now: a slow or interactive input sees its records come back.
         output.flush()
         rejects.flush()
@@ -116,6 +124,15 @@ extension StreamRun {
 
     /// One line of the rejects: where the record is, its text, its issues.
     mutating func writeReject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+        if framesRecords {
+            counts.rejected += 1
+            let reject: JSONValue = [
+                "line": .integer(Int64(line)), "input": .string(String(decoding: input, as: UTF8.self)),
+                "issues": .array(issues),
+            ]
+            output.write(SparkFrame.bytes(.reject, Array(JSONWriter.string(reject).utf8)))
+            return
+        }
         if rejectsSummarized {
             counts.rejected += 1
             rejects.line(Self.summary(of: issues, at: place(file, line)))
@@ -238,6 +255,12 @@ extension StreamRun {
     /// Prints the summary; `read == written + rejected + filtered + unprocessed` always holds.
     func finish() {
         board?.publish(counts, version: stats.version)
+        if framesRecords {
+            // The stats close the frames; the summary line would only be noise in a Spark task's log.
+            output.write(SparkFrame.bytes(.stats, Array(JSONWriter.string(statsJSON(running: false)).utf8)))
+            output.flush()
+            return
+        }
         output.flush()
         rejects.flush()
         var text = summary

@@ -25,6 +25,9 @@ struct StreamRun {
     var rejectsSummarized = false
     /// Whether the line saying where a record and all its issues go was written.
     var rejectsHinted = false
+    /// `--spark-frames`: stdout holds a frame per record (its Spark row, its reject, or that it
+    /// was filtered) and the stats last (`SparkFrame`); nothing else is written there.
+    var framesRecords = false
     /// The bytes of input held in flight (read but not yet written).
     let maxInFlight: Int
     /// How long records in flight may still take once a stop signal came.
@@ -52,15 +55,18 @@ struct StreamRun {
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
         policy: IssuePolicy, output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool, maxInFlight: Int,
         grace: Duration, reloadTimeout: Duration, scriptLog: LuaLog = .standardError,
-        statsFile: (path: String, interval: Duration)? = nil, usesFastPlan: Bool = true, omitNulls: Bool = false
+        statsFile: (path: String, interval: Duration)? = nil, usesFastPlan: Bool = true, omitNulls: Bool = false,
+        sparkRows: SparkRowEncoder? = nil
     ) {
         self.scriptLog = scriptLog
         self.maxInFlight = maxInFlight
         self.grace = grace
         self.usesFastPlan = usesFastPlan
         self.omitNulls = omitNulls
-        self.records = RecordMapper(
+        let records = RecordMapper(
             mapper: mapper, context: compiled, usesFastPlan: usesFastPlan, omittingNulls: omitNulls)
+        self.records = sparkRows.map(records.encodingSparkRows) ?? records
+        self.framesRecords = sparkRows != nil
         self.reloads = reloader.map { StreamReloads(reloader: $0, timeout: reloadTimeout) }
         self.context = context
         self.workers = workers

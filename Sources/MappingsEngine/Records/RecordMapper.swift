@@ -34,6 +34,8 @@ public struct RecordMapper: Sendable {
     package let callsTransformers: Bool
     /// Shared by a mapper and its independent copies: what `isCopy(of:)` compares.
     private let identity: Identity
+    /// With `encodingSparkRows(_:)`: each record written as a frame holding its Spark row.
+    package private(set) var sparkRows: SparkRowEncoder?
 
     private final class Identity: Sendable {}
 
@@ -55,6 +57,14 @@ public struct RecordMapper: Sendable {
     public func independentCopy() -> RecordMapper {
         var copy = self
         if plan != nil { copy.plan = try? mapper.fastPlan(for: context).get() }
+        return copy
+    }
+
+    /// The same mapper writing each record as a frame of `mappings stream --spark-frames`
+    /// (`SparkFrame.record`: its length, its kind, its Spark row) instead of its JSON text.
+    package func encodingSparkRows(_ encoder: SparkRowEncoder) -> RecordMapper {
+        var copy = self
+        copy.sparkRows = encoder
         return copy
     }
 
@@ -90,6 +100,35 @@ public struct RecordMapper: Sendable {
 
     /// `map(_:into:)` with the memo `prepare` made for the record (`nil`: calls are made as they come).
     package func map(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], memo prepared: TransformerMemo?)
+        -> RecordOutcome
+    {
+        guard let sparkRows else { return mapJSON(record, into: &out, memo: prepared) }
+        let start = out.count
+        let outcome = mapJSON(record, into: &out, memo: prepared)
+        guard out.count > start else { return outcome }
+        let json = Array(out[start...])
+        out.removeSubrange(start...)
+        // The frame's header (`SparkFrame`): the row's length, filled in after it, and the kind.
+        out.append(contentsOf: [0, 0, 0, 0, SparkFrame.record.rawValue])
+        do throws(SparkRowEncoder.Failure) {
+            try json.withUnsafeBufferPointer { json throws(SparkRowEncoder.Failure) in
+                try sparkRows.encode(json, into: &out)
+            }
+            SparkFrame.setLength(of: &out, frameStart: start)
+            return outcome
+        } catch {
+            out.removeSubrange(start...)
+            let issue = MappingIssue(
+                kind: .outputNotInSchema, path: "$", property: context.model ?? context.identifier ?? "$",
+                rule: context.provenance, value: nil,
+                message: "the record's output does not fit the context's Spark schema: \(error.message)")
+            var failed = RecordOutcome(kind: .withErrors, issues: outcome.issues + [issue])
+            failed.unwritable = true
+            return failed
+        }
+    }
+
+    private func mapJSON(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], memo prepared: TransformerMemo?)
         -> RecordOutcome
     {
         let memo = prepared ?? (plan?.callsTransformers == true ? TransformerMemo() : nil)
@@ -138,6 +177,9 @@ public struct RecordOutcome: Sendable {
     public var byFastPlan = false
     /// For an invalid record: what the reader found wrong, with its column.
     package var failure: JSONParser.Failure?
+    /// Whether the record has no output to write even with errors (`--on-issue emit`): its
+    /// output did not fit the Spark schema of `--spark-frames`.
+    package var unwritable = false
 
     /// For an invalid record: `column 33: expected ':' after a key`.
     public var invalidReason: String? {

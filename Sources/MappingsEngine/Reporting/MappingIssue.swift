@@ -44,6 +44,9 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let collectionChanges = Kind("collection changes")
         /// A nested context's `@filter` dropped an element (an `info` issue): it is left out.
         public static let filtered = Kind("filtered")
+        /// A record's output does not fit the Spark schema `mappings stream --spark-frames` writes
+        /// rows of (a fault of the tool, not of the payload: never expected).
+        public static let outputNotInSchema = Kind("output not in schema")
 
         public var description: String { rawValue }
     }

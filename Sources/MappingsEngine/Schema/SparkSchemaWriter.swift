@@ -124,12 +124,13 @@ struct SparkSchemaWriter {
             writing += members.map { "model " + $0 }
             defer { writing.removeLast(members.count) }
             return (merged(models.map(OutputShape.fields(convertedFrom:))), false, false)
+        // A JSON element may be JSON's null, which Spark reads as null, whatever the type says.
         case .array(let element), .set(let element):
             let (inner, _, holdsText) = dataType(element.unwrapped)
-            return (Self.array(inner, containsNull: element.unwrapped != element), false, holdsText)
+            return (Self.array(inner, containsNull: element.unwrapped != element || element == .json), false, holdsText)
         case .dictionary(let value):
             let (inner, _, holdsText) = dataType(value.unwrapped)
-            return (Self.map(inner, containsNull: value.unwrapped != value), false, holdsText)
+            return (Self.map(inner, containsNull: value.unwrapped != value || value == .json), false, holdsText)
         case .optional(let wrapped):
             let (inner, _, holdsText) = dataType(wrapped)
             return (inner, true, holdsText)

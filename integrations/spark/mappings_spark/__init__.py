@@ -1,45 +1,51 @@
 """Mappings as a stage of Apache Spark.
 
-`map_json` pipes each partition of JSON strings through `mappings stream` (one process per
-partition task) and returns the mapped records as a DataFrame typed by `mappings schema
---format spark`, with the rejected records beside them:
+`map_json` runs each partition of JSON records through one `mappings stream --spark-frames`
+process, from the JVM: the records' bytes go to the process as they are, and what comes back
+is Spark rows in Spark's own layout, typed by the context's `mappings schema --format spark`.
+No Python runs per record, and Spark parses no JSON for the mapped records. The rejected
+records come back beside them:
 
     from mappings_spark import map_json
 
     mapped, rejects = map_json(spark.read.text("tweets.ndjson"), "$TweetModel",
-                               mappings=["contexts"], scripts="scripts", binary="bin/mappings")
+                               mappings=["contexts"], scripts="scripts")
     mapped.write.parquet("tweets.parquet")
     rejects.write.json("rejects")
 
-docs/scale-out.md is the guide.
+The tool is the portable build this package carries (see `find_binary`); docs/scale-out.md
+is the guide.
 """
 
+import copy
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 
-from .stage import MAPPED, REJECTED, STATS, Stage, text_fields
+__all__ = ["map_json", "MappingOutput", "CountMismatch", "spark_schema", "find_binary", "REJECT_SCHEMA"]
 
-__all__ = ["map_json", "MappingOutput", "CountMismatch", "spark_schema", "REJECT_SCHEMA"]
+HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The rejects DataFrame: the partition, the record's line in it (1-based), its text, and
-# the issues `mappings stream --rejects` wrote for it.
+# The rejects DataFrame: the partition, the record's place in it (from 1), its text, the
+# issues, then the carried columns.
 REJECT_SCHEMA = (
     "partition INT, line BIGINT, input STRING, "
     "issues ARRAY<STRUCT<kind: STRING, path: STRING, property: STRING, rule: STRING, "
     "provenance: STRING, message: STRING, severity: STRING>>"
 )
-_REJECT_LINE_SCHEMA = (
-    "line BIGINT, input STRING, "
-    "issues ARRAY<STRUCT<kind: STRING, path: STRING, property: STRING, rule: STRING, "
+_REJECT_TEXT_SCHEMA = (
+    "input STRING, issues ARRAY<STRUCT<kind: STRING, path: STRING, property: STRING, rule: STRING, "
     "provenance: STRING, message: STRING, severity: STRING>>"
 )
-# Spark's JSON reader, set to the text `mappings` writes: ISO 8601 in UTC, fraction optional.
-_READ_OPTIONS = {"mode": "FAILFAST", "timeZone": "UTC"}
+# The tags of the rows a partition gives (PartitionPipe.java).
+_MAPPED, _REJECTED, _STATS = 0, 1, 2
+_PIPE = "mappings.spark.PartitionPipe"
 
 
 class CountMismatch(RuntimeError):
-    """The partitions' counts do not add up: `read != written + rejected` somewhere."""
+    """The partitions' counts do not add up: `read != written + rejected + filtered` somewhere."""
 
 
 class MappingOutput(tuple):
@@ -53,7 +59,7 @@ class MappingOutput(tuple):
 
     def unpersist(self):
         """Lets go of the cached run both DataFrames read from."""
-        self._tagged.unpersist()
+        self._tagged.unpersist(False)
 
     @property
     def mapped(self):
@@ -64,24 +70,43 @@ class MappingOutput(tuple):
         return self[1]
 
     def counts(self):
-        """The totals over every partition: read, written, rejected (and the per-partition
-        rows they came from). Raises `CountMismatch` when a partition's do not reconcile, or
-        when a partition task wrote no stats."""
+        """The totals over every partition: read, written, rejected, filtered (and the number of
+        partitions). Raises `CountMismatch` when a partition's do not reconcile."""
         rows = self.stats_df.collect()
-        totals = {"read": 0, "written": 0, "rejected": 0, "unprocessed": 0, "partitions": len(rows)}
+        totals = {"read": 0, "written": 0, "rejected": 0, "filtered": 0, "unprocessed": 0, "partitions": len(rows)}
         for row in rows:
             stats = json.loads(row.stats)
-            if stats["read"] != stats["written"] + stats["rejected"] + stats.get("unprocessed", 0):
+            # Blank records are rejected before the process (a stream skips blank lines).
+            stats["read"] += row.blank
+            stats["rejected"] += row.blank
+            counted = sum(stats.get(key, 0) for key in ("written", "rejected", "filtered", "unprocessed"))
+            if stats["read"] != counted:
                 raise CountMismatch(f"partition {row.partition}: {stats}")
-            for key in ("read", "written", "rejected", "unprocessed"):
+            for key in ("read", "written", "rejected", "filtered", "unprocessed"):
                 totals[key] += stats.get(key, 0)
         return totals
 
 
-def spark_schema(context, mappings=("contexts",), scripts=None, binary="mappings", traits=()):
+def find_binary():
+    """The `mappings` tool `map_json` runs when not given `binary=`: `$MAPPINGS_BINARY`, else the
+    portable build this package carries (`bin/mappings`, put there by `tools/build-spark-wheel`:
+    the Swift runtime and Lua linked in, so that executors need nothing but the C library), else
+    `mappings` on the PATH."""
+    candidates = [os.environ.get("MAPPINGS_BINARY"), os.path.join(HERE, "bin", "mappings"), shutil.which("mappings")]
+    for path in candidates:
+        if path and os.path.isfile(path):
+            return path
+    raise FileNotFoundError(
+        "mappings_spark: no mappings tool: this copy of the package carries none (install the wheel "
+        "tools/build-spark-wheel makes, which does), $MAPPINGS_BINARY is unset and there is no mappings on "
+        "the PATH; or pass binary= a path"
+    )
+
+
+def spark_schema(context, mappings=("contexts",), scripts=None, binary=None, traits=()):
     """The output schema of `context` as Spark's JSON form (`mappings schema --format spark`)."""
-    command = [binary, "schema", "--context", context, "--format", "spark", "--color", "never"]
-    for path in mappings:
+    command = [binary or find_binary(), "schema", "--context", context, "--format", "spark", "--color", "never"]
+    for path in [mappings] if isinstance(mappings, str) else mappings:
         command += ["--mappings", path]
     if scripts is not None:
         command += ["--scripts", scripts]
@@ -98,7 +123,7 @@ def map_json(
     context,
     mappings=("contexts",),
     scripts=None,
-    binary="mappings",
+    binary=None,
     workers=1,
     on_issue="reject",
     traits=(),
@@ -106,35 +131,54 @@ def map_json(
     arguments=(),
     ship=True,
     column=None,
+    carry=(),
 ):
     """Maps JSON records with a context, one `mappings stream` process per partition task.
 
     Parameters:
-        df_or_rdd: a DataFrame whose one string column (or `column`) holds one JSON record
-            per row, or an RDD of such strings.
+        df_or_rdd: a DataFrame whose string column (`column`, or its only one) holds one JSON
+            record per row, or an RDD of such strings.
         context: the context's identifier, such as "$TweetModel".
         mappings: `.mappings` files or directories (directories keep `@import`s whole).
         scripts: the directory of the Lua transformers, or None for the tool's default.
-        binary: the `mappings` tool. The driver runs it for the schema; executors run it too.
+        binary: the `mappings` tool; None finds it (`find_binary`: the portable build this
+            package carries). The driver runs it for the schema; each task runs it too.
         workers: `--workers` of each stream process (threads per partition task).
-        on_issue: `--on-issue`: "reject" (records with issues go to the rejects) or "emit".
+        on_issue: `--on-issue`: "reject" (records with issues go to the rejects) or "emit"
+            (they are mapped rows too, and every column is then nullable).
         traits: `--trait KEY=VALUE` assignments.
         lua_timeout_ms: `--lua-timeout`, the time one transformer call may take.
         arguments: any other `mappings stream` options, as a list of strings.
-        ship: True ships `mappings`, `scripts` and `binary` to the executors with
+        ship: True ships `mappings`, `scripts` and the tool to the executors with
             `SparkContext.addFile`; False reads them from the same paths on every node.
         column: the column of JSON text, when the DataFrame has more than one.
+        carry: columns of the DataFrame (names, or columns with a name) to carry into both
+            outputs beside each record, such as the input file and an offset.
 
     Returns:
-        a `MappingOutput`, which unpacks as `(mapped_df, rejects_df)`: the mapped records
-        typed by the context's Spark schema, and the rejects (partition, line, input,
-        issues). `.counts()` reconciles the partitions' counts. Both DataFrames come from
-        one cached run over the input: use them, then call the output's
-        `unpersist()`.
+        a `MappingOutput`, which unpacks as `(mapped_df, rejects_df)`: the mapped records typed
+        by the context's Spark schema (its nullability too), then the carried columns; and the
+        rejects (partition, line, input, issues, then the carried columns). `.counts()`
+        reconciles the partitions' counts. Both DataFrames come from one cached run over the
+        input: use them, then call the output's `unpersist()`.
     """
     if on_issue not in ("reject", "emit"):
         raise ValueError("on_issue must be 'reject' or 'emit' ('fail' would fail the task, and Spark retry it)")
-    rdd, spark = _lines(df_or_rdd, column)
+    from pyspark.sql import Column, DataFrame
+    from pyspark.sql import functions as F
+
+    lines, spark = _lines(df_or_rdd, column, carry)
+    carried = [F.col(name) if isinstance(name, str) else name for name in carry]
+    if carried:
+        lines = lines.select("value", F.struct(*carried).alias("carry"))
+        carry_type = lines.schema["carry"].dataType
+        for field in carry_type.fields:
+            if not isinstance(field.name, str) or field.name in ("partition", "line", "input", "issues"):
+                raise ValueError(f"carry: a carried column cannot be named '{field.name}' (a rejects column)")
+    elif any(not isinstance(name, (str, Column)) for name in carry):
+        raise TypeError("carry takes column names or columns")
+
+    binary = binary or find_binary()
     # Shipped paths are the driver's, made absolute; shared ones stay as given, so that a path
     # relative to each container's working directory (an --archives one) resolves on each node.
     place = os.path.abspath if ship else (lambda path: path)
@@ -142,85 +186,213 @@ def map_json(
     scripts = place(scripts) if scripts is not None else None
     driver_binary = place(binary) if os.path.sep in binary else binary
     schema = spark_schema(context, mappings=mappings, scripts=scripts, binary=driver_binary, traits=traits)
+    record_schema = _nullable(schema) if on_issue == "emit" else schema
+    if carried:
+        clash = {field["name"] for field in schema["fields"]} & set(carry_type.fieldNames())
+        if clash:
+            raise ValueError(f"carry: {sorted(clash)} would be columns of the mapped records twice")
 
-    options = []
+    shipped = {}
+    if ship:
+        context_spark = spark.sparkContext
+        for path in mappings + ([scripts] if scripts else []):
+            shipped[path] = _ship(context_spark, path)
+        if os.path.sep in driver_binary:
+            shipped[driver_binary] = os.path.join(_ship(context_spark, _tool_folder(driver_binary)), "mappings")
+
+    def local(path):
+        # A shipped path is found on each node in the folder Spark fetched it to.
+        return "spark-files:" + shipped[path] if path in shipped else path
+
+    command = [local(driver_binary), "stream", "--context", context, "--color", "never", "--spark-frames",
+               "--workers", str(workers), "--on-issue", on_issue]
+    for path in mappings:
+        command += ["--mappings", local(path)]
+    if scripts is not None:
+        command += ["--scripts", local(scripts)]
     for trait in traits:
-        options += ["--trait", trait]
+        command += ["--trait", trait]
     if lua_timeout_ms is not None:
-        options += ["--lua-timeout", str(lua_timeout_ms)]
-    options += list(arguments)
-    shipped = _ship(spark.sparkContext, mappings + ([scripts] if scripts else []) + (
-        [driver_binary] if os.path.sep in driver_binary else []), ship)
-    stage = Stage(context, mappings, scripts, driver_binary, workers, on_issue, options, shipped,
-                  text_fields(schema))
+        command += ["--lua-timeout", str(lua_timeout_ms)]
+    command += list(arguments)
 
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StructType
+    pipe = _pipe_class(spark)
+    jvm, jspark = spark._jvm, spark._jsparkSession
+    record_fields = len(schema["fields"])
+    carry_fields = len(carry_type.fields) if carried else 0
+    rows = lines._jdf.queryExecution().toRdd().toJavaRDD()
+    tagged = pipe.run(rows, command, record_fields, carry_fields)
+    tagged.persist(jvm.org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK())
 
-    tagged = rdd.mapPartitionsWithIndex(stage).persist(StorageLevel.MEMORY_AND_DISK)
-    rows = spark.createDataFrame(tagged, "tag STRING, partition INT, text STRING", verifySchema=False)
-    mapped = (
-        rows.where(F.col("tag") == MAPPED)
-        .select(F.from_json("text", StructType.fromJson(schema), _READ_OPTIONS).alias("record"))
-        .select("record.*")
+    def frame(rdd, fields):
+        data_type = jvm.org.apache.spark.sql.types.DataType.fromJson(json.dumps({"type": "struct", "fields": fields}))
+        return DataFrame(jspark.internalCreateDataFrame(rdd.rdd(), data_type, False), spark)
+
+    carry_json = json.loads(carry_type.json())["fields"] if carried else []
+    mapped = frame(pipe.records(tagged, record_fields, carry_fields), record_schema["fields"] + carry_json)
+    all_rows = frame(tagged, [
+        {"name": "tag", "type": "integer", "nullable": False, "metadata": {}},
+        {"name": "line", "type": "long", "nullable": False, "metadata": {}},
+        {"name": "record", "type": _nullable(record_schema), "nullable": True, "metadata": {}},
+        {"name": "text", "type": "string", "nullable": True, "metadata": {}},
+        {"name": "carry", "type": {"type": "struct", "fields": carry_json}, "nullable": True, "metadata": {}},
+    ])
+    partition = F.spark_partition_id().alias("partition")
+    rejects = (
+        all_rows.where(F.col("tag") == _REJECTED)
+        .select(partition, "line", F.from_json("text", _REJECT_TEXT_SCHEMA, {"mode": "FAILFAST"}).alias("reject"),
+                "carry")
+        .select("partition", "line", "reject.input", "reject.issues", *[f"carry.{name}" for name in
+                                                                       (carry_type.fieldNames() if carried else [])])
     )
-    rejects = rows.where(F.col("tag") == REJECTED).select(
-        "partition", F.from_json("text", _REJECT_LINE_SCHEMA, {"mode": "FAILFAST"}).alias("reject")
-    ).select("partition", "reject.line", "reject.input", "reject.issues")
-    stats = rows.where(F.col("tag") == STATS).select("partition", F.col("text").alias("stats"))
+    stats = all_rows.where(F.col("tag") == _STATS).select(partition, F.col("line").alias("blank"),
+                                                          F.col("text").alias("stats"))
     return MappingOutput(mapped, rejects, stats, tagged)
 
 
-def _lines(df_or_rdd, column):
-    """The RDD of JSON strings, and the session."""
+def _nullable(data_type):
+    """A Spark type's JSON form with every field, element and value nullable."""
+    data_type = copy.deepcopy(data_type)
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key in ("nullable", "containsNull", "valueContainsNull"):
+                if key in node:
+                    node[key] = True
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data_type)
+    return data_type
+
+
+def _lines(df_or_rdd, column, carry):
+    """A DataFrame of the records' text (`value`) and the columns to carry, and the session."""
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import functions as F
 
     if isinstance(df_or_rdd, DataFrame):
         columns = df_or_rdd.columns
         if column is None:
-            if len(columns) != 1:
+            rest = [name for name in columns if name not in [c for c in carry if isinstance(c, str)]]
+            if len(rest) != 1:
                 raise ValueError(f"the DataFrame has columns {columns}: pass column= the one holding JSON")
-            column = columns[0]
-        return df_or_rdd.select(column).rdd.map(lambda row: row[0]), df_or_rdd.sparkSession
+            column = rest[0]
+        value = F.col(column) if isinstance(column, str) else column
+        return df_or_rdd.select(value.cast("string").alias("value"), *[
+            F.col(c) if isinstance(c, str) else c for c in carry]), df_or_rdd.sparkSession
+    if carry:
+        raise ValueError("carry= needs a DataFrame: an RDD of strings has no columns to carry")
     spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
-    return df_or_rdd, spark
+    return spark.createDataFrame(df_or_rdd.map(lambda text: (text,)), "value STRING"), spark
+
+
+def _pipe_class(spark):
+    """PartitionPipe, in this session's driver and (through `addJar`) on its executors."""
+    jvm = spark._jvm
+    loader = jvm.Thread.currentThread().getContextClassLoader()
+    path = _jar()
+    known = _SHIPPED.setdefault(id(spark.sparkContext), {})
+    if ("jar", path) not in known:
+        spark.sparkContext._jsc.sc().addJar(path)
+        try:
+            jvm.java.lang.Class.forName(_PIPE, False, loader)
+        except Exception:
+            # Not on the driver's class path yet: its class loader takes the jar (Spark's
+            # loader of added jars can; any URLClassLoader's addURL is reached the same way).
+            loader.addURL(jvm.java.io.File(path).toURI().toURL())
+        known[("jar", path)] = path
+    return getattr(jvm.mappings.spark, "PartitionPipe")
+
+
+def _jar():
+    """The jar of PartitionPipe: the one this package carries, else one compiled (once, with the
+    JDK's javac) from the source it carries against this pyspark's jars."""
+    carried = os.path.join(HERE, "jars", "mappings-spark.jar")
+    if os.path.isfile(carried):
+        return carried
+    import pyspark
+
+    source = os.path.join(HERE, "java", "mappings", "spark", "PartitionPipe.java")
+    with open(source, "rb") as text:
+        digest = hashlib.sha1(text.read() + pyspark.__version__.encode()).hexdigest()[:12]
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "mappings-spark")
+    jar = os.path.join(cache, f"mappings-spark-{digest}.jar")
+    if os.path.isfile(jar):
+        return jar
+    javac = shutil.which("javac") or (os.environ.get("JAVA_HOME") and os.path.join(os.environ["JAVA_HOME"], "bin", "javac"))
+    if not javac or not os.path.isfile(javac):
+        raise RuntimeError("mappings_spark: this copy carries no jars/mappings-spark.jar and there is no javac "
+                           "to make one: install the wheel tools/build-spark-wheel makes, or a JDK")
+    import tempfile
+
+    os.makedirs(cache, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="mappings-spark-javac-") as classes:
+        classpath = os.path.join(os.path.dirname(pyspark.__file__), "jars", "*")
+        done = subprocess.run([javac, "-nowarn", "--release", "17", "-d", classes, "-cp", classpath, source],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"mappings_spark: javac failed:\n{done.stderr}")
+        made = jar + f".tmp-{os.getpid()}"
+        _zip_folder(classes, made)
+        os.replace(made, jar)
+    return jar
+
+
+def _zip_folder(folder, target):
+    import zipfile
+
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+        for root, directories, files in os.walk(folder):
+            directories.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                archive.write(path, os.path.relpath(path, folder))
+
+
+def _tool_folder(binary):
+    """A folder holding the tool and, when it is beside it, its Lua worker (hard links where the
+    file system allows, so that shipping a large build copies nothing)."""
+    folder = os.path.join(_staging(), "tool-" + _fingerprint(binary))
+    if not os.path.isdir(folder):
+        made = folder + f".tmp-{os.getpid()}"
+        os.makedirs(made, exist_ok=True)
+        for name, source in (("mappings", binary),
+                             ("mappings-lua-worker", os.path.join(os.path.dirname(binary), "mappings-lua-worker"))):
+            if os.path.isfile(source):
+                try:
+                    os.link(source, os.path.join(made, name))
+                except OSError:
+                    shutil.copy2(source, os.path.join(made, name))
+        os.rename(made, folder)
+    return folder
 
 
 # What this process shipped already, by SparkContext: path and fingerprint → shipped name.
 _SHIPPED = {}
 
 
-def _ship(spark_context, paths, ship):
-    """Ships this package to the executors' Python (`addPyFile` of a zip of it), so that they
-    need not have it installed, and `paths` with `addFile` (directories recursively); returns
-    the name each path has on the executors. No path when `ship` is False: every node reads
-    the same paths.
+def _ship(spark_context, path):
+    """Ships `path` (a directory recursively) with `addFile`; returns its name on the executors.
 
     Each path ships as a copy named after its content's fingerprint (names, sizes and
-    modification times): two directories both called `contexts` do not collide, and an
-    edited file ships again under a new name (Spark refuses to ship a changed file under a
-    name it has shipped), so the next call maps with the edit.
+    modification times): two directories both called `contexts` do not collide, and an edited
+    file ships again under a new name (Spark refuses to ship a changed file under a name it has
+    shipped), so the next call maps with the edit.
     """
     known = _SHIPPED.setdefault(id(spark_context), {})
-    if _PACKAGE_ZIP not in known:
-        spark_context.addPyFile(_package_zip())
-        known[_PACKAGE_ZIP] = _PACKAGE_ZIP
-    if not ship:
-        return {}
-    names = {}
-    for path in paths:
-        key = (path, _fingerprint(path))
-        if key not in known:
-            known[key] = _staged_copy(path, key[1])
-            spark_context.addFile(os.path.join(_staging(), known[key]), recursive=os.path.isdir(path))
-        names[path] = known[key]
-    return names
+    key = (path, _fingerprint(path))
+    if key not in known:
+        known[key] = _staged_copy(path, key[1])
+        spark_context.addFile(os.path.join(_staging(), known[key]), recursive=os.path.isdir(path))
+    return known[key]
 
 
 def _fingerprint(path):
-    import hashlib
-
     digest = hashlib.sha1(path.encode())
     walked = [(path, [], [""])] if os.path.isfile(path) else os.walk(path)
     for folder, directories, files in walked:
@@ -232,15 +404,23 @@ def _fingerprint(path):
 
 
 def _staged_copy(path, fingerprint):
-    """Copies `path` into the staging directory as `<fingerprint>-<name>`; returns that name."""
-    import shutil
-
+    """Puts `path` in the staging directory as `<fingerprint>-<name>` (hard links where it can);
+    returns that name."""
     name = f"{fingerprint}-{os.path.basename(path.rstrip(os.path.sep))}"
     target = os.path.join(_staging(), name)
+    if os.path.exists(target):
+        return name
+
+    def link(source, destination, **_):
+        try:
+            os.link(source, destination)
+        except OSError:
+            shutil.copy2(source, destination)
+
     if os.path.isdir(path):
-        shutil.copytree(path, target)
+        shutil.copytree(path, target, copy_function=link)
     else:
-        shutil.copy2(path, target)
+        link(path, target)
     return name
 
 
@@ -254,19 +434,3 @@ def _staging():
     if not _STAGING:
         _STAGING.append(tempfile.mkdtemp(prefix="mappings-spark-"))
     return _STAGING[0]
-
-
-_PACKAGE_ZIP = "mappings_spark.zip"
-
-
-def _package_zip():
-    """A zip of this package, in the staging directory."""
-    import zipfile
-
-    path = os.path.join(_staging(), _PACKAGE_ZIP)
-    package = os.path.dirname(os.path.abspath(__file__))
-    with zipfile.ZipFile(path, "w") as archive:
-        for name in sorted(os.listdir(package)):
-            if name.endswith(".py"):
-                archive.write(os.path.join(package, name), os.path.join("mappings_spark", name))
-    return path

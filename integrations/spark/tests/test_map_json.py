@@ -3,11 +3,14 @@ input, counts that reconcile, the schema applied, and a looping script that cost
 own records."""
 
 import json
+import re
 import subprocess
 from collections import Counter
 from decimal import Decimal
 
-from conftest import CONTEXTS, EXTRA, SCRIPTS, binary, records
+import pytest
+
+from conftest import CONTEXTS, EXTRA, FIXTURES, SCRIPTS, binary, records
 from mappings_spark import map_json, spark_schema
 
 
@@ -109,3 +112,139 @@ def test_the_spark_schema_is_the_tool_s(spark):
         "site:string,extra:string>")
     assert read["total"].metadata == {"mappings.type": "Decimal"}
     assert read["extra"].metadata == {"mappings.type": "JSON"}
+
+
+class Raw(str):
+    """A JSON number's text as written."""
+
+
+def raw(text):
+    return json.loads(text, parse_float=Raw, parse_int=Raw)
+
+
+def json_text(value):
+    """JSON text as `mappings` writes it: compact, numbers as written, UTF-8 as it is."""
+    if isinstance(value, Raw):
+        return str(value)
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(json_text(element) for element in value) + "]"
+    return "{" + ",".join(json_text(key) + ":" + json_text(inner) for key, inner in value.items()) + "}"
+
+
+def test_every_kind_of_value_is_the_row_the_json_reader_makes_of_one_stream(spark, tmp_path):
+    from pyspark.sql.types import StructType
+
+    kinds = open(f"{FIXTURES}/kinds.ndjson", encoding="utf-8").read().splitlines()
+    lines = [line for _ in range(40) for line in kinds]
+    done = subprocess.run([binary(), "stream", "--context", "$Kinds", "--mappings", CONTEXTS, "--scripts", SCRIPTS],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected_lines = done.stdout.splitlines()
+    schema = spark_schema("$Kinds", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary())
+
+    data = spark.createDataFrame([(line,) for line in lines], "json STRING").coalesce(1)
+    output = map_json(data, "$Kinds", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary())
+    mapped = output.mapped
+    # The schema is the tool's, nullability and metadata included.
+    assert mapped.schema.jsonValue() == schema
+    got = [row.asDict(recursive=True) for row in mapped.collect()]
+    assert len(got) == len(expected_lines)
+
+    # Every column but the text ones is what Spark's JSON reader makes of the stream's lines.
+    text_columns = {"dec", "decs", "js", "jsList", "prices"}
+    reader = spark.read.schema(StructType.fromJson(schema)).option("timeZone", "UTC").option("mode", "FAILFAST")
+    expected = [row.asDict(recursive=True) for row in reader.json(spark.sparkContext.parallelize(expected_lines, 1)).collect()]
+    for mine, theirs in zip(got, expected):
+        assert {k: v for k, v in mine.items() if k not in text_columns} == \
+            {k: v for k, v in theirs.items() if k not in text_columns}
+    # Decimals are their digits as written, JSON values their text: no double in between.
+    for mine, line in zip(got, expected_lines):
+        record = raw(line)
+        assert mine["dec"] == record["dec"]
+        assert mine["decs"] == record["decs"]
+        assert mine["prices"] == record["prices"]
+        assert mine["js"] == json_text(record["js"])
+        assert mine["jsList"] == [None if value is None else json_text(value) for value in record["jsList"]]
+    assert got[0]["n"] == -(2 ** 63) and got[1]["n"] == 2 ** 63 - 1
+    assert got[0]["text"] == 'a"b\\c\né😀'
+    assert got[0]["dec"] == "1234567890123456789.0123456789012345678"
+    # A recursive model is a struct down to where it recurs, and JSON text from there.
+    assert got[0]["tree"] == {"name": "r", "children": ['{"name":"c","children":[]}']}
+    assert output.counts()["written"] == len(lines)
+    output.unpersist()
+
+
+def test_carried_columns_reach_both_outputs_past_filtered_records(spark, tmp_path):
+    from pyspark.sql import functions as F
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    lines = records(3_000, bad_every=37, seed=5)
+    for index in range(3):
+        (folder / f"part-{index}.ndjson").write_text("\n".join(lines[index::3]) + "\n", encoding="utf-8")
+    source = (spark.read.text(str(folder)).withColumn("file", F.input_file_name())
+              .withColumn("row", F.monotonically_increasing_id()))
+    by_place = {(row.file, row.row): row.value for row in source.collect()}
+    output = map_json(source, "$OpenOrder", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary(),
+                      column="value", carry=["file", "row"])
+    mapped, rejects = output
+    assert mapped.columns[-2:] == ["file", "row"] and rejects.columns[-2:] == ["file", "row"]
+    assert mapped.schema["file"].nullable == source.schema["file"].nullable
+    # Each mapped record sits beside the place of the line it came from.
+    rows = mapped.select("id", "status", "file", "row").collect()
+    for row in rows:
+        assert json.loads(by_place[(row.file, row.row)])["order_id"].upper() == row.id
+        assert row.status != "cancelled"
+    # So does each reject, and its input is that line.
+    rejected = rejects.collect()
+    assert rejected and all(by_place[(row.file, row.row)] == row.input for row in rejected)
+    counts = output.counts()
+    assert counts["filtered"] > 500
+    assert counts["read"] == 3_000 == counts["written"] + counts["rejected"] + counts["filtered"]
+    assert counts["written"] == len(rows) and counts["rejected"] == len(rejected)
+    output.unpersist()
+
+
+def test_blank_and_null_records_are_rejected_not_lost(spark):
+    good = records(3, bad_every=10_000)
+    data = spark.createDataFrame([(good[0],), ("",), ("  \t",), (None,), (good[1],), ("\n",), (good[2],)],
+                                 "json STRING").coalesce(1)
+    output = map_json(data, "$Order", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary())
+    mapped, rejects = output
+    assert mapped.count() == 3
+    rejected = {row.line: row for row in rejects.collect()}
+    assert sorted(rejected) == [2, 3, 4, 6]
+    assert rejected[2].input == "" and rejected[3].input == "  \t" and rejected[6].input == "\n"
+    assert rejected[2].issues[0].kind == "invalid JSON"
+    assert rejected[4].input == "null"
+    counts = output.counts()
+    assert (counts["read"], counts["written"], counts["rejected"]) == (7, 3, 4)
+
+
+def test_emitted_records_make_every_column_nullable(spark):
+    # One in 5 bad: a quarter of those invalid JSON, a quarter without the customer's name.
+    lines = records(200, bad_every=5, seed=4)
+    data = spark.createDataFrame([(line,) for line in lines], "json STRING")
+    output = map_json(data, "$Order", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary(), on_issue="emit")
+    mapped = output.mapped
+    assert all(field.nullable for field in mapped.schema.fields)
+    assert mapped.schema["customer"].dataType["name"].nullable
+    # Records with errors are rows (the invalid JSON ones have nothing to write).
+    assert mapped.count() == 200 - 10 and output.rejects.count() == 10
+    assert mapped.where("customer.name IS NULL").count() == 10
+
+
+def test_a_failing_task_names_its_partition_and_the_first_issue(spark):
+    lines = records(50, bad_every=10_000)
+    data = spark.createDataFrame([(line,) for line in lines], "json STRING").repartition(2)
+    output = map_json(data, "$Order", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary(),
+                      arguments=["--max-in-flight", "0"])
+    with pytest.raises(Exception) as failure:
+        output.mapped.count()
+    message = str(failure.value)
+    assert re.search(r"mappings stream in partition \d exited with status 2", message)
+    assert "--max-in-flight" in message

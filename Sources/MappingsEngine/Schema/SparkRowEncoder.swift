@@ -1,0 +1,657 @@
+import Foundation
+package import MappingsJSON
+
+/// Turns a record's output JSON into a Spark `UnsafeRow` of its context's Spark schema (what
+/// `mappings schema --format spark` writes), so that Spark takes the row as it is instead of
+/// parsing JSON again: what `mappings stream --spark-frames` writes for `mappings_spark`.
+///
+/// The layout is Spark's own (`org.apache.spark.sql.catalyst.expressions.UnsafeRow`,
+/// `UnsafeArrayData`, `UnsafeMapData`), little-endian:
+/// - a row: a null bit per field (in 8-byte words), an 8-byte slot per field, then the
+///   variable-length values, each padded to 8 bytes. A long, double or timestamp (microseconds
+///   since 1970, UTC) is its slot; a boolean the slot's first byte; a string, struct, array or
+///   map is `offset << 32 | size`, the offset from the row's start.
+/// - an array: the element count (8 bytes), a null bit per element (in 8-byte words), the
+///   elements (8 bytes each, 1 for booleans; the region padded to 8), then the variable-length
+///   values, offsets from the array's start.
+/// - a map: the key array's size (8 bytes), the key array, the value array.
+///
+/// Strings hold what Spark's JSON reader would have made of the value, with every digit kept:
+/// a JSON string's text; a number's digits as written (decimals); any other value's JSON text;
+/// and, under a field marked `{"mappings.type": "JSON"}`, the JSON text of every value.
+package struct SparkRowEncoder: Sendable {
+    package indirect enum Kind: Sendable {
+        case long, double, boolean, timestamp
+        /// `text`: the value's JSON text, even for a string.
+        case string(text: Bool)
+        case structure([Field])
+        case array(Kind)
+        case map(key: Kind, value: Kind)
+
+        /// Bytes of an array element: booleans take one, every other kind a word.
+        var elementSize: Int {
+            if case .boolean = self { return 1 }
+            return 8
+        }
+    }
+
+    package struct Field: Sendable {
+        package let name: [UInt8]
+        package let kind: Kind
+    }
+
+    /// Why a record's output does not fit the schema, and where.
+    package struct Failure: Error, Sendable {
+        /// What is wrong, and where in the output's text.
+        package let problem: String
+        /// The fields and indexes from the record down to the value, outermost last.
+        var steps: [String] = []
+
+        /// `$.user.joined: "x" is not an ISO 8601 instant (byte 93)`.
+        package var message: String {
+            "$" + steps.reversed().joined() + ": " + problem
+        }
+
+        func within(_ step: String) -> Failure {
+            var failure = self
+            failure.steps.append(step)
+            return failure
+        }
+    }
+
+    package let fields: [Field]
+
+    /// The encoder of a Spark struct type in its JSON form; `nil` for a type it does not know.
+    package init?(schema: JSONValue) {
+        guard case .structure(let fields)? = Self.kind(of: schema, text: false) else { return nil }
+        self.fields = fields
+    }
+
+    private static func kind(of type: JSONValue, text: Bool) -> Kind? {
+        switch type {
+        case .string("long"): return .long
+        case .string("double"): return .double
+        case .string("boolean"): return .boolean
+        case .string("timestamp"): return .timestamp
+        case .string("string"): return .string(text: text)
+        case .object(let object):
+            switch object["type"] {
+            case .string("struct")?:
+                guard case .array(let written)? = object["fields"] else { return nil }
+                var fields: [Field] = []
+                for field in written {
+                    guard case .object(let member) = field, case .string(let name)? = member["name"],
+                        let type = member["type"]
+                    else { return nil }
+                    var marked = false
+                    if case .object(let metadata)? = member["metadata"],
+                        case .string("JSON")? = metadata["mappings.type"]
+                    {
+                        marked = true
+                    }
+                    guard let kind = kind(of: type, text: marked) else { return nil }
+                    fields.append(Field(name: Array(name.utf8), kind: kind))
+                }
+                return .structure(fields)
+            case .string("array")?:
+                return object["elementType"].flatMap { kind(of: $0, text: text) }.map { .array($0) }
+            case .string("map")?:
+                guard let key = object["keyType"].flatMap({ kind(of: $0, text: false) }),
+                    let value = object["valueType"].flatMap({ kind(of: $0, text: text) })
+                else { return nil }
+                return .map(key: key, value: value)
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// Appends the row of the JSON object `json` (a record's output) to `out`.
+    package func encode(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(Failure) {
+        var reader = Reader(bytes: json)
+        reader.skipSpace()
+        try writeStruct(fields, &reader, into: &out)
+        reader.skipSpace()
+        guard reader.atEnd else { throw reader.failure("text after the record") }
+    }
+
+    // MARK: Writing
+
+    private func writeStruct(_ fields: [Field], _ reader: inout Reader, into out: inout [UInt8]) throws(Failure) {
+        let base = out.count
+        let bitset = (fields.count + 63) / 64 * 8
+        out.append(contentsOf: repeatElement(0, count: bitset + 8 * fields.count))
+        // Every field null until its value comes.
+        for index in fields.indices { setBit(index, at: base, in: &out) }
+        try reader.expect(UInt8(ascii: "{"))
+        reader.skipSpace()
+        if reader.peek == UInt8(ascii: "}") {
+            reader.advance()
+            return
+        }
+        var expected = 0
+        while true {
+            reader.skipSpace()
+            // Members come in the schema's order: the next field is nearly always the one.
+            var index: Int?
+            if expected < fields.count, try reader.takeKey(fields[expected].name) {
+                index = expected
+            } else {
+                var key: [UInt8] = []
+                try reader.appendString(into: &key)
+                index = fields.firstIndex { $0.name == key }
+            }
+            reader.skipSpace()
+            try reader.expect(UInt8(ascii: ":"))
+            reader.skipSpace()
+            if let index {
+                expected = index + 1
+                if !reader.takeNull() {
+                    clearBit(index, at: base, in: &out)
+                    do {
+                        try writeValue(
+                            fields[index].kind, &reader, into: &out, slot: base + bitset + 8 * index, base: base)
+                    } catch {
+                        throw error.within("." + String(decoding: fields[index].name, as: UTF8.self))
+                    }
+                }
+            } else {
+                try reader.skipValue()
+            }
+            reader.skipSpace()
+            if reader.peek == UInt8(ascii: ",") {
+                reader.advance()
+                continue
+            }
+            try reader.expect(UInt8(ascii: "}"))
+            return
+        }
+    }
+
+    /// Writes a value that is not null: in its slot, or after what `out` holds with its
+    /// offset (from `base`) and size in the slot.
+    private func writeValue(_ kind: Kind, _ reader: inout Reader, into out: inout [UInt8], slot: Int, base: Int)
+        throws(Failure)
+    {
+        switch kind {
+        case .long:
+            put(UInt64(bitPattern: try reader.integer()), at: slot, in: &out)
+        case .double:
+            put(try reader.double().bitPattern, at: slot, in: &out)
+        case .boolean:
+            out[slot] = try reader.boolean() ? 1 : 0
+        case .timestamp:
+            let start = reader.position
+            guard let micros = try reader.withString({ Self.microseconds(iso8601: $0) }) else {
+                reader.position = start
+                let text = try reader.withString { String(decoding: $0, as: UTF8.self) }
+                reader.position = start
+                throw reader.failure("\"\(text)\" is not an ISO 8601 instant")
+            }
+            put(UInt64(bitPattern: micros), at: slot, in: &out)
+        case .string(let text):
+            let start = out.count
+            if !text, reader.peek == UInt8(ascii: "\"") {
+                try reader.appendString(into: &out)
+            } else {
+                let from = reader.position
+                try reader.skipValue()
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: reader.bytes[from..<reader.position]))
+            }
+            pointer(from: start, base: base, slot: slot, in: &out)
+        case .structure(let fields):
+            let start = out.count
+            try writeStruct(fields, &reader, into: &out)
+            pointer(from: start, base: base, slot: slot, in: &out)
+        case .array(let element):
+            let start = out.count
+            try writeArray(element, &reader, into: &out)
+            pointer(from: start, base: base, slot: slot, in: &out)
+        case .map(let key, let value):
+            let start = out.count
+            try writeMap(key: key, value: value, &reader, into: &out)
+            pointer(from: start, base: base, slot: slot, in: &out)
+        }
+    }
+
+    /// An array's elements, counted first (the layout needs the count before the elements).
+    private func writeArray(_ element: Kind, _ reader: inout Reader, into out: inout [UInt8]) throws(Failure) {
+        var counter = reader
+        let count = try counter.countElements(closing: UInt8(ascii: "]"))
+        try reader.expect(UInt8(ascii: "["))
+        let base = out.count
+        let header = Self.arrayHeader(count)
+        out.append(contentsOf: repeatElement(0, count: header + (count * element.elementSize + 7) / 8 * 8))
+        put(UInt64(count), at: base, in: &out)
+        for index in 0..<count {
+            reader.skipSpace()
+            if index > 0 {
+                try reader.expect(UInt8(ascii: ","))
+                reader.skipSpace()
+            }
+            if reader.takeNull() {
+                setBit(index, at: base + 8, in: &out)
+                continue
+            }
+            do {
+                try writeValue(
+                    element, &reader, into: &out, slot: base + header + index * element.elementSize, base: base)
+            } catch {
+                throw error.within("[\(index)]")
+            }
+        }
+        reader.skipSpace()
+        try reader.expect(UInt8(ascii: "]"))
+    }
+
+    /// A map: its keys' array, then its values' array, each in one pass over the object.
+    private func writeMap(key: Kind, value: Kind, _ reader: inout Reader, into out: inout [UInt8]) throws(Failure) {
+        var counter = reader
+        let count = try counter.countElements(closing: UInt8(ascii: "}"))
+        let base = out.count
+        out.append(contentsOf: repeatElement(0, count: 8))
+        for pass in 0..<2 {
+            var member = reader
+            try member.expect(UInt8(ascii: "{"))
+            let kind = pass == 0 ? key : value
+            let arrayBase = out.count
+            let header = Self.arrayHeader(count)
+            out.append(contentsOf: repeatElement(0, count: header + (count * kind.elementSize + 7) / 8 * 8))
+            put(UInt64(count), at: arrayBase, in: &out)
+            for index in 0..<count {
+                member.skipSpace()
+                if index > 0 {
+                    try member.expect(UInt8(ascii: ","))
+                    member.skipSpace()
+                }
+                let slot = arrayBase + header + index * kind.elementSize
+                if pass == 0 {
+                    // Keys are strings (a dictionary's), written as the key kind says.
+                    try writeValue(key, &member, into: &out, slot: slot, base: arrayBase)
+                    member.skipSpace()
+                    try member.expect(UInt8(ascii: ":"))
+                    member.skipSpace()
+                    try member.skipValue()
+                } else {
+                    let keyStart = member.position
+                    try member.skipValue()
+                    member.skipSpace()
+                    try member.expect(UInt8(ascii: ":"))
+                    member.skipSpace()
+                    if member.takeNull() {
+                        setBit(index, at: arrayBase + 8, in: &out)
+                        continue
+                    }
+                    do {
+                        try writeValue(value, &member, into: &out, slot: slot, base: arrayBase)
+                    } catch {
+                        member.position = keyStart
+                        let name = (try? member.withString { String(decoding: $0, as: UTF8.self) }) ?? "?"
+                        throw error.within("." + name)
+                    }
+                }
+            }
+            if pass == 0 { put(UInt64(out.count - arrayBase), at: base, in: &out) }
+            if pass == 1 {
+                member.skipSpace()
+                try member.expect(UInt8(ascii: "}"))
+                reader = member
+            }
+        }
+    }
+
+    private static func arrayHeader(_ count: Int) -> Int { 8 + (count + 63) / 64 * 8 }
+
+    /// Pads the value written from `start` to a word, and puts its offset and size in `slot`.
+    private func pointer(from start: Int, base: Int, slot: Int, in out: inout [UInt8]) {
+        let size = out.count - start
+        let padding = (8 - size % 8) % 8
+        if padding > 0 { out.append(contentsOf: repeatElement(0, count: padding)) }
+        put(UInt64(start - base) << 32 | UInt64(size), at: slot, in: &out)
+    }
+
+    private func put(_ value: UInt64, at offset: Int, in out: inout [UInt8]) {
+        out.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
+        }
+    }
+
+    private func setBit(_ index: Int, at base: Int, in out: inout [UInt8]) {
+        out[base + index / 8] |= UInt8(1) << UInt8(index % 8)
+    }
+
+    private func clearBit(_ index: Int, at base: Int, in out: inout [UInt8]) {
+        out[base + index / 8] &= ~(UInt8(1) << UInt8(index % 8))
+    }
+
+    /// Microseconds since 1970 of `2012-08-29T14:40:05Z` (a fraction of up to six digits, any
+    /// year the writer writes, `Z` or an offset `±hh:mm`), or `nil`.
+    package static func microseconds(iso8601 text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var position = 0
+        func number(_ width: Int) -> Int? {
+            guard position + width <= text.count else { return nil }
+            var value = 0
+            for byte in text[position..<(position + width)] {
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            position += width
+            return value
+        }
+        func take(_ byte: UInt8) -> Bool {
+            guard position < text.count, text[position] == byte else { return false }
+            position += 1
+            return true
+        }
+        let negative = take(UInt8(ascii: "-"))
+        var digits = 0
+        while position + digits < text.count, text[position + digits] >= 48, text[position + digits] <= 57 {
+            digits += 1
+        }
+        guard digits >= 1, digits <= 18, var year = number(digits) else { return nil }
+        if negative { year = -year }
+        guard take(UInt8(ascii: "-")), let month = number(2), take(UInt8(ascii: "-")), let day = number(2),
+            take(UInt8(ascii: "T")), let hour = number(2), take(UInt8(ascii: ":")), let minute = number(2),
+            take(UInt8(ascii: ":")), let second = number(2), (1...12).contains(month), (1...31).contains(day),
+            hour < 24, minute < 60, second < 61
+        else { return nil }
+        var micros = 0
+        if take(UInt8(ascii: ".")) {
+            var width = 0
+            while position < text.count, text[position] >= 48, text[position] <= 57 {
+                if width < 6 { micros = micros * 10 + Int(text[position] - 48) }
+                width += 1
+                position += 1
+            }
+            guard width >= 1, width <= 6 else { return nil }
+            for _ in width..<6 { micros *= 10 }
+        }
+        var offset = 0
+        if !take(UInt8(ascii: "Z")) {
+            guard position < text.count else { return nil }
+            let sign = text[position] == UInt8(ascii: "-") ? -1 : 1
+            guard take(UInt8(ascii: "+")) || take(UInt8(ascii: "-")), let hours = number(2), take(UInt8(ascii: ":")),
+                let minutes = number(2)
+            else { return nil }
+            offset = sign * (hours * 3600 + minutes * 60)
+        }
+        guard position == text.count else { return nil }
+        let days = Self.days(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        guard !overflow else { return nil }
+        return Int64(scaled + micros)
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
+    private static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
+
+/// A cursor over JSON text: just what the encoder needs (the text is a record's output, which
+/// `JSONWriter` wrote, but nothing here assumes it beyond its being JSON).
+private struct Reader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    var atEnd: Bool { position >= bytes.count }
+    var peek: UInt8 { position < bytes.count ? bytes[position] : 0 }
+    mutating func advance() { position += 1 }
+
+    mutating func skipSpace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    func failure(_ what: String) -> SparkRowEncoder.Failure {
+        SparkRowEncoder.Failure(problem: "\(what) (byte \(position + 1) of the output)")
+    }
+
+    mutating func expect(_ byte: UInt8) throws(SparkRowEncoder.Failure) {
+        guard peek == byte else { throw failure("expected '\(Character(Unicode.Scalar(byte)))'") }
+        position += 1
+    }
+
+    mutating func takeNull() -> Bool {
+        guard position + 4 <= bytes.count, bytes[position] == UInt8(ascii: "n"),
+            bytes[position + 1] == UInt8(ascii: "u"),
+            bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l")
+        else { return false }
+        position += 4
+        return true
+    }
+
+    /// Takes the key here when it is `name` written without escapes (as a record's output
+    /// writes its keys); leaves the cursor where it was otherwise.
+    mutating func takeKey(_ name: [UInt8]) throws(SparkRowEncoder.Failure) -> Bool {
+        guard peek == UInt8(ascii: "\"") else { throw failure("expected a key") }
+        let end = position + 1 + name.count
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
+        let matches = name.withUnsafeBufferPointer { name in
+            memcmp(bytes.baseAddress! + position + 1, name.baseAddress!, name.count) == 0
+        }
+        guard matches || name.isEmpty else { return false }
+        position = end + 1
+        return true
+    }
+
+    mutating func boolean() throws(SparkRowEncoder.Failure) -> Bool {
+        if bytes[position...].starts(with: "true".utf8) {
+            position += 4
+            return true
+        }
+        if bytes[position...].starts(with: "false".utf8) {
+            position += 5
+            return false
+        }
+        throw failure("expected a boolean")
+    }
+
+    /// The number's text, from here.
+    private mutating func numberText() throws(SparkRowEncoder.Failure) -> Range<Int> {
+        let start = position
+        scan: while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                UInt8(ascii: "e"), UInt8(ascii: "E"):
+                position += 1
+            default:
+                break scan
+            }
+        }
+        guard position > start else { throw failure("expected a number") }
+        return start..<position
+    }
+
+    mutating func integer() throws(SparkRowEncoder.Failure) -> Int64 {
+        let start = position
+        let range = try numberText()
+        var index = range.lowerBound
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var magnitude: UInt64 = 0
+        var digits = 0
+        while index < range.upperBound {
+            let byte = bytes[index]
+            guard byte >= 48, byte <= 57 else { break }
+            let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 48))
+            guard !overflow, !carry else { break }
+            magnitude = sum
+            digits += 1
+            index += 1
+        }
+        let limit = negative ? UInt64(Int64.max) + 1 : UInt64(Int64.max)
+        guard index == range.upperBound, digits > 0, magnitude <= limit else {
+            position = start
+            throw failure(
+                "expected an integer of 64 bits, found \(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))"
+            )
+        }
+        return negative ? Int64(bitPattern: 0 &- magnitude) : Int64(magnitude)
+    }
+
+    mutating func double() throws(SparkRowEncoder.Failure) -> Double {
+        let range = try numberText()
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        guard let value = Double(text) else { throw failure("expected a number") }
+        return value
+    }
+
+    /// `body` of a string's value (escapes decoded), without its quotes: in place when it has
+    /// no escape (a date, a dictionary's key, as a record's output writes them).
+    mutating func withString<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SparkRowEncoder.Failure)
+        -> Result
+    {
+        let start = position
+        try expect(UInt8(ascii: "\""))
+        let from = position
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+            position += 1
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+            position += 1
+            return body(UnsafeBufferPointer(rebasing: bytes[from..<(position - 1)]))
+        }
+        position = start
+        var decoded: [UInt8] = []
+        try appendString(into: &decoded)
+        return decoded.withUnsafeBufferPointer(body)
+    }
+
+    /// Appends a string's value (escapes decoded) to `out`, as UTF-8.
+    mutating func appendString(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        try expect(UInt8(ascii: "\""))
+        while position < bytes.count {
+            // The run up to the next quote or backslash, in one piece.
+            let from = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+                position += 1
+            }
+            if position > from { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<position])) }
+            guard position < bytes.count else { break }
+            if bytes[position] == UInt8(ascii: "\"") {
+                position += 1
+                return
+            }
+            position += 1
+            guard position < bytes.count else { break }
+            let escaped = bytes[position]
+            position += 1
+            switch escaped {
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "u"):
+                guard var scalar = hex4() else { throw failure("a bad \\u escape") }
+                if (0xD800..<0xDC00).contains(scalar), bytes[position...].starts(with: "\\u".utf8) {
+                    position += 2
+                    guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { throw failure("a lone surrogate") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { throw failure("a lone surrogate") }
+                out.append(contentsOf: String(Character(unicode)).utf8)
+            default: out.append(escaped)
+            }
+        }
+        throw failure("an unterminated string")
+    }
+
+    private mutating func hex4() -> UInt32? {
+        guard position + 4 <= bytes.count else { return nil }
+        var value: UInt32 = 0
+        for byte in bytes[position..<(position + 4)] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - 48
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - 87
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - 55
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        position += 4
+        return value
+    }
+
+    /// Passes over one value of any kind.
+    mutating func skipValue() throws(SparkRowEncoder.Failure) {
+        var depth = 0
+        repeat {
+            skipSpace()
+            guard position < bytes.count else { throw failure("the value ends early") }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                position += 1
+                while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
+                    position += bytes[position] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard position < bytes.count else { throw failure("an unterminated string") }
+                position += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                position += 1
+                continue
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                position += 1
+            case UInt8(ascii: ","), UInt8(ascii: ":"):
+                position += 1
+                continue
+            default:
+                // A number, true, false or null: up to the next delimiter.
+                while position < bytes.count {
+                    switch bytes[position] {
+                    case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D:
+                        break
+                    default:
+                        position += 1
+                        continue
+                    }
+                    break
+                }
+            }
+        } while depth > 0
+    }
+
+    /// How many elements (or members) the array (or object) here holds.
+    mutating func countElements(closing: UInt8) throws(SparkRowEncoder.Failure) -> Int {
+        position += 1
+        skipSpace()
+        if peek == closing { return 0 }
+        var count = 0
+        while true {
+            skipSpace()
+            try skipValue()
+            if closing == UInt8(ascii: "}") {
+                skipSpace()
+                try expect(UInt8(ascii: ":"))
+                try skipValue()
+            }
+            count += 1
+            skipSpace()
+            if peek == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            try expect(closing)
+            return count
+        }
+    }
+}
