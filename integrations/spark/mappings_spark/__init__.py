@@ -221,20 +221,21 @@ def map_json(
     record_fields = len(schema["fields"])
     carry_fields = len(carry_type.fields) if carried else 0
     rows = lines._jdf.queryExecution().toRdd().toJavaRDD()
-    tagged = pipe.run(rows, command, record_fields, carry_fields)
-    tagged.persist(jvm.org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK())
+    chunks = pipe.run(rows, command, carry_type.json() if carried else None)
+    # One run, kept as the frames came (a few large chunks a partition: little to cache, and
+    # nothing to parse): the mapped records, the rejects and the stats all read it.
+    chunks.persist(jvm.org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK())
 
     def frame(rdd, fields):
         data_type = jvm.org.apache.spark.sql.types.DataType.fromJson(json.dumps({"type": "struct", "fields": fields}))
         return DataFrame(jspark.internalCreateDataFrame(rdd.rdd(), data_type, False), spark)
 
     carry_json = json.loads(carry_type.json())["fields"] if carried else []
-    mapped = frame(pipe.records(tagged, record_fields, carry_fields), record_schema["fields"] + carry_json)
-    all_rows = frame(tagged, [
+    mapped = frame(pipe.records(chunks, record_fields, carry_fields), record_schema["fields"] + carry_json)
+    all_rows = frame(pipe.others(chunks, carry_fields), [
         {"name": "tag", "type": "integer", "nullable": False, "metadata": {}},
         {"name": "line", "type": "long", "nullable": False, "metadata": {}},
-        {"name": "record", "type": _nullable(record_schema), "nullable": True, "metadata": {}},
-        {"name": "text", "type": "string", "nullable": True, "metadata": {}},
+        {"name": "text", "type": "string", "nullable": False, "metadata": {}},
         {"name": "carry", "type": {"type": "struct", "fields": carry_json}, "nullable": True, "metadata": {}},
     ])
     partition = F.spark_partition_id().alias("partition")
@@ -247,7 +248,7 @@ def map_json(
     )
     stats = all_rows.where(F.col("tag") == _STATS).select(partition, F.col("line").alias("blank"),
                                                           F.col("text").alias("stats"))
-    return MappingOutput(mapped, rejects, stats, tagged)
+    return MappingOutput(mapped, rejects, stats, chunks)
 
 
 def _nullable(data_type):
@@ -311,14 +312,20 @@ def _pipe_class(spark):
 def _jar():
     """The jar of PartitionPipe: the one this package carries, else one compiled (once, with the
     JDK's javac) from the source it carries against this pyspark's jars."""
-    carried = os.path.join(HERE, "jars", "mappings-spark.jar")
-    if os.path.isfile(carried):
-        return carried
     import pyspark
 
     source = os.path.join(HERE, "java", "mappings", "spark", "PartitionPipe.java")
     with open(source, "rb") as text:
         digest = hashlib.sha1(text.read() + pyspark.__version__.encode()).hexdigest()[:12]
+    # The jar carried, when it was compiled from this source for this pyspark (a checkout whose
+    # source changed since compiles it again).
+    carried = os.path.join(HERE, "jars", "mappings-spark.jar")
+    try:
+        with open(carried + ".source", encoding="utf-8") as made_from:
+            if made_from.read().strip() == digest:
+                return carried
+    except OSError:
+        pass
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "mappings-spark")
     jar = os.path.join(cache, f"mappings-spark-{digest}.jar")
     if os.path.isfile(jar):

@@ -11,7 +11,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -26,25 +26,32 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.util.TaskCompletionListener;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * One partition's records through one `mappings stream --spark-frames` process, in the JVM:
  * the records' bytes go to the process as they are (no Python, no Java string in between),
- * and each frame it writes back becomes a row without parsing JSON, since a mapped record's
- * frame holds its Spark row (docs/scale-out.md).
+ * and each frame it writes back is kept as it came, since a mapped record's frame holds its
+ * Spark row: Spark parses no JSON (docs/scale-out.md).
  *
- * Input rows: the record's JSON text (a string, null for a null record) and, when columns are
- * carried, a struct of them. Output rows, one per record and one for the stats:
- * {@code tag INT, line BIGINT, record STRUCT (the context's), text STRING, carry STRUCT}, where
- * tag is {@link #MAPPED} (record set), {@link #REJECTED} (text: the reject's JSON) or
+ * <p>Input rows: the record's JSON text (a string, null for a null record) and, when columns
+ * are carried, a struct of them. A partition's output is a few large chunks (about a MiB
+ * each, cheap to cache), each a run of entries in input order, one per record the context did
+ * not filter out and one for the stats, each entry:
+ * {@code tag (int), record size (int), line (long), carry size (int), text size (int)}, then
+ * the record's row, the carried columns' row and the text, each padded to 8 bytes. The tag is
+ * {@link #MAPPED} (a record's row), {@link #REJECTED} (text: the reject's JSON) or
  * {@link #STATS} (text: the stats' JSON; line: the blank records rejected here, which the
- * stream never saw). {@code line} is the record's place in its partition, from 1. A record the
- * context's filter dropped has no row.
+ * stream never saw). {@code line} is the record's place in its partition, from 1.
+ * {@link #records} and {@link #others} read the chunks back as rows.
  */
-public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow>, InternalRow>, Serializable {
-    private static final long serialVersionUID = 1L;
+public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow>, byte[]>, Serializable {
+    private static final long serialVersionUID = 2L;
 
     public static final int MAPPED = 0;
     public static final int REJECTED = 1;
@@ -56,43 +63,130 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
     /** The stderr kept for a failure's message. */
     private static final int STDERR_KEPT = 16 * 1024;
 
+    /** The size a chunk is cut at. */
+    private static final int CHUNK = 1 << 20;
+
+    private static final int HEADER = 24;
+
     private final String[] command;
-    private final int recordFields;
-    private final int carryFields;
+    private final String carryType;
     private final int bufferBytes;
 
     /**
      * @param command the process to run: the tool and its arguments ({@code stream ... --spark-frames}).
      *     An argument {@code spark-files:NAME} is the path of the file Spark shipped as NAME.
-     * @param recordFields the fields of the context's Spark schema.
-     * @param carryFields the fields of the carried struct (0: nothing carried).
+     * @param carryType the carried struct's type as JSON, or null when nothing is carried.
      */
-    public PartitionPipe(List<String> command, int recordFields, int carryFields, int bufferBytes) {
+    public PartitionPipe(List<String> command, String carryType, int bufferBytes) {
         this.command = command.toArray(new String[0]);
-        this.recordFields = recordFields;
-        this.carryFields = carryFields;
+        this.carryType = carryType;
         this.bufferBytes = bufferBytes;
     }
 
-    /** The tagged rows of every partition of {@code input} (Python's entry point). */
-    public static JavaRDD<InternalRow> run(JavaRDD<InternalRow> input, List<String> command, int recordFields,
-            int carryFields) {
-        return input.mapPartitions(new PartitionPipe(command, recordFields, carryFields, 1 << 20), true);
+    /** The chunks of every partition of {@code input} (Python's entry point). */
+    public static JavaRDD<byte[]> run(JavaRDD<InternalRow> input, List<String> command, String carryType) {
+        return input.mapPartitions(new PartitionPipe(command, carryType, 1 << 20), true);
     }
 
-    /** The mapped records of tagged rows: the record's fields, then the carried ones. */
-    public static JavaRDD<InternalRow> records(JavaRDD<InternalRow> tagged, int recordFields, int carryFields) {
-        return tagged.filter(row -> row.getInt(0) == MAPPED).map(row -> {
-            InternalRow record = row.getStruct(2, recordFields);
-            if (carryFields == 0) {
-                return record;
+    /**
+     * The mapped records of chunks: each record's row (pointing into its chunk, not copied), then
+     * the carried columns, for a DataFrame of the context's schema and the carried ones.
+     */
+    public static JavaRDD<InternalRow> records(JavaRDD<byte[]> chunks, int recordFields, int carryFields) {
+        return chunks.mapPartitions(chunked -> new Entries(chunked, true, recordFields, carryFields), true);
+    }
+
+    /**
+     * The rejects and the stats of chunks, as rows {@code tag INT, line BIGINT, text STRING,
+     * carry STRUCT}.
+     */
+    public static JavaRDD<InternalRow> others(JavaRDD<byte[]> chunks, int carryFields) {
+        return chunks.mapPartitions(chunked -> new Entries(chunked, false, 0, carryFields), true);
+    }
+
+    /** The entries of chunks, as rows: the records', or the others'. */
+    private static final class Entries implements Iterator<InternalRow> {
+        private final Iterator<byte[]> chunks;
+        private final boolean records;
+        private final int recordFields;
+        private final int carryFields;
+        private byte[] chunk;
+        private int position;
+        private InternalRow next;
+
+        Entries(Iterator<byte[]> chunks, boolean records, int recordFields, int carryFields) {
+            this.chunks = chunks;
+            this.records = records;
+            this.recordFields = recordFields;
+            this.carryFields = carryFields;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null) {
+                if (chunk == null || position >= chunk.length) {
+                    if (!chunks.hasNext()) {
+                        return false;
+                    }
+                    chunk = chunks.next();
+                    position = 0;
+                    continue;
+                }
+                long at = Platform.BYTE_ARRAY_OFFSET + position;
+                int tag = Platform.getInt(chunk, at);
+                int recordSize = Platform.getInt(chunk, at + 4);
+                long line = Platform.getLong(chunk, at + 8);
+                int carrySize = Platform.getInt(chunk, at + 16);
+                int textSize = Platform.getInt(chunk, at + 20);
+                int record = position + HEADER;
+                int carried = record + padded(recordSize);
+                int text = carried + padded(carrySize);
+                position = text + padded(textSize);
+                if ((tag == MAPPED) != records) {
+                    continue;
+                }
+                UnsafeRow carry = null;
+                if (carrySize > 0) {
+                    carry = new UnsafeRow(carryFields);
+                    carry.pointTo(chunk, Platform.BYTE_ARRAY_OFFSET + carried, carrySize);
+                }
+                if (records) {
+                    UnsafeRow row = new UnsafeRow(recordFields);
+                    row.pointTo(chunk, Platform.BYTE_ARRAY_OFFSET + record, recordSize);
+                    next = carryFields == 0 ? row : new JoinedRow(row, carry == null ? nullCarry() : carry);
+                } else {
+                    UTF8String value = UTF8String.fromAddress(chunk, Platform.BYTE_ARRAY_OFFSET + text, textSize);
+                    next = new GenericInternalRow(new Object[] {tag, line, value, carry});
+                }
             }
-            return new JoinedRow(record, row.getStruct(4, carryFields));
-        });
+            return true;
+        }
+
+        private InternalRow nullCarry() {
+            GenericInternalRow nothing = new GenericInternalRow(carryFields);
+            for (int index = 0; index < carryFields; index++) {
+                nothing.setNullAt(index);
+            }
+            return nothing;
+        }
+
+        @Override
+        public InternalRow next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            InternalRow row = next;
+            next = null;
+            return row;
+        }
+    }
+
+    static int padded(int size) {
+        return (size + 7) & ~7;
     }
 
     @Override
-    public Iterator<InternalRow> call(Iterator<InternalRow> input) throws Exception {
+    public Iterator<byte[]> call(Iterator<InternalRow> input) throws Exception {
         TaskContext context = TaskContext.get();
         int partition = context == null ? -1 : context.partitionId();
         String[] resolved = command.clone();
@@ -127,11 +221,12 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
     /** A record given to the process (or, when blank, kept back), in input order. */
     private static final class Given {
         final long line;
-        final Object carry;
+        /** The carried columns' row, as bytes (none when nothing is carried). */
+        final byte[] carry;
         /** The text of a blank record, which is rejected here (a stream skips a blank line). */
         final byte[] blank;
 
-        Given(long line, Object carry, byte[] blank) {
+        Given(long line, byte[] carry, byte[] blank) {
             this.line = line;
             this.carry = carry;
             this.blank = blank;
@@ -164,11 +259,15 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
             }
             byte[] nullRecord = "null".getBytes(StandardCharsets.US_ASCII);
             long line = 0;
+            // The carried columns as an UnsafeRow of their own (their bytes are kept with the record's).
+            StructType carryStruct = carryType == null ? null : (StructType) DataType.fromJson(carryType);
+            int carryFields = carryStruct == null ? 0 : carryStruct.size();
+            UnsafeProjection carried = carryStruct == null ? null : UnsafeProjection.create(carryStruct);
             try (OutputStream out = new BufferedOutputStream(stdin, bufferBytes)) {
                 while (input.hasNext()) {
                     InternalRow row = input.next();
                     line += 1;
-                    Object carry = carryFields == 0 || row.isNullAt(1) ? null : row.getStruct(1, carryFields).copy();
+                    byte[] carry = carried == null ? null : carried.apply(row.getStruct(1, carryFields)).getBytes();
                     if (row.isNullAt(0)) {
                         // A null record is the JSON null, mapped (or rejected) like any other.
                         given.add(new Given(line, carry, null));
@@ -176,27 +275,28 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
                         out.write('\n');
                         continue;
                     }
-                    byte[] bytes = row.getUTF8String(0).getBytes();
-                    boolean blank = true;
-                    boolean breaks = false;
-                    for (byte b : bytes) {
-                        if (b == '\n' || b == '\r') {
-                            breaks = true;
-                        } else if (b != ' ' && b != '\t') {
-                            blank = false;
-                        }
-                    }
+                    UTF8String text = row.getUTF8String(0);
+                    Object base = text.getBaseObject();
+                    long offset = text.getBaseOffset();
+                    int length = text.numBytes();
+                    boolean blank = isBlank(base, offset, length);
+                    boolean breaks = !blank && hasLineBreak(base, offset, length);
                     if (blank) {
-                        given.add(new Given(line, carry, bytes));
+                        given.add(new Given(line, carry, text.getBytes()));
                         continue;
                     }
                     given.add(new Given(line, carry, null));
-                    if (breaks) {
-                        // JSON allows line breaks only between tokens: spaces there.
-                        for (int index = 0; index < bytes.length; index++) {
-                            if (bytes[index] == '\n' || bytes[index] == '\r') {
-                                bytes[index] = ' ';
-                            }
+                    if (!breaks) {
+                        // The bytes where they are, without a copy.
+                        text.writeTo(out);
+                        out.write('\n');
+                        continue;
+                    }
+                    // JSON allows line breaks only between tokens: spaces there.
+                    byte[] bytes = text.getBytes();
+                    for (int index = 0; index < bytes.length; index++) {
+                        if (bytes[index] == '\n' || bytes[index] == '\r') {
+                            bytes[index] = ' ';
                         }
                     }
                     out.write(bytes);
@@ -206,6 +306,46 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
                 failure = error;
             }
         }
+    }
+
+    /** Whether the bytes are spaces and tabs only (nearly always false at the first byte). */
+    static boolean isBlank(Object base, long offset, int length) {
+        for (int index = 0; index < length; index++) {
+            byte b = Platform.getByte(base, offset + index);
+            if (b != ' ' && b != '\t' && b != '\n' && b != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /** Whether the bytes hold a line feed or a carriage return: eight bytes a step. */
+    static boolean hasLineBreak(Object base, long offset, int length) {
+        int index = 0;
+        for (; index + 8 <= length; index += 8) {
+            long word = Platform.getLong(base, offset + index);
+            long feeds = word ^ (ONES * '\n');
+            long returns = word ^ (ONES * '\r');
+            // A zero byte in either: a byte that was a line feed or a carriage return.
+            if (hasZeroByte(feeds, returns)) {
+                return true;
+            }
+        }
+        for (; index < length; index++) {
+            byte b = Platform.getByte(base, offset + index);
+            if (b == '\n' || b == '\r') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether either word has a zero byte (exact: `(x - 0x01…) & ~x & 0x80…` is not zero). */
+    private static boolean hasZeroByte(long first, long second) {
+        return (((first - ONES) & ~first & HIGHS) | ((second - ONES) & ~second & HIGHS)) != 0;
     }
 
     /** Keeps the first bytes of the process's stderr and passes its lines on to the task's. */
@@ -244,16 +384,18 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
         }
     }
 
-    /** The rows of the frames the process writes. */
-    private final class Frames implements Iterator<InternalRow> {
+    /** The chunks of the frames the process writes. */
+    private final class Frames implements Iterator<byte[]> {
         private final Process process;
         private final Feeder feeder;
         private final ErrorReader errors;
         private final ConcurrentLinkedQueue<Given> given;
         private final int partition;
         private final DataInputStream frames;
-        /** Rows made and not yet taken: a frame's, after those of blank records before it. */
-        private final ArrayDeque<InternalRow> ready = new ArrayDeque<>();
+        /** The chunk being filled, and how much of it is. */
+        private byte[] chunk = new byte[CHUNK + (CHUNK >> 2)];
+        private int filled;
+        private byte[] ready;
         /** The blank records rejected here, which the stream's stats do not count. */
         private long rejectedHere;
         private boolean ended;
@@ -270,21 +412,27 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
 
         @Override
         public boolean hasNext() {
-            while (ready.isEmpty() && !ended) {
+            while (ready == null && !ended) {
                 read();
+                if (filled >= CHUNK || (ended && filled > 0)) {
+                    ready = Arrays.copyOf(chunk, filled);
+                    filled = 0;
+                }
             }
-            return !ready.isEmpty();
+            return ready != null;
         }
 
         @Override
-        public InternalRow next() {
+        public byte[] next() {
             if (!hasNext()) {
                 throw new NoSuchElementException();
             }
-            return ready.poll();
+            byte[] taken = ready;
+            ready = null;
+            return taken;
         }
 
-        /** Reads one frame, making its row (and those of the blank records before it). */
+        /** Reads one frame into the chunk (after the entries of the blank records before it). */
         private void read() {
             try {
                 int length;
@@ -295,26 +443,20 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
                     return;
                 }
                 int kind = frames.readUnsignedByte();
-                byte[] payload = new byte[length];
-                frames.readFully(payload);
-                if (frames.readUnsignedByte() != '\n') {
-                    throw failure("wrote a frame that does not end with a line feed", null);
-                }
                 switch (kind) {
                     case 'm': {
                         Given record = nextGiven();
-                        UnsafeRow row = new UnsafeRow(recordFields);
-                        row.pointTo(payload, length);
-                        ready.add(row(MAPPED, record.line, row, null, record.carry));
+                        entry(MAPPED, record.line, length, record.carry, null);
                         break;
                     }
                     case 'r': {
                         Given record = nextGiven();
-                        ready.add(row(REJECTED, record.line, null, UTF8String.fromBytes(payload), record.carry));
+                        entry(REJECTED, record.line, 0, record.carry, length);
                         break;
                     }
                     case 'f':
                         nextGiven();
+                        frames.skipNBytes(length);
                         break;
                     case 's':
                         Given left;
@@ -324,18 +466,64 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
                             }
                             rejectBlank(left);
                         }
-                        ready.add(row(STATS, rejectedHere, null, UTF8String.fromBytes(payload), null));
+                        byte[] stats = new byte[length];
+                        frames.readFully(stats);
+                        entry(STATS, rejectedHere, 0, null, stats);
                         break;
                     default:
                         throw failure("wrote a frame of an unknown kind (" + kind + ")", null);
+                }
+                if (frames.readUnsignedByte() != '\n') {
+                    throw failure("wrote a frame that does not end with a line feed", null);
                 }
             } catch (IOException error) {
                 throw failure("could not be read", error);
             }
         }
 
+        /** Makes room for `size` more bytes in the chunk. */
+        private void room(int size) {
+            if (filled + size > chunk.length) {
+                chunk = Arrays.copyOf(chunk, Math.max(chunk.length * 2, filled + size));
+            }
+        }
+
+        /**
+         * Appends an entry; a record's row (`recordSize` bytes) or a reject's text (`textSize`)
+         * is read from the frames straight into the chunk.
+         */
+        private void entry(int tag, long line, int recordSize, byte[] carry, Object text) throws IOException {
+            int carrySize = carry == null ? 0 : carry.length;
+            int textSize = text == null ? 0 : text instanceof byte[] ? ((byte[]) text).length : (Integer) text;
+            room(HEADER + padded(recordSize) + padded(carrySize) + padded(textSize));
+            long at = Platform.BYTE_ARRAY_OFFSET + filled;
+            Platform.putInt(chunk, at, tag);
+            Platform.putInt(chunk, at + 4, recordSize);
+            Platform.putLong(chunk, at + 8, line);
+            Platform.putInt(chunk, at + 16, carrySize);
+            Platform.putInt(chunk, at + 20, textSize);
+            int position = filled + HEADER;
+            if (recordSize > 0) {
+                frames.readFully(chunk, position, recordSize);
+            }
+            position += padded(recordSize);
+            if (carrySize > 0) {
+                System.arraycopy(carry, 0, chunk, position, carrySize);
+            }
+            position += padded(carrySize);
+            if (text instanceof byte[]) {
+                System.arraycopy((byte[]) text, 0, chunk, position, textSize);
+            } else if (textSize > 0) {
+                frames.readFully(chunk, position, textSize);
+            }
+            position += padded(textSize);
+            // Padding is zeros (a chunk may be reused space of a larger one).
+            Arrays.fill(chunk, filled + HEADER + recordSize, filled + HEADER + padded(recordSize), (byte) 0);
+            filled = position;
+        }
+
         /** The record the next frame is about, after rejecting the blank ones before it. */
-        private Given nextGiven() {
+        private Given nextGiven() throws IOException {
             while (true) {
                 Given record = given.poll();
                 if (record == null) {
@@ -348,7 +536,7 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
             }
         }
 
-        private void rejectBlank(Given record) {
+        private void rejectBlank(Given record) throws IOException {
             rejectedHere += 1;
             StringBuilder input = new StringBuilder();
             for (byte b : record.blank) {
@@ -356,11 +544,7 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
             }
             String reject = "{\"line\":" + record.line + ",\"input\":\"" + input
                     + "\",\"issues\":[{\"kind\":\"invalid JSON\",\"message\":\"the record is empty\"}]}";
-            ready.add(row(REJECTED, record.line, null, UTF8String.fromString(reject), record.carry));
-        }
-
-        private InternalRow row(int tag, long line, Object record, Object text, Object carry) {
-            return new GenericInternalRow(new Object[] {tag, line, record, text, carry});
+            entry(REJECTED, record.line, 0, record.carry, reject.getBytes(StandardCharsets.UTF_8));
         }
 
         /** At the end of the frames: the process must have read everything and ended well. */
