@@ -106,14 +106,21 @@ public struct RecordMapper: Sendable {
         let start = out.count
         let outcome = mapJSON(record, into: &out, memo: prepared)
         guard out.count > start else { return outcome }
-        let json = Array(out[start...])
-        out.removeSubrange(start...)
-        // The frame's header (`SparkFrame`): the row's length, filled in after it, and the kind.
-        out.append(contentsOf: [0, 0, 0, 0, SparkFrame.record.rawValue])
-        do throws(SparkRowEncoder.Failure) {
-            try json.withUnsafeBufferPointer { json throws(SparkRowEncoder.Failure) in
-                try sparkRows.encode(json, into: &out)
+        let length = out.count - start
+        // The JSON moves aside (on the stack when small) while the row takes its place.
+        let encoded: Result<Void, SparkRowEncoder.Failure> = withUnsafeTemporaryAllocation(
+            of: UInt8.self, capacity: length
+        ) { json in
+            _ = json.initialize(from: out[start...])
+            out.removeLast(length)
+            // The frame's header (`SparkFrame`): the row's length, filled in after it, and the kind.
+            out.append(contentsOf: [0, 0, 0, 0, SparkFrame.record.rawValue])
+            return Result { () throws(SparkRowEncoder.Failure) in
+                try sparkRows.encode(UnsafeBufferPointer(json), into: &out)
             }
+        }
+        do throws(SparkRowEncoder.Failure) {
+            try encoded.get()
             SparkFrame.setLength(of: &out, frameStart: start)
             return outcome
         } catch {

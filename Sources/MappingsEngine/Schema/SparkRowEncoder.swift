@@ -59,12 +59,70 @@ package struct SparkRowEncoder: Sendable {
         }
     }
 
-    package let fields: [Field]
+    /// The schema as a flat table (no reference counted per value written): node 0 is the
+    /// record's struct.
+    private let nodes: [Node]
+    /// The fields' names, one after the other (`Node.name` ranges).
+    private let names: [UInt8]
+
+    /// One type of the schema, or one field (a type with a name).
+    struct Node {
+        enum Tag: UInt8 { case long, double, boolean, timestamp, string, text, structure, array, map }
+        var tag: Tag
+        /// A struct's first field (its fields are the `count` nodes from there); an array's
+        /// element; a map's key (its value is the node after).
+        var first: Int32 = 0
+        var count: Int32 = 0
+        var nameStart: Int32 = 0
+        var nameCount: Int32 = 0
+
+        /// Bytes of an array element: booleans take one, every other kind a word.
+        var elementSize: Int { tag == .boolean ? 1 : 8 }
+    }
 
     /// The encoder of a Spark struct type in its JSON form; `nil` for a type it does not know.
     package init?(schema: JSONValue) {
         guard case .structure(let fields)? = Self.kind(of: schema, text: false) else { return nil }
-        self.fields = fields
+        var nodes = [Node(tag: .structure)]
+        var names: [UInt8] = []
+        Self.flatten(.structure(fields), at: 0, into: &nodes, names: &names)
+        self.nodes = nodes
+        self.names = names
+    }
+
+    /// Writes `kind` into `nodes[index]`, its fields and elements after what `nodes` holds.
+    private static func flatten(_ kind: Kind, at index: Int, into nodes: inout [Node], names: inout [UInt8]) {
+        switch kind {
+        case .long: nodes[index].tag = .long
+        case .double: nodes[index].tag = .double
+        case .boolean: nodes[index].tag = .boolean
+        case .timestamp: nodes[index].tag = .timestamp
+        case .string(let text): nodes[index].tag = text ? .text : .string
+        case .structure(let fields):
+            nodes[index].tag = .structure
+            let first = nodes.count
+            nodes[index].first = Int32(first)
+            nodes[index].count = Int32(fields.count)
+            for field in fields {
+                nodes.append(
+                    Node(tag: .long, nameStart: Int32(names.count), nameCount: Int32(field.name.count)))
+                names += field.name
+            }
+            for (offset, field) in fields.enumerated() { flatten(field.kind, at: first + offset, into: &nodes, names: &names) }
+        case .array(let element):
+            nodes[index].tag = .array
+            nodes[index].first = Int32(nodes.count)
+            nodes.append(Node(tag: .long))
+            flatten(element, at: nodes.count - 1, into: &nodes, names: &names)
+        case .map(let key, let value):
+            nodes[index].tag = .map
+            let first = nodes.count
+            nodes[index].first = Int32(first)
+            nodes.append(Node(tag: .long))
+            nodes.append(Node(tag: .long))
+            flatten(key, at: first, into: &nodes, names: &names)
+            flatten(value, at: first + 1, into: &nodes, names: &names)
+        }
     }
 
     private static func kind(of type: JSONValue, text: Bool) -> Kind? {
@@ -108,279 +166,318 @@ package struct SparkRowEncoder: Sendable {
 
     /// Appends the row of the JSON object `json` (a record's output) to `out`.
     package func encode(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(Failure) {
-        var reader = Reader(bytes: json)
-        reader.skipSpace()
-        try writeStruct(fields, &reader, into: &out)
-        reader.skipSpace()
-        guard reader.atEnd else { throw reader.failure("text after the record") }
+        // Rows take about as much as their JSON: one growth at most.
+        out.reserveCapacity(out.count + json.count + json.count / 2 + 64)
+        let done: Result<Void, Failure> = nodes.withUnsafeBufferPointer { nodes in
+            names.withUnsafeBufferPointer { names in
+                var writer = Writer(nodes: nodes, names: names, reader: Reader(bytes: json))
+                return Result { () throws(Failure) in
+                    writer.reader.skipSpace()
+                    try writer.writeStruct(nodes[0], into: &out)
+                    writer.reader.skipSpace()
+                    guard writer.reader.atEnd else { throw writer.reader.failure("text after the record") }
+                }
+            }
+        }
+        try done.get()
     }
 
-    // MARK: Writing
+    /// Writes values by the node table, reading the JSON text.
+    private struct Writer {
+        let nodes: UnsafeBufferPointer<Node>
+        let names: UnsafeBufferPointer<UInt8>
+        var reader: Reader
 
-    private func writeStruct(_ fields: [Field], _ reader: inout Reader, into out: inout [UInt8]) throws(Failure) {
-        let base = out.count
-        let bitset = (fields.count + 63) / 64 * 8
-        out.append(contentsOf: repeatElement(0, count: bitset + 8 * fields.count))
-        // Every field null until its value comes.
-        for index in fields.indices { setBit(index, at: base, in: &out) }
-        try reader.expect(UInt8(ascii: "{"))
-        reader.skipSpace()
-        if reader.peek == UInt8(ascii: "}") {
-            reader.advance()
-            return
+        func name(_ node: Node) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)])
         }
-        var expected = 0
-        while true {
+
+        mutating func writeStruct(_ node: Node, into out: inout [UInt8]) throws(Failure) {
+            let fields = Int(node.count)
+            let first = Int(node.first)
+            let base = out.count
+            let bitset = (fields + 63) / 64 * 8
+            SparkRowEncoder.appendZeros(bitset + 8 * fields, to: &out)
+            // Every field null until its value comes.
+            for index in 0..<fields { SparkRowEncoder.setBit(index, at: base, in: &out) }
+            try reader.expect(UInt8(ascii: "{"))
             reader.skipSpace()
-            // Members come in the schema's order: the next field is nearly always the one.
-            var index: Int?
-            if expected < fields.count, try reader.takeKey(fields[expected].name) {
-                index = expected
-            } else {
-                var key: [UInt8] = []
-                try reader.appendString(into: &key)
-                index = fields.firstIndex { $0.name == key }
-            }
-            reader.skipSpace()
-            try reader.expect(UInt8(ascii: ":"))
-            reader.skipSpace()
-            if let index {
-                expected = index + 1
-                if !reader.takeNull() {
-                    clearBit(index, at: base, in: &out)
-                    do {
-                        try writeValue(
-                            fields[index].kind, &reader, into: &out, slot: base + bitset + 8 * index, base: base)
-                    } catch {
-                        throw error.within("." + String(decoding: fields[index].name, as: UTF8.self))
-                    }
-                }
-            } else {
-                try reader.skipValue()
-            }
-            reader.skipSpace()
-            if reader.peek == UInt8(ascii: ",") {
+            if reader.peek == UInt8(ascii: "}") {
                 reader.advance()
-                continue
+                return
             }
-            try reader.expect(UInt8(ascii: "}"))
-            return
-        }
-    }
-
-    /// Writes a value that is not null: in its slot, or after what `out` holds with its
-    /// offset (from `base`) and size in the slot.
-    private func writeValue(_ kind: Kind, _ reader: inout Reader, into out: inout [UInt8], slot: Int, base: Int)
-        throws(Failure)
-    {
-        switch kind {
-        case .long:
-            put(UInt64(bitPattern: try reader.integer()), at: slot, in: &out)
-        case .double:
-            put(try reader.double().bitPattern, at: slot, in: &out)
-        case .boolean:
-            out[slot] = try reader.boolean() ? 1 : 0
-        case .timestamp:
-            let start = reader.position
-            guard let micros = try reader.withString({ Self.microseconds(iso8601: $0) }) else {
-                reader.position = start
-                let text = try reader.withString { String(decoding: $0, as: UTF8.self) }
-                reader.position = start
-                throw reader.failure("\"\(text)\" is not an ISO 8601 instant")
-            }
-            put(UInt64(bitPattern: micros), at: slot, in: &out)
-        case .string(let text):
-            let start = out.count
-            if !text, reader.peek == UInt8(ascii: "\"") {
-                try reader.appendString(into: &out)
-            } else {
-                let from = reader.position
-                try reader.skipValue()
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: reader.bytes[from..<reader.position]))
-            }
-            pointer(from: start, base: base, slot: slot, in: &out)
-        case .structure(let fields):
-            let start = out.count
-            try writeStruct(fields, &reader, into: &out)
-            pointer(from: start, base: base, slot: slot, in: &out)
-        case .array(let element):
-            let start = out.count
-            try writeArray(element, &reader, into: &out)
-            pointer(from: start, base: base, slot: slot, in: &out)
-        case .map(let key, let value):
-            let start = out.count
-            try writeMap(key: key, value: value, &reader, into: &out)
-            pointer(from: start, base: base, slot: slot, in: &out)
-        }
-    }
-
-    /// An array's elements, counted first (the layout needs the count before the elements).
-    private func writeArray(_ element: Kind, _ reader: inout Reader, into out: inout [UInt8]) throws(Failure) {
-        var counter = reader
-        let count = try counter.countElements(closing: UInt8(ascii: "]"))
-        try reader.expect(UInt8(ascii: "["))
-        let base = out.count
-        let header = Self.arrayHeader(count)
-        out.append(contentsOf: repeatElement(0, count: header + (count * element.elementSize + 7) / 8 * 8))
-        put(UInt64(count), at: base, in: &out)
-        for index in 0..<count {
-            reader.skipSpace()
-            if index > 0 {
-                try reader.expect(UInt8(ascii: ","))
+            var expected = 0
+            while true {
                 reader.skipSpace()
-            }
-            if reader.takeNull() {
-                setBit(index, at: base + 8, in: &out)
-                continue
-            }
-            do {
-                try writeValue(
-                    element, &reader, into: &out, slot: base + header + index * element.elementSize, base: base)
-            } catch {
-                throw error.within("[\(index)]")
-            }
-        }
-        reader.skipSpace()
-        try reader.expect(UInt8(ascii: "]"))
-    }
-
-    /// A map: its keys' array, then its values' array, each in one pass over the object.
-    private func writeMap(key: Kind, value: Kind, _ reader: inout Reader, into out: inout [UInt8]) throws(Failure) {
-        var counter = reader
-        let count = try counter.countElements(closing: UInt8(ascii: "}"))
-        let base = out.count
-        out.append(contentsOf: repeatElement(0, count: 8))
-        for pass in 0..<2 {
-            var member = reader
-            try member.expect(UInt8(ascii: "{"))
-            let kind = pass == 0 ? key : value
-            let arrayBase = out.count
-            let header = Self.arrayHeader(count)
-            out.append(contentsOf: repeatElement(0, count: header + (count * kind.elementSize + 7) / 8 * 8))
-            put(UInt64(count), at: arrayBase, in: &out)
-            for index in 0..<count {
-                member.skipSpace()
-                if index > 0 {
-                    try member.expect(UInt8(ascii: ","))
-                    member.skipSpace()
-                }
-                let slot = arrayBase + header + index * kind.elementSize
-                if pass == 0 {
-                    // Keys are strings (a dictionary's), written as the key kind says.
-                    try writeValue(key, &member, into: &out, slot: slot, base: arrayBase)
-                    member.skipSpace()
-                    try member.expect(UInt8(ascii: ":"))
-                    member.skipSpace()
-                    try member.skipValue()
+                // Members come in the schema's order: the next field is nearly always the one.
+                var index: Int?
+                if expected < fields, try reader.takeKey(name(nodes[first + expected])) {
+                    index = expected
                 } else {
-                    let keyStart = member.position
-                    try member.skipValue()
-                    member.skipSpace()
-                    try member.expect(UInt8(ascii: ":"))
-                    member.skipSpace()
-                    if member.takeNull() {
-                        setBit(index, at: arrayBase + 8, in: &out)
-                        continue
+                    var key: [UInt8] = []
+                    try reader.appendString(into: &key)
+                    index = (0..<fields).first { name(nodes[first + $0]).elementsEqual(key) }
+                }
+                reader.skipSpace()
+                try reader.expect(UInt8(ascii: ":"))
+                reader.skipSpace()
+                if let index {
+                    expected = index + 1
+                    if !reader.takeNull() {
+                        SparkRowEncoder.clearBit(index, at: base, in: &out)
+                        let field = nodes[first + index]
+                        do {
+                            try writeValue(field, into: &out, slot: base + bitset + 8 * index, base: base)
+                        } catch {
+                            throw error.within("." + String(decoding: name(field), as: UTF8.self))
+                        }
                     }
-                    do {
-                        try writeValue(value, &member, into: &out, slot: slot, base: arrayBase)
-                    } catch {
-                        member.position = keyStart
-                        let name = (try? member.withString { String(decoding: $0, as: UTF8.self) }) ?? "?"
-                        throw error.within("." + name)
-                    }
+                } else {
+                    try reader.skipValue()
+                }
+                reader.skipSpace()
+                if reader.peek == UInt8(ascii: ",") {
+                    reader.advance()
+                    continue
+                }
+                try reader.expect(UInt8(ascii: "}"))
+                return
+            }
+        }
+
+        /// Writes a value that is not null: in its slot, or after what `out` holds with its
+        /// offset (from `base`) and size in the slot.
+        mutating func writeValue(_ node: Node, into out: inout [UInt8], slot: Int, base: Int) throws(Failure) {
+            switch node.tag {
+            case .long:
+                SparkRowEncoder.put(UInt64(bitPattern: try reader.integer()), at: slot, in: &out)
+            case .double:
+                SparkRowEncoder.put(try reader.double().bitPattern, at: slot, in: &out)
+            case .boolean:
+                out[slot] = try reader.boolean() ? 1 : 0
+            case .timestamp:
+                let start = reader.position
+                guard let micros = try reader.withString({ SparkRowEncoder.microseconds(iso8601: $0) }) else {
+                    reader.position = start
+                    let text = try reader.withString { String(decoding: $0, as: UTF8.self) }
+                    reader.position = start
+                    throw reader.failure("\"\(text)\" is not an ISO 8601 instant")
+                }
+                SparkRowEncoder.put(UInt64(bitPattern: micros), at: slot, in: &out)
+            case .string, .text:
+                let start = out.count
+                if node.tag == .string, reader.peek == UInt8(ascii: "\"") {
+                    try reader.appendString(into: &out)
+                } else {
+                    let from = reader.position
+                    try reader.skipValue()
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: reader.bytes[from..<reader.position]))
+                }
+                SparkRowEncoder.pointer(from: start, base: base, slot: slot, in: &out)
+            case .structure:
+                let start = out.count
+                try writeStruct(node, into: &out)
+                SparkRowEncoder.pointer(from: start, base: base, slot: slot, in: &out)
+            case .array:
+                let start = out.count
+                try writeArray(nodes[Int(node.first)], into: &out)
+                SparkRowEncoder.pointer(from: start, base: base, slot: slot, in: &out)
+            case .map:
+                let start = out.count
+                try writeMap(key: nodes[Int(node.first)], value: nodes[Int(node.first) + 1], into: &out)
+                SparkRowEncoder.pointer(from: start, base: base, slot: slot, in: &out)
+            }
+        }
+
+        /// An array's elements, counted first (the layout needs the count before the elements).
+        mutating func writeArray(_ element: Node, into out: inout [UInt8]) throws(Failure) {
+            var counter = reader
+            let count = try counter.countElements(closing: UInt8(ascii: "]"))
+            try reader.expect(UInt8(ascii: "["))
+            let base = out.count
+            let header = SparkRowEncoder.arrayHeader(count)
+            SparkRowEncoder.appendZeros(header + (count * element.elementSize + 7) / 8 * 8, to: &out)
+            SparkRowEncoder.put(UInt64(count), at: base, in: &out)
+            for index in 0..<count {
+                reader.skipSpace()
+                if index > 0 {
+                    try reader.expect(UInt8(ascii: ","))
+                    reader.skipSpace()
+                }
+                if reader.takeNull() {
+                    SparkRowEncoder.setBit(index, at: base + 8, in: &out)
+                    continue
+                }
+                do {
+                    try writeValue(element, into: &out, slot: base + header + index * element.elementSize, base: base)
+                } catch {
+                    throw error.within("[\(index)]")
                 }
             }
-            if pass == 0 { put(UInt64(out.count - arrayBase), at: base, in: &out) }
-            if pass == 1 {
-                member.skipSpace()
-                try member.expect(UInt8(ascii: "}"))
-                reader = member
+            reader.skipSpace()
+            try reader.expect(UInt8(ascii: "]"))
+        }
+
+        /// A map: its keys' array, then its values' array, each in one pass over the object.
+        mutating func writeMap(key: Node, value: Node, into out: inout [UInt8]) throws(Failure) {
+            var counter = reader
+            let count = try counter.countElements(closing: UInt8(ascii: "}"))
+            let base = out.count
+            SparkRowEncoder.appendZeros(8, to: &out)
+            let start = reader
+            for pass in 0..<2 {
+                reader = start
+                try reader.expect(UInt8(ascii: "{"))
+                let node = pass == 0 ? key : value
+                let arrayBase = out.count
+                let header = SparkRowEncoder.arrayHeader(count)
+                SparkRowEncoder.appendZeros(header + (count * node.elementSize + 7) / 8 * 8, to: &out)
+                SparkRowEncoder.put(UInt64(count), at: arrayBase, in: &out)
+                for index in 0..<count {
+                    reader.skipSpace()
+                    if index > 0 {
+                        try reader.expect(UInt8(ascii: ","))
+                        reader.skipSpace()
+                    }
+                    let slot = arrayBase + header + index * node.elementSize
+                    if pass == 0 {
+                        // Keys are strings (a dictionary's), written as the key kind says.
+                        try writeValue(key, into: &out, slot: slot, base: arrayBase)
+                        reader.skipSpace()
+                        try reader.expect(UInt8(ascii: ":"))
+                        reader.skipSpace()
+                        try reader.skipValue()
+                    } else {
+                        let keyStart = reader.position
+                        try reader.skipValue()
+                        reader.skipSpace()
+                        try reader.expect(UInt8(ascii: ":"))
+                        reader.skipSpace()
+                        if reader.takeNull() {
+                            SparkRowEncoder.setBit(index, at: arrayBase + 8, in: &out)
+                            continue
+                        }
+                        do {
+                            try writeValue(value, into: &out, slot: slot, base: arrayBase)
+                        } catch {
+                            reader.position = keyStart
+                            let name = (try? reader.withString { String(decoding: $0, as: UTF8.self) }) ?? "?"
+                            throw error.within("." + name)
+                        }
+                    }
+                }
+                if pass == 0 { SparkRowEncoder.put(UInt64(out.count - arrayBase), at: base, in: &out) }
             }
+            reader.skipSpace()
+            try reader.expect(UInt8(ascii: "}"))
         }
     }
 
-    private static func arrayHeader(_ count: Int) -> Int { 8 + (count + 63) / 64 * 8 }
+    fileprivate static func arrayHeader(_ count: Int) -> Int { 8 + (count + 63) / 64 * 8 }
+
+    /// A block of zeros, never freed.
+    nonisolated(unsafe) private static let zeros: UnsafeMutableBufferPointer<UInt8> = {
+        let block = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 4096)
+        block.initialize(repeating: 0)
+        return block
+    }()
+
+    /// Appends `count` zero bytes (a copy of a block of zeros, not a byte at a time).
+    fileprivate static func appendZeros(_ count: Int, to out: inout [UInt8]) {
+        var left = count
+        while left > 0 {
+            let piece = min(left, zeros.count)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<piece]))
+            left -= piece
+        }
+    }
 
     /// Pads the value written from `start` to a word, and puts its offset and size in `slot`.
-    private func pointer(from start: Int, base: Int, slot: Int, in out: inout [UInt8]) {
+    fileprivate static func pointer(from start: Int, base: Int, slot: Int, in out: inout [UInt8]) {
         let size = out.count - start
-        let padding = (8 - size % 8) % 8
-        if padding > 0 { out.append(contentsOf: repeatElement(0, count: padding)) }
+        appendZeros((8 - size % 8) % 8, to: &out)
         put(UInt64(start - base) << 32 | UInt64(size), at: slot, in: &out)
     }
 
-    private func put(_ value: UInt64, at offset: Int, in out: inout [UInt8]) {
+    fileprivate static func put(_ value: UInt64, at offset: Int, in out: inout [UInt8]) {
         out.withUnsafeMutableBytes { raw in
             raw.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self)
         }
     }
 
-    private func setBit(_ index: Int, at base: Int, in out: inout [UInt8]) {
+    fileprivate static func setBit(_ index: Int, at base: Int, in out: inout [UInt8]) {
         out[base + index / 8] |= UInt8(1) << UInt8(index % 8)
     }
 
-    private func clearBit(_ index: Int, at base: Int, in out: inout [UInt8]) {
+    fileprivate static func clearBit(_ index: Int, at base: Int, in out: inout [UInt8]) {
         out[base + index / 8] &= ~(UInt8(1) << UInt8(index % 8))
     }
 
     /// Microseconds since 1970 of `2012-08-29T14:40:05Z` (a fraction of up to six digits, any
     /// year the writer writes, `Z` or an offset `±hh:mm`), or `nil`.
     package static func microseconds(iso8601 text: UnsafeBufferPointer<UInt8>) -> Int64? {
-        var position = 0
-        func number(_ width: Int) -> Int? {
-            guard position + width <= text.count else { return nil }
-            var value = 0
-            for byte in text[position..<(position + width)] {
-                guard byte >= 48, byte <= 57 else { return nil }
-                value = value * 10 + Int(byte - 48)
-            }
-            position += width
-            return value
-        }
-        func take(_ byte: UInt8) -> Bool {
-            guard position < text.count, text[position] == byte else { return false }
-            position += 1
-            return true
-        }
-        let negative = take(UInt8(ascii: "-"))
+        var cursor = DigitCursor(text: text)
+        let negative = cursor.take(UInt8(ascii: "-"))
         var digits = 0
-        while position + digits < text.count, text[position + digits] >= 48, text[position + digits] <= 57 {
-            digits += 1
-        }
-        guard digits >= 1, digits <= 18, var year = number(digits) else { return nil }
+        while cursor.position + digits < text.count, text[cursor.position + digits] &- 48 < 10 { digits += 1 }
+        guard digits >= 1, digits <= 18, var year = cursor.number(digits) else { return nil }
         if negative { year = -year }
-        guard take(UInt8(ascii: "-")), let month = number(2), take(UInt8(ascii: "-")), let day = number(2),
-            take(UInt8(ascii: "T")), let hour = number(2), take(UInt8(ascii: ":")), let minute = number(2),
-            take(UInt8(ascii: ":")), let second = number(2), (1...12).contains(month), (1...31).contains(day),
-            hour < 24, minute < 60, second < 61
+        guard cursor.take(UInt8(ascii: "-")), let month = cursor.number(2), cursor.take(UInt8(ascii: "-")),
+            let day = cursor.number(2), cursor.take(UInt8(ascii: "T")), let hour = cursor.number(2),
+            cursor.take(UInt8(ascii: ":")), let minute = cursor.number(2), cursor.take(UInt8(ascii: ":")),
+            let second = cursor.number(2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         var micros = 0
-        if take(UInt8(ascii: ".")) {
+        if cursor.take(UInt8(ascii: ".")) {
             var width = 0
-            while position < text.count, text[position] >= 48, text[position] <= 57 {
-                if width < 6 { micros = micros * 10 + Int(text[position] - 48) }
+            while cursor.position < text.count, text[cursor.position] &- 48 < 10 {
+                if width < 6 { micros = micros * 10 + Int(text[cursor.position] - 48) }
                 width += 1
-                position += 1
+                cursor.position += 1
             }
             guard width >= 1, width <= 6 else { return nil }
             for _ in width..<6 { micros *= 10 }
         }
         var offset = 0
-        if !take(UInt8(ascii: "Z")) {
-            guard position < text.count else { return nil }
-            let sign = text[position] == UInt8(ascii: "-") ? -1 : 1
-            guard take(UInt8(ascii: "+")) || take(UInt8(ascii: "-")), let hours = number(2), take(UInt8(ascii: ":")),
-                let minutes = number(2)
+        if !cursor.take(UInt8(ascii: "Z")) {
+            guard cursor.position < text.count else { return nil }
+            let sign = text[cursor.position] == UInt8(ascii: "-") ? -1 : 1
+            guard cursor.take(UInt8(ascii: "+")) || cursor.take(UInt8(ascii: "-")), let hours = cursor.number(2),
+                cursor.take(UInt8(ascii: ":")), let minutes = cursor.number(2)
             else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
         }
-        guard position == text.count else { return nil }
+        guard cursor.position == text.count else { return nil }
         let days = Self.days(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
         guard !overflow else { return nil }
         return Int64(scaled + micros)
+    }
+
+    /// Reads fixed-width numbers and single bytes of a date's text.
+    private struct DigitCursor {
+        let text: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        mutating func number(_ width: Int) -> Int? {
+            guard position + width <= text.count else { return nil }
+            var value = 0
+            for index in position..<(position + width) {
+                let digit = text[index] &- 48
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int(digit)
+            }
+            position += width
+            return value
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard position < text.count, text[position] == byte else { return false }
+            position += 1
+            return true
+        }
     }
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
@@ -437,14 +534,13 @@ private struct Reader {
 
     /// Takes the key here when it is `name` written without escapes (as a record's output
     /// writes its keys); leaves the cursor where it was otherwise.
-    mutating func takeKey(_ name: [UInt8]) throws(SparkRowEncoder.Failure) -> Bool {
+    mutating func takeKey(_ name: UnsafeBufferPointer<UInt8>) throws(SparkRowEncoder.Failure) -> Bool {
         guard peek == UInt8(ascii: "\"") else { throw failure("expected a key") }
         let end = position + 1 + name.count
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
-        let matches = name.withUnsafeBufferPointer { name in
-            memcmp(bytes.baseAddress! + position + 1, name.baseAddress!, name.count) == 0
+        guard name.isEmpty || memcmp(bytes.baseAddress! + position + 1, name.baseAddress!, name.count) == 0 else {
+            return false
         }
-        guard matches || name.isEmpty else { return false }
         position = end + 1
         return true
     }

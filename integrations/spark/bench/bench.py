@@ -8,9 +8,9 @@ about 1.2 KB a record), `small` ($SmallTweet, about 515 bytes) and `large` ($Lar
 Each method runs in a Spark of its own (a process each, one after the other), `--runs` times:
 it reads INPUT, maps it and writes every row to Spark's `noop` sink (everything computed,
 nothing stored). map_json's runs also reconcile the partitions' counts and count the rejects,
-as a job would, and let go of the cached run. The figures: the median time, and the peak
-memory of the Spark process with every process under it (the `mappings` ones for map_json),
-sampled every 50 ms. Then one more Spark compares the two methods' rows on the first 2,000
+as a job would, and let go of the cached run. The figures: the median time, the median CPU
+time of the Spark process and the processes it ran (the `mappings` ones for map_json), and
+the peak memory of that process tree, sampled every 50 ms. Then one more Spark compares the two methods' rows on the first 2,000
 records, and a table ends the output.
 """
 
@@ -106,11 +106,14 @@ def native(shape, lines):
         "lang", F.col("in_reply_to_status_id_str").cast("long").alias("replyTo"))
 
 
-def with_mappings(spark, shape, lines, binary):
+def with_mappings(spark, shape, lines, binary, level=None):
+    from pyspark import StorageLevel
+
     from mappings_spark import map_json
 
     return map_json(lines, CONTEXTS[shape], mappings=[os.path.join(ROOT, "Benchmarks", "contexts")],
-                    scripts=os.path.join(ROOT, "Benchmarks", "scripts"), binary=binary)
+                    scripts=os.path.join(ROOT, "Benchmarks", "scripts"), binary=binary,
+                    storage_level=getattr(StorageLevel, level) if level else None)
 
 
 class PeakMemory:
@@ -157,6 +160,13 @@ class PeakMemory:
         return self.peak
 
 
+def cpu_seconds(pid):
+    """CPU time of a process and of its children it has waited for (user and system)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def session(options):
     from pyspark.sql import SparkSession
 
@@ -178,21 +188,24 @@ def child(options):
     spark = session(options)
     jvm_pid = spark._jvm.ProcessHandle.current().pid()
     memory = PeakMemory(jvm_pid)
-    times, extra = [], {}
+    times, cpu, extra = [], [], {}
     for _ in range(options.runs):
-        start = time.monotonic()
+        start, start_cpu = time.monotonic(), cpu_seconds(jvm_pid)
         if options.child == "from_json":
             native(options.shape, spark.read.text(options.input)).write.format("noop").mode("overwrite").save()
         else:
-            output = with_mappings(spark, options.shape, spark.read.text(options.input), options.binary)
+            output = with_mappings(spark, options.shape, spark.read.text(options.input), options.binary,
+                                   options.storage_level)
             mapped, rejects = output
             mapped.write.format("noop").mode("overwrite").save()
             extra = output.counts()
             extra["rejects"] = rejects.count()
             output.unpersist()
         times.append(time.monotonic() - start)
+        cpu.append(cpu_seconds(jvm_pid) - start_cpu)
     print(json.dumps({"method": options.child, "seconds": [round(t, 2) for t in times],
-                      "median": round(statistics.median(times), 2), "peak_mib": round(memory.stop() / 2**20),
+                      "median": round(statistics.median(times), 2), "cpu": [round(t, 1) for t in cpu],
+                      "median_cpu": round(statistics.median(cpu), 1), "peak_mib": round(memory.stop() / 2**20),
                       **extra}), flush=True)
 
 
@@ -214,6 +227,7 @@ def main():
     parser.add_argument("--partition-mb", type=int, default=64)
     parser.add_argument("--memory", default="2g", help="spark.driver.memory (the executor's, in local mode)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--storage-level", help="map_json's storage_level (default: its own)")
     parser.add_argument("--child", choices=["from_json", "map_json", "compare"], help=argparse.SUPPRESS)
     options = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -233,10 +247,11 @@ def main():
         print(json.dumps(results[method]), flush=True)
     native_run, mapped_run = results["from_json"], results["map_json"]
     print(f"\n| {options.shape} ({os.path.getsize(options.input) / 2**20:.0f} MiB, {options.master}) "
-          f"| median of {options.runs} | peak memory |\n|---|---|---|")
-    print(f"| from_json + column expressions | {native_run['median']} s | {native_run['peak_mib']} MiB |")
-    print(f"| map_json | {mapped_run['median']} s | {mapped_run['peak_mib']} MiB |")
-    print(f"| ratio (from_json / map_json) | {native_run['median'] / mapped_run['median']:.2f}x | |")
+          f"| time (median of {options.runs}) | CPU time (median) | peak memory |\n|---|---|---|---|")
+    for label, run in (("from_json + column expressions", native_run), ("map_json", mapped_run)):
+        print(f"| {label} | {run['median']} s | {run['median_cpu']} s | {run['peak_mib']} MiB |")
+    print(f"| ratio (from_json / map_json) | {native_run['median'] / mapped_run['median']:.2f}x "
+          f"| {native_run['median_cpu'] / mapped_run['median_cpu']:.2f}x | |")
     print(f"\nrows compared: {results['compare']['sample']}, differing: {results['compare']['differing']}; "
           f"load after: {os.getloadavg()}")
 

@@ -59,7 +59,8 @@ class MappingOutput(tuple):
 
     def unpersist(self):
         """Lets go of the cached run both DataFrames read from."""
-        self._tagged.unpersist(False)
+        for rdd in self._tagged:
+            rdd.unpersist(False)
 
     @property
     def mapped(self):
@@ -132,6 +133,7 @@ def map_json(
     ship=True,
     column=None,
     carry=(),
+    storage_level=None,
 ):
     """Maps JSON records with a context, one `mappings stream` process per partition task.
 
@@ -154,6 +156,8 @@ def map_json(
         column: the column of JSON text, when the DataFrame has more than one.
         carry: columns of the DataFrame (names, or columns with a name) to carry into both
             outputs beside each record, such as the input file and an offset.
+        storage_level: where the run both DataFrames read is kept (a pyspark StorageLevel);
+            None keeps it on the executors' disks (DISK_ONLY), out of their heaps.
 
     Returns:
         a `MappingOutput`, which unpacks as `(mapped_df, rejects_df)`: the mapped records typed
@@ -221,10 +225,15 @@ def map_json(
     record_fields = len(schema["fields"])
     carry_fields = len(carry_type.fields) if carried else 0
     rows = lines._jdf.queryExecution().toRdd().toJavaRDD()
-    chunks = pipe.run(rows, command, carry_type.json() if carried else None)
+    chunks, others = pipe.run(rows, command, carry_type.json() if carried else None)
     # One run, kept as the frames came (a few large chunks a partition: little to cache, and
-    # nothing to parse): the mapped records, the rejects and the stats all read it.
-    chunks.persist(jvm.org.apache.spark.storage.StorageLevel.MEMORY_AND_DISK())
+    # nothing to parse): the mapped records, the rejects and the stats all read it. On disk by
+    # default: the chunks are read in order, and the executors' heaps stay as they were. Each
+    # task also puts its rejects and stats aside (`others`), which the rejects and the counts
+    # read without reading the records again.
+    from pyspark import StorageLevel
+
+    chunks.persist(spark.sparkContext._getJavaStorageLevel(storage_level or StorageLevel.DISK_ONLY))
 
     def frame(rdd, fields):
         data_type = jvm.org.apache.spark.sql.types.DataType.fromJson(json.dumps({"type": "struct", "fields": fields}))
@@ -232,7 +241,7 @@ def map_json(
 
     carry_json = json.loads(carry_type.json())["fields"] if carried else []
     mapped = frame(pipe.records(chunks, record_fields, carry_fields), record_schema["fields"] + carry_json)
-    all_rows = frame(pipe.others(chunks, carry_fields), [
+    all_rows = frame(pipe.others(others, carry_fields), [
         {"name": "tag", "type": "integer", "nullable": False, "metadata": {}},
         {"name": "line", "type": "long", "nullable": False, "metadata": {}},
         {"name": "text", "type": "string", "nullable": False, "metadata": {}},
@@ -248,7 +257,7 @@ def map_json(
     )
     stats = all_rows.where(F.col("tag") == _STATS).select(partition, F.col("line").alias("blank"),
                                                           F.col("text").alias("stats"))
-    return MappingOutput(mapped, rejects, stats, chunks)
+    return MappingOutput(mapped, rejects, stats, (chunks, others))
 
 
 def _nullable(data_type):

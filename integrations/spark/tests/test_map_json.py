@@ -215,7 +215,11 @@ def test_blank_and_null_records_are_rejected_not_lost(spark):
                                  "json STRING").coalesce(1)
     output = map_json(data, "$Order", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary())
     mapped, rejects = output
+    # The rejects first: read from the run itself (nothing was put aside yet), then again from
+    # what its tasks put aside; the same rows.
+    first = sorted(tuple(row) for row in rejects.collect())
     assert mapped.count() == 3
+    assert sorted(tuple(row) for row in rejects.collect()) == first
     rejected = {row.line: row for row in rejects.collect()}
     assert sorted(rejected) == [2, 3, 4, 6]
     assert rejected[2].input == "" and rejected[3].input == "  \t" and rejected[6].input == "\n"

@@ -17,18 +17,27 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import org.apache.spark.Partition;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.SparkFiles;
 import org.apache.spark.TaskContext;
 import org.apache.spark.TaskContext$;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.util.TaskCompletionListener;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.reflect.ClassTag;
+import scala.reflect.ClassTag$;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.storage.RDDBlockId;
+import org.apache.spark.storage.StorageLevel;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
@@ -83,9 +92,53 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
         this.bufferBytes = bufferBytes;
     }
 
-    /** The chunks of every partition of {@code input} (Python's entry point). */
-    public static JavaRDD<byte[]> run(JavaRDD<InternalRow> input, List<String> command, String carryType) {
-        return input.mapPartitions(new PartitionPipe(command, carryType, 1 << 20), true);
+    /** The id of the {@link Others} of this run, whose blocks a task puts its rejects and stats in. */
+    private int othersId = -1;
+
+    /**
+     * The chunks of every partition of {@code input}, and their {@link Others} (Python's entry
+     * point).
+     */
+    public static List<JavaRDD<byte[]>> run(JavaRDD<InternalRow> input, List<String> command, String carryType) {
+        PartitionPipe pipe = new PartitionPipe(command, carryType, 1 << 20);
+        JavaRDD<byte[]> chunks = input.mapPartitions(pipe, true);
+        Others others = new Others(chunks.rdd());
+        // Read when the tasks are made, after this.
+        pipe.othersId = others.id();
+        return List.of(chunks, others.toJavaRDD());
+    }
+
+    private static final ClassTag<byte[]> CHUNK_TAG = ClassTag$.MODULE$.apply(byte[].class);
+
+    /**
+     * The rejects and the stats of each partition of a run: the chunk its task put aside as a
+     * block of this RDD (so that reading them does not read the records again), or, when that
+     * block is gone (evicted, or a task that ran elsewhere is not reachable), the run's own
+     * chunks, whose other entries {@link #others} skips.
+     */
+    public static final class Others extends RDD<byte[]> {
+        private static final long serialVersionUID = 1L;
+
+        private final RDD<byte[]> chunks;
+
+        Others(RDD<byte[]> chunks) {
+            super(chunks, CHUNK_TAG);
+            this.chunks = chunks;
+        }
+
+        @Override
+        public scala.collection.Iterator<byte[]> compute(Partition split, TaskContext context) {
+            Option<byte[]> kept = SparkEnv.get().blockManager().getSingle(new RDDBlockId(id(), split.index()), CHUNK_TAG);
+            if (kept.isDefined()) {
+                return CollectionConverters.asScala(List.of(kept.get()).iterator());
+            }
+            return chunks.iterator(split, context);
+        }
+
+        @Override
+        public Partition[] getPartitions() {
+            return chunks.partitions();
+        }
     }
 
     /**
@@ -398,6 +451,8 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
         private byte[] ready;
         /** The blank records rejected here, which the stream's stats do not count. */
         private long rejectedHere;
+        /** The rejects and the stats, put aside at the end (`Others`). */
+        private final java.io.ByteArrayOutputStream others = new java.io.ByteArrayOutputStream();
         private boolean ended;
 
         Frames(Process process, Feeder feeder, ErrorReader errors, ConcurrentLinkedQueue<Given> given,
@@ -481,6 +536,20 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
             }
         }
 
+        /**
+         * Puts the partition's rejects and stats aside as a block of `Others`, once the process
+         * has read every record and ended well (a task that fails puts nothing, so a retry's
+         * block is the only one).
+         */
+        private void putAside() {
+            TaskContext context = TaskContext.get();
+            if (othersId < 0 || context == null) {
+                return;
+            }
+            SparkEnv.get().blockManager().putSingle(new RDDBlockId(othersId, context.partitionId()),
+                    others.toByteArray(), StorageLevel.MEMORY_AND_DISK(), true, CHUNK_TAG);
+        }
+
         /** Makes room for `size` more bytes in the chunk. */
         private void room(int size) {
             if (filled + size > chunk.length) {
@@ -519,6 +588,9 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
             position += padded(textSize);
             // Padding is zeros (a chunk may be reused space of a larger one).
             Arrays.fill(chunk, filled + HEADER + recordSize, filled + HEADER + padded(recordSize), (byte) 0);
+            if (tag != MAPPED) {
+                others.write(chunk, filled, position - filled);
+            }
             filled = position;
         }
 
@@ -563,6 +635,7 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
                 if (!given.isEmpty()) {
                     throw failure("ended without the frames of " + given.size() + " records", null);
                 }
+                putAside();
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
                 throw failure("was interrupted", interrupted);
