@@ -72,8 +72,11 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
     /** The stderr kept for a failure's message. */
     private static final int STDERR_KEPT = 16 * 1024;
 
-    /** The size a chunk is cut at. */
-    private static final int CHUNK = 1 << 20;
+    /**
+     * The size a chunk is cut at: under half of G1's smallest region (1 MiB), so that a chunk is
+     * an ordinary young object, not a "humongous" one allocated in the old generation.
+     */
+    private static final int CHUNK = 256 << 10;
 
     private static final int HEADER = 24;
 
