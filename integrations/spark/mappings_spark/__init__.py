@@ -156,15 +156,17 @@ def map_json(
         column: the column of JSON text, when the DataFrame has more than one.
         carry: columns of the DataFrame (names, or columns with a name) to carry into both
             outputs beside each record, such as the input file and an offset.
-        storage_level: where the run both DataFrames read is kept (a pyspark StorageLevel);
-            None keeps it on the executors' disks (DISK_ONLY), out of their heaps.
+        storage_level: a pyspark StorageLevel to keep the mapped records at, for a job that
+            reads `mapped_df` more than once; None keeps them nowhere (each action on
+            `mapped_df` maps again; the rejects and the counts never do).
 
     Returns:
         a `MappingOutput`, which unpacks as `(mapped_df, rejects_df)`: the mapped records typed
         by the context's Spark schema (its nullability too), then the carried columns; and the
         rejects (partition, line, input, issues, then the carried columns). `.counts()`
-        reconciles the partitions' counts. Both DataFrames come from one cached run over the
-        input: use them, then call the output's `unpersist()`.
+        reconciles the partitions' counts. Write `mapped_df` first: its run puts the rejects
+        and stats aside, which `rejects_df` and `.counts()` then read (they map the input
+        themselves when nothing was put aside yet). `unpersist()` lets go of what is kept.
     """
     if on_issue not in ("reject", "emit"):
         raise ValueError("on_issue must be 'reject' or 'emit' ('fail' would fail the task, and Spark retry it)")
@@ -226,14 +228,12 @@ def map_json(
     carry_fields = len(carry_type.fields) if carried else 0
     rows = lines._jdf.queryExecution().toRdd().toJavaRDD()
     chunks, others = pipe.run(rows, command, carry_type.json() if carried else None)
-    # One run, kept as the frames came (a few large chunks a partition: little to cache, and
-    # nothing to parse): the mapped records, the rejects and the stats all read it. On disk by
-    # default: the chunks are read in order, and the executors' heaps stay as they were. Each
-    # task also puts its rejects and stats aside (`others`), which the rejects and the counts
-    # read without reading the records again.
-    from pyspark import StorageLevel
-
-    chunks.persist(spark.sparkContext._getJavaStorageLevel(storage_level or StorageLevel.DISK_ONLY))
+    # The rejects and the stats of a run are put aside by its tasks (`others`): the mapped
+    # records are written by the first action on them, and the rejects and the counts read
+    # what that run put aside, without mapping again. The records themselves are kept only when
+    # asked (`storage_level`), as the frames came: a few large chunks a partition.
+    if storage_level is not None:
+        chunks.persist(spark.sparkContext._getJavaStorageLevel(storage_level))
 
     def frame(rdd, fields):
         data_type = jvm.org.apache.spark.sql.types.DataType.fromJson(json.dumps({"type": "struct", "fields": fields}))

@@ -103,7 +103,7 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
      * point).
      */
     public static List<JavaRDD<byte[]>> run(JavaRDD<InternalRow> input, List<String> command, String carryType) {
-        PartitionPipe pipe = new PartitionPipe(command, carryType, 1 << 20);
+        PartitionPipe pipe = new PartitionPipe(command, carryType, 256 << 10);
         JavaRDD<byte[]> chunks = input.mapPartitions(pipe, true);
         Others others = new Others(chunks.rdd());
         // Read when the tasks are made, after this.
