@@ -108,7 +108,9 @@ package struct SparkRowEncoder: Sendable {
                     Node(tag: .long, nameStart: Int32(names.count), nameCount: Int32(field.name.count)))
                 names += field.name
             }
-            for (offset, field) in fields.enumerated() { flatten(field.kind, at: first + offset, into: &nodes, names: &names) }
+            for (offset, field) in fields.enumerated() {
+                flatten(field.kind, at: first + offset, into: &nodes, names: &names)
+            }
         case .array(let element):
             nodes[index].tag = .array
             nodes[index].first = Int32(nodes.count)
