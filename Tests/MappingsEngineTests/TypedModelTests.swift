@@ -45,6 +45,35 @@ struct TypedModelTests {
           "flag": { "@keyPath": "flag", "@defaultValue": "yes" } } }
         """
 
+    @Test("one call maps bytes into a type, an array of it, or an existing instance; errors apart from warnings")
+    func oneCall() throws {
+        let catalog = try Catalog.load(
+            ["p.mappings"], from: .memory(["p.mappings": Self.postContexts]), definitions: Self.registered(Post.self))
+        let mapper = Mapper(catalog: catalog)
+        let uuid = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+        let one = try mapper.map(
+            Data(#"{"type":"reply","score":"1.5","uuid":"\#(uuid)"}"#.utf8), to: Post.self, context: "$Post")
+        #expect(one.errors.isEmpty && one.warnings.isEmpty && !one.hasErrors)
+        #expect(one.value.kind == .reply && one.value.score == Decimal(string: "1.5"))
+        let many = try mapper.map(
+            Data(#"[{"type":"tweet","score":1,"uuid":"\#(uuid)"},{"type":"quote","score":2,"uuid":"\#(uuid)"}]"#.utf8),
+            to: [Post].self, context: "$Post")
+        #expect(many.value.map(\.score) == [1, 2])
+        #expect(many.errors.map(\.path) == ["$[1].type"] && many.hasErrors)
+        var existing = Post()
+        existing.ratio = 0.25
+        let issues = try mapper.map(
+            Data(#"{"type":"reply","score":3,"uuid":"\#(uuid)"}"#.utf8), into: &existing, context: "$Post")
+        #expect(issues.isEmpty && existing.kind == .reply && existing.ratio == 0.25)
+        // Not JSON, and no such context: errors that say so.
+        #expect {
+            try mapper.map(Data("{".utf8), to: Post.self, context: "$Post")
+        } throws: { ($0 as? MappingsError)?.kind == .invalidInput }
+        #expect {
+            try mapper.map(Data("{}".utf8), to: Post.self, context: "$Pots")
+        } throws: { ($0 as? MappingsError)?.kind == .unknownName }
+    }
+
     @Test("every supported Swift type, and an enum without the raw value is an issue naming the payload path")
     func types() throws {
         let catalog = try Catalog.load(

@@ -23,6 +23,8 @@ public struct Mapper: Sendable {
     /// Whether a mapped context that says nothing of `"@conversions"` converts strictly
     /// (`--strict`); contexts nested in it inherit what it does.
     public private(set) var convertsStrictlyByDefault = false
+    /// The contexts checked for Swift types by `map(_:to:context:)`, kept for the next call.
+    let typedContexts = TypedContextCache()
 
     /// A mapper over `catalog`.
     public init(catalog: Catalog) {

@@ -14,6 +14,12 @@ public struct TypedMappingResult<T> {
 
     /// Whether an issue is an error (warnings alone leave it `false`).
     public var hasErrors: Bool { issues.contains { $0.severity == .error } }
+
+    /// The issues that are errors, in order.
+    public var errors: [MappingIssue] { issues.filter { $0.severity == .error } }
+
+    /// The issues that are warnings, in order.
+    public var warnings: [MappingIssue] { issues.filter { $0.severity == .warning } }
 }
 
 extension TypedMappingResult: Sendable where T: Sendable {}
