@@ -74,6 +74,60 @@ struct TypedModelTests {
         } throws: { ($0 as? MappingsError)?.kind == .unknownName }
     }
 
+    struct Extra: Decodable, Equatable {
+        var x: [Int]
+    }
+
+    /// A `Decodable` type of the host's, conforming to nothing of the package.
+    struct PostRecord: Decodable, Equatable {
+        var kind: String
+        var kinds: [String]?
+        var score: Decimal
+        var id: UUID
+        var counts: [String: Int]?
+        var extra: Extra?
+        var ratio: Double?
+        var flag: Bool
+    }
+
+    struct NeedsMore: Decodable {
+        var kind: String
+        var author: String
+    }
+
+    @Test("a Decodable type decodes from what the context maps; a key it needs and the mapping lacks is an issue")
+    func decodable() throws {
+        let catalog = try Catalog.load(
+            ["p.mappings"], from: .memory(["p.mappings": Self.postContexts]), definitions: Self.registered(Post.self))
+        let mapper = Mapper(catalog: catalog)
+        let uuid = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+        let data = Data(
+            #"{"type":"reply","types":["tweet"],"score":"12.50","uuid":"\#(uuid)","counts":{"a":"2"},"extra":{"x":[1,2]}}"#
+                .utf8)
+        let decoded = try mapper.decode(PostRecord.self, from: data, context: "$Post")
+        #expect(decoded.issues.isEmpty)
+        #expect(
+            decoded.value
+                == PostRecord(
+                    kind: "reply", kinds: ["tweet"], score: Decimal(string: "12.50")!, id: UUID(uuidString: uuid)!,
+                    counts: ["a": 2], extra: Extra(x: [1, 2]), ratio: nil, flag: true))
+        // The same values the key-path bindings give.
+        let typed = try mapper.map(data, to: Post.self, context: "$Post")
+        #expect(typed.value.score == decoded.value?.score && typed.value.counts == decoded.value?.counts)
+
+        let lacking = try mapper.decode(NeedsMore.self, from: data, context: "$Post")
+        #expect(lacking.value == nil && lacking.hasErrors)
+        let issue = try #require(lacking.errors.first)
+        #expect(issue.kind == .missingRequiredValue && issue.property == "Post.author")
+        #expect(issue.message.contains(#"needs "author""#))
+
+        let wrong = try mapper.decode([String: Int].self, from: data, context: "$Post")
+        #expect(wrong.value == nil && wrong.errors.first?.kind == .conversionFailed)
+        #expect {
+            try mapper.decode(PostRecord.self, from: Data("[".utf8), context: "$Post")
+        } throws: { ($0 as? MappingsError)?.kind == .invalidInput }
+    }
+
     @Test("every supported Swift type, and an enum without the raw value is an issue naming the payload path")
     func types() throws {
         let catalog = try Catalog.load(
