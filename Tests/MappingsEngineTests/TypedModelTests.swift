@@ -74,12 +74,12 @@ struct TypedModelTests {
         } throws: { ($0 as? MappingsError)?.kind == .unknownName }
     }
 
-    struct Extra: Decodable, Equatable {
+    struct Extra: Codable, Equatable {
         var x: [Int]
     }
 
     /// A `Decodable` type of the host's, conforming to nothing of the package.
-    struct PostRecord: Decodable, Equatable {
+    struct PostRecord: Codable, Equatable {
         var kind: String
         var kinds: [String]?
         var score: Decimal
@@ -126,6 +126,29 @@ struct TypedModelTests {
         #expect {
             try mapper.decode(PostRecord.self, from: Data("[".utf8), context: "$Post")
         } throws: { ($0 as? MappingsError)?.kind == .invalidInput }
+    }
+
+    @Test("an Encodable value goes the reverse way through the context, and decodes back the same")
+    func encodable() throws {
+        let catalog = try Catalog.load(
+            ["p.mappings"], from: .memory(["p.mappings": Self.postContexts]), definitions: Self.registered(Post.self))
+        let mapper = Mapper(catalog: catalog)
+        let record = PostRecord(
+            kind: "reply", kinds: ["tweet", "reply"], score: Decimal(string: "12345678901234567890.123")!,
+            id: UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, counts: ["a": 2],
+            extra: Extra(x: [1, 2]), ratio: 0.5, flag: false)
+        let payload = try mapper.encode(record, context: "$Post")
+        #expect(payload.errors.isEmpty)
+        guard case .object(let json) = try JSONValue(parsing: payload.value.jsonText) else {
+            Issue.record("the payload is not an object")
+            return
+        }
+        #expect(json["type"] == "reply" && json["types"] == ["tweet", "reply"])
+        #expect(json["score"]?.jsonText == "12345678901234567890.123")
+        #expect(json["uuid"] == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        // Mapped again, it is the same record.
+        let back = try mapper.decode(PostRecord.self, from: Data(payload.value.jsonText.utf8), context: "$Post")
+        #expect(back.issues.isEmpty && back.value == record)
     }
 
     @Test("every supported Swift type, and an enum without the raw value is an issue naming the payload path")
