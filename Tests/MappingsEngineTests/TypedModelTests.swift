@@ -146,6 +146,12 @@ struct TypedModelTests {
         #expect(json["type"] == "reply" && json["types"] == ["tweet", "reply"])
         #expect(json["score"]?.jsonText == "12345678901234567890.123")
         #expect(json["uuid"] == "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        // Typed instances go back as an array of payloads too.
+        let posts = try mapper.map(Data(payload.value.jsonText.utf8), to: Post.self, context: "$Post")
+        let context = try mapper.typedContext(Post.self, "$Post")
+        let array = mapper.payloads(from: [posts.value, posts.value], using: context)
+        #expect(array.errors.isEmpty)
+        #expect(array.value.jsonText == "[" + payload.value.jsonText + "," + payload.value.jsonText + "]")
         // Mapped again, it is the same record.
         let back = try mapper.decode(PostRecord.self, from: Data(payload.value.jsonText.utf8), context: "$Post")
         #expect(back.issues.isEmpty && back.value == record)

@@ -355,4 +355,10 @@ extension Mapper {
     public func payload<T: MappedModel>(from object: T, using context: CompiledContext) -> MappingResult {
         payload(from: object.mappingValue, using: context)
     }
+
+    /// One payload per typed instance, as a JSON array (the reverse of `objects(_:from:using:)`),
+    /// with a context checked once beforehand by `typedContext(_:_:)`.
+    public func payloads<T: MappedModel>(from objects: [T], using context: CompiledContext) -> MappingResult {
+        payloads(from: objects.map(\.mappingValue), using: context)
+    }
 }
