@@ -243,7 +243,9 @@ def test_emitted_records_make_every_column_nullable(spark):
 
 
 def test_a_failing_task_names_its_partition_and_the_first_issue(spark):
-    lines = records(50, bad_every=10_000)
+    # Enough records that writing them to a process that has exited breaks the pipe: the
+    # message is still the process's own.
+    lines = records(8_000, bad_every=10_000)
     data = spark.createDataFrame([(line,) for line in lines], "json STRING").repartition(2)
     output = map_json(data, "$Order", mappings=[CONTEXTS], scripts=SCRIPTS, binary=binary(),
                       arguments=["--max-in-flight", "0"])

@@ -626,14 +626,16 @@ public final class PartitionPipe implements FlatMapFunction<Iterator<InternalRow
         private void finish() {
             ended = true;
             try {
-                feeder.join();
                 int status = process.waitFor();
+                feeder.join();
                 errors.join(5_000);
+                // The process's own failure first: a feeder that could not write to a process
+                // that had exited (a broken pipe) only follows from it.
+                if (status != 0 && status != 1) {
+                    throw failure("exited with status " + status, feeder.failure);
+                }
                 if (feeder.failure != null) {
                     throw failure("could not be given its records", feeder.failure);
-                }
-                if (status != 0 && status != 1) {
-                    throw failure("exited with status " + status, null);
                 }
                 if (!given.isEmpty()) {
                     throw failure("ended without the frames of " + given.size() + " records", null);
