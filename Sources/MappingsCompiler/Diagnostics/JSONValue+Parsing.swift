@@ -11,8 +11,13 @@ extension JSONValue {
     ///    --> <input>:1:12
     ///   ```
     public init(parsing bytes: [UInt8], file: String = "<input>") throws(MappingsError) {
+        try self.init(parsing: bytes, demand: .everything, file: file)
+    }
+
+    /// `init(parsing:file:)` building only what `demand` asks for (what a context reads).
+    package init(parsing bytes: [UInt8], demand: JSONDemand, file: String) throws(MappingsError) {
         do {
-            self = try JSONParser.parse(bytes)
+            self = try JSONParser.parse(bytes, demand: demand)
         } catch {
             throw MappingsError(
                 kind: .invalidInput,

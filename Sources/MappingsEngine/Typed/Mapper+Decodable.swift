@@ -45,18 +45,7 @@ extension Mapper {
         throws(MappingsError) -> DecodedResult<T>
     {
         let context = try self.context(identifier)
-        let payload: JSONValue
-        do {
-            payload = try JSONParser.parse(Array(data), demand: context.demand)
-        } catch {
-            throw MappingsError(
-                kind: .invalidInput,
-                diagnostics: [
-                    Diagnostic(
-                        message: error.message,
-                        location: SourceLocation(file: "<data>", line: error.line, column: error.column))
-                ])
-        }
+        let payload = try JSONValue(parsing: Array(data), demand: context.demand, file: "<data>")
         return decode(type, from: payload, using: context)
     }
 

@@ -44,23 +44,13 @@ extension Mapper {
         return map(try Self.payload(Array(data), demand: .everything), into: &existing, using: context)
     }
 
+    /// The payload, read as `demand` says; text that is not JSON is an `.invalidInput` error.
     private static func payload(_ data: Data, demand: JSONDemand) throws(MappingsError) -> JSONValue {
         try payload(Array(data), demand: demand)
     }
 
-    /// The payload, read as `demand` says; text that is not JSON is an `.invalidInput` error.
     private static func payload(_ bytes: [UInt8], demand: JSONDemand) throws(MappingsError) -> JSONValue {
-        do {
-            return try JSONParser.parse(bytes, demand: demand)
-        } catch {
-            throw MappingsError(
-                kind: .invalidInput,
-                diagnostics: [
-                    Diagnostic(
-                        message: error.message,
-                        location: SourceLocation(file: "<data>", line: error.line, column: error.column))
-                ])
-        }
+        try JSONValue(parsing: bytes, demand: demand, file: "<data>")
     }
 }
 
