@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+import CompilerPluginSupport
 import PackageDescription
 
 /// Settings every Swift target shares, each with the reason it is on.
@@ -24,8 +25,16 @@ let layers: [Target.Dependency] = ["MappingsJSON", "MappingsModel", "MappingsCom
 /// only the C library.
 let portable = Context.environment["MAPPINGS_PORTABLE"] != nil
 
+/// `MAPPINGS_NO_MACROS=1` (tools/test's optimized allocation suite): the package without
+/// `MappingsMacros`, so that a release build of every test target does not build swift-syntax
+/// optimized (six minutes on two cores) for tests that do not use it.
+let macros = Context.environment["MAPPINGS_NO_MACROS"] == nil
+
 let package = Package(
     name: "Mappings",
+    // Built and tested on Linux; on Apple systems, the floor of what it uses (Synchronization's
+    // Mutex and Atomic, typed throws): docs/swift.md, "Platforms".
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Mappings", targets: ["Mappings"]),
         .library(name: "MappingsLua", targets: ["MappingsLua"]),
@@ -33,7 +42,13 @@ let package = Package(
         .executable(name: "mappings", targets: ["MappingsCLI"]),
         // The sandbox worker process of `--lua-isolation process`; installed next to `mappings`.
         .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
-    ],
+    ]
+        + (macros
+            ? [
+                // `@MappedModel` and its companions; a product apart, so that hosts binding by hand never
+                // build swift-syntax.
+                .library(name: "MappingsMacros", targets: ["MappingsMacros"])
+            ] : []),
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `swift package generate-documentation` (tools/docs); a command plugin, linked into no product.
@@ -43,7 +58,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-    ],
+    ]
+        + (macros
+            ? [
+                // `@MappedModel`'s compiler plugin (MappingsMacros only). A range, so that a host whose
+                // other macros pin a neighbouring release still resolves.
+                .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0")
+            ] : []),
     targets: [
         .systemLibrary(
             name: "CLua",
@@ -168,5 +189,42 @@ let package = Package(
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
-    ]
+    ] + (macros ? macroTargets : [])
 )
+
+/// `MappingsMacros`: the compiler plugin, the declarations hosts import, and their tests.
+var macroTargets: [Target] {
+    [
+        // The macros' implementations, run by the compiler (never linked into a host).
+        .macro(
+            name: "MappingsMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The macros' declarations, which hosts import; re-exports `Mappings`.
+        .target(
+            name: "MappingsMacros",
+            dependencies: ["Mappings", "MappingsMacrosPlugin"] + layers,
+            swiftSettings: strictSettings
+        ),
+        // The macros' expansions (swift-syntax's test support) and types bound by them, mapped.
+        .testTarget(
+            name: "MappingsMacrosTests",
+            dependencies: [
+                "MappingsMacros", "MappingsMacrosPlugin", "Mappings", "MappingsLua", "MappingsTestSupport",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ] + layers,
+            swiftSettings: strictSettings
+        ),
+    ]
+}

@@ -27,10 +27,14 @@ let package = Package(
         .package(name: "Mappings", path: "../..")
     ],
     targets: [
-        // The models the examples share: the Twitter walkthrough's, as structs and final classes.
+        // The models the examples share: the Twitter walkthrough's, as structs (`@MappedModel`) and
+        // final classes (bound by hand).
         .target(
             name: "TwitterModels",
-            dependencies: [.product(name: "Mappings", package: "Mappings")],
+            dependencies: [
+                .product(name: "Mappings", package: "Mappings"),
+                .product(name: "MappingsMacros", package: "Mappings"),
+            ],
             path: "TwitterModels",
             swiftSettings: strictSettings
         ),

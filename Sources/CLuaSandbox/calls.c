@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,7 +281,7 @@ size_t clua_stack_remaining(void) {
         uintptr_t top = (uintptr_t)pthread_get_stackaddr_np(self);
         size_t size = pthread_get_stacksize_np(self);
         low = top > size ? top - size : 1;
-#else
+#elif defined(__linux__)
         pthread_attr_t attributes;
         void *address = NULL;
         size_t size = 0;
@@ -289,6 +290,8 @@ size_t clua_stack_remaining(void) {
             pthread_attr_destroy(&attributes);
         }
         low = address ? (uintptr_t)address : 1;
+#else
+        low = 1;  // unknown: the call stays on its thread
 #endif
     }
     char here = 0;
@@ -301,5 +304,18 @@ size_t clua_stack_remaining(void) {
 /// another thread must not inherit them, and the host writes with MSG_NOSIGNAL, so a worker
 /// that died is an error to handle, never a SIGPIPE that ends the host.
 int clua_worker_channel(int descriptors[2]) {
+#if defined(__linux__)
     return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, descriptors);
+#else
+    // No SOCK_CLOEXEC nor MSG_NOSIGNAL elsewhere: the flag set after, and SO_NOSIGPIPE.
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, descriptors) != 0) return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(descriptors[i], F_SETFD, FD_CLOEXEC);
+#if defined(SO_NOSIGPIPE)
+        int on = 1;
+        setsockopt(descriptors[i], SOL_SOCKET, SO_NOSIGPIPE, &on, sizeof on);
+#endif
+    }
+    return 0;
+#endif
 }

@@ -37,18 +37,20 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <time.h>
+#if defined(__linux__)
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define WORKER_IN 0
@@ -191,14 +193,15 @@ static void worker_respond(int status, const char *message, int32_t a, int32_t b
     free(frame);
 }
 
-/// The seccomp filter: the system calls a worker needs, and EPERM for every other one.
+/// The seccomp filter: the system calls a worker needs, and EPERM for every other one (Linux
+/// only: elsewhere the worker runs unconfined and says so, with its other limits on).
 static int worker_confine(void) {
-#if defined(__x86_64__)
+#if defined(__linux__) && defined(__x86_64__)
 #define WORKER_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
+#elif defined(__linux__) && defined(__aarch64__)
 #define WORKER_ARCH AUDIT_ARCH_AARCH64
 #endif
-#ifdef WORKER_ARCH
+#if defined(__linux__) && defined(WORKER_ARCH)
     static const int allowed[] = {
         SYS_read, SYS_write, SYS_close, SYS_exit, SYS_exit_group, SYS_brk, SYS_mmap, SYS_munmap, SYS_mremap,
         SYS_mprotect, SYS_madvise, SYS_clock_gettime, SYS_gettimeofday, SYS_futex, SYS_rt_sigreturn,

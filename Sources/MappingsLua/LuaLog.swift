@@ -1,7 +1,12 @@
 internal import CLuaSandbox
-import Glibc
 package import Mappings
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where the lines scripts write with `log(...)` (or `print`) go: standard error, one line each,
 /// never standard output.
@@ -27,7 +32,7 @@ package final class LuaLog: Sendable {
             var offset = 0
             let count = text.count - 1
             while offset < count {
-                let written = Glibc.write(STDERR_FILENO, text.baseAddress! + offset, count - offset)
+                let written = SystemCall.write(STDERR_FILENO, text.baseAddress! + offset, count - offset)
                 if written < 0, errno == EINTR { continue }
                 guard written > 0 else { return }
                 offset += written

@@ -1,6 +1,11 @@
-import Glibc
 package import Mappings
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The log lines of one record, held while a worker maps it so that a stream writes every
 /// record's lines in input order, whichever worker mapped it and whenever it finished.

@@ -1,7 +1,12 @@
 internal import CLuaSandbox
 import Foundation
-import Glibc
 import Mappings
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One `mappings-lua-worker` process: a sandboxed interpreter behind a Unix socket.
 ///
@@ -33,7 +38,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     static var executable: String? {
         if let path = ProcessInfo.processInfo.environment["MAPPINGS_LUA_WORKER"], !path.isEmpty { return path }
         let name = "mappings-lua-worker"
-        if let own = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        if let own = Self.ownExecutable {
             let beside = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: beside) { return beside }
         }
@@ -42,6 +47,15 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
+    }
+
+    /// This program's path: Linux's /proc/self/exe, elsewhere the path it was started by.
+    private static var ownExecutable: String? {
+        #if os(Linux)
+            return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #else
+            return CommandLine.arguments.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        #endif
     }
 
     /// Starts a worker that knows `modules`, within `limits`; `label` (the scripts directory)
@@ -53,26 +67,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
                     "cannot start a Lua worker process: mappings-lua-worker is not next to this program nor on PATH (set MAPPINGS_LUA_WORKER)"
             )
         }
-        var ends: [Int32] = [0, 0]
-        guard clua_worker_channel(&ends) == 0 else { throw StartFailure(message: "cannot create a socket pair") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        let arguments = [executable, String(getpid()), label]
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = [nil]
-        var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, &argv, &environment)
-        close(ends[1])
-        guard status == 0 else {
-            close(ends[0])
-            throw StartFailure(message: "cannot start \(executable): \(String(cString: strerror(status)))")
-        }
-        pid = child
-        channel = ends[0]
+        (pid, channel) = try Self.spawn(executable, label: label)
         var setup = Frame()
         setup.u64(UInt64(limits.memory))
         setup.u64(UInt64(limits.instructions))
@@ -92,6 +87,39 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
             stop()
             throw StartFailure(message: "the Lua worker process did not start")
         }
+    }
+
+    /// Starts `executable` with one end of a socket pair as its standard input and output;
+    /// returns its process id and the other end.
+    private static func spawn(_ executable: String, label: String) throws(StartFailure) -> (pid_t, Int32) {
+        #if os(Linux) || os(macOS)
+            var ends: [Int32] = [0, 0]
+            guard clua_worker_channel(&ends) == 0 else { throw StartFailure(message: "cannot create a socket pair") }
+            #if os(Linux)
+                var actions = posix_spawn_file_actions_t()
+            #else
+                var actions: posix_spawn_file_actions_t? = nil  // Darwin's is an opaque pointer
+            #endif
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
+            posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+            let arguments = [executable, String(getpid()), label]
+            var argv = arguments.map { strdup($0) } + [nil]
+            defer { for argument in argv { free(argument) } }
+            var environment: [UnsafeMutablePointer<CChar>?] = [nil]
+            var child: pid_t = 0
+            let status = posix_spawn(&child, executable, &actions, nil, &argv, &environment)
+            close(ends[1])
+            guard status == 0 else {
+                close(ends[0])
+                throw StartFailure(message: "cannot start \(executable): \(String(cString: strerror(status)))")
+            }
+            return (child, ends[0])
+        #else
+            // iOS and its kin start no processes: isolation there is the in-process sandbox's.
+            throw StartFailure(message: "cannot start a Lua worker process: this system starts no processes")
+        #endif
     }
 
     deinit {
@@ -134,11 +162,19 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
         return response
     }
 
+    /// `send`'s flag that turns a closed peer into EPIPE rather than SIGPIPE; Darwin has none
+    /// (its channel ends set SO_NOSIGPIPE instead, in clua_worker_channel).
+    #if os(Linux)
+        private static let noSignal = Int32(MSG_NOSIGNAL)
+    #else
+        private static let noSignal: Int32 = 0
+    #endif
+
     private func send(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = Glibc.send(channel, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                let written = SystemCall.send(channel, raw.baseAddress! + offset, raw.count - offset, Self.noSignal)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return false

@@ -101,7 +101,7 @@ struct CheckCommandTests {
         #expect(
             result.stderr == """
                 error: no such file or directory: "does/not/exist"
-                  = help: --mappings takes a .mappings file or a directory of them
+                  = help: name a .mappings file or a directory of them; a relative path is read from the working directory, \(ToolRunner.packageRoot.path)
 
                 mappings: 1 error found
 

@@ -21,7 +21,9 @@ struct DependencyTests {
         #expect(!manifest.contains("unsafeFlags"))
     }
 
-    @Test("a host depending on the tagged repository builds, and maps a tweet into its own type")
+    @Test(
+        "a host depending on the tagged repository builds, and maps into its own types: bound by hand, by @MappedModel, and Decodable"
+    )
     func host() throws {
         let revision = try Self.tagRepository()
         let scratch = Self.base.appendingPathComponent("host-build")
@@ -31,18 +33,48 @@ struct DependencyTests {
             try? FileManager.default.removeItem(at: scratch)
             try? FileManager.default.removeItem(at: Self.host.appendingPathComponent("Package.resolved"))
         }
-        for (path, text) in Self.hostFiles(url: Self.repository.absoluteString) {
+        for (path, text) in try Self.hostFiles(url: Self.repository.absoluteString) {
             try Self.write(text, to: Self.host.appendingPathComponent(path))
         }
-        let build = try PackageBuild.swiftBuild([
-            "--package-path", Self.host.path, "--scratch-path", scratch.path, "--disable-dependency-cache",
-        ])
-        try #require(build.status == 0, "\(build.output)")
+        for product in ["host", "readme"] {
+            let build = try PackageBuild.swiftBuild([
+                "--package-path", Self.host.path, "--scratch-path", scratch.path, "--disable-dependency-cache",
+                "--product", product,
+            ])
+            try #require(build.status == 0, "\(build.output)")
+        }
         try Data(revision.utf8).write(to: marker)
 
         let run = try ToolRunner.run([], in: Self.host, executable: scratch.appendingPathComponent("debug/host"))
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == "Hello from a host\nHELLO FROM A HOST\nby Ann, 0 issues\n", "\(run.stderr)")
+        #expect(
+            run.stdout == """
+                Hello from a host
+                HELLO FROM A HOST
+                by Ann, 0 issues
+                macro: Hello from a host by Ann (https://example.com/ann) at 2024-02-29T12:00:00Z, 2 replies, 1 issues
+                missing: $.replies[1].text: missing required value for Post.replies[1].text (host.mappings:3)
+                decoded: Hello from a host by Ann, 2 replies, 0 issues
+                undecodable: nil, missing required value
+
+                """, "\(run.stderr)")
+
+        // The README's complete host, run where it says: the repository's root.
+        let readme = try ToolRunner.run(
+            [], in: ToolRunner.packageRoot, executable: scratch.appendingPathComponent("debug/readme"))
+        #expect(readme.status == 0, "\(readme.stderr)")
+        #expect(readme.stdout == "Twitter API 121 []\n", "\(readme.stderr)")
+
+        // A property the macro cannot bind fails the build, naming the macro and the property.
+        let broken = try PackageBuild.swiftBuild([
+            "--package-path", Self.host.path, "--scratch-path", scratch.path, "--disable-dependency-cache",
+            "--target", "broken",
+        ])
+        #expect(broken.status != 0)
+        #expect(broken.output.contains("@MappedModel cannot bind `let id`"), "\(broken.output)")
+        #expect(
+            broken.output.contains("the property's type is not a MappableValue: make it a model"), "\(broken.output)")
+        #expect(broken.output.contains("in expansion of macro 'MappedModel'"), "\(broken.output)")
     }
 
     /// Copies the working tree (without `.git` and build folders) into `repository`, commits
@@ -84,6 +116,16 @@ struct DependencyTests {
         }
     }
 
+    /// The Swift block after `<!-- readme-host -->` in README.md.
+    static func readmeHost() throws -> String {
+        let readme = try String(
+            contentsOf: ToolRunner.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let marker = readme.range(of: "<!-- readme-host -->\n```swift\n"),
+            let end = readme.range(of: "\n```\n", range: marker.upperBound..<readme.endIndex)
+        else { throw PackageBuild.Failure("README.md has no <!-- readme-host --> Swift block") }
+        return String(readme[marker.upperBound..<end.lowerBound]) + "\n"
+    }
+
     static func write(_ text: String, to url: URL) throws {
         // Unchanged files stay untouched, so that the next build has nothing to do.
         if (try? String(contentsOf: url, encoding: .utf8)) == text { return }
@@ -93,8 +135,9 @@ struct DependencyTests {
 
     /// The host: a manifest as docs/swift.md shows, a typed model whose file also uses Swift's
     /// own `KeyPath` (no name of the library may shadow it), and a Lua transformer.
-    static func hostFiles(url: String) -> [String: String] {
+    static func hostFiles(url: String) throws -> [String: String] {
         [
+            "Sources/readme/main.swift": try readmeHost(),
             "Package.swift": """
             // swift-tools-version: 6.0
             import PackageDescription
@@ -110,8 +153,22 @@ struct DependencyTests {
                         dependencies: [
                             .product(name: "Mappings", package: "mappings"),
                             .product(name: "MappingsLua", package: "mappings"),
+                            .product(name: "MappingsMacros", package: "mappings"),
                         ]
-                    )
+                    ),
+                    // The README's complete host, its block as it stands.
+                    .executableTarget(
+                        name: "readme",
+                        dependencies: [
+                            .product(name: "MappingsLua", package: "mappings"),
+                            .product(name: "MappingsMacros", package: "mappings"),
+                        ]
+                    ),
+                    // Types the macro cannot bind: this target must not compile.
+                    .target(
+                        name: "broken",
+                        dependencies: [.product(name: "MappingsMacros", package: "mappings")]
+                    ),
                 ]
             )
 
@@ -160,6 +217,102 @@ struct DependencyTests {
             print(tweet.value[keyPath: message])
             print(tweet.value.shout)
             print("by \\(tweet.value.user.name), \\(tweet.issues.count) issues")
+            try mapThroughMacro()
+
+            """,
+            "Sources/host/Macro.swift": #"""
+            import Foundation
+            import MappingsMacros
+
+            @MappedModel("Author")
+            struct Author {
+                var name = ""
+                var homepage: URL?
+            }
+
+            @MappedModel("Reply")
+            struct Reply {
+                var text = ""
+            }
+
+            @MappedModel("Post")
+            struct Post {
+                @MappedProperty("text") var message = ""
+                var author = Author()
+                var posted: Date?
+                var replies: [Reply] = []
+                var tags: [String]?
+                @MappedIgnored var seen = false
+            }
+
+            /// A type of the host's that only knows Codable.
+            struct Digest: Decodable {
+                var text: String
+                var author: Author
+                var replies: [Reply]
+
+                struct Author: Decodable { var name: String }
+                struct Reply: Decodable { var text: String }
+            }
+
+            func mapThroughMacro() throws {
+                let contexts = """
+                    {
+                        "$Author": { "@class": "Author", "name": "name", "homepage": { "@keyPath": "web", "@optional": true } },
+                        "$Reply": { "@class": "Reply", "text": "text" },
+                        "$Post": {
+                            "@class": "Post",
+                            "text": "text",
+                            "author": { "@keyPath": "user", "@object": { "@mappings": "$Author" } },
+                            "posted": { "@keyPath": "at", "@optional": true },
+                            "replies": { "@keyPath": "replies", "@object": { "@mappings": "$Reply" } },
+                            "tags": { "@keyPath": "tags", "@optional": true }
+                        }
+                    }
+                    """
+                var definitions = Definitions()
+                definitions.register(Post.self)
+                let mapper = Mapper(
+                    catalog: try Catalog.load(
+                        ["host.mappings"], from: .memory(["host.mappings": contexts]), definitions: definitions))
+                let payload = Data(
+                    """
+                    {"text": "Hello from a host", "user": {"name": "Ann", "web": "https://example.com/ann"},
+                     "at": "2024-02-29T12:00:00Z", "replies": [{"text": "hi"}, {}]}
+                    """.utf8)
+                let post = try mapper.map(payload, to: Post.self, context: "$Post")
+                let at = post.value.posted.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+                print(
+                    "macro: \(post.value.message) by \(post.value.author.name) (\(post.value.author.homepage!)) at \(at),",
+                    "\(post.value.replies.count) replies, \(post.issues.count) issues")
+                print("missing: \(post.errors[0])")
+
+                let complete = Data(#"{"text": "Hello from a host", "user": {"name": "Ann"}, "replies": [{"text": "a"}, {"text": "b"}]}"#.utf8)
+                let digest = try mapper.decode(Digest.self, from: complete, context: "$Post")
+                if let value = digest.value {
+                    print("decoded: \(value.text) by \(value.author.name), \(value.replies.count) replies, \(digest.issues.count) issues")
+                }
+                let undecodable = try mapper.decode(Digest.self, from: payload, context: "$Post")
+                print("undecodable: \(undecodable.value.map { "\($0)" } ?? "nil"), \(undecodable.errors[0].kind)")
+            }
+
+            """#,
+            "Sources/broken/Broken.swift": """
+            import MappingsMacros
+
+            struct Color { var hex = "" }
+
+            @MappedModel("Badge")
+            struct Badge {
+                let id: String
+
+                init() { id = "" }
+            }
+
+            @MappedModel("Swatch")
+            struct Swatch {
+                var color = Color()
+            }
 
             """,
             "scripts/Shout.lua": """

@@ -21,6 +21,7 @@ struct ExamplesTests {
         #expect(run.stdout.contains("timeline of 2 tweets"))
         #expect(run.stdout.contains("broken tweet: 5 issues"))
         #expect(run.stdout.contains("details: The full text. (same instance: true, 0 issues)"))
+        #expect(run.stdout.contains("headline: Twitter API, 121 retweets (0 issues)"))
     }
 
     @Test("a programmatic context with a Swift closure next to a Lua transformer")

@@ -210,7 +210,7 @@ struct UnionCommandTests {
                   |
                 1 | { "$Shape": { "@class": "Circl", "@when type == circle": {} } }
                   |                         ^^^^^^^
-                  = help: declare it under "@models", such as "Circl": { "name": "String" }
+                  = help: declare it under "@models", such as "Circl": { "name": "String" }; from a Swift host, register the type bound to it: definitions.register(T.self), T declared @MappedModel("Circl")
 
                 warning: "type" is a trait, not a payload key: no trait "type" is set, so "@when type == circle" never holds
                  --> contexts/shapes.mappings:1:34

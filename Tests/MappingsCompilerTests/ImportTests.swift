@@ -59,7 +59,7 @@ struct ImportTests {
         #expect(
             failure([:], roots: ["nowhere"]) == """
                 error: no such file or directory: "nowhere"
-                  = help: --mappings takes a .mappings file or a directory of them
+                  = help: name a .mappings file or a directory of them: no file is held in memory
                 """)
     }
 

@@ -95,6 +95,33 @@ struct TypedModelTests {
         var author: String
     }
 
+    @Test("a context that maps nothing to a required property of a Swift-bound model is a load-time warning")
+    func unmappedRequired() throws {
+        let contexts = """
+            { "$Post": { "@class": "Post", "kind": "type", "score": "score", "id": "uuid",
+                "ratio": { "@keyPath": "ratio", "@optional": true } },
+              "$Full": { "@inherits": "$Post", "kinds": "types", "counts": "counts", "extra": "extra", "flag": "flag" } }
+            """
+        let catalog = try Catalog.load(
+            ["p.mappings"], from: .memory(["p.mappings": contexts]), definitions: Self.registered(Post.self))
+        #expect(catalog.warnings.count == 1)
+        let warning = try #require(catalog.warnings.first)
+        #expect(
+            warning.message
+                == #""$Post" builds Post but maps nothing to its required properties "kinds" ([String]), "counts" ([String: Int]), "extra" (JSON), "flag" (Bool): each MappingsEngineTests.TypedModelTests.Post it makes keeps what init() gave"#,
+            "\(warning.message)")
+        #expect(warning.location?.line == 1 && warning.location?.file == "p.mappings")
+        #expect(warning.help == "map them in the context, or make the Swift properties optional")
+        // A model of a file alone is not bound to a Swift type: nothing keeps a placeholder.
+        let untyped = try Catalog.load(
+            ["q.mappings"],
+            from: .memory([
+                "q.mappings":
+                    #"{ "@models": { "M": { "a": "String", "b": "Int" } }, "$M": { "@class": "M", "a": "a" } }"#
+            ]))
+        #expect(untyped.warnings.isEmpty)
+    }
+
     @Test("a Decodable type decodes from what the context maps; a key it needs and the mapping lacks is an issue")
     func decodable() throws {
         let catalog = try Catalog.load(

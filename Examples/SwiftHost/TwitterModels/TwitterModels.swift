@@ -1,10 +1,14 @@
-// The Twitter walkthrough's models as a Swift host writes them, shared by the examples:
-// structs, bound to the model names the shipped contexts build (`@class`).
+// The Twitter walkthrough's models as a Swift host writes them, shared by the examples: structs
+// bound by `@MappedModel` to the model names the shipped contexts build (`@class`), and the same
+// models as final classes bound by hand with `TypedModel` — the form for types a host does not
+// own, or whose binding it wants to spell out.
 public import Foundation
 public import Mappings
+public import MappingsMacros
 
 /// A Twitter user (`UserModel`).
-public struct User: MappedModel, Equatable, Sendable {
+@MappedModel("UserModel")
+public struct User: Equatable, Sendable {
     public var name = ""
     public var imageUrl: URL?
 
@@ -12,15 +16,11 @@ public struct User: MappedModel, Equatable, Sendable {
         self.name = name
         self.imageUrl = imageUrl
     }
-
-    public static let mapping = TypedModel<User>("UserModel", make: { User() }) { user in
-        user.bind("name", \.name)
-        user.bind("imageUrl", \.imageUrl)
-    }
 }
 
 /// A point on Earth (`Coordinate2D`).
-public struct Coordinate: MappedModel, Equatable, Sendable {
+@MappedModel("Coordinate2D")
+public struct Coordinate: Equatable, Sendable {
     public var latitude = 0.0
     public var longitude = 0.0
 
@@ -28,15 +28,11 @@ public struct Coordinate: MappedModel, Equatable, Sendable {
         self.latitude = latitude
         self.longitude = longitude
     }
-
-    public static let mapping = TypedModel<Coordinate>("Coordinate2D", make: { Coordinate() }) { coordinate in
-        coordinate.bind("latitude", \.latitude)
-        coordinate.bind("longitude", \.longitude)
-    }
 }
 
 /// A tweet (`TweetModel`).
-public struct Tweet: MappedModel, Equatable, Sendable {
+@MappedModel("TweetModel")
+public struct Tweet: Equatable, Sendable {
     public var identifier = ""
     public var message = ""
     public var user = User()
@@ -46,27 +42,14 @@ public struct Tweet: MappedModel, Equatable, Sendable {
     public var tags: [String] = []
 
     public init() {}
-
-    public static let mapping = TypedModel<Tweet>("TweetModel", make: { Tweet() }) { tweet in
-        tweet.bind("identifier", \.identifier)
-        tweet.bind("message", \.message)
-        tweet.bind("user", \.user)
-        tweet.bind("coordinates", \.coordinates)
-        tweet.bind("createdAt", \.createdAt)
-        tweet.bind("retweets", \.retweets)
-        tweet.bind("tags", \.tags)
-    }
 }
 
 /// A timeline (`TimelineModel`).
-public struct Timeline: MappedModel, Equatable, Sendable {
+@MappedModel("TimelineModel")
+public struct Timeline: Equatable, Sendable {
     public var tweets: [Tweet] = []
 
     public init() {}
-
-    public static let mapping = TypedModel<Timeline>("TimelineModel", make: { Timeline() }) { timeline in
-        timeline.bind("tweets", \.tweets)
-    }
 }
 
 /// The same user and tweet as final classes: mapping into an instance keeps the instance.

@@ -1,4 +1,5 @@
-// Typed models: the shipped Twitter contexts fill Swift structs and classes through key paths.
+// Typed models: the shipped Twitter contexts fill Swift structs (`@MappedModel`, TwitterModels),
+// classes bound by hand, and a Codable type of the host's own.
 //
 //     swift run --package-path Examples/SwiftHost example-typed-models        (from the repository's root)
 import Foundation
@@ -21,8 +22,8 @@ do {
 }
 let mapper = Mapper(catalog: catalog)
 
-// objectFromValue: one tweet into a struct.
-let tweet = try mapper.object(Tweet.self, from: try readJSON("Examples/twitter/tweet.json"), using: mapper.typedContext(Tweet.self, "$TweetModel"))
+// One call: the payload's bytes into a struct (the context looked up once, and kept).
+let tweet = try mapper.map(Data(contentsOf: URL(fileURLWithPath: "Examples/twitter/tweet.json")), to: Tweet.self, context: "$TweetModel")
 print("tweet \(tweet.value.identifier) by \(tweet.value.user.name): \(tweet.value.message)")
 print("  created \(tweet.value.createdAt.map { $0.formatted(.iso8601) } ?? "-"), \(tweet.value.retweets) retweets, tags \(tweet.value.tags)")
 if let at = tweet.value.coordinates { print("  at \(at.latitude), \(at.longitude)") }
@@ -46,3 +47,14 @@ let same = object
 let details: JSONValue = ["id_str": "240859602684612608", "text": "t", "full_text": "The full text.", "user": ["name": "Twitter API"]]
 let issues = classes.map(details, into: &object, using: try classes.typedContext(TweetObject.self, "$TweetModel_Details"))
 print("details: \(object.message) (same instance: \(object === same), \(issues.count) issues)")
+
+// Codable through a context: a type that conforms to nothing of the library's, decoded from the
+// mapped value (its keys are the model's property names), no JSON text in between.
+struct Headline: Decodable {
+    let message: String
+    let retweets: Int
+    let user: Author
+    struct Author: Decodable { let name: String }
+}
+let headline = try mapper.decode(Headline.self, from: Data(contentsOf: URL(fileURLWithPath: "Examples/twitter/tweet.json")), context: "$TweetModel")
+if let value = headline.value { print("headline: \(value.user.name), \(value.retweets) retweets (\(headline.issues.count) issues)") }

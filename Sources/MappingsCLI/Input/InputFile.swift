@@ -17,7 +17,7 @@ enum InputFile {
 
     /// A descriptor open for reading `path`; directories are refused (reading one fails only later).
     static func open(_ path: String) throws(Failure) -> Int32 {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(errno: errno) }
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {

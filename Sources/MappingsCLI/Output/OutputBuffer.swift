@@ -47,7 +47,7 @@ final class OutputBuffer {
     private static func writeAll(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) {
         var offset = 0
         while offset < count {
-            let written = Glibc.write(descriptor, base + offset, count - offset)
+            let written = SystemCall.write(descriptor, base + offset, count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 break

@@ -5,7 +5,7 @@ import Foundation
 enum OutputFile {
     /// A descriptor open for writing `path`, created or truncated.
     static func open(_ path: String) throws(InputFile.Failure) -> Int32 {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let descriptor = SystemCall.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw InputFile.Failure(errno: errno) }
         return descriptor
     }
@@ -17,7 +17,7 @@ enum OutputFile {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
+                SystemCall.write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
             }
             if written < 0 {
                 if errno == EINTR { continue }

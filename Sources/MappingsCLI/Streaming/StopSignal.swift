@@ -1,7 +1,12 @@
 import Dispatch
 import Foundation
-import Glibc
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// SIGINT and SIGTERM, turned into a flag the stream checks between records, so records in
 /// flight are finished and counted instead of dropped; SIGHUP, counted, asks for a reload.
@@ -17,7 +22,7 @@ final class StopSignal {
     init() {
         let numbers = [SIGINT, SIGTERM, SIGHUP]
         sources = numbers.map { number in
-            Glibc.signal(number, SIG_IGN)
+            SystemCall.ignore(signal: number)
             return DispatchSource.makeSignalSource(signal: number, queue: .global())
         }
         for (source, number) in zip(sources, numbers) {

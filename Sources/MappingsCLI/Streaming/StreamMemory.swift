@@ -5,9 +5,12 @@ enum StreamMemory {
     /// 128 MiB of freed memory there, instead of mapping fresh pages for each large block and
     /// unmapping them when it is freed: the kernel would zero and fault in every page of every
     /// block. Memory stays bounded by `--max-in-flight`: what is freed is reused, not grown.
+    /// (glibc's; other C libraries keep their own policy.)
     static func keepBlocksOnTheHeap() {
-        _ = mallopt(mmapThreshold, 64 << 20)
-        _ = mallopt(trimThreshold, 128 << 20)
+        #if os(Linux)
+            _ = mallopt(mmapThreshold, 64 << 20)
+            _ = mallopt(trimThreshold, 128 << 20)
+        #endif
     }
 
     /// `M_MMAP_THRESHOLD` and `M_TRIM_THRESHOLD` of glibc's `malloc.h`, which the Glibc module
@@ -16,6 +19,8 @@ enum StreamMemory {
     private static let trimThreshold: Int32 = -1
 }
 
-/// glibc's `int mallopt(int param, int value)`.
-@_silgen_name("mallopt")
-private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
+#if os(Linux)
+    /// glibc's `int mallopt(int param, int value)`.
+    @_silgen_name("mallopt")
+    private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
+#endif

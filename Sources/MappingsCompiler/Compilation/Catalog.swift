@@ -57,6 +57,7 @@ public struct Catalog: Sendable {
         var compiled = loader.compileContexts(
             declarations.contexts, models: models, sources: sources)
         loader.bindTransformers(in: &compiled.contexts)
+        loader.warnUnmappedRequired(compiled.contexts, models: models)
         if let failure = loader.failure(texts: sources.texts) { throw failure }
         CatalogLoader.finish(&compiled.contexts, models: models)
         var catalog = Catalog(

@@ -107,7 +107,9 @@ extension ContextCompiler {
                 Diagnostic(
                     message: "unknown class \"\(name)\"", location: node.location,
                     help: Suggestion.help(for: name, among: models.keys)
-                        ?? "declare it under \"@models\", such as \"\(name)\": { \"name\": \"String\" }"))
+                        ?? "declare it under \"@models\", such as \"\(name)\": { \"name\": \"String\" }; "
+                        + "from a Swift host, register the type bound to it: definitions.register(T.self), "
+                        + "T declared @MappedModel(\"\(name)\")"))
             return nil
         }
         return name

@@ -124,6 +124,19 @@ public struct TypedModel<Root>: Sendable {
             nested.append { definitions in V.registerModels(in: &definitions) }
             keyPathTests.append { $0 == keyPath }
         }
+
+        /// A property whose type is no `MappableValue` cannot be bound; this overload is here so
+        /// that the compiler says what to do instead of offering `MappableValue`'s stubs.
+        @available(
+            *, unavailable,
+            message:
+                "the property's type is not a MappableValue: make it a model (@MappedModel from MappingsMacros, or MappedModel with a TypedModel), declare a RawRepresentable enum MappableValue, or leave the property out (@MappedIgnored)"
+        )
+        public mutating func bind<V>(
+            _ name: String, _ keyPath: any WritableKeyPath<Root, V> & Sendable, line: Int = #line
+        ) {
+            fatalError("unavailable")
+        }
     }
 
     /// Sets every property of `root` from a mapped object of this model; a property whose

@@ -48,7 +48,7 @@ struct FileLoader {
                 diagnostics.append(
                     Diagnostic(
                         message: "no such file or directory: \"\(root)\"",
-                        help: "--mappings takes a .mappings file or a directory of them"))
+                        help: source.missingHelp(for: root)))
             }
         }
         return rootFiles.compactMap { loadFile($0, importedAt: nil) }

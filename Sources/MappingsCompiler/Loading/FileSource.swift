@@ -33,6 +33,23 @@ public struct FileSource: Sendable {
 
     enum Entry { case file, directory, missing }
 
+    /// The help for a path to load that is not there: what a path names and, on the disk, where
+    /// a relative one is read from (the tool's `--mappings` and a host's `Catalog.load` alike).
+    func missingHelp(for path: String) -> String {
+        let names = "name a .mappings file or a directory of them"
+        switch storage {
+        case .disk, .overlay:
+            if path.hasPrefix("/") { return names }
+            return "\(names); a relative path is read from the working directory, "
+                + FileManager.default.currentDirectoryPath
+        case .memory(let files):
+            guard !files.isEmpty else { return "\(names): no file is held in memory" }
+            let held = files.keys.sorted().prefix(3).map { "\"\($0)\"" }.joined(separator: ", ")
+            return
+                "name one of the files held in memory (\(held)\(files.count > 3 ? ", …" : "")) or a directory of them"
+        }
+    }
+
     func entry(at path: String) -> Entry {
         switch storage {
         case .disk:

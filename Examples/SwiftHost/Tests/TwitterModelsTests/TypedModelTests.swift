@@ -34,6 +34,29 @@ struct TypedModelTests {
         #expect(tweet.mappingValue == dynamic.value)
     }
 
+    @Test("every Twitter payload gives the same values in the @MappedModel structs as in the hand-bound classes")
+    func macroEqualsHandWritten() throws {
+        let structs = Mapper(catalog: try Shipped.catalog(Self.registered(Timeline.self)))
+        let classes = Mapper(catalog: try Shipped.catalog(Self.registered(TimelineObject.self)))
+        let folder = Shipped.root.appendingPathComponent("Examples/twitter")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        #expect(names.count >= 6)
+        for name in names.sorted() {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            if try JSONValue(parsing: [UInt8](data)).typeName == "array" {
+                let typed = try structs.map(data, to: Timeline.self, context: "$TimelineModel")
+                let hand = try classes.map(data, to: TimelineObject.self, context: "$TimelineModel")
+                #expect(typed.value.mappingValue.jsonText == hand.value.mappingValue.jsonText, "\(name)")
+                #expect(typed.issues.map(\.description) == hand.issues.map(\.description), "\(name)")
+            } else {
+                let typed = try structs.map(data, to: Tweet.self, context: "$TweetModel")
+                let hand = try classes.map(data, to: TweetObject.self, context: "$TweetModel")
+                #expect(typed.value.mappingValue.jsonText == hand.value.mappingValue.jsonText, "\(name)")
+                #expect(typed.issues.map(\.description) == hand.issues.map(\.description), "\(name)")
+            }
+        }
+    }
+
     @Test("the shipped contexts fill final classes, and a timeline of them")
     func classes() throws {
         let mapper = Mapper(catalog: try Shipped.catalog(Self.registered(TimelineObject.self)))
