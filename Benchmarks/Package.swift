@@ -49,6 +49,16 @@ let package = Package(
             path: "LuaCalls",
             swiftSettings: strictSettings
         ),
+        // B9: Swift hosts, JSONDecoder against decode through a context, @MappedModel and TypedModel.
+        .executableTarget(
+            name: "swift-host-benchmark",
+            dependencies: [
+                .product(name: "Mappings", package: "Mappings"),
+                .product(name: "MappingsMacros", package: "Mappings"),
+            ],
+            path: "SwiftHosts",
+            swiftSettings: strictSettings
+        ),
         // The benchmark's Foundation peers: JSONDecoder/JSONEncoder with Codable structs, and JSONSerialization.
         .executableTarget(
             name: "swift-peers-benchmark",

@@ -111,16 +111,20 @@ public struct TypedModel<Root>: Sendable {
             var at = location
             at.line = line
             properties.append(Property(name: name, type: V.mappingType, location: at))
+            // The existential opened once, here: each call then projects a concrete key path.
+            // (It was given as Sendable; the concrete type only forgets saying so.)
+            nonisolated(unsafe) let path: WritableKeyPath<Root, V> = keyPath
             setters.append { root, value, failures in
-                var inner: [ConversionFailure] = []
-                root[keyPath: keyPath].update(from: value, failures: &inner)
-                failures += inner.map {
-                    ConversionFailure(
-                        relativePath: "." + name + $0.relativePath, message: $0.message,
-                        isMissingValue: $0.isMissingValue)
+                let before = failures.count
+                root[keyPath: path].update(from: value, failures: &failures)
+                // What the property's value added is below it: `.name` before its own path.
+                if failures.count > before {
+                    for index in before..<failures.count {
+                        failures[index].relativePath = "." + name + failures[index].relativePath
+                    }
                 }
             }
-            getters.append { root in root[keyPath: keyPath].mappingValue }
+            getters.append { root in root[keyPath: path].mappingValue }
             nested.append { definitions in V.registerModels(in: &definitions) }
             keyPathTests.append { $0 == keyPath }
         }
@@ -150,8 +154,12 @@ public struct TypedModel<Root>: Sendable {
             failures.append(ConversionFailure(message: "expected a \(name), found \(value.kindName)"))
             return
         }
-        for (slot, set) in setters.enumerated() {
-            set(&root, object.slots[slot], &failures)
+        // Indexes, not `enumerated()`: this generic code runs unspecialized, where an iterator
+        // of a generic sequence looks its type up at every step.
+        var slot = 0
+        while slot < setters.count {
+            setters[slot](&root, object.slots[slot], &failures)
+            slot += 1
         }
     }
 
@@ -170,8 +178,10 @@ public struct TypedModel<Root>: Sendable {
     /// The instance as a mapped object: what reverse mapping writes, and what mapping into it starts from.
     public func value(of root: Root) -> Value {
         var object = ModelObject(model: model)
-        for (slot, get) in getters.enumerated() {
-            object.slots[slot] = get(root)
+        var slot = 0
+        while slot < getters.count {
+            object.slots[slot] = getters[slot](root)
+            slot += 1
         }
         return .object(object)
     }

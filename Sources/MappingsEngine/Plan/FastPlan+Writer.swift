@@ -477,7 +477,7 @@ struct Writer {
 
     /// Whether a string is a date the general conversion reads and writes back unchanged:
     /// `YYYY-MM-DDTHH:MM:SSZ`, a real day of a year from 1 to 9999, a time within the day.
-    private func copiesDate(_ node: JSONTape.Node) -> Bool {
+    func copiesDate(_ node: JSONTape.Node) -> Bool {
         let start = Int(node.start)
         guard Int(node.end) - start == 20 else { return false }
         let (dash, colon) = (UInt8(ascii: "-"), UInt8(ascii: ":"))

@@ -215,6 +215,8 @@ struct PlanTables: Sendable {
         /// A keyed selection: its keys are `selections[selectionStart..<+selectionCount]`.
         var selectionStart: Int32 = 0
         var selectionCount: Int32 = 0
+        /// The default in `defaults` (the typed path's), -1 when the entry has none.
+        var defaultValue: Int32 = -1
         /// A transformer's answer of the property's own kind written as it is, without the
         /// general conversion: 1 a string into a `String`, 2 an integer into an `Int`, 3 a
         /// boolean into a `Bool`; 0 none (a value map, another type).
@@ -253,6 +255,10 @@ struct PlanTables: Sendable {
     }
 
     var objects: [Object] = []
+    /// Each object's model, by object index (the typed path builds `ModelObject`s of them).
+    var models: [Model] = []
+    /// The entries' defaults as values, for the typed path (`Property.defaultValue`).
+    var defaults: [Value] = []
     var properties: [Property] = []
     var paths: [Path] = []
     var steps: [Int32] = []
@@ -317,6 +323,7 @@ struct PlanTables: Sendable {
         let index = Int32(objects.count)
         let first = properties.count
         objects.append(Object(first: Int32(first), count: Int32(model.properties.count)))
+        models.append(model)
         for key in model.encodedKeys {
             let (start, count) = store(key)
             properties.append(
@@ -462,6 +469,8 @@ struct PlanTables: Sendable {
             var text: [UInt8] = []
             JSONWriter.write(value, into: &text)
             (property.defaultStart, property.defaultCount) = store(text)
+            property.defaultValue = Int32(defaults.count)
+            defaults.append(value)
         }
         property.pathsStart = Int32(paths.count)
         property.pathsCount = Int32(found.count)

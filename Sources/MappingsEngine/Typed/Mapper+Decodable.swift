@@ -45,6 +45,9 @@ extension Mapper {
         throws(MappingsError) -> DecodedResult<T>
     {
         let context = try self.context(identifier)
+        if let value = planValue(data, context: context) {
+            return decode(type, from: MappingResult(value: value, issues: []), context: context)
+        }
         let payload = try JSONValue(parsing: Array(data), demand: context.demand, file: "<data>")
         return decode(type, from: payload, using: context)
     }
@@ -53,7 +56,13 @@ extension Mapper {
     public func decode<T: Decodable>(_ type: T.Type, from payload: JSONValue, using context: CompiledContext)
         -> DecodedResult<T>
     {
-        let result = object(from: payload, using: context)
+        decode(type, from: object(from: payload, using: context), context: context)
+    }
+
+    /// `T` decoded from a context's result.
+    private func decode<T: Decodable>(_ type: T.Type, from result: MappingResult, context: CompiledContext)
+        -> DecodedResult<T>
+    {
         if result.filtered { return DecodedResult(value: nil, issues: result.issues, filtered: true) }
         let root = context.model ?? context.identifier ?? "JSON"
         do {
@@ -116,20 +125,20 @@ struct MappedValueDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let members: [(key: String, value: Value)]
         switch value {
         case .object(let object):
-            members = zip(object.model.properties, object.slots).map { ($0.name, $1) }
+            // A model object is read by slot: no list of its members is made.
+            return KeyedDecodingContainer(Keyed<Key>(object: object, members: [], codingPath: codingPath))
         case .dictionary(let dictionary):
-            members = dictionary.entries
+            return KeyedDecodingContainer(Keyed<Key>(object: nil, members: dictionary.entries, codingPath: codingPath))
         case .json(.object(let object)):
-            members = object.members.map { ($0.key, Value(json: $0.value)) }
+            let members = object.members.map { ($0.key, Value(json: $0.value)) }
+            return KeyedDecodingContainer(Keyed<Key>(object: nil, members: members, codingPath: codingPath))
         default:
             throw DecodingError.typeMismatch(
                 [String: Any].self,
                 DecodingError.Context(codingPath: codingPath, debugDescription: "found \(value.kindName)"))
         }
-        return KeyedDecodingContainer(Keyed<Key>(members: members, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -148,11 +157,47 @@ struct MappedValueDecoder: Decoder {
     }
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        /// A model object's properties, found by slot; else `members`.
+        let object: ModelObject?
         let members: [(key: String, value: Value)]
         let codingPath: [any CodingKey]
-        var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
+        var allKeys: [Key] {
+            if let object { return object.model.properties.compactMap { Key(stringValue: $0.name) } }
+            return members.compactMap { Key(stringValue: $0.key) }
+        }
 
-        func find(_ key: Key) -> Value? { members.first { $0.key == key.stringValue }?.value }
+        func find(_ key: Key) -> Value? {
+            if let object { return object.model.slot(of: key.stringValue).map { object.slots[$0] } }
+            let name = key.stringValue
+            return members.first { $0.key == name }?.value
+        }
+
+        /// The value at `key` as a single value, its coding path made only if an error needs it.
+        func single(_ key: Key) throws -> Single {
+            guard let value = find(key) else { throw missing(key) }
+            return Single(value: value, parentPath: codingPath, key: key)
+        }
+
+        /// The value at `key` unless it is missing or null.
+        func present(_ key: Key) -> Single? {
+            guard let value = find(key), !value.isNullish else { return nil }
+            return Single(value: value, parentPath: codingPath, key: key)
+        }
+
+        // The kinds a synthesized `init(from:)` asks for by name, read straight from the value
+        // (the generic forms would go through a decoder and a container of their own).
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try single(key).decode(type) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try single(key).decode(type) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try single(key).decode(type) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try single(key).decode(type) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            try present(key)?.decode(type)
+        }
+        func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.decode(type) }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decode(type) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+            try present(key)?.decode(type)
+        }
 
         func contains(_ key: Key) -> Bool { find(key) != nil }
 
@@ -162,13 +207,11 @@ struct MappedValueDecoder: Decoder {
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            guard let value = find(key) else { throw missing(key) }
-            return try Single(value: value, codingPath: codingPath + [key]).decode(type)
+            try single(key).decode(type)
         }
 
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-            guard let value = find(key), !value.isNullish else { return nil }
-            return try Single(value: value, codingPath: codingPath + [key]).decode(type)
+            try present(key)?.decode(type)
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
@@ -184,7 +227,8 @@ struct MappedValueDecoder: Decoder {
         }
 
         func superDecoder() throws -> any Decoder {
-            MappedValueDecoder(value: .dictionary(ValueDictionary(members)), codingPath: codingPath)
+            if let object { return MappedValueDecoder(value: .object(object), codingPath: codingPath) }
+            return MappedValueDecoder(value: .dictionary(ValueDictionary(members)), codingPath: codingPath)
         }
 
         func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -252,7 +296,18 @@ struct MappedValueDecoder: Decoder {
 
     struct Single: SingleValueDecodingContainer {
         let value: Value
-        let codingPath: [any CodingKey]
+        /// The container's path and the key it was read at: the coding path, joined when asked.
+        let parentPath: [any CodingKey]
+        let key: (any CodingKey)?
+        var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+
+        init(value: Value, codingPath: [any CodingKey]) {
+            (self.value, self.parentPath, self.key) = (value, codingPath, nil)
+        }
+
+        init(value: Value, parentPath: [any CodingKey], key: any CodingKey) {
+            (self.value, self.parentPath, self.key) = (value, parentPath, key)
+        }
 
         func decodeNil() -> Bool { value.isNullish }
 

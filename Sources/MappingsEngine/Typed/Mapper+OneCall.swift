@@ -1,6 +1,7 @@
 public import Foundation
 public import MappingsCompiler
 import MappingsJSON
+import MappingsModel
 import Synchronization
 
 /// Mapping a payload's bytes into a Swift type in one call: the context is looked up and
@@ -22,6 +23,11 @@ extension Mapper {
         throws(MappingsError) -> TypedMappingResult<T>
     {
         let context = try typedContexts.context(T.self, identifier, of: self)
+        if let value = planValue(data, context: context) {
+            var failures: [ConversionFailure] = []
+            let instance = T.mapping.instance(from: value, failures: &failures)
+            if failures.isEmpty { return TypedMappingResult(value: instance, issues: []) }
+        }
         return object(T.self, from: try Self.payload(data, demand: context.demand), using: context)
     }
 
@@ -44,6 +50,14 @@ extension Mapper {
         return map(try Self.payload(Array(data), demand: .everything), into: &existing, using: context)
     }
 
+    /// What `context` maps of a payload's bytes by its fast plan (the tape, no `JSONValue` of
+    /// the record), or `nil` when the general engine must map it: the context has no plan for
+    /// values, or the record is one the plan gives back (an issue, text that is not JSON).
+    func planValue(_ data: Data, context: CompiledContext) -> Value? {
+        guard let plan = typedContexts.plan(for: context, of: self) else { return nil }
+        return data.withUnsafeBytes { raw in plan.value(of: raw.bindMemory(to: UInt8.self)) }
+    }
+
     /// The payload, read as `demand` says; text that is not JSON is an `.invalidInput` error.
     private static func payload(_ data: Data, demand: JSONDemand) throws(MappingsError) -> JSONValue {
         try payload(Array(data), demand: demand)
@@ -63,6 +77,28 @@ final class TypedContextCache: Sendable {
     }
 
     private let contexts = Mutex<[Key: CompiledContext]>([:])
+
+    /// A context's plan for values, by its index and the mapper's default strictness (a
+    /// mapper's copies share this cache); `nil` inside for a context that has none.
+    private struct PlanKey: Hashable {
+        let index: Int
+        let strict: Bool
+    }
+
+    private let plans = Mutex<[PlanKey: FastPlan?]>([:])
+
+    /// The plan `planValue(_:context:)` maps by, made once per context.
+    func plan(for context: CompiledContext, of mapper: Mapper) -> FastPlan? {
+        let key = PlanKey(index: context.index, strict: mapper.convertsStrictlyByDefault)
+        if let known = plans.withLock({ $0[key] }) { return known }
+        let made: FastPlan?
+        switch mapper.fastPlan(for: context) {
+        case .success(let plan) where plan.buildsValues: made = plan
+        default: made = nil
+        }
+        plans.withLock { $0[key] = .some(made) }
+        return made
+    }
 
     func context<T: MappedModel>(_ type: T.Type, _ identifier: String, of mapper: Mapper) throws(MappingsError)
         -> CompiledContext

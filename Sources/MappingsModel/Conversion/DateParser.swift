@@ -133,7 +133,7 @@ package enum DateParser {
 
     /// Seconds since 1970 of a calendar date and time at a UTC offset; `nil` when a field is
     /// out of its range (month 13, February 30, minute 60).
-    static func seconds(
+    package static func seconds(
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, offset: Int
     ) -> Int? {
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), (0...23).contains(hour),
