@@ -9,12 +9,16 @@ import SwiftSyntaxMacros
 /// ```swift
 /// extension Tweet: MappedModel {
 ///     static let mapping = TypedModel<Tweet>("TweetModel", make: { Tweet() }, …) { bindings in
-///         bindings.bind("identifier", \Tweet.identifier, line: 3)
+///         bindings.bind("identifier", \Tweet.identifier, line: 3) {
+///             $0.identifier.update(from: $1, failures: &$2)
+///         }
 ///         …
 ///     }
 /// }
 /// ```
 ///
+/// The closure after each key path sets the property compiled in the host, for its own types
+/// (no key path projected per record); the key path names the property for reverse mapping.
 /// Everything it refuses is refused here, before the compiler type-checks the expansion, so that
 /// the error names the property and the macro rather than a call the host never wrote.
 enum MappedModelMacro: ExtensionMacro {
@@ -44,7 +48,8 @@ enum MappedModelMacro: ExtensionMacro {
         for property in properties.bound {
             let line = context.location(of: property.node).map { ", line: \($0.line)" } ?? ""
             lines.append(
-                "        bindings.bind(\(stringLiteral(property.name)), \\\(typeName).\(property.keyPath)\(line))")
+                "        bindings.bind(\(stringLiteral(property.name)), \\\(typeName).\(property.keyPath)\(line)) {\n"
+                    + "            $0.\(property.keyPath).update(from: $1, failures: &$2)\n        }")
         }
         let conformance = protocols.isEmpty ? "" : ": " + protocols.map(\.trimmedDescription).joined(separator: ", ")
         let body = lines.isEmpty ? " _ in\n" : " bindings in\n" + lines.joined(separator: "\n") + "\n"

@@ -34,6 +34,9 @@ public protocol MappableValue: SendableMetatype {
 }
 
 extension MappableValue {
+    // Inlinable: specialized in the caller for its type (a `@MappedModel`'s setters), it needs
+    // no metadata of `Self?` looked up at run time for each property set.
+    @inlinable
     public mutating func update(from value: Value, failures: inout [ConversionFailure]) {
         if let new = Self.mapped(from: value, failures: &failures) { self = new }
     }

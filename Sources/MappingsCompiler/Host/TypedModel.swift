@@ -108,15 +108,35 @@ public struct TypedModel<Root>: Sendable {
         public mutating func bind<V: MappableValue>(
             _ name: String, _ keyPath: any WritableKeyPath<Root, V> & Sendable, line: Int = #line
         ) {
-            var at = location
-            at.line = line
-            properties.append(Property(name: name, type: V.mappingType, location: at))
             // The existential opened once, here: each call then projects a concrete key path.
             // (It was given as Sendable; the concrete type only forgets saying so.)
             nonisolated(unsafe) let path: WritableKeyPath<Root, V> = keyPath
+            add(name, keyPath, line: line) { root, value, failures in
+                root[keyPath: path].update(from: value, failures: &failures)
+            }
+        }
+
+        /// `bind(_:_:line:)` with the property's update written out, as `@MappedModel` writes it
+        /// (`{ $0.name.update(from: $1, failures: &$2) }`): compiled in the host for its own
+        /// types, so that mapping projects no key path per record. `keyPath` still names the
+        /// property for reverse mapping and for `propertyName(boundTo:)`.
+        public mutating func bind<V: MappableValue>(
+            _ name: String, _ keyPath: any WritableKeyPath<Root, V> & Sendable, line: Int = #line,
+            update: @escaping @Sendable (inout Root, Value, inout [ConversionFailure]) -> Void
+        ) {
+            add(name, keyPath, line: line, update: update)
+        }
+
+        private mutating func add<V: MappableValue>(
+            _ name: String, _ keyPath: any WritableKeyPath<Root, V> & Sendable, line: Int,
+            update: @escaping @Sendable (inout Root, Value, inout [ConversionFailure]) -> Void
+        ) {
+            var at = location
+            at.line = line
+            properties.append(Property(name: name, type: V.mappingType, location: at))
             setters.append { root, value, failures in
                 let before = failures.count
-                root[keyPath: path].update(from: value, failures: &failures)
+                update(&root, value, &failures)
                 // What the property's value added is below it: `.name` before its own path.
                 if failures.count > before {
                     for index in before..<failures.count {
@@ -124,6 +144,7 @@ public struct TypedModel<Root>: Sendable {
                     }
                 }
             }
+            nonisolated(unsafe) let path: WritableKeyPath<Root, V> = keyPath
             getters.append { root in root[keyPath: path].mappingValue }
             nested.append { definitions in V.registerModels(in: &definitions) }
             keyPathTests.append { $0 == keyPath }

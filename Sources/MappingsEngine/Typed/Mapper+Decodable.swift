@@ -44,12 +44,12 @@ extension Mapper {
     public func decode<T: Decodable>(_ type: T.Type, from data: Data, context identifier: String)
         throws(MappingsError) -> DecodedResult<T>
     {
-        let context = try self.context(identifier)
-        if let value = planValue(data, context: context) {
-            return decode(type, from: MappingResult(value: value, issues: []), context: context)
+        let entry = try typedContexts.entry(nil, identifier, of: self)
+        if let value = entry.planValue(data) {
+            return decode(type, from: MappingResult(value: value, issues: []), context: entry.context)
         }
-        let payload = try JSONValue(parsing: Array(data), demand: context.demand, file: "<data>")
-        return decode(type, from: payload, using: context)
+        let payload = try JSONValue(parsing: Array(data), demand: entry.context.demand, file: "<data>")
+        return decode(type, from: payload, using: entry.context)
     }
 
     /// `T` decoded from what a context, looked up once beforehand, maps of a payload.
@@ -256,11 +256,13 @@ struct MappedValueDecoder: Decoder {
             init?(intValue: Int) { self.intValue = intValue }
         }
 
+        var atEnd: DecodingError {
+            DecodingError.valueNotFound(
+                Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "no more elements"))
+        }
+
         mutating func next() throws -> (Value, [any CodingKey]) {
-            guard !isAtEnd else {
-                throw DecodingError.valueNotFound(
-                    Any.self, DecodingError.Context(codingPath: codingPath, debugDescription: "no more elements"))
-            }
+            guard !isAtEnd else { throw atEnd }
             defer { currentIndex += 1 }
             return (elements[currentIndex], codingPath + [Index(currentIndex)])
         }
@@ -275,6 +277,18 @@ struct MappedValueDecoder: Decoder {
             let (value, path) = try next()
             return try Single(value: value, codingPath: path).decode(type)
         }
+
+        /// The element as a single value, its coding path made only if an error needs it.
+        mutating func single() throws -> Single {
+            guard !isAtEnd else { throw atEnd }
+            defer { currentIndex += 1 }
+            return Single(value: elements[currentIndex], parentPath: codingPath, key: Index(currentIndex))
+        }
+
+        mutating func decode(_ type: String.Type) throws -> String { try single().decode(type) }
+        mutating func decode(_ type: Int.Type) throws -> Int { try single().decode(type) }
+        mutating func decode(_ type: Bool.Type) throws -> Bool { try single().decode(type) }
+        mutating func decode(_ type: Double.Type) throws -> Double { try single().decode(type) }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
             -> KeyedDecodingContainer<NestedKey>
@@ -383,6 +397,15 @@ struct MappedValueDecoder: Decoder {
         func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            // The common kinds without a dynamic cast (T is the very type: the bits are the value).
+            switch value {
+            case .string(let string) where T.self == String.self: return unsafeBitCast(string, to: T.self)
+            case .int(let int) where T.self == Int.self: return unsafeBitCast(int, to: T.self)
+            case .bool(let bool) where T.self == Bool.self: return unsafeBitCast(bool, to: T.self)
+            case .date(let date) where T.self == Date.self: return unsafeBitCast(date, to: T.self)
+            default:
+                break
+            }
             // The mapped kinds as they are, not through their own Codable forms.
             switch value {
             case .date(let date) where type == Date.self: return date as! T

@@ -22,13 +22,13 @@ extension Mapper {
     public func map<T: MappedModel>(_ data: Data, to type: T.Type, context identifier: String)
         throws(MappingsError) -> TypedMappingResult<T>
     {
-        let context = try typedContexts.context(T.self, identifier, of: self)
-        if let value = planValue(data, context: context) {
+        let entry = try typedContexts.entry(T.self, identifier, of: self)
+        if let value = entry.planValue(data) {
             var failures: [ConversionFailure] = []
             let instance = T.mapping.instance(from: value, failures: &failures)
             if failures.isEmpty { return TypedMappingResult(value: instance, issues: []) }
         }
-        return object(T.self, from: try Self.payload(data, demand: context.demand), using: context)
+        return object(T.self, from: try Self.payload(data, demand: entry.context.demand), using: entry.context)
     }
 
     /// One new instance of `T` per element of a payload array's JSON text.
@@ -50,14 +50,6 @@ extension Mapper {
         return map(try Self.payload(Array(data), demand: .everything), into: &existing, using: context)
     }
 
-    /// What `context` maps of a payload's bytes by its fast plan (the tape, no `JSONValue` of
-    /// the record), or `nil` when the general engine must map it: the context has no plan for
-    /// values, or the record is one the plan gives back (an issue, text that is not JSON).
-    func planValue(_ data: Data, context: CompiledContext) -> Value? {
-        guard let plan = typedContexts.plan(for: context, of: self) else { return nil }
-        return data.withUnsafeBytes { raw in plan.value(of: raw.bindMemory(to: UInt8.self)) }
-    }
-
     /// The payload, read as `demand` says; text that is not JSON is an `.invalidInput` error.
     private static func payload(_ data: Data, demand: JSONDemand) throws(MappingsError) -> JSONValue {
         try payload(Array(data), demand: demand)
@@ -68,45 +60,67 @@ extension Mapper {
     }
 }
 
-/// The contexts a mapper has checked for Swift types (`typedContext(_:_:)`), by type and
-/// identifier: shared by a mapper's copies, safe across threads.
+/// The contexts a mapper has checked for Swift types (`typedContext(_:_:)`) or looked up for
+/// `decode`, by type and identifier, each with its plan for values: shared by a mapper's
+/// copies, safe across threads. One lookup a call.
 final class TypedContextCache: Sendable {
     private struct Key: Hashable {
-        let type: ObjectIdentifier
+        /// The Swift type the context was checked against; `nil` for `decode` (no check).
+        let type: ObjectIdentifier?
         let identifier: String
-    }
-
-    private let contexts = Mutex<[Key: CompiledContext]>([:])
-
-    /// A context's plan for values, by its index and the mapper's default strictness (a
-    /// mapper's copies share this cache); `nil` inside for a context that has none.
-    private struct PlanKey: Hashable {
-        let index: Int
+        /// The mapper's default strictness, which the plan compiles in.
         let strict: Bool
     }
 
-    private let plans = Mutex<[PlanKey: FastPlan?]>([:])
+    /// A context and the plan `planValue(_:)` maps by (`nil`: the context has none for values).
+    struct Entry: Sendable {
+        let context: CompiledContext
+        let plan: FastPlan?
 
-    /// The plan `planValue(_:context:)` maps by, made once per context.
-    func plan(for context: CompiledContext, of mapper: Mapper) -> FastPlan? {
-        let key = PlanKey(index: context.index, strict: mapper.convertsStrictlyByDefault)
-        if let known = plans.withLock({ $0[key] }) { return known }
-        let made: FastPlan?
-        switch mapper.fastPlan(for: context) {
-        case .success(let plan) where plan.buildsValues: made = plan
-        default: made = nil
+        /// What the plan maps of a payload's bytes, or `nil` when the general engine must map it:
+        /// the context has no plan for values, or the record is one the plan gives back (an
+        /// issue, text that is not JSON).
+        func planValue(_ data: Data) -> Value? {
+            guard let plan else { return nil }
+            return data.withUnsafeBytes { raw in plan.value(of: raw.bindMemory(to: UInt8.self)) }
         }
-        plans.withLock { $0[key] = .some(made) }
-        return made
     }
 
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    /// The context checked against `T` (or, with `type` `nil`, only looked up) and its plan.
+    func entry(_ type: (any MappedModel.Type)?, _ identifier: String, of mapper: Mapper) throws(MappingsError)
+        -> Entry
+    {
+        let key = Key(
+            type: type.map { ObjectIdentifier($0) }, identifier: identifier, strict: mapper.convertsStrictlyByDefault)
+        if let known = entries.withLock({ $0[key] }) { return known }
+        let context: CompiledContext
+        if let type {
+            context = try Self.checked(type, identifier, mapper)
+        } else {
+            context = try mapper.context(identifier)
+        }
+        let plan: FastPlan?
+        switch mapper.fastPlan(for: context) {
+        case .success(let made) where made.buildsValues: plan = made
+        default: plan = nil
+        }
+        let entry = Entry(context: context, plan: plan)
+        entries.withLock { $0[key] = entry }
+        return entry
+    }
+
+    private static func checked<T: MappedModel>(_ type: T.Type, _ identifier: String, _ mapper: Mapper)
+        throws(MappingsError) -> CompiledContext
+    {
+        try mapper.typedContext(type, identifier)
+    }
+
+    /// The context checked against `T`.
     func context<T: MappedModel>(_ type: T.Type, _ identifier: String, of mapper: Mapper) throws(MappingsError)
         -> CompiledContext
     {
-        let key = Key(type: ObjectIdentifier(type), identifier: identifier)
-        if let known = contexts.withLock({ $0[key] }) { return known }
-        let context = try mapper.typedContext(type, identifier)
-        contexts.withLock { $0[key] = context }
-        return context
+        try entry(type, identifier, of: mapper).context
     }
 }
