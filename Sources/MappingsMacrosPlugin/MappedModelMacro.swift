@@ -10,7 +10,7 @@ import SwiftSyntaxMacros
 /// extension Tweet: MappedModel {
 ///     static let mapping = TypedModel<Tweet>("TweetModel", make: { Tweet() }, …) { bindings in
 ///         bindings.bind("identifier", \Tweet.identifier, line: 3) {
-///             $0.identifier.update(from: $1, failures: &$2)
+///             TypedModel<Tweet>.Bindings.set(&$0.identifier, from: $1, failures: &$2)
 ///         }
 ///         …
 ///     }
@@ -49,7 +49,8 @@ enum MappedModelMacro: ExtensionMacro {
             let line = context.location(of: property.node).map { ", line: \($0.line)" } ?? ""
             lines.append(
                 "        bindings.bind(\(stringLiteral(property.name)), \\\(typeName).\(property.keyPath)\(line)) {\n"
-                    + "            $0.\(property.keyPath).update(from: $1, failures: &$2)\n        }")
+                    + "            TypedModel<\(typeName)>.Bindings.set(&$0.\(property.keyPath), from: $1, failures: &$2)\n"
+                    + "        }")
         }
         let conformance = protocols.isEmpty ? "" : ": " + protocols.map(\.trimmedDescription).joined(separator: ", ")
         let body = lines.isEmpty ? " _ in\n" : " bindings in\n" + lines.joined(separator: "\n") + "\n"

@@ -77,28 +77,28 @@ struct MappedModelExpansionTests {
                         }, fileID: "TestModule/test.swift", filePath: "test.swift", line: 1
                     ) { bindings in
                         bindings.bind("identifier", \\Tweet.identifier, line: 3) {
-                            $0.identifier.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.identifier, from: $1, failures: &$2)
                         }
                         bindings.bind("message", \\Tweet.text, line: 4) {
-                            $0.text.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.text, from: $1, failures: &$2)
                         }
                         bindings.bind("user", \\Tweet.user, line: 5) {
-                            $0.user.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.user, from: $1, failures: &$2)
                         }
                         bindings.bind("createdAt", \\Tweet.createdAt, line: 6) {
-                            $0.createdAt.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.createdAt, from: $1, failures: &$2)
                         }
                         bindings.bind("tags", \\Tweet.tags, line: 7) {
-                            $0.tags.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.tags, from: $1, failures: &$2)
                         }
                         bindings.bind("default", \\Tweet.`default`, line: 10) {
-                            $0.`default`.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.`default`, from: $1, failures: &$2)
                         }
                         bindings.bind("retweets", \\Tweet.retweets, line: 11) {
-                            $0.retweets.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.retweets, from: $1, failures: &$2)
                         }
                         bindings.bind("likes", \\Tweet.likes, line: 11) {
-                            $0.likes.update(from: $1, failures: &$2)
+                            TypedModel<Tweet>.Bindings.set(&$0.likes, from: $1, failures: &$2)
                         }
                     }
                 }
@@ -132,10 +132,10 @@ struct MappedModelExpansionTests {
                         }, fileID: "TestModule/test.swift", filePath: "test.swift", line: 1
                     ) { bindings in
                         bindings.bind("name", \\User.name, line: 3) {
-                            $0.name.update(from: $1, failures: &$2)
+                            TypedModel<User>.Bindings.set(&$0.name, from: $1, failures: &$2)
                         }
                         bindings.bind("imageUrl", \\User.imageUrl, line: 4) {
-                            $0.imageUrl.update(from: $1, failures: &$2)
+                            TypedModel<User>.Bindings.set(&$0.imageUrl, from: $1, failures: &$2)
                         }
                     }
                 }

@@ -162,6 +162,38 @@ public struct TypedModel<Root>: Sendable {
         ) {
             fatalError("unavailable")
         }
+
+        /// Sets a property from its mapped value: what the setters `@MappedModel` writes call,
+        /// compiled in the host for the property's type.
+        @inlinable
+        public static func set<V: MappableValue>(
+            _ property: inout V, from value: Value, failures: inout [ConversionFailure]
+        ) {
+            property.update(from: value, failures: &failures)
+        }
+
+        /// A property whose type is no `MappableValue`: the compiler says what to do.
+        @available(
+            *, unavailable,
+            message:
+                "the property's type is not a MappableValue: make it a model (@MappedModel from MappingsMacros, or MappedModel with a TypedModel), declare a RawRepresentable enum MappableValue, or leave the property out (@MappedIgnored)"
+        )
+        public static func set<V>(_ property: inout V, from value: Value, failures: inout [ConversionFailure]) {
+            fatalError("unavailable")
+        }
+
+        /// The same, for the form `@MappedModel` writes.
+        @available(
+            *, unavailable,
+            message:
+                "the property's type is not a MappableValue: make it a model (@MappedModel from MappingsMacros, or MappedModel with a TypedModel), declare a RawRepresentable enum MappableValue, or leave the property out (@MappedIgnored)"
+        )
+        public mutating func bind<V>(
+            _ name: String, _ keyPath: any WritableKeyPath<Root, V> & Sendable, line: Int = #line,
+            update: @escaping @Sendable (inout Root, Value, inout [ConversionFailure]) -> Void
+        ) {
+            fatalError("unavailable")
+        }
     }
 
     /// Sets every property of `root` from a mapped object of this model; a property whose
