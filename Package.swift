@@ -25,9 +25,9 @@ let layers: [Target.Dependency] = ["MappingsJSON", "MappingsModel", "MappingsCom
 /// only the C library.
 let portable = Context.environment["MAPPINGS_PORTABLE"] != nil
 
-/// `MAPPINGS_NO_MACROS=1` (tools/test's optimized allocation suite): the package without
-/// `MappingsMacros`, so that a release build of every test target does not build swift-syntax
-/// optimized (six minutes on two cores) for tests that do not use it.
+/// `MAPPINGS_NO_MACROS=1` (tools/test's optimized allocation suite, tools/install): the package
+/// without `MappingsMacros`, so that building every target or product does not build swift-syntax
+/// (optimized: six minutes on two cores) for what does not use it.
 let macros = Context.environment["MAPPINGS_NO_MACROS"] == nil
 
 let package = Package(

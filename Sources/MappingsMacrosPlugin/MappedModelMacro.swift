@@ -40,15 +40,15 @@ enum MappedModelMacro: ExtensionMacro {
         let access = Self.accessLevel(of: declaration, in: context)
         let file = context.location(of: node, at: .afterLeadingTrivia, filePathMode: .fileID)
         let path = context.location(of: node, at: .afterLeadingTrivia, filePathMode: .filePath)
-        var where_ = ""
+        var place = ""
         if let file, let path {
-            where_ = ", fileID: \(file.file), filePath: \(path.file), line: \(file.line)"
+            place = ", fileID: \(file.file), filePath: \(path.file), line: \(file.line)"
         }
         var lines: [String] = []
         for property in properties.bound {
             let line = context.location(of: property.node).map { ", line: \($0.line)" } ?? ""
             lines.append(
-                "        bindings.bind(\(stringLiteral(property.name)), \\\(typeName).\(property.keyPath)\(line)) {\n"
+                "        bindings.bind(\(property.literal), \\\(typeName).\(property.keyPath)\(line)) {\n"
                     + "            TypedModel<\(typeName)>.Bindings.set(&$0.\(property.keyPath), from: $1, failures: &$2)\n"
                     + "        }")
         }
@@ -57,7 +57,7 @@ enum MappedModelMacro: ExtensionMacro {
         let source: DeclSyntax = """
             extension \(raw: typeName)\(raw: conformance) {
                 \(raw: access)static let mapping = TypedModel<\(raw: typeName)>(
-                    \(raw: stringLiteral(modelName)), make: { \(raw: typeName)() }\(raw: where_)
+                    \(raw: modelName.literal), make: { \(raw: typeName)() }\(raw: place)
                 ) {\(raw: body)    }
             }
             """
@@ -65,21 +65,24 @@ enum MappedModelMacro: ExtensionMacro {
         return [extensionDecl]
     }
 
-    /// The model name: the attribute's one argument, a plain non-empty string literal.
-    private static func modelName(of node: AttributeSyntax, _ report: inout Report) -> String? {
+    /// The model name: the attribute's one argument, a plain non-empty string literal (its
+    /// text as written, which the expansion repeats).
+    private static func modelName(of node: AttributeSyntax, _ report: inout Report) -> (name: String, literal: String)?
+    {
         guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression else {
             report.error(
                 node, "mapped-model-name",
                 "@MappedModel needs the model name the contexts build: @MappedModel(\"Name\")")
             return nil
         }
-        guard let name = plainString(argument), !name.isEmpty else {
+        guard let name = plainString(argument), !name.isEmpty, let literal = argument.as(StringLiteralExprSyntax.self)
+        else {
             report.error(
                 argument, "mapped-model-name",
                 "@MappedModel's model name is a plain, non-empty string literal (contexts name it in \"@class\")")
             return nil
         }
-        return name
+        return (name, literal.trimmedDescription)
     }
 
     /// Struct or final class, not generic; `nil` (with the error said) for anything else.

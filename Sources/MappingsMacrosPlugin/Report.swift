@@ -64,9 +64,3 @@ func plainString(_ expression: ExprSyntax) -> String? {
     }
     return text
 }
-
-/// `text` as a Swift string literal (a raw one when it holds a quote or a backslash).
-func stringLiteral(_ text: String) -> String {
-    guard text.contains("\"") || text.contains("\\") else { return "\"\(text)\"" }
-    return "#\"\(text)\"#"
-}

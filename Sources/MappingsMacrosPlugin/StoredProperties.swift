@@ -6,9 +6,11 @@ import SwiftSyntaxMacros
 /// The stored properties of a `@MappedModel` type, as its declaration spells them: those the
 /// model binds, in declaration order, and those `init()` must give a value to.
 struct StoredProperties {
-    /// A property of the model: its model name, the key path's component and where it is.
+    /// A property of the model: its model name (and as a Swift literal: `@MappedProperty`'s as
+    /// written), the key path's component and where it is.
     struct Bound {
         var name: String
+        var literal: String
         var keyPath: String
         var node: Syntax
     }
@@ -62,9 +64,9 @@ struct StoredProperties {
     private mutating func add(_ variable: VariableDeclSyntax, _ report: inout Report) -> [Bound] {
         let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
         let ignored = variable.attribute(named: "MappedIgnored") != nil
-        let renamed = variable.attribute(named: "MappedProperty").flatMap { attribute in
-            attribute.arguments?.as(LabeledExprListSyntax.self)?.first.flatMap { plainString($0.expression) }
-        }
+        let renamedExpression = variable.attribute(named: "MappedProperty")?.arguments?.as(LabeledExprListSyntax.self)?
+            .first?.expression
+        let renamed = renamedExpression.flatMap(plainString)
         let bindings = Array(variable.bindings)
         var result: [Bound] = []
         for (index, binding) in bindings.enumerated() where binding.isStored {
@@ -131,7 +133,12 @@ struct StoredProperties {
                 // would only add a duplicate to its error.
                 continue
             }
-            result.append(Bound(name: renamed ?? name, keyPath: identifier.identifier.text, node: Syntax(binding)))
+            // A Swift identifier holds no quote or backslash: quoted as it is.
+            let literal = renamed == nil ? "\"\(name)\"" : renamedExpression?.trimmedDescription ?? "\"\(name)\""
+            result.append(
+                Bound(
+                    name: renamed ?? name, literal: literal, keyPath: identifier.identifier.text, node: Syntax(binding))
+            )
         }
         return result
     }

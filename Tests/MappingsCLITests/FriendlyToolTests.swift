@@ -28,7 +28,7 @@ struct FriendlyToolTests {
         #expect(far.status == 2)
         #expect(
             far.stderr.hasPrefix(
-                "Error: Unknown subcommand 'frobnicate'. The subcommands are check, map, stream, test, explain, fetch, serialize, schema, fmt, lsp, serve, help.\n"
+                "Error: Unknown subcommand 'frobnicate'. The subcommands are check, map, stream, test, explain, fetch, serialize, schema, fmt, lsp, serve, playground, help.\n"
             ))
     }
 

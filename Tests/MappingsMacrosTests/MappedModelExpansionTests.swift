@@ -142,7 +142,7 @@ struct MappedModelExpansionTests {
                 """)
     }
 
-    @Test("a model without properties, and names that need a raw string")
+    @Test("a model without properties, its name repeated as written (escapes included)")
     func emptyModel() {
         expect(
             """
@@ -156,7 +156,7 @@ struct MappedModelExpansionTests {
 
                 extension Nothing: MappedModel {
                     static let mapping = TypedModel<Nothing>(
-                        #"Empty \\"one\\""#, make: {
+                        "Empty \\"one\\"", make: {
                             Nothing()
                         }, fileID: "TestModule/test.swift", filePath: "test.swift", line: 1
                     ) { _ in

@@ -27,13 +27,13 @@ struct MappingsCommand: ParsableCommand {
             [
                 CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
                 SerializeCommand.self, SchemaCommand.self, FormatCommand.self, LanguageServerCommand.self,
-                ServeCommand.self,
+                ServeCommand.self, PlaygroundCommand.self,
             ]
         #else
             [
                 CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
                 FetchCommand.self, SerializeCommand.self, SchemaCommand.self, FormatCommand.self,
-                LanguageServerCommand.self, ServeCommand.self,
+                LanguageServerCommand.self, ServeCommand.self, PlaygroundCommand.self,
             ]
         #endif
     }

@@ -1,0 +1,128 @@
+"""`mappings playground` over HTTP, as its page drives it: the state, live runs, saving, safety."""
+
+import json
+import time
+
+TWEET = "$TweetModel"
+
+
+def run(server, files=None, payload=None, context=TWEET):
+    status, answer = server.json("POST", "/api/run", {"context": context, "files": files or {}, "payload": payload})
+    assert status == 200, answer
+    return answer
+
+
+def test_the_page_and_its_state(playground, workspace):
+    server = playground("--context", TWEET, "--input", "twitter/tweet.json")
+    status, headers, page = server.request("GET", "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    text = page.decode()
+    for element in ('id="mappings"', 'id="payload"', 'id="output"', 'id="issues"', 'id="explain"', 'id="tests"'):
+        assert element in text, element
+    # Nothing is fetched from elsewhere: no script, style or image from another address.
+    assert 'src="http' not in text and 'href="http' not in text and "@import" not in text
+    assert "Access-Control-Allow-Origin" not in headers
+    status, state = server.json("GET", "/api/state")
+    assert status == 200
+    assert state["context"] == TWEET and TWEET in state["contexts"]
+    assert state["payload"] == (workspace / "twitter" / "tweet.json").read_text()
+    paths = [file["path"] for file in state["files"]]
+    assert "contexts/twitter.mappings" in paths and any(path.endswith(".lua") for path in paths)
+    assert state["contextFiles"][TWEET] == "contexts/twitter.mappings"
+    assert state["writes"] is False
+
+
+def test_the_first_test_input_is_the_payload_without_input(playground):
+    server = playground()
+    status, state = server.json("GET", "/api/state")
+    assert status == 200 and state["payload"].strip() not in ("", "{}")
+
+
+def test_a_run_gives_the_output_the_explain_trace_and_the_tests(playground, workspace):
+    server = playground()
+    payload = (workspace / "twitter" / "tweet.json").read_text()
+    answer = run(server, payload=payload)
+    output = json.loads(answer["output"])
+    assert output["identifier"] == "240859602684612608" and output["user"]["name"] == "Twitter API"
+    assert answer["issues"] == [] and answer["diagnostics"] == []
+    assert any("identifier" in line for line in answer["explain"])
+    assert answer["tests"] and all(test["passed"] for test in answer["tests"]), answer["tests"]
+
+
+def test_a_bad_payload_gives_its_issue_by_path(playground):
+    server = playground()
+    answer = run(server, payload=json.dumps({"id_str": 5, "user": {"name": "Ann"}}))
+    issues = {issue["path"]: issue for issue in answer["issues"]}
+    assert "$.text" in issues, answer["issues"]
+    issue = issues["$.text"]
+    assert issue["kind"] == "missing required value" and issue["property"].startswith("TweetModel.")
+    assert issue["file"] == "contexts/twitter.mappings" and issue["line"] > 0
+    not_json = run(server, payload='{"text": ')
+    assert not_json["payloadError"][0]["file"] == "payload" and not_json["output"] is None
+
+
+def test_an_edit_of_the_mappings_changes_the_output_and_a_broken_one_is_a_diagnostic(playground, workspace):
+    server = playground()
+    payload = (workspace / "twitter" / "tweet.json").read_text()
+    original = (workspace / "contexts" / "twitter.mappings").read_text()
+    edited = original.replace('"message": "text"', '"message": "id_str"', 1)
+    assert edited != original
+    answer = run(server, {"contexts/twitter.mappings": edited}, payload)
+    assert json.loads(answer["output"])["message"] == "240859602684612608"
+    broken = original.replace('"@class": "TweetModel"', '"@class": "TweetModl"', 1)
+    answer = run(server, {"contexts/twitter.mappings": broken}, payload)
+    assert answer["output"] is None
+    diagnostic = answer["diagnostics"][0]
+    assert diagnostic["message"] == 'unknown class "TweetModl"' and diagnostic["file"] == "contexts/twitter.mappings"
+    assert diagnostic["line"] == original[: original.index('"@class": "TweetModel"')].count("\n") + 1
+    assert "did you mean" in diagnostic["help"]
+    # The files on disk are not touched.
+    assert (workspace / "contexts" / "twitter.mappings").read_text() == original
+
+
+def test_no_write_without_write_and_a_write_with_it(playground, workspace):
+    path = workspace / "contexts" / "twitter.mappings"
+    original = path.read_text()
+    edited = original.replace('"message": "text"', '"message": "full_text"', 1)
+    server = playground()
+    status, answer = server.json("POST", "/api/save", {"files": {"contexts/twitter.mappings": edited}})
+    assert status == 403 and "--write" in answer["error"]
+    assert path.read_text() == original
+    writer = playground("--write")
+    broken = original.replace('"@class": "TweetModel"', '"@class": "TweetModl"', 1)
+    status, answer = writer.json("POST", "/api/save", {"files": {"contexts/twitter.mappings": broken}})
+    assert status == 409 and answer["diagnostics"] and path.read_text() == original
+    status, answer = writer.json("POST", "/api/save", {"files": {"../outside.mappings": "{}"}})
+    assert status == 403 and not (workspace.parent / "outside.mappings").exists()
+    status, answer = writer.json("POST", "/api/save", {"files": {"contexts/twitter.mappings": edited}})
+    assert status == 200 and answer["saved"] == ["contexts/twitter.mappings"]
+    assert path.read_text() == edited
+
+
+def test_requests_for_another_host_or_from_another_origin_are_refused(playground):
+    server = playground()
+    status, _, body = server.request("GET", "/api/state", headers={"Host": "evil.example:%d" % server.port})
+    assert status == 421 and b"localhost" in body
+    status, _, _ = server.request("GET", "/", headers={"Host": "localhost:%d" % server.port})
+    assert status == 200
+    status, _, _ = server.request(
+        "POST", "/api/run", {"context": TWEET, "files": {}, "payload": "{}"}, headers={"Origin": "http://evil.example"})
+    assert status == 403
+    status, headers, _ = server.request(
+        "POST", "/api/run", {"context": TWEET, "files": {}, "payload": "{}"},
+        headers={"Origin": "http://127.0.0.1:%d" % server.port})
+    assert status == 200 and "Access-Control-Allow-Origin" not in headers
+
+
+def test_a_script_that_loops_is_a_timeout_issue_and_the_playground_stays_responsive(playground, workspace):
+    server = playground("--lua-timeout", "300")
+    script = workspace / "scripts" / "MyTransformers.lua"
+    looping = "local function spin() while true do end end\n" + script.read_text()
+    looping = looping.replace("return MyTransformers", "MyTransformers.coordinate2DFromDictionary = function() spin() end\nreturn MyTransformers")
+    payload = (workspace / "twitter" / "tweet.json").read_text()
+    start = time.monotonic()
+    answer = run(server, {"scripts/MyTransformers.lua": looping}, payload)
+    assert time.monotonic() - start < 20
+    assert any("deadline" in issue["message"] or "budget" in issue["message"] for issue in answer["issues"]), answer["issues"]
+    status, state = server.json("GET", "/api/state")
+    assert status == 200
