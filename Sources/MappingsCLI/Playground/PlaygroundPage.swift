@@ -190,7 +190,7 @@ enum PlaygroundPage {
             const answer = await response.json();
             if (mine !== sequence) return;
             render(answer);
-            $("status").textContent = "";
+            if ($("status").textContent === "running…") $("status").textContent = "";
           } catch (error) {
             if (mine === sequence) $("status").textContent = "the playground does not answer: " + error;
           }

@@ -18,16 +18,20 @@ TWEET = "$TweetModel"
 SCREENSHOT = REPOSITORY / "docs" / "images" / "playground-twitter.png"
 
 
-@pytest.fixture
-def browser():
+def chromium(*extra):
     options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000", *extra):
         options.add_argument(argument)
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium:
         options.binary_location = chromium
     service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    driver = webdriver.Chrome(options=options, service=service)
+    return webdriver.Chrome(options=options, service=service)
+
+
+@pytest.fixture
+def browser():
+    driver = chromium()
     yield driver
     driver.quit()
 
@@ -125,9 +129,25 @@ def test_save_writes_the_edit_only_with_write(playground, browser, workspace):
     wait_for(browser, lambda: '"240859602684612608"' in text(browser, "output"))
     edited = original.replace('"message": "text"', '"message": "full_text"', 1)
     type_into(browser, "mappings", edited)
-    wait_for(browser, lambda: text(browser, "status") == "")
+    # The edit has run (tweet.json has no full_text: the message is missing) before Save.
+    wait_for(browser, lambda: "$.full_text" in text(browser, "issues"))
     save = browser.find_element(By.ID, "save")
     assert save.get_attribute("hidden") is None
     save.click()
     wait_for(browser, lambda: "saved" in text(browser, "status"))
     assert path.read_text() == edited
+
+
+def test_a_page_reached_by_another_name_is_refused(playground):
+    """DNS rebinding, as a browser meets it: a name of another site that resolves to 127.0.0.1."""
+    server = playground("--context", TWEET, "--input", "twitter/tweet.json")
+    driver = chromium("--host-resolver-rules=MAP rebound.example 127.0.0.1")
+    try:
+        driver.get("http://rebound.example:%d/" % server.port)
+        body = driver.find_element(By.TAG_NAME, "body").text
+        assert "answers requests for 127.0.0.1 or localhost" in body and "rebound.example" in body
+        assert not driver.find_elements(By.ID, "mappings")
+        driver.get("http://localhost:%d/" % server.port)
+        wait_for(driver, lambda: '"240859602684612608"' in text(driver, "output"))
+    finally:
+        driver.quit()
