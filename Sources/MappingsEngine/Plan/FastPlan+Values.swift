@@ -11,8 +11,10 @@ package import MappingsModel
 /// it the general way, which reports what is wrong; so does every record of a plan that calls
 /// transformers or filters (those go through the general engine's memo) or reads keyed selections.
 extension FastPlan {
-    /// Whether the typed path can take this plan's records at all.
-    package var buildsValues: Bool { !callsTransformers && !tables.properties.contains { $0.selectionCount > 0 } }
+    /// Whether the typed path can take a plan's records at all (found once, when it is made).
+    static func buildsValues(filter: (call: PlanTables.Call, text: any TextTransformer)?, tables: PlanTables) -> Bool {
+        filter == nil && tables.transformers.isEmpty && !tables.properties.contains { $0.selectionCount > 0 }
+    }
 
     /// The mapped value of a record, or `nil` when the general engine must map it.
     package func value(of buffer: UnsafeBufferPointer<UInt8>) -> Value? {

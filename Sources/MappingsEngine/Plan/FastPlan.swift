@@ -31,6 +31,8 @@ package final class FastPlan: Sendable {
     /// Whether `prepare` makes calls ahead: the plan calls a transformer (or filters) that
     /// answers batches and prefers them (Lua in worker processes, where a call is a round trip).
     package let batchesCalls: Bool
+    /// Whether `value(of:)` takes records: no transformer, filter or keyed selection.
+    package let buildsValues: Bool
 
     init(
         shape: TapeShape, tables: PlanTables, converter: Converter,
@@ -40,6 +42,7 @@ package final class FastPlan: Sendable {
         self.converter = converter
         strictConverter = converter.strict(true)
         batchesCalls = Self.batchesCalls(filter: filter, tables: tables)
+        buildsValues = Self.buildsValues(filter: filter, tables: tables)
     }
 
     /// What `write` made of a record.
