@@ -379,7 +379,8 @@ static clua_view *clua_view_check(lua_State *L, int index) {
 /// Pushes a new view of the container whose text is `start..<end`. Stack: [-0, +1, m]
 static void clua_view_push(lua_State *L, const uint8_t *start, const uint8_t *end, int depth) {
     clua_sandbox *s = clua_sandbox_of(L);
-    if (depth > CLUA_MAX_DEPTH)
+    // `depth` counts the containers around this one: it is level depth + 1.
+    if (depth >= CLUA_MAX_DEPTH)
         luaL_error(L, "the value nests deeper than %d levels, more than a script is given", CLUA_MAX_DEPTH);
     clua_view *view = (clua_view *)lua_newuserdatauv(L, sizeof(clua_view), 2);
     view->start = start;
@@ -970,7 +971,7 @@ void clua_value_copy(lua_State *L, int index, int depth) {
         lua_pushvalue(L, index);
         return;
     }
-    if (depth > CLUA_MAX_DEPTH) luaL_error(L, "json.copy: the value nests deeper than %d levels", CLUA_MAX_DEPTH);
+    if (depth >= CLUA_MAX_DEPTH) luaL_error(L, "json.copy: the value nests deeper than %d levels", CLUA_MAX_DEPTH);
     luaL_checkstack(L, 6, "value too deep");
     clua_sandbox_charge(L, 1);
     lua_createtable(L, 0, 0);
@@ -1016,7 +1017,9 @@ int clua_json_copy(lua_State *L) {
 static int clua_view_pristine(lua_State *L, int index, int depth) {
     index = lua_absindex(L, index);
     if (((clua_view *)lua_touserdata(L, index))->changed) return 0;
-    if (depth > CLUA_MAX_DEPTH) return 0;
+    // Each level holds its slots table, a key and a value: room for them, or "changed" (the
+    // writer then goes member by member, and refuses what nests too deep).
+    if (depth > CLUA_MAX_DEPTH || !lua_checkstack(L, 4)) return 0;
     if (lua_getiuservalue(L, index, CLUA_VIEW_SLOTS) != LUA_TTABLE) {
         lua_pop(L, 1);
         return 1;

@@ -24,9 +24,10 @@ static const uint8_t *clua_wire_take(const uint8_t **cursor, const uint8_t *end,
 /// Pushes the value a wire encodes; why: host values enter Lua under `lua_pcall`. Returns
 /// CLUA_PUSH_OK, or why not, leaving what it pushed so far. Stack: [-0, +1, v]
 int clua_wire_push(lua_State *L, clua_sandbox *s, const uint8_t **cursor, const uint8_t *end, int depth) {
-    if (depth > CLUA_MAX_DEPTH) return CLUA_PUSH_TOO_DEEP;
     const uint8_t *tag = clua_wire_take(cursor, end, 1);
     if (tag == NULL) return CLUA_PUSH_MALFORMED;
+    // A container inside `depth` others is level depth + 1: at most CLUA_MAX_DEPTH levels cross.
+    if (depth >= CLUA_MAX_DEPTH && (*tag == CLUA_WIRE_ARRAY || *tag == CLUA_WIRE_OBJECT)) return CLUA_PUSH_TOO_DEEP;
     switch (*tag) {
     case CLUA_WIRE_NULL: lua_pushlightuserdata(L, (void *)s); return 1;
     case CLUA_WIRE_TRUE: lua_pushboolean(L, 1); return 1;

@@ -112,6 +112,40 @@ struct LuaViewTests {
         }
     }
 
+    /// Every level a script reads is a view kept in its parent's slots: returning the value
+    /// walks them all (a walk that once pushed past Lua's stack and broke the host's memory at
+    /// 15 levels). Up to the limit a value read, changed or copied at its deepest level comes
+    /// back exactly; one level past it is an issue that names the limit, never a null.
+    @Test("a value read to its deepest level is returned exactly up to 128 levels; past them, an issue names the limit", arguments: isolations)
+    func depthLimit(_ isolation: LuaIsolation) throws {
+        let script = """
+            local function down(v, n) for i = 1, n do v = v[1] end return v end
+            return {
+                walk = function(v, levels) down(v, levels - 1) return v end,
+                change = function(v, levels) local inner = down(v, levels - 1) inner[1] = 5 return v end,
+                copy = function(v) return json.copy(v) end,
+            }
+            """
+        func nested(_ levels: Int, innermost: String = "0") -> String {
+            String(repeating: "[", count: levels) + innermost + String(repeating: "]", count: levels)
+        }
+        for levels in [1, 15, 16, 64, 127, 128, 129, 200] {
+            for function in ["walk", "change", "copy"] {
+                let fixture = try LuaFixture(
+                    ["D.lua": script], entries: ["v": "D.\(function)"], userData: String(levels), isolation: isolation)
+                defer { fixture.remove() }
+                let (output, issues) = try fixture.map(json: nested(levels))
+                if levels <= 128 {
+                    let expected = function == "change" ? nested(levels, innermost: "5") : nested(levels)
+                    #expect(issues.isEmpty && output == #"{"v":\#(expected)}"#, "\(function) \(levels): \(issues)")
+                } else {
+                    #expect(output == "{}" && issues.count == 1, "\(function) \(levels): \(output) \(issues)")
+                    #expect(issues.first?.contains("128 levels") == true, "\(function) \(levels): \(issues)")
+                }
+            }
+        }
+    }
+
     @Test("pairs keeps the payload's order, ipairs its elements, next its first key", arguments: isolations)
     func walking(_ isolation: LuaIsolation) throws {
         let fixture = try Self.fixture("walk", isolation: isolation)
