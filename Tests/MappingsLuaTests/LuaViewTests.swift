@@ -116,7 +116,9 @@ struct LuaViewTests {
     /// walks them all (a walk that once pushed past Lua's stack and broke the host's memory at
     /// 15 levels). Up to the limit a value read, changed or copied at its deepest level comes
     /// back exactly; one level past it is an issue that names the limit, never a null.
-    @Test("a value read to its deepest level is returned exactly up to 128 levels; past them, an issue names the limit", arguments: isolations)
+    @Test(
+        "a value read to its deepest level is returned exactly up to 128 levels; past them, an issue names the limit",
+        arguments: isolations)
     func depthLimit(_ isolation: LuaIsolation) throws {
         let script = """
             local function down(v, n) for i = 1, n do v = v[1] end return v end

@@ -56,13 +56,15 @@ extension MappingRun {
     /// property; a set then keeps each value once, a repeat a `duplicate element` warning.
     mutating func convertElements(
         _ items: [JSONValue], to elementType: TypeReference, rule: Rule, path: () -> String, target: inout Value,
-        property: () -> String, distinct: Bool = false
+        property: () -> String, holes: inout FanOutHoles, distinct: Bool = false
     ) {
         var built: [(index: Int, value: Value)] = []
         built.reserveCapacity(items.count)
         var failed = false
         for (index, item) in items.enumerated() {
-            switch convertPart(item, to: elementType, at: "[\(index)]", rule: rule, path: path, property: property) {
+            switch convertPart(
+                item, to: elementType, at: "[\(index)]", rule: rule, path: path, property: property, holes: &holes)
+            {
             case (.kept, let value): built.append((index, value))
             case (.skipped, _): continue
             case (.failed, _): failed = true
@@ -96,9 +98,12 @@ extension MappingRun {
     ) {
         var built: [(key: String, value: Value)] = []
         var failed = false
+        // A dictionary's members are no fan-out's elements.
+        var holes = FanOutHoles(keyPath: nil, source: .null)
         for (key, item) in members.members {
             switch convertPart(
-                item, to: elementType, at: PathText.member(key), rule: rule, path: path, property: property)
+                item, to: elementType, at: PathText.member(key), rule: rule, path: path, property: property,
+                holes: &holes)
             {
             case (.kept, let value): built.append((key, value))
             case (.skipped, _): continue
@@ -118,13 +123,14 @@ extension MappingRun {
     /// collection, and what `@onElementError` makes of it.
     private mutating func convertPart(
         _ item: JSONValue, to type: TypeReference, at relative: String, rule: Rule, path: () -> String,
-        property: () -> String
+        property: () -> String, holes: inout FanOutHoles
     ) -> (ElementOutcome, Value) {
         var failures: [ConversionFailure] = []
         let converted = converter.convert(item, to: type, dateFormat: rule.dateFormats, failures: &failures)
         let before = issues.count
         for failure in failures {
             let below = relative + failure.relativePath
+            let failure = Self.restated(failure, relative: below, property: property() + below, holes: &holes)
             report(
                 failure.issueKind, at: PathText.appending(below, to: path()), property: property() + below,
                 rule: rule, value: failure.partValue ?? (failure.relativePath.isEmpty ? Converter.describe(item) : nil),

@@ -205,16 +205,21 @@ struct MappingRun {
             Target.assign(.json(value), at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
             return
         }
+        // The elements a fan-out made null for want of their key are absent values (a transformer's
+        // or a selection's array is not the key path's).
+        var holes = FanOutHoles(
+            keyPath: rule.selection == nil && rule.transform == nil ? keyPath() : nil, source: source)
         if rule.policies.onElementError != .keep {
             if case .array(let items) = value, case .array(let elementType) = type.unwrapped {
                 convertElements(
-                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
+                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property,
+                    holes: &holes)
                 return
             }
             if case .array(let items) = value, case .set(let elementType) = type.unwrapped {
                 convertElements(
                     items, to: elementType, rule: rule, path: valuePath, target: &target, property: property,
-                    distinct: true)
+                    holes: &holes, distinct: true)
                 return
             }
             if case .object(let members) = value, case .dictionary(let elementType) = type.unwrapped {
@@ -229,6 +234,9 @@ struct MappingRun {
             let at = valuePath()
             let defaulted = failures.contains { !$0.isWarning } && defaultOnError(rule, target: &target)
             for failure in failures {
+                let failure = Self.restated(
+                    failure, relative: failure.relativePath, property: property() + failure.relativePath,
+                    holes: &holes)
                 report(
                     failure.issueKind,
                     at: payloadPath(of: failure.relativePath, at: at, rule: rule, in: source, base: path),

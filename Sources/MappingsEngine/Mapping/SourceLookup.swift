@@ -46,13 +46,15 @@ package enum SourceLookup {
             cursor = position + 1
             let member = object.members[position].value
             if keyPath.components.count == 1 { return .value(member) }
-            return found(walk(keyPath, in: member, path: nil, from: 1))
+            var absent: [Bool]?
+            return found(walk(keyPath, in: member, path: nil, from: 1, absent: &absent))
         }
         return find(keyPath, in: value)
     }
 
     static func find(_ keyPath: PayloadKeyPath, in value: JSONValue) -> Found {
-        found(walk(keyPath, in: value, path: nil))
+        var absent: [Bool]?
+        return found(walk(keyPath, in: value, path: nil, absent: &absent))
     }
 
     private static func found(_ outcome: Outcome) -> Found {
@@ -65,17 +67,46 @@ package enum SourceLookup {
 
     /// Follows `keyPath` from `value`, whose payload path is `base`.
     static func lookup(_ keyPath: PayloadKeyPath, in value: JSONValue, base: String) -> Outcome {
-        walk(keyPath, in: value, path: base)
+        var absent: [Bool]?
+        return walk(keyPath, in: value, path: base, absent: &absent)
+    }
+
+    /// For a key path that fans out, which elements of the array it makes stand for an object
+    /// without the key (absent, `true`) rather than a value or a `null`; `nil` when it does not
+    /// fan out (or cannot be read).
+    static func absentElements(_ keyPath: PayloadKeyPath, in value: JSONValue) -> [Bool]? {
+        var absent: [Bool]? = []
+        guard case .found = walk(keyPath, in: value, path: "", absent: &absent) else { return nil }
+        return absent?.isEmpty == false ? absent : nil
     }
 
     /// The one walk behind both: with a `path`, the text of each step is appended to it (and
     /// messages are written); without, no text is made.
     /// `start` skips the components already followed (the caller's `value` is where they led).
-    private static func walk(_ keyPath: PayloadKeyPath, in value: JSONValue, path: String?, from start: Int = 0)
-        -> Outcome
-    {
+    ///
+    /// A key applied to an array fans out: each element that is an object gives its member
+    /// (null where it has none), a null element gives null, and any other element cannot be
+    /// read (an issue, as a key of a string is). Keys after a fan-out read each element of the
+    /// array it made, at the same positions (`items.user.name`: one `[*]`, at `items`); an
+    /// index, `@first` or `@last` then picks one element and ends it. `absent`, when not
+    /// `nil`, gets which positions an object without the key left null.
+    private static func walk(
+        _ keyPath: PayloadKeyPath, in value: JSONValue, path: String?, from start: Int = 0, absent: inout [Bool]?
+    ) -> Outcome {
         var current = value
         var path = path
+        // Whether `current` is the array a fan-out made.
+        var fanned = false
+        // Which of its elements an object without the key made: kept when asked for, or when a
+        // later index, `@first` or `@last` may pick one (an absent value is missing, not null).
+        let picks = keyPath.components[start...].contains {
+            switch $0 {
+            case .index, .first, .last: true
+            case .key, .count: false
+            }
+        }
+        var holes: [Bool]? = absent != nil || picks ? [] : nil
+        defer { if absent != nil { absent = fanned ? holes : nil } }
         for component in keyPath.components[start...] {
             switch (component, current) {
             case (.key(let key), .object(let object)):
@@ -83,31 +114,54 @@ package enum SourceLookup {
                 guard let next = object[key] else { return .missing(path: path ?? "") }
                 current = next
             case (.key(let key), .array(let elements)):
-                path? += "[*]" + PathText.member(key)
-                current = .array(
-                    elements.map { element in
-                        if case .object(let object) = element { return object[key] ?? .null }
-                        return .null
-                    })
+                if !fanned, holes != nil { holes = Array(repeating: false, count: elements.count) }
+                var values: [JSONValue] = []
+                values.reserveCapacity(elements.count)
+                for (index, element) in elements.enumerated() {
+                    switch element {
+                    case .object(let object):
+                        if let member = object[key] {
+                            values.append(member)
+                        } else {
+                            values.append(.null)
+                            holes?[index] = true
+                        }
+                    case .null:
+                        values.append(.null)
+                    default:
+                        guard let path else { return .invalid("", path: "") }
+                        let at = fanned ? PathText.appending("[\(index)]", to: path) : path + "[\(index)]"
+                        return .invalid(
+                            "cannot read \(describe(component)) from \(Converter.describe(element))", path: at)
+                    }
+                }
+                path? += (fanned ? "" : "[*]") + PathText.member(key)
+                fanned = true
+                current = .array(values)
             case (.index(let index), .array(let elements)):
                 let position = index < 0 ? elements.count + index : index
-                path? += "[\(position)]"
-                guard elements.indices.contains(position) else { return .missing(path: path ?? "") }
-                current = elements[position]
+                guard let picked = pick(position, of: elements, fanned: &fanned, path: &path, holes: holes) else {
+                    return .missing(path: path ?? "")
+                }
+                current = picked
             case (.index(let index), .object(let object)):
                 path? += PathText.member(String(index))
                 guard let next = object[String(index)] else { return .missing(path: path ?? "") }
                 current = next
             case (.first, .array(let elements)):
-                path? += "[0]"
-                guard let first = elements.first else { return .missing(path: path ?? "") }
-                current = first
+                guard let picked = pick(0, of: elements, fanned: &fanned, path: &path, holes: holes) else {
+                    return .missing(path: path ?? "")
+                }
+                current = picked
             case (.last, .array(let elements)):
-                path? += "[\(max(0, elements.count - 1))]"
-                guard let last = elements.last else { return .missing(path: path ?? "") }
-                current = last
+                let last = max(0, elements.count - 1)
+                guard let picked = pick(last, of: elements, fanned: &fanned, path: &path, holes: holes) else {
+                    return .missing(path: path ?? "")
+                }
+                current = picked
             case (.count, .array(let elements)):
                 path? += ".@count"
+                fanned = false
                 current = .integer(Int64(elements.count))
             case (.count, .object(let object)):
                 path? += ".@count"
@@ -120,6 +174,23 @@ package enum SourceLookup {
             }
         }
         return .found(current, path: path ?? "")
+    }
+
+    /// The element at `position`: after a fan-out, the path names it in place of the `[*]` and
+    /// the fan-out ends; `nil` when there is none, or when the fan-out made it of an object
+    /// without the key (absent, not null).
+    private static func pick(
+        _ position: Int, of elements: [JSONValue], fanned: inout Bool, path: inout String?, holes: [Bool]?
+    ) -> JSONValue? {
+        if fanned {
+            path = path.map { PathText.appending("[\(position)]", to: $0) }
+        } else {
+            path? += "[\(position)]"
+        }
+        defer { fanned = false }
+        guard elements.indices.contains(position) else { return nil }
+        if fanned, let holes, holes.indices.contains(position), holes[position] { return nil }
+        return elements[position]
     }
 
     private static func describe(_ component: PayloadKeyPath.Component) -> String {

@@ -204,7 +204,8 @@ struct Writer {
                     let child = slots[Int(node.first) + step]
                     current = child < 0 ? .missing : .node(child)
                 case .list:
-                    current = .fanOut(member(step, ofEach: node))
+                    guard let elements = member(step, ofEach: node) else { return nil }
+                    current = .fanOut(elements)
                 case .null:
                     return .missing
                 default:
@@ -214,8 +215,19 @@ struct Writer {
                 let start = scratch.fanOuts.count
                 for position in elements {
                     let element = scratch.fanOuts[position]
-                    let node = element >= 0 ? nodes[Int(element)] : nil
-                    scratch.fanOuts.append(node?.kind.is(.frame) == true ? slots[Int(node!.first) + step] : -1)
+                    guard element >= 0 else {
+                        scratch.fanOuts.append(-1)
+                        continue
+                    }
+                    // Keys after a fan-out read each element it made: an object, or null.
+                    let node = nodes[Int(element)]
+                    if node.kind.is(.frame) {
+                        scratch.fanOuts.append(slots[Int(node.first) + step])
+                    } else if node.kind.is(.null) {
+                        scratch.fanOuts.append(-1)
+                    } else {
+                        return nil
+                    }
                 }
                 current = .fanOut(start..<scratch.fanOuts.count)
             }
@@ -246,13 +258,20 @@ struct Writer {
         }
     }
 
-    /// The node of key `step` in each element of a list (-1 for an element that is no object),
-    /// added to the scratch's fan-outs: their range there.
-    private func member(_ step: Int, ofEach list: JSONTape.Node) -> Range<Int> {
+    /// The node of key `step` in each element of a list (-1 for an object without it, or a null
+    /// element), added to the scratch's fan-outs: their range there; `nil` when an element is
+    /// neither an object nor null (the general lookup reports it as a key it cannot read).
+    private func member(_ step: Int, ofEach list: JSONTape.Node) -> Range<Int>? {
         let start = scratch.fanOuts.count
         for offset in 0..<Int(list.count) {
             let node = nodes[Int(slots[Int(list.first) + offset])]
-            scratch.fanOuts.append(node.kind.is(.frame) ? slots[Int(node.first) + step] : -1)
+            if node.kind.is(.frame) {
+                scratch.fanOuts.append(slots[Int(node.first) + step])
+            } else if node.kind.is(.null) {
+                scratch.fanOuts.append(-1)
+            } else {
+                return nil
+            }
         }
         return start..<scratch.fanOuts.count
     }
