@@ -83,10 +83,11 @@ struct StreamCommandTests {
                 == "mappings stream: read \(count), written \(good.count), rejected \(bad.count)\n")
         let stats = try String(contentsOf: directory.appendingPathComponent("stats.json"), encoding: .utf8)
         let invalid = bad.filter { Self.kind(of: $0) == .badJSON }.count
+        let size = try Data(contentsOf: directory.appendingPathComponent("in.ndjson")).count
         // The counts come first; StreamStatsTests checks what follows them.
         #expect(
             stats.hasPrefix(
-                #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"filtered":0,"withIssues":0,"invalid":\#(invalid),"unprocessed":0,"interrupted":0,"stopped":"end of input","resume":null,"running":false,"issues":{"invalid JSON":\#(invalid),"#
+                #"{"read":\#(count),"written":\#(good.count),"rejected":\#(bad.count),"filtered":0,"withIssues":0,"invalid":\#(invalid),"unprocessed":0,"interrupted":0,"stopped":"end of input","resume":null,"inputs":[{"file":"in.ndjson","size":\#(size)}],"running":false,"issues":{"invalid JSON":\#(invalid),"#
             ))
     }
 

@@ -207,8 +207,9 @@ struct StreamResumeTests {
         "--resume-from must name an input and a line",
         arguments: [
             ("c.ndjson:3", #"--resume-from names "c.ndjson", which is not an input of this stream ("a.ndjson")"#),
-            ("a.ndjson", #"--resume-from takes FILE:LINE (a line number from 1), not "a.ndjson""#),
-            ("a.ndjson:0", #"--resume-from takes FILE:LINE (a line number from 1), not "a.ndjson:0""#),
+            ("b.ndjson", #"--resume-from takes FILE:LINE (a line number from 1), or the --stats file"#),
+            ("a.ndjson:0", #"--resume-from takes FILE:LINE (a line number from 1), or the --stats file"#),
+            ("a.ndjson", #"--resume-from "a.ndjson" is neither FILE:LINE nor the stats file of a stream"#),
         ])
     func badResume(_ argument: String, _ message: String) throws {
         let directory = try ToolRunner.directory(with: [
@@ -235,6 +236,146 @@ struct StreamResumeTests {
         #expect(result.stdout == "{\"id\":5,\"name\":null}\n")
         #expect(result.stderr.contains(#"b.ndjson:3: rejected: $.id: expected Int"#), "\(result.stderr)")
         #expect(result.stderr.hasSuffix("mappings stream: read 2, written 1, rejected 1\n"), "\(result.stderr)")
+    }
+}
+
+/// What the first resumed runs lost, each seen as a user met it: the rejects of the run before,
+/// a stop that looked like the end, a place past the end of a file or in a file that changed.
+@Suite("resuming loses nothing and refuses what does not fit")
+struct StreamResumeChecksTests {
+    /// Runs a stream that maps slowly (one worker) until it has written `records` records, then
+    /// sends SIGTERM: a stop in the middle of the input, whatever the machine's speed.
+    static func stopEarly(_ arguments: [String], in directory: URL, after records: Int = 1) throws
+        -> ToolRunner.Result
+    {
+        let (process, _, stdout, stderr) = try ToolRunner.start(arguments, in: directory)
+        let handle = stdout.fileHandleForReading
+        var out = Data()
+        while out.filter({ $0 == UInt8(ascii: "\n") }).count < records {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            out += chunk
+        }
+        process.terminate()
+        out += handle.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ToolRunner.Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    static let files: [String: String] = [
+        "contexts/r.mappings": StreamResumeTests.context,
+        "scripts/Work.lua": "return { f = function(v) local s = 0 for i = 1, 200000 do s = s + i end return v end }",
+        "a.ndjson": StreamResumeTests.input(records: 3_000, seed: 7),
+    ]
+
+    @Test("stopped by SIGTERM, a stream exits 75; resumed with the same --rejects, no reject is lost")
+    func sameRejectsFile() throws {
+        let directory = try ToolRunner.directory(with: Self.files)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let common = ["stream", "--context", "$R", "--workers", "1", "--rejects", "rejects.ndjson"]
+        let whole = try ToolRunner.run(common + ["--stats", "whole.json", "a.ndjson"], in: directory)
+        #expect(whole.status == 1)
+        let wholeRejects = try String(contentsOf: directory.appendingPathComponent("rejects.ndjson"), encoding: .utf8)
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("rejects.ndjson"))
+        let stopped = try Self.stopEarly(common + ["--stats", "stats.json", "a.ndjson"], in: directory)
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        #expect(stopped.stderr.contains("stopped by SIGTERM; resume with --resume-from a.ndjson:"), "\(stopped.stderr)")
+        let resumed = try ToolRunner.run(
+            common + ["--stats", "stats2.json", "--resume-from", "stats.json", "a.ndjson"], in: directory)
+        #expect(resumed.status == 1, "\(resumed.stderr)")
+        let rejects = try String(contentsOf: directory.appendingPathComponent("rejects.ndjson"), encoding: .utf8)
+        // A record a stop cut short is rejected as interrupted; the rest are the whole run's rejects.
+        let kept = rejects.split(separator: "\n").filter { !$0.contains(#"{"kind":"interrupted""#) }
+        #expect(kept.map { $0 + "\n" }.joined() == wholeRejects)
+        #expect(stopped.stdout + resumed.stdout == whole.stdout || rejects.contains("interrupted"))
+    }
+
+    @Test("a place past the end of its file, or of standard input, is refused with what the input has")
+    func pastTheEnd() throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/r.mappings": StreamResumeTests.context, "scripts/Work.lua": StreamResumeTests.script,
+            "a.ndjson": "{\"id\": 1}\n{\"id\": 2}\n{\"id\": 3}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = ["stream", "--context", "$R"]
+        let far = try ToolRunner.run(stream + ["--resume-from", "a.ndjson:1000000", "a.ndjson"], in: directory)
+        #expect(far.status == 2 && far.stdout.isEmpty)
+        #expect(
+            far.stderr.contains(
+                "error: --resume-from a.ndjson:1000000: a.ndjson has 3 lines: line 1000000 is past its end"),
+            "\(far.stderr)")
+        // The line after the last line break is the end itself: nothing left, nothing refused.
+        let end = try ToolRunner.run(stream + ["--resume-from", "a.ndjson:4", "a.ndjson"], in: directory)
+        #expect(end.status == 0 && end.stdout.isEmpty, "\(end.stderr)")
+        let last = try ToolRunner.run(stream + ["--resume-from", "a.ndjson:3", "a.ndjson"], in: directory)
+        #expect(last.stdout == "{\"id\":3,\"name\":null}\n", "\(last.stderr)")
+        // `-` for standard input, as the docs write it, after a space.
+        let input = "{\"id\": 1}\n{\"id\": 2}\n"
+        let stdin = try ToolRunner.run(stream + ["--resume-from", "-:2"], in: directory, input: input)
+        #expect(stdin.stdout == "{\"id\":2,\"name\":null}\n", "\(stdin.stderr)")
+        let beyond = try ToolRunner.run(stream + ["--resume-from", "-:9"], in: directory, input: input)
+        #expect(beyond.status == 2 && beyond.stdout.isEmpty)
+        #expect(beyond.stderr.contains("standard input ended after 2 lines, before line 9"), "\(beyond.stderr)")
+    }
+
+    @Test("resumed from its stats file, a run refuses an input that changed, and takes one that only grew")
+    func changedInputs() throws {
+        let directory = try ToolRunner.directory(with: Self.files.merging(["b.ndjson": "{\"id\": 1}\n"]) { $1 })
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let common = ["stream", "--context", "$R", "--workers", "1"]
+        // b's record, then one of a: the stop comes inside a.
+        let stopped = try Self.stopEarly(
+            common + ["--stats", "stats.json", "b.ndjson", "a.ndjson"], in: directory, after: 2)
+        #expect(stopped.status == 75, "\(stopped.stderr)")
+        let stats =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: directory.appendingPathComponent("stats.json"))) as? [String: Any] ?? [:]
+        let place = try #require(stats["resume"] as? [String: Any])
+        #expect(place["file"] as? String == "a.ndjson")
+        let offset = try #require(place["offset"] as? Int)
+        #expect(offset > 0)
+        let digest = try #require(place["digest"] as? String)
+        #expect(digest.count == 16)
+        let inputs = try #require(stats["inputs"] as? [[String: Any]])
+        #expect(inputs.map { $0["file"] as? String } == ["b.ndjson", "a.ndjson"])
+        let original = try Data(contentsOf: directory.appendingPathComponent("a.ndjson"))
+        #expect(inputs.last?["size"] as? Int == original.count)
+        func resume() throws -> ToolRunner.Result {
+            try ToolRunner.run(
+                common + ["--resume-from", "stats.json", "--rejects", "/dev/null", "b.ndjson", "a.ndjson"],
+                in: directory)
+        }
+        func write(_ name: String, _ data: Data) throws { try data.write(to: directory.appendingPathComponent(name)) }
+        // A byte changed before the place: refused, nothing written.
+        var changed = original
+        changed[offset / 2] = changed[offset / 2] == UInt8(ascii: "1") ? UInt8(ascii: "2") : UInt8(ascii: "1")
+        try write("a.ndjson", changed)
+        var refused = try resume()
+        #expect(refused.status == 2 && refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("a.ndjson is not the file the stopped run read: its \(offset) bytes"))
+        // Truncated after the place: shorter than it was.
+        try write("a.ndjson", original.prefix(offset + 10))
+        refused = try resume()
+        #expect(refused.status == 2 && refused.stderr.contains("bytes now and was \(original.count)"), "\(refused)")
+        // An input before it grew: its new records would be skipped.
+        try write("a.ndjson", original)
+        try write("b.ndjson", Data("{\"id\": 1}\n{\"id\": 2}\n".utf8))
+        refused = try resume()
+        #expect(refused.status == 2 && refused.stderr.contains("b.ndjson, an input before a.ndjson"), "\(refused)")
+        // The file grew after the place (a log still written): resumed, its new record mapped.
+        try write("b.ndjson", Data("{\"id\": 1}\n".utf8))
+        try write("a.ndjson", original + Data("{\"id\": 99999}\n".utf8))
+        let grown = try resume()
+        #expect(grown.status == 1, "\(grown.stderr)")
+        #expect(grown.stdout.hasSuffix("{\"id\":99999,\"name\":null}\n"))
+        // A stats file of a run that ended has nothing to resume.
+        let ended = try ToolRunner.run(common + ["--stats", "end.json", "b.ndjson"], in: directory)
+        #expect(ended.status == 0)
+        let nothing = try ToolRunner.run(common + ["--resume-from", "end.json", "b.ndjson"], in: directory)
+        #expect(nothing.status == 2 && nothing.stderr.contains("there is nothing to resume"), "\(nothing.stderr)")
     }
 }
 

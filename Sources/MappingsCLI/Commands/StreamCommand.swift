@@ -36,9 +36,13 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             before it is swapped in between records; otherwise the previous version keeps serving. Each swap \
             or refusal is logged.
 
+            --resume-from FILE:LINE (or the --stats file of the stopped run, which also checks that \
+            the inputs did not change) goes on from there; --rejects then appends.
+
             Exit status: 0 every record mapped without errors (a record with warnings only is written, its \
             warnings on stderr); 1 some were rejected or had errors (or --on-issue \
-            fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded.
+            fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded; 75 stopped by \
+            SIGINT or SIGTERM before the end of the input (resume it where the summary and --stats say).
 
             Examples:
               mappings stream --context '$TweetModel' --rejects rejects.ndjson \\
@@ -127,12 +131,14 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     var generalEngine = false
 
     @Option(
-        name: .customLong("resume-from"),
+        name: .customLong("resume-from"), parsing: .unconditional,
         help: ArgumentHelp(
             """
             Start at line LINE of input FILE (as given; - for stdin), skipping the inputs before it: \
-            where a stopped run's summary and --stats say to resume.
-            """, valueName: "FILE:LINE"))
+            where a stopped run's summary says to resume. Or the --stats file of the stopped run: \
+            the same place, and the run refuses to start when an input changed since. --rejects \
+            then appends.
+            """, valueName: "FILE:LINE|stats"))
     var resumeFrom: String?
 
     @Option(
@@ -161,14 +167,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         try OptionRange(option: "--max-in-flight", range: 1...65536, unit: "MiB").check(maxInFlight)
         try OptionRange(option: "--reload-timeout", range: 1...86400, unit: "seconds").check(reloadTimeout)
         if let resumeFrom {
-            guard let resume = StreamRun.Resume(argument: resumeFrom) else {
-                throw ValidationError("--resume-from takes FILE:LINE (a line number from 1), not \"\(resumeFrom)\"")
-            }
-            let names = inputs.isEmpty ? ["-"] : inputs
-            guard names.contains(resume.file ?? "-") else {
-                throw ValidationError(
-                    "--resume-from names \"\(resume.file ?? "-")\", which is not an input of this stream (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))"
-                )
+            do {
+                _ = try StreamRun.ResumeRequest(resumeFrom, inputs: inputs.isEmpty ? ["-"] : inputs)
+            } catch {
+                throw ValidationError(error.message)
             }
         }
         if sparkFrames {
@@ -212,19 +214,23 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             }
         }
         if sources.isEmpty { sources = [(nil, STDIN_FILENO)] }
-        // Resuming: the inputs before the one named are skipped, and its lines before LINE.
-        var firstLine = 1
-        if let resume = resumeFrom.flatMap(StreamRun.Resume.init(argument:)),
-            let index = sources.firstIndex(where: { $0.name == resume.file })
-        {
-            for skipped in sources[..<index] where skipped.descriptor != STDIN_FILENO { close(skipped.descriptor) }
+        let given = sources
+        // Resuming: the inputs before the one named are skipped, and its lines before LINE (a
+        // file is checked to be the one the stopped run left, then read from that line on).
+        var start = StreamRun.Start()
+        if let resumeFrom {
+            let request = try Self.resumeRequest(resumeFrom, inputs: sources.map { $0.name ?? "-" })
+            guard let index = sources.firstIndex(where: { $0.name == request.place.file }) else {
+                throw ToolFailure(status: .loadFailure)
+            }
+            start = try Self.start(at: request, in: sources, index: index)
             sources.removeFirst(index)
-            firstLine = resume.line
         }
         var rejectDescriptor = STDERR_FILENO
         if let rejects {
             do {
-                rejectDescriptor = try OutputFile.open(rejects)
+                // A resumed run adds its rejects to those of the runs before it.
+                rejectDescriptor = try OutputFile.open(rejects, appending: resumeFrom != nil)
             } catch {
                 throw OutputFile.unwritable(error, path: rejects, what: "the rejects file")
             }
@@ -269,12 +275,14 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 run.noteResume(atStartOf: source.name)
                 break
             }
-            let reader = BlockReader(descriptor: source.descriptor, blockSize: run.blockSize)
-            run.consume(reader, file: source.name, stop: stop, from: index == 0 ? firstLine : 1)
+            let first = index == 0 ? start : StreamRun.Start()
+            let reader = BlockReader(descriptor: source.descriptor, blockSize: run.blockSize, startingAt: first.offset)
+            run.consume(reader, file: source.name, stop: stop, from: first)
             if let failure = reader.failure {
                 unreadable = InputFile.unreadable(failure, path: source.name, what: "the input")
             }
         }
+        run.fingerprint(given)
         run.finish()
         if let stats {
             do {
@@ -284,6 +292,84 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             }
         }
         if let unreadable { throw unreadable }
+        if let lines = run.inputEndedBeforeResume, let resumeFrom {
+            Terminal.error(
+                "error: --resume-from \(resumeFrom): standard input ended after \(lines) lines, before line \(start.skipLines + 1): nothing was mapped"
+            )
+            throw ToolFailure(status: .loadFailure)
+        }
+        // Stopped before the end of its input: a status of its own, so that a scheduler can tell
+        // "resume me" from "done" without reading stderr.
+        if case .signal = run.stopReason, run.resume != nil { throw ToolFailure(status: .stopped) }
         if run.counts.rejected > 0 || run.counts.withIssues > 0 { throw ToolFailure(status: .issues) }
+    }
+
+    /// `--resume-from`'s request, or exit 2 with its refusal.
+    static func resumeRequest(_ argument: String, inputs: [String]) throws -> StreamRun.ResumeRequest {
+        do {
+            return try StreamRun.ResumeRequest(argument, inputs: inputs)
+        } catch {
+            Terminal.error("error: \(error.message)")
+            throw ToolFailure(status: .loadFailure)
+        }
+    }
+
+    /// Where the input `request` names starts: a file is read from the line's offset once it is
+    /// known to have the line (and, from a stats file, to be the file the stopped run left: the
+    /// same bytes before the line, no shorter, the inputs before it the same size); standard
+    /// input skips its lines up to it. Exit 2, saying what it found, when it does not fit.
+    static func start(
+        at request: StreamRun.ResumeRequest, in sources: [(name: String?, descriptor: Int32)], index: Int
+    ) throws -> StreamRun.Start {
+        let place = request.place
+        let name = place.file ?? "-"
+        func refuse(_ why: String) -> ToolFailure {
+            Terminal.error("error: --resume-from \(request.statsFile ?? place.argument): \(why)")
+            return ToolFailure(status: .loadFailure)
+        }
+        let changed = "\(name) is not the file the stopped run read"
+        for earlier in sources[..<index] {
+            guard let file = earlier.name, let recorded = request.sizes[file],
+                let size = InputFingerprint.size(of: earlier.descriptor), size != recorded
+            else { continue }
+            throw refuse(
+                "\(file), an input before \(name), is \(size) bytes now and was \(recorded) when the run stopped: what changed in it would be skipped"
+            )
+        }
+        let descriptor = sources[index].descriptor
+        guard let size = InputFingerprint.size(of: descriptor) else {
+            return StreamRun.Start(skipLines: place.line - 1)
+        }
+        let found: InputFingerprint.LineStart
+        do {
+            found = try InputFingerprint.lineStart(place.line, of: descriptor)
+        } catch {
+            throw InputFile.unreadable(error, path: place.file, what: "the input")
+        }
+        switch found {
+        case .pastEnd(let lines):
+            throw refuse(
+                "\(name) has \(lines) line\(lines == 1 ? "" : "s"): line \(place.line) is past its end (was it truncated or replaced since the run stopped?)"
+            )
+        case .found(let prefix):
+            if let offset = place.offset, offset != prefix.offset {
+                throw refuse(
+                    "\(changed): line \(place.line) starts at byte \(prefix.offset) now, at byte \(offset) when the run stopped"
+                )
+            }
+            if let digest = place.digest, digest != prefix.digest {
+                throw refuse(
+                    "\(changed): its \(prefix.offset) bytes before line \(place.line) differ from those the stopped run read (checksum \(prefix.digest) now, \(digest) then)"
+                )
+            }
+            if let file = place.file, let recorded = request.sizes[file], size < recorded {
+                throw refuse(
+                    "\(changed): it is \(size) bytes now and was \(recorded) when the run stopped (truncated since?)")
+            }
+            guard lseek(descriptor, off_t(prefix.offset), SEEK_SET) == off_t(prefix.offset) else {
+                throw InputFile.unreadable(InputFile.Failure(errno: errno), path: place.file, what: "the input")
+            }
+            return StreamRun.Start(offset: prefix.offset, linesBefore: place.line - 1)
+        }
     }
 }

@@ -6,4 +6,7 @@ enum ExitStatus: Int32 {
     case issues = 1
     /// Contexts, scripts, arguments or input could not be loaded.
     case loadFailure = 2
+    /// `stream` stopped by a signal before the end of its input: resume it where it says
+    /// (sysexits' EX_TEMPFAIL, "try again later", which schedulers know).
+    case stopped = 75
 }

@@ -28,9 +28,11 @@ final class BlockReader {
     /// Whether the input is a regular file (reading it never waits on a writer).
     let isRegularFile: Bool
 
-    init(descriptor: Int32, blockSize: Int) {
+    /// Reads `descriptor` from where it stands, which is `offset` bytes into the input.
+    init(descriptor: Int32, blockSize: Int, startingAt offset: Int = 0) {
         self.descriptor = descriptor
         self.blockSize = max(blockSize, 1 << 12)
+        carryOffset = offset
         var status = stat()
         isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }

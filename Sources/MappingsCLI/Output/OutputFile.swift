@@ -3,9 +3,11 @@ import Foundation
 /// Creates the files a command writes besides stdout (`--report`, `--rejects`, `--stats`), with
 /// the system's reason when it cannot: `cannot write the report "out/r.json": No such file or directory`.
 enum OutputFile {
-    /// A descriptor open for writing `path`, created or truncated.
-    static func open(_ path: String) throws(InputFile.Failure) -> Int32 {
-        let descriptor = SystemCall.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// A descriptor open for writing `path`, created or truncated; with `appending`, created or
+    /// written after what it holds (a resumed stream's rejects).
+    static func open(_ path: String, appending: Bool = false) throws(InputFile.Failure) -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC)
+        let descriptor = SystemCall.open(path, flags, 0o644)
         guard descriptor >= 0 else { throw InputFile.Failure(errno: errno) }
         return descriptor
     }

@@ -123,7 +123,16 @@ extension StreamRun {
         guard case .object(let counts) = counts.json(stopReason: stopReason) else { return .null }
         var members = counts.members.filter { !running || $0.key != "stopped" }
         // Where to start again, once a run has stopped: null when it read its input to the end.
-        if !running { members.append(("resume", resume?.json ?? .null)) }
+        if !running {
+            members.append(("resume", resume?.json ?? .null))
+            let inputs = inputSizes.map { input -> JSONValue in
+                .object(
+                    JSONObject([
+                        ("file", .string(input.file)), ("size", input.size.map { .integer(Int64($0)) } ?? .null),
+                    ]))
+            }
+            members.append(("inputs", .array(inputs)))
+        }
         members.append(("running", .bool(running)))
         return .object(
             JSONObject(members + stats.members(context: context, logLinesDropped: scriptLog.dropped)))
@@ -141,5 +150,17 @@ extension StreamRun {
             unlink(temporary)
             throw failure
         }
+    }
+
+    /// Records what a resumed run checks: each input's size now, and the checksum of the bytes
+    /// before the place to resume from (read again from the file, once, at the stop).
+    mutating func fingerprint(_ sources: [(name: String?, descriptor: Int32)]) {
+        inputSizes = sources.map { ($0.name ?? "-", InputFingerprint.size(of: $0.descriptor)) }
+        guard let place = resume, let offset = place.offset, place.file != nil,
+            let source = sources.first(where: { $0.name == place.file }),
+            InputFingerprint.size(of: source.descriptor) != nil,
+            let prefix = try? InputFingerprint.prefix(offset, of: source.descriptor), prefix.offset == offset
+        else { return }
+        resume?.digest = prefix.digest
     }
 }

@@ -50,6 +50,10 @@ struct StreamRun {
     var showsLoadWarnings = true
     /// With `--metrics-listen`: where the counts are published for the metrics endpoint.
     var board: StreamBoard?
+    /// Resuming standard input at a line it does not have: the lines it had.
+    var inputEndedBeforeResume: Int?
+    /// Each input as given and its size at the end (`nil`: not a regular file), for `--stats`.
+    var inputSizes: [(file: String, size: Int?)] = []
 
     init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
@@ -107,19 +111,30 @@ struct StreamRun {
         var linesWritten = 0
     }
 
-    /// Reads and maps every record of one input, until its end, a stop signal or a failure.
-    /// `firstLine` skips the lines before it (`--resume-from`).
-    mutating func consume(_ reader: BlockReader, file: String?, stop: StopSignal, from firstLine: Int = 1) {
+    /// Where reading an input starts (`--resume-from`): a file is read from the offset of the
+    /// line, the lines before it counted; standard input skips them.
+    struct Start {
+        /// Where the reader starts in the input, in bytes.
+        var offset = 0
+        /// The lines of the input before `offset`.
+        var linesBefore = 0
+        /// Lines to read and skip before the first record.
+        var skipLines = 0
+    }
+
+    /// Reads and maps every record of one input, until its end, a stop signal or a failure,
+    /// from `start` (`--resume-from`).
+    mutating func consume(_ reader: BlockReader, file: String?, stop: StopSignal, from start: Start = Start()) {
         // Half the bound for the input read ahead, half for the output not yet written.
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2) { body in LuaLog.capturing(body) }
         defer { pipeline.finish() }
         var pending: [Pending] = []
         var held = 0
-        var position = Position(file: file)
+        var position = Position(file: file, linesBefore: start.linesBefore)
         var headResult: BlockResult?
         var inputEnded = false
-        // Resuming: the lines before `firstLine` still to skip (they are skipped, not read).
-        var toSkip = firstLine - 1
+        // Resuming standard input: the lines still to skip (read, and not mapped).
+        var toSkip = start.skipLines
         // Called every 100 ms or so while the reader waits: progress and stats keep coming.
         func stopped() -> Bool {
             tick()
@@ -214,7 +229,10 @@ struct StreamRun {
                     return
                 }
             }
-            if inputEnded, pending.isEmpty { return }
+            if inputEnded, pending.isEmpty {
+                if toSkip > 0 { inputEndedBeforeResume = position.linesBefore }
+                return
+            }
         }
     }
 
