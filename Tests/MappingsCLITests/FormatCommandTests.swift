@@ -31,4 +31,24 @@ struct FormatCommandTests {
         let broken = try ToolRunner.run(["fmt"], in: directory)
         #expect(broken.status == 2 && broken.stderr.contains("contexts/c.mappings does not parse"), "\(broken)")
     }
+
+    @Test("a byte that is not UTF-8, in a comment or a key: exit 2 and the file untouched, as check refuses it")
+    func invalidUTF8() throws {
+        for (name, bytes) in [
+            ("comment", Array("{\n    // a \u{1}".utf8) + [0xFF] + Array("\n    \"$A\": { \"x\": \"x\" }\n}\n".utf8)),
+            ("key", Array("{\"$A\":{\"x".utf8) + [0xFF, 0xFE] + Array("\":\"x\"}}".utf8)),
+        ] {
+            let directory = try ToolRunner.directory(with: ["README": ""])
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("a.mappings")
+            try Data(bytes).write(to: file)
+            let format = try ToolRunner.run(["fmt", "a.mappings"], in: directory)
+            #expect(format.status == 2, "\(name): \(format)")
+            #expect(format.stderr.contains("a.mappings:"), "\(name): \(format)")
+            #expect(format.stderr.contains("the file is not valid UTF-8: not laid out, left as it is"), "\(format)")
+            #expect(try Data(contentsOf: file) == Data(bytes), "\(name): the file changed")
+            let check = try ToolRunner.run(["check", "--mappings", "a.mappings"], in: directory)
+            #expect(check.status == 2 && check.stderr.contains("not valid UTF-8"), "\(name): \(check)")
+        }
+    }
 }

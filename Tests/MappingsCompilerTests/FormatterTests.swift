@@ -24,6 +24,12 @@ struct FormatterTests {
         (MappingsFormatter.tokenize(Array(text.utf8)) ?? []).filter { $0.kind == .comment }.map(\.text)
     }
 
+    /// The tokens of `text` but its commas, comments included: a comment stands where it stood
+    /// when it has the same tokens on either side.
+    static func significant(_ text: String) -> [String] {
+        (MappingsFormatter.tokenize(Array(text.utf8)) ?? []).filter { $0.kind != .comma }.map(\.text)
+    }
+
     static func expectRoundTrip(
         _ text: String, _ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) {
@@ -34,6 +40,9 @@ struct FormatterTests {
         }
         #expect(tree(formatted) == original, "\(name)\n\(formatted)", sourceLocation: sourceLocation)
         #expect(comments(formatted) == comments(text), "\(name)", sourceLocation: sourceLocation)
+        #expect(
+            significant(formatted) == significant(text), "\(name): a comment moved\n\(text)\n\(formatted)",
+            sourceLocation: sourceLocation)
         #expect(
             MappingsFormatter.format(formatted) == formatted, "\(name): not idempotent", sourceLocation: sourceLocation)
     }
@@ -77,6 +86,60 @@ struct FormatterTests {
             Self.expectRoundTrip(text, "mutation \(iteration)")
         }
         #expect(parsed > 100, "\(parsed) mutations parsed")
+    }
+
+    @Test("a comment anywhere the parser takes one stays there: between a key, its colon, its value and its comma")
+    func commentsEverywhere() throws {
+        let text = """
+            { "$A" /* k */ : /* v */ { "x" // why
+              : "y" /* after */ , // trailing
+              "z": [1 /* one */, 2 // two
+              , 3], "w": { /* empty */ } } }
+            """
+        Self.expectRoundTrip(text, "every place")
+        let formatted = try #require(MappingsFormatter.format(text))
+        #expect(formatted.contains(#""$A" /* k */: /* v */ {"#), "\(formatted)")
+        #expect(formatted.contains(#": "y" /* after */, // trailing"#), "\(formatted)")
+        #expect(formatted.contains("1 /* one */,"), "\(formatted)")
+    }
+
+    /// Every shipped file, with comments of both kinds put between random pairs of its tokens
+    /// (where the parser takes them): laid out with each comment between the same tokens.
+    @Test("comments put between any two tokens of the shipped files stay between them")
+    func commentsBetweenTokens() throws {
+        var random = SeededGenerator(seed: 0xC0_33E7)
+        var files: [String] = FuzzTests.seeds
+        for folder in ["contexts", "Examples"] {
+            let directory = Self.root.appendingPathComponent(folder)
+            let names = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+            for name in names.sorted() where name.hasSuffix(".mappings") {
+                files.append(try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8))
+            }
+        }
+        var checked = 0
+        for (index, file) in files.enumerated() {
+            guard let tokens = MappingsFormatter.tokenize(Array(file.utf8)), Self.tree(file) != nil else { continue }
+            for round in 0..<4 {
+                var out = ""
+                for (position, token) in tokens.enumerated() {
+                    if position > 0, Int.random(in: 0..<6, using: &random) == 0 {
+                        out += Bool.random(using: &random) ? " /* c\(position) */ " : " // c\(position)\n"
+                    }
+                    out += String(repeating: "\n", count: token.newlines) + " " + token.text
+                }
+                Self.expectRoundTrip(out, "file \(index), round \(round)")
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+    }
+
+    @Test("a file that is not valid UTF-8 is not laid out: its bytes would change")
+    func invalidUTF8() {
+        let bytes = Array("{\n  // a comment ".utf8) + [0xFF] + Array(" here\n  \"$A\": {}\n}\n".utf8)
+        #expect(MappingsFormatter.format(bytes) == nil)
+        #expect(MappingsFormatter.invalidUTF8(in: bytes)! == (2, 16))
+        #expect(MappingsFormatter.invalidUTF8(in: Array("{}".utf8)) == nil)
     }
 
     @Test("the layout: four spaces, one member a line above, short values on one line, comments where they stand")

@@ -10,8 +10,8 @@ struct FormatCommand: ParsableCommand {
         discussion: """
             Rewrites each file (a directory: its *.mappings files) in the one layout: one member a \
             line at the top and in each context, a deeper object or array with no comment on one line \
-            when it fits in 100 columns, strings and numbers as written, every comment where it stands, \
-            no trailing commas. Formatting a formatted file changes nothing. With --check, nothing is \
+            when it fits in 100 columns, strings and numbers as written, every comment where it stands (between a key, its colon, \
+            its value and its comma too), no trailing commas. A file that is not valid UTF-8 is left as it is. Formatting a formatted file changes nothing. With --check, nothing is \
             written: the files that would change are listed on stdout.
 
             Exit status: 0 every file laid out (with --check: none would change); 1 with --check, \
@@ -40,8 +40,17 @@ struct FormatCommand: ParsableCommand {
                 failed = true
                 continue
             }
-            let text = String(decoding: data, as: UTF8.self)
-            guard let formatted = MappingsFormatter.format(text) else {
+            let bytes = [UInt8](data)
+            if let place = MappingsFormatter.invalidUTF8(in: bytes) {
+                // Laid out, the bytes would change (a replacement character in their place).
+                Terminal.error(
+                    "error: \(file):\(place.line):\(place.column): the file is not valid UTF-8: not laid out, left as it is"
+                )
+                failed = true
+                continue
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let formatted = MappingsFormatter.format(bytes) else {
                 Terminal.error("error: \(file) does not parse; 'mappings check --mappings \(file)' says where")
                 failed = true
                 continue

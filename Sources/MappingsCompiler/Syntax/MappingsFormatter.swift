@@ -1,16 +1,23 @@
 /// The one layout of `.mappings` files (`mappings fmt`): four spaces a level, one member a line,
 /// members and elements in their order, strings and numbers as written, every comment kept
-/// where it stands (before a member, or after it on its line), a blank line between members kept
-/// (one), no trailing commas. The file's top level and the values of its top-level members (the
-/// contexts, `@models`) are always one member a line; a deeper object or array holding no comment
-/// is written on one line when that fits in `width` columns. Formatting formatted text changes
-/// nothing.
+/// where it stands (before a member, after it on its line, or between its key, colon, value and
+/// comma), a blank line between members kept (one), no trailing commas. The file's top level
+/// and the values of its top-level members (the contexts, `@models`) are always one member a
+/// line; a deeper object or array holding no comment is written on one line when that fits in
+/// `width` columns. Formatting formatted text changes nothing; a file that is not valid UTF-8
+/// is not laid out (its bytes would change).
 package enum MappingsFormatter {
     package static let width = 100
 
     /// The text laid out, or `nil` when it is not a `.mappings` file's syntax (`check` says why).
     package static func format(_ text: String) -> String? {
-        guard let tokens = tokenize(Array(text.utf8)) else { return nil }
+        format(Array(text.utf8))
+    }
+
+    /// The bytes laid out, or `nil` when they are not valid UTF-8 or not a `.mappings` file's
+    /// syntax (`check` says why).
+    package static func format(_ bytes: [UInt8]) -> String? {
+        guard SyntaxParser.firstInvalidUTF8(in: bytes) == nil, let tokens = tokenize(bytes) else { return nil }
         var reader = Reader(tokens: tokens)
         let leading = reader.comments()
         guard let root = reader.value() else { return nil }
@@ -22,6 +29,16 @@ package enum MappingsFormatter {
         out += "\n"
         for comment in trailing { out += comment.text + "\n" }
         return out
+    }
+
+    /// Where the first byte that is not UTF-8 stands (1-based line and column), if any.
+    package static func invalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int)? {
+        guard let offset = SyntaxParser.firstInvalidUTF8(in: bytes) else { return nil }
+        let before = bytes[..<offset]
+        let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        let column = 1 + bytes[lineStart..<offset].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
+        return (line, column)
     }
 
     // MARK: Tokens
@@ -114,9 +131,19 @@ package enum MappingsFormatter {
         var blankBefore = false
         /// The key as written (quotes included); `nil` for an array's element.
         var key: String?
+        /// Comments between the key and its colon, and between the colon and the value.
+        var afterKey: [Comment] = []
+        var afterColon: [Comment] = []
         var value: Node
+        /// Comments between the value and its comma.
+        var afterValue: [Comment] = []
         /// A comment after the member on its line.
         var trailing: Comment?
+
+        var holdsComments: Bool {
+            !leading.isEmpty || !afterKey.isEmpty || !afterColon.isEmpty || !afterValue.isEmpty || trailing != nil
+                || value.holdsComments
+        }
     }
 
     indirect enum Node {
@@ -126,8 +153,7 @@ package enum MappingsFormatter {
 
         var holdsComments: Bool {
             guard case .container(_, _, let members, let dangling) = self else { return false }
-            return !dangling.isEmpty
-                || members.contains { !$0.leading.isEmpty || $0.trailing != nil || $0.value.holdsComments }
+            return !dangling.isEmpty || members.contains { $0.holdsComments }
         }
     }
 
@@ -147,6 +173,13 @@ package enum MappingsFormatter {
                 position += 1
             }
             return found
+        }
+
+        /// The kind of the first token after the comments here.
+        private func kindAfterComments() -> Kind? {
+            var ahead = position
+            while ahead < tokens.count, tokens[ahead].kind == .comment { ahead += 1 }
+            return ahead < tokens.count ? tokens[ahead].kind : nil
         }
 
         mutating func value() -> Node? {
@@ -178,25 +211,27 @@ package enum MappingsFormatter {
                     guard token.kind == .string else { return nil }
                     position += 1
                     member.key = token.text
+                    member.afterKey = comments()
                     guard next?.kind == .colon else { return nil }
                     position += 1
-                    member.leading += comments()
+                    member.afterColon = comments()
                 }
                 guard let value = value() else { return nil }
                 member.value = value
-                let comma = next?.kind == .comma
-                if comma { position += 1 }
+                // Comments before a comma stand between the value and it; without a comma, the
+                // first one on the value's line trails the member.
+                let comma = kindAfterComments() == .comma
+                if comma {
+                    member.afterValue = comments()
+                    position += 1
+                }
                 if let comment = next, comment.kind == .comment, comment.newlines == 0 {
                     member.trailing = Comment(text: comment.text)
                     position += 1
                 }
                 members.append(member)
                 // Without a comma, only the closing bracket (after comments) may follow.
-                if !comma {
-                    var ahead = position
-                    while ahead < tokens.count, tokens[ahead].kind == .comment { ahead += 1 }
-                    guard ahead < tokens.count, tokens[ahead].kind == .close(close) else { return nil }
-                }
+                if !comma, kindAfterComments() != .close(close) { return nil }
             }
         }
     }
@@ -214,19 +249,41 @@ package enum MappingsFormatter {
             return line
         }
         let inner = String(repeating: " ", count: indent + 4)
+        // A `//` comment inside a member ends its line: the member goes on one level deeper.
+        let continued = "\n" + inner + "    "
         var out = open + "\n"
         for (offset, member) in members.enumerated() {
             if offset > 0, member.blankBefore { out += "\n" }
             for comment in member.leading { out += inner + comment.text + "\n" }
             out += inner
-            if let key = member.key { out += key + ": " }
+            if let key = member.key {
+                out += key + inline(member.afterKey, continued) + ":" + " "
+                out += inline(member.afterColon, continued, before: false)
+            }
             out += render(member.value, indent: indent + 4, depth: depth + 1)
+            out += inline(member.afterValue, continued)
             if offset < members.count - 1 { out += "," }
             if let trailing = member.trailing { out += " " + trailing.text }
             out += "\n"
         }
         for comment in dangling { out += inner + comment.text + "\n" }
         return out + String(repeating: " ", count: indent) + close
+    }
+
+    /// Comments inside a member, each set off by a space: before the next token (`before`) or
+    /// after one; a `//` comment is followed by `continued` (a new line, indented), as it ends
+    /// its line.
+    static func inline(_ comments: [Comment], _ continued: String, before: Bool = true) -> String {
+        var out = ""
+        for comment in comments {
+            out += before ? " " + comment.text : comment.text
+            if comment.text.hasPrefix("//") {
+                out += continued
+            } else if !before {
+                out += " "
+            }
+        }
+        return out
     }
 
     /// `node` on one line: `{ "a": 1, "b": [1, 2] }`.
