@@ -197,4 +197,33 @@ struct CheckCommandTests {
         #expect(check.status == 1)
         #expect(check.stderr.hasSuffix("mappings: 1 context, 0 models in 1 file, 0 of 1 test passed\n"))
     }
+
+    /// A `.mappings` file may hold any character, escaped or raw in a comment; a diagnostic
+    /// prints them escaped, in its message, its help and its source line, with the caret under
+    /// the escapes: a file cannot clear the screen or retitle the terminal of who checks it.
+    @Test("control and invisible characters of a file are printed escaped, in messages, help and source lines")
+    func escapedControls() throws {
+        let text =
+            #"{ /* "# + "\u{1B}[2J\u{1B}]0;PWN\u{07}" + #" */ "$X": { "@class": "\u001b]0;PWN\u0007\u001b[2J" },"#
+            + #" "$Y": { "@clas\u202es": "x" } }"# + "\n"
+        let directory = try ToolRunner.directory(with: ["contexts/e.mappings": text])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let check = try ToolRunner.run(["check"], in: directory)
+        #expect(check.status == 2)
+        let controls = check.stderr.unicodeScalars.filter {
+            ($0.value < 0x20 && $0 != "\n") || $0.value == 0x7F || $0.properties.generalCategory == .format
+        }
+        #expect(controls.isEmpty, "\(controls.map { $0.value })")
+        #expect(check.stderr.contains(#"error: unknown class "\u001b]0;PWN\u0007\u001b[2J""#), "\(check.stderr)")
+        #expect(check.stderr.contains(#"declare it under "@models", such as "\u001b]0;PWN\u0007\u001b[2J""#))
+        #expect(check.stderr.contains(#"unknown keyword "@clas\u202es""#), "\(check.stderr)")
+        // The source line shows the comment's raw bytes as escapes; the caret sits under the key.
+        let lines = check.stderr.components(separatedBy: "\n")
+        let shown = try #require(lines.first { $0.hasPrefix("1 | ") && $0.contains("@clas") })
+        #expect(shown.contains(#"/* \u001b[2J\u001b]0;PWN\u0007 */"#))
+        let caret = try #require(lines.last { $0.hasPrefix("  | ") && $0.contains("^") })
+        let column = caret.distance(from: caret.startIndex, to: caret.firstIndex(of: "^")!)
+        let key = shown.distance(from: shown.startIndex, to: shown.range(of: #""@clas\u202es""#)!.lowerBound)
+        #expect(column == key, "\(shown)\n\(caret)")
+    }
 }

@@ -168,20 +168,23 @@ extension LanguageServer {
 
     /// A compiler diagnostic in the protocol's form: the message with its help line, the notes
     /// that point somewhere as related information.
+    /// What came from the file is shown with its control and invisible characters escaped, as
+    /// the tool prints it.
     func lspDiagnostic(_ diagnostic: Diagnostic, severity: Int) -> JSONValue {
-        var message = diagnostic.message
+        let printable = DiagnosticRenderer.printable
+        var message = printable(diagnostic.message)
         var related: [JSONValue] = []
         for note in diagnostic.notes {
             if let location = note.location {
                 related.append([
                     "location": ["uri": uri(of: location.file), "range": positions(of: location.file).range(location)],
-                    "message": .string(note.message),
+                    "message": .string(printable(note.message)),
                 ])
             } else {
-                message += "\nnote: " + note.message
+                message += "\nnote: " + printable(note.message)
             }
         }
-        if let help = diagnostic.help { message += "\nhelp: " + help }
+        if let help = diagnostic.help { message += "\nhelp: " + printable(help) }
         let location = diagnostic.location ?? SourceLocation(file: "", line: 1, column: 1)
         return .members([
             "range": positions(of: location.file).range(location),

@@ -17,8 +17,12 @@ enum Terminal {
     }
 
     /// Writes a line to stderr; a leading `error:`, `warning:` or `note:` is colored like a diagnostic's.
+    /// Control and invisible characters in it (a file name, a context name, a reason that quotes
+    /// a file) are escaped, line by line: nothing reaches the terminal as a command.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((DiagnosticRenderer(style: style).styled(text) + "\n").utf8))
+        let shown = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { DiagnosticRenderer.printable(String($0)) }.joined(separator: "\n")
+        FileHandle.standardError.write(Data((DiagnosticRenderer(style: style).styled(shown) + "\n").utf8))
     }
 
     /// Writes diagnostics that do not stop a command (warnings, notes) to stderr, rendered with
@@ -31,7 +35,9 @@ enum Terminal {
                 (try? String(contentsOfFile: file, encoding: .utf8)).map { (file, $0) }
             })
         let renderer = DiagnosticRenderer(sources: sources, style: style)
-        error(diagnostics.map { renderer.render($0, severity: severity) }.joined(separator: "\n"))
+        // The renderer escapes what it prints and may color it: written as it is.
+        let text = diagnostics.map { renderer.render($0, severity: severity) }.joined(separator: "\n")
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// Writes an error to stderr: a `MappingsError`'s diagnostics rendered with their source

@@ -201,11 +201,12 @@ struct PlaygroundSession: Sendable {
     }
 
     static func json(_ diagnostic: Diagnostic, severity: String) -> JSONValue {
+        // Escaped as the tool prints them: what came from a file shows, and hides nothing.
         var members: [String: JSONValue] = [
-            "message": .string(diagnostic.message), "severity": .string(severity),
+            "message": .string(DiagnosticRenderer.printable(diagnostic.message)), "severity": .string(severity),
             "text": .string(DiagnosticRenderer().render(diagnostic, severity: severity)),
         ]
-        if let help = diagnostic.help { members["help"] = .string(help) }
+        if let help = diagnostic.help { members["help"] = .string(DiagnosticRenderer.printable(help)) }
         if let location = diagnostic.location {
             members["file"] = .string(location.file)
             members["line"] = .integer(Int64(location.line))

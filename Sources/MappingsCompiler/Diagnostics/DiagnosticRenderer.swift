@@ -59,35 +59,55 @@ package struct DiagnosticRenderer: Sendable {
     }
 
     /// Renders one diagnostic, without a trailing newline; `severity` starts it (`error`, `note`).
+    /// What came from a file or a payload (a key, a class name, a source line) is printed with
+    /// its control and invisible characters escaped (`\u001b`): nothing reaches the terminal
+    /// as a command, nothing hides.
     package func render(_ diagnostic: Diagnostic, severity: String = "error") -> String {
         let lines = [diagnostic.location?.line ?? 0] + diagnostic.notes.map { $0.location?.line ?? 0 }
         let gutter = String(lines.max() ?? 0).count
-        var out: [String] = ["\(label(severity)) \(diagnostic.message)"]
+        var out: [String] = ["\(label(severity)) \(Self.printable(diagnostic.message))"]
         if let location = diagnostic.location {
             out += snippet(location, gutter: gutter)
         }
         for note in diagnostic.notes {
-            out.append("\(pad(gutter)) = \(label("note")) \(note.message)")
+            out.append("\(pad(gutter)) = \(label("note")) \(Self.printable(note.message))")
             if let location = note.location {
                 out += snippet(location, gutter: gutter)
             }
         }
         if let help = diagnostic.help {
-            out.append("\(pad(gutter)) = \(label("help")) \(help)")
+            out.append("\(pad(gutter)) = \(label("help")) \(Self.printable(help))")
         }
         return out.joined(separator: "\n")
     }
 
+    /// `text` with its control and invisible characters escaped as a JSON string writes them
+    /// (`\n`, `\u001b`, `\u202e`), and nothing else changed.
+    package static func printable(_ text: String) -> String {
+        JSONWriter.visible(text)
+    }
+
     private func snippet(_ location: SourceLocation, gutter: Int) -> [String] {
-        var out = ["\(pad(gutter))--> \(location)"]
+        var out = ["\(pad(gutter))--> \(Self.printable(location.description))"]
         guard let text = sourceLine(location) else { return out }
         out.append("\(pad(gutter)) |")
         let number = String(location.line)
-        out.append("\(pad(gutter - number.count))\(number) | \(text)")
-        let prefix = text.unicodeScalars.prefix(location.column - 1).map { $0 == "\t" ? "\t" : " " }.joined()
-        let available = max(1, text.unicodeScalars.count - (location.column - 1))
-        let carets = String(repeating: "^", count: min(location.length, available))
-        out.append("\(pad(gutter)) | \(prefix)\(paint(carets, Self.red))")
+        // The line as printed: each invisible character escaped (a tab kept, for the caret's
+        // sake), and the caret under the escapes of the characters it points at.
+        var shown = ""
+        var prefix = ""
+        var carets = 0
+        for (offset, scalar) in text.unicodeScalars.enumerated() {
+            let printed = scalar == "\t" ? "\t" : Self.printable(String(scalar))
+            shown += printed
+            if offset < location.column - 1 {
+                prefix += scalar == "\t" ? "\t" : String(repeating: " ", count: printed.unicodeScalars.count)
+            } else if offset < location.column - 1 + location.length {
+                carets += scalar == "\t" ? 1 : printed.unicodeScalars.count
+            }
+        }
+        out.append("\(pad(gutter - number.count))\(number) | \(shown)")
+        out.append("\(pad(gutter)) | \(prefix)\(paint(String(repeating: "^", count: max(1, carets)), Self.red))")
         return out
     }
 
