@@ -207,7 +207,7 @@ struct StreamCommandTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(log.contains("mappings stream: now mapping with version 2 (after record 1)"))
-        #expect(log.contains("mappings stream: version 3 refused, still mapping with version 2:\nerror:"))
+        #expect(log.contains("mappings stream: a reload was refused, still mapping with version 2:\nerror:"))
         #expect(
             log.contains("the contexts' tests fail:\n$R test 1 (contexts/r.mappings:3)\n  $.score: expected 99, got 3"))
         #expect(log.contains("mappings stream: now mapping with version 3 (after record 4)"))

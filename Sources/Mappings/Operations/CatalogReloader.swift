@@ -12,7 +12,9 @@ import Synchronization
 /// It watches every `.mappings` file the catalog loaded, the `*.mappings` of the directories
 /// it was given, and every file a transformer provider read (the Lua scripts). Hosts call
 /// `reloadIfChanged()` between records (it compares file contents, so it is cheap when
-/// nothing changed) or `reload()` to force it (SIGHUP):
+/// nothing changed) or `reload()` to load again now (SIGHUP) — which swaps a new version in
+/// only when a file differs from those of the version serving: version numbers count versions
+/// that served, never attempts.
 /// ```swift
 /// let reloader = try CatalogReloader(paths: ["contexts"]) {
 ///     var registry = TransformerRegistry()
@@ -21,7 +23,7 @@ import Synchronization
 /// }
 /// switch reloader.reloadIfChanged() {
 /// case .swapped(let version): print("now serving version \(version.number)")
-/// case .refused(let number, let reason): print("kept the old version; \(number) was refused: \(reason)")
+/// case .refused(let reason): print("kept the old version: \(reason)")
 /// case .unchanged: break
 /// }
 /// let mapper = Mapper(catalog: reloader.current.catalog)
@@ -37,11 +39,12 @@ public final class CatalogReloader: Sendable {
 
     /// What a reload did.
     public enum Outcome: Sendable {
+        /// No file differs from those of the version serving: it keeps serving, its number unchanged.
         case unchanged
         case swapped(Version)
-        /// The attempt (numbered as the version it would have been) and why it was refused:
-        /// the rendered diagnostics, or the failing tests.
-        case refused(attempt: Int, reason: String)
+        /// Why the files as they are were refused (the rendered diagnostics, or the failing
+        /// tests): the version serving keeps serving, and no version number is taken.
+        case refused(reason: String)
     }
 
     /// Which contexts' `"@tests"` a version must pass before it serves.
@@ -79,7 +82,10 @@ public final class CatalogReloader: Sendable {
 
     private struct State {
         var version: Version
+        /// The contents of the files the last attempt read (what `reloadIfChanged` compares).
         var fingerprint: [String: [UInt8]]
+        /// The contents of the files the version serving was loaded from (what `reload` compares).
+        var served: [String: [UInt8]]
     }
 
     private let paths: [String]
@@ -102,7 +108,8 @@ public final class CatalogReloader: Sendable {
         let catalog = try Catalog.load(paths, traits: traits, transformers: registry)
         try tests.check(catalog)
         let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
-        state = Mutex(State(version: Version(number: 1, catalog: catalog), fingerprint: fingerprint))
+        state = Mutex(
+            State(version: Version(number: 1, catalog: catalog), fingerprint: fingerprint, served: fingerprint))
     }
 
     /// The version serving now.
@@ -110,28 +117,34 @@ public final class CatalogReloader: Sendable {
         state.withLock { $0.version }
     }
 
-    /// Reloads when a watched file changed (or appeared, or went away); see `reload(deadline:)`.
+    /// Reloads when a watched file changed (or appeared, or went away) since the last attempt
+    /// (a file refused once is not loaded again until it changes); see `reload(deadline:)`.
     public func reloadIfChanged(deadline: ContinuousClock.Instant? = nil) -> Outcome {
-        let known = state.withLock { $0.fingerprint }
-        var changed = false
-        for (path, bytes) in known where Self.contents(of: path) != bytes {
-            changed = true
-            break
-        }
-        if !changed {
-            for path in Self.listed(paths) where known[path] == nil {
-                changed = true
-                break
-            }
-        }
-        return changed ? reload(deadline: deadline) : .unchanged
+        guard differs(from: state.withLock { $0.fingerprint }) else { return .unchanged }
+        return load(deadline: deadline)
     }
 
-    /// Loads, compiles and tests the files as they are now; swaps them in when all succeeds
-    /// and, with a `deadline`, only if it has not passed: a load that took longer is refused,
-    /// so a host that stopped waiting for it never finds it swapped in later.
+    /// Loads, compiles and tests the files as they are now, unless none differs from those of
+    /// the version serving (`.unchanged`); swaps them in when all succeeds and, with a
+    /// `deadline`, only if it has not passed: a load that took longer is refused, so a host
+    /// that stopped waiting for it never finds it swapped in later.
     public func reload(deadline: ContinuousClock.Instant? = nil) -> Outcome {
-        let attempt = current.number + 1
+        guard differs(from: state.withLock { $0.served }) else {
+            // Back to the files serving (a refused edit undone): nothing to watch for.
+            state.withLock { $0.fingerprint = $0.served }
+            return .unchanged
+        }
+        return load(deadline: deadline)
+    }
+
+    /// Whether a file of `known` reads otherwise now, or a file the paths list is not among them.
+    private func differs(from known: [String: [UInt8]]) -> Bool {
+        for (path, bytes) in known where Self.contents(of: path) != bytes { return true }
+        for path in Self.listed(paths) where known[path] == nil { return true }
+        return false
+    }
+
+    private func load(deadline: ContinuousClock.Instant?) -> Outcome {
         let registry = makeTransformers()
         let catalog: Catalog
         do {
@@ -139,21 +152,22 @@ public final class CatalogReloader: Sendable {
         } catch {
             let fingerprint = Self.fingerprint(paths: paths, catalog: nil, registry: registry, keeping: current)
             state.withLock { $0.fingerprint = fingerprint }
-            return .refused(attempt: attempt, reason: error.description)
+            return .refused(reason: error.description)
         }
         let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
         let failures = tests.failures(in: catalog)
         guard failures.isEmpty else {
             state.withLock { $0.fingerprint = fingerprint }
-            return .refused(attempt: attempt, reason: "the contexts' tests fail:\n" + Self.describe(failures))
+            return .refused(reason: "the contexts' tests fail:\n" + Self.describe(failures))
         }
         let version = state.withLock { state -> Version? in
             state.fingerprint = fingerprint
             if let deadline, ContinuousClock.now > deadline { return nil }
             state.version = Version(number: state.version.number + 1, catalog: catalog)
+            state.served = fingerprint
             return state.version
         }
-        guard let version else { return .refused(attempt: attempt, reason: "loading took longer than allowed") }
+        guard let version else { return .refused(reason: "loading took longer than allowed") }
         return .swapped(version)
     }
 

@@ -73,11 +73,16 @@ struct PlaygroundCommand: AsyncParsableCommand {
             limits: load.lua.limits, writes: write, context: context, input: payload)
         var logger = Logger(label: "mappings playground")
         logger.logLevel = .warning
-        let app = Application(
-            router: PlaygroundServer(session: session, host: host).router(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "mappings"),
+        let limits = HTTPLimits(maxBody: 8 << 20)
+        let bound = PlaygroundServer.BoundPort()
+        let app = limits.application(
+            responder: PlaygroundServer(session: session, host: host, port: bound, limits: limits).router()
+                .buildResponder(),
+            host: host, port: port,
             onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
+                let listening = channel.localAddress?.port ?? port
+                bound.set(listening)
+                let bound = listening
                 Terminal.error(
                     "mappings playground: http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/"
                         + (write ? " (edits are saved with Save)" : " (edits stay in the page)"))

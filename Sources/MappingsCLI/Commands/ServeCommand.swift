@@ -19,11 +19,17 @@ struct ServeCommand: AsyncParsableCommand {
             error, 204 when the context's @filter drops it, 400 when the body is not JSON, 404 for an \
             unknown context; NDJSON (application/x-ndjson) answers 200 with a line per record line, \
             in order: the object, {"@rejected": {"line": N, "issues": [...]}} or {"@filtered": \
-            {"line": N}}. Query options: omitNulls, strict. GET /healthz, GET /readyz (503 while \
-            draining), GET /metrics (Prometheus), POST /v1/reload. A new version serves only once \
+            {"line": N}}. Query options: omitNulls, strict, many. GET /healthz, GET /readyz (503 while \
+            draining, from SIGTERM for --drain-delay seconds), GET /metrics (Prometheus), POST \
+            /v1/reload ("unchanged" when no file changed). A new version serves only once \
             it loads and its @tests pass (--watch, SIGHUP, POST /v1/reload); a refused one is logged \
             and the old one keeps serving. SIGTERM stops accepting, lets the requests in flight \
             finish (up to --drain-timeout) and exits 0. docs/serve.md is the guide.
+
+            A client gets --header-timeout seconds to send a request's head (or to go quiet), and \
+            --body-timeout seconds to send its body whole (else 408); a request takes one of the \
+            --max-in-flight slots only once its body is read; --max-connections bounds the connections \
+            open at once. ?many=true maps a JSON array to an array; another query parameter is 400.
 
             Exit status: 0 after SIGTERM or SIGINT; 2 the contexts, scripts or options could not be \
             loaded, or the address could not be bound.
@@ -54,6 +60,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long SIGTERM waits for the requests in flight, in seconds.", valueName: "seconds"))
     var drainTimeout = 10.0
 
+    @Option(
+        help: ArgumentHelp(
+            "After SIGTERM, seconds to go on answering, /readyz saying 503 draining, before the listener closes.",
+            valueName: "seconds"))
+    var drainDelay = 0.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take to send a whole request head, or go quiet, before it is closed.",
+            valueName: "seconds"))
+    var headerTimeout = 10.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a request's body may take to arrive whole; a slower one is answered 408.", valueName: "seconds"))
+    var bodyTimeout = 30.0
+
+    @Option(
+        help: ArgumentHelp("Connections open at once; more wait to be accepted until one closes.", valueName: "n"))
+    var maxConnections = 1024
+
     @Option(help: ArgumentHelp("Worker lanes for an NDJSON body (default: one per core).", valueName: "n"))
     var workers: Int?
 
@@ -67,6 +94,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard maxInFlight >= 1 else { throw ValidationError("--max-in-flight takes 1 or more") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout takes 0 or more seconds") }
+        guard drainDelay >= 0 else { throw ValidationError("--drain-delay takes 0 or more seconds") }
+        guard headerTimeout > 0, headerTimeout <= 86400 else {
+            throw ValidationError("--header-timeout takes more than 0 seconds, up to 86400")
+        }
+        guard bodyTimeout > 0, bodyTimeout <= 86400 else {
+            throw ValidationError("--body-timeout takes more than 0 seconds, up to 86400")
+        }
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections takes 1 or more") }
         if let workers, workers < 1 { throw ValidationError("--workers takes 1 or more") }
     }
 
@@ -105,24 +140,31 @@ struct ServeCommand: AsyncParsableCommand {
         let service = MappingService(
             reloader: reloader, metrics: metrics,
             workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, maxInFlight: maxInFlight)
-        let server = MappingServer(service: service, maxBody: Self.size(maxBody) ?? 16 << 20)
+        let limits = HTTPLimits(
+            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
+            maxConnections: maxConnections, maxBody: Self.size(maxBody) ?? 16 << 20)
+        let server = MappingServer(service: service, limits: limits)
         guard let (host, port) = Self.address(listen) else { throw ToolFailure(status: .loadFailure) }
         var logger = Logger(label: "mappings serve")
         logger.logLevel = .warning
-        let app = Application(
-            router: server.router(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "mappings"),
+        let app = limits.application(
+            responder: server.router().buildResponder(), host: host, port: port,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 Terminal.error(
                     "mappings serve: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
             },
             logger: logger)
-        let reloads = ReloadService(service: service, watch: watch, draining: server.draining)
+        let reloads = ReloadService(service: service, watch: watch)
+        let drain = DrainService(
+            service: service, draining: server.draining, delay: .milliseconds(Int64(drainDelay * 1000)),
+            timeout: .milliseconds(Int64(drainTimeout * 1000)))
+        // Stopped last to first: the drain (readiness, then the delay), the reloads, the server.
         var configuration = ServiceGroupConfiguration(
-            services: [.init(service: app), .init(service: reloads)],
+            services: [.init(service: app), .init(service: reloads), .init(service: drain)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64(drainTimeout * 1000))
+        // The drain service ends the process at its timeout, having said what it cut; this is a backstop.
+        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64((drainDelay + drainTimeout) * 1000) + 5000)
         let group = ServiceGroup(configuration: configuration)
         do {
             try await group.run()

@@ -3,22 +3,35 @@ import HTTPTypes
 import Hummingbird
 import Mappings
 import NIOCore
+import Synchronization
 
 /// The routes of `mappings playground`: the page, and the small API it calls.
 ///
-/// It runs Lua, so it is a local tool: a request whose `Host` is neither the listening address
-/// nor `localhost` is refused (a page of another site that a DNS name points at this address
-/// cannot read it), as is a `POST` whose `Origin` is another site's; no CORS header is ever sent.
+/// It runs Lua and may write files, so it is a local tool that answers its own page only: a
+/// request whose `Host` is not exactly the listening address (or `localhost`) with the
+/// listening port is refused (a page of another site that a DNS name points at this address
+/// cannot read it), as is one whose `Origin`, when it has one, is not the page's own origin
+/// (scheme, host and port: a page on another local port or scheme cannot save files or run
+/// Lua, even with a body that needs no preflight); no CORS header is ever sent.
 struct PlaygroundServer: Sendable {
     let session: PlaygroundSession
-    /// The host name the server listens on (`127.0.0.1`, `::1`, `0.0.0.0`…).
+    /// The host name the server listens on (`127.0.0.1`, `::1`, `0.0.0.0`…), and the port it
+    /// is bound to (known once it listens).
     let host: String
-    /// The largest request body.
-    let maxBody = 8 << 20
+    let port: BoundPort
+    /// What a client is granted: bodies up to 8 MiB, the tool's timeouts.
+    let limits: HTTPLimits
+
+    /// The port the server is bound to: set once it listens (port 0 asks for any).
+    final class BoundPort: Sendable {
+        private let value = Atomic<Int>(0)
+        func set(_ port: Int) { value.store(port, ordering: .relaxed) }
+        var current: Int { value.load(ordering: .relaxed) }
+    }
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: HostCheck(listening: host))
+        router.add(middleware: HostCheck(listening: host, port: port))
         router.get("/") { _, _ in
             MappingServer.response(200, contentType: "text/html; charset=utf-8", body: Array(PlaygroundPage.html.utf8))
         }
@@ -27,8 +40,10 @@ struct PlaygroundServer: Sendable {
             return Self.json(200, state)
         }
         router.post("api/run") { request, _ in
-            guard let body = try await Self.body(request, limit: maxBody) else {
-                return Self.json(400, ["error": "the request is not a JSON object"])
+            let body: JSONObject
+            switch await Self.body(request, limits: limits) {
+            case .success(let object): body = object
+            case .failure(let refusal): return refusal.response
             }
             let context = body["context"]?.stringValue
             let payload = body["payload"]?.stringValue ?? ""
@@ -42,8 +57,10 @@ struct PlaygroundServer: Sendable {
                     403,
                     ["error": "edits stay in the page: start the playground with --write to save them to the files"])
             }
-            guard let body = try await Self.body(request, limit: maxBody) else {
-                return Self.json(400, ["error": "the request is not a JSON object"])
+            let body: JSONObject
+            switch await Self.body(request, limits: limits) {
+            case .success(let object): body = object
+            case .failure(let refusal): return refusal.response
             }
             let edits = Self.edits(body["files"])
             switch await MappingServer.offload({ session.save(edits) }) {
@@ -63,12 +80,25 @@ struct PlaygroundServer: Sendable {
         return router
     }
 
-    /// The body as a JSON object, or `nil` when it is none (or larger than `limit`).
-    static func body(_ request: Request, limit: Int) async throws -> JSONObject? {
-        guard let buffer = try? await request.body.collect(upTo: limit),
-            case .object(let object)? = try? JSONValue(parsing: Array(buffer.readableBytesView))
-        else { return nil }
-        return object
+    /// Why a request's body was not taken: its answer.
+    struct Refusal: Error {
+        var response: Response
+    }
+
+    /// The body as a JSON object; a body too large (`413`), too slow (`408`), framed wrongly
+    /// or not a JSON object (`400`) is refused, the first three closing the connection.
+    static func body(_ request: Request, limits: HTTPLimits) async -> Result<JSONObject, Refusal> {
+        let read = await limits.readBody(request)
+        guard case .body(let bytes) = read else {
+            let refusal = limits.refusal(read) ?? (400, "the request's body did not come", "send it again")
+            var response = json(refusal.status, ["error": .string(refusal.message), "help": .string(refusal.help)])
+            response.headers[.connection] = "close"
+            return .failure(Refusal(response: response))
+        }
+        guard case .object(let object)? = try? JSONValue(parsing: bytes) else {
+            return .failure(Refusal(response: json(400, ["error": "the request is not a JSON object"])))
+        }
+        return .success(object)
     }
 
     /// `{"path": "text", …}` as edits.
@@ -84,19 +114,33 @@ struct PlaygroundServer: Sendable {
     }
 }
 
-/// Refuses a request whose `Host` is not the listening address or `localhost` (421), and a
-/// `POST` from a page of another origin (403).
+/// Refuses a request whose `Host` is not exactly one of this server's names with its port (421),
+/// and one whose `Origin`, when present, is not the page's own origin (403).
 struct HostCheck<Context: RequestContext>: RouterMiddleware {
     let listening: String
+    let port: PlaygroundServer.BoundPort
 
-    /// The host of a `Host` or `Origin` value (`http://localhost:4195` → `localhost`).
-    static func hostName(_ value: String) -> String {
-        var text = Substring(value)
-        if let scheme = text.range(of: "://") { text = text[scheme.upperBound...] }
+    /// `host:port` (`[::1]:4195` for IPv6) as its lowercased host and its port; `nil` for
+    /// anything else (no port, a path, a user, spaces, an empty host).
+    static func authority(_ value: Substring) -> (host: String, port: Int)? {
+        let text = String(value)
+        let host: Substring
+        let rest: Substring
         if text.hasPrefix("[") {
-            return String(text.dropFirst().prefix { $0 != "]" }).lowercased()
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            rest = text[text.index(after: close)...]
+        } else {
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            rest = text[colon...]
+            if host.contains(":") { return nil }
         }
-        return String(text.prefix { $0 != ":" && $0 != "/" }).lowercased()
+        guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), String(port) == rest.dropFirst(), port > 0,
+            !host.isEmpty,
+            host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" })
+        else { return nil }
+        return (host.lowercased(), port)
     }
 
     /// Whether `name` may address this server: the listening host, `localhost`, or, when it
@@ -110,17 +154,27 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let host = request.head.authority ?? ""
-        guard allows(Self.hostName(host)) else {
+        let given = request.head.authority ?? ""
+        let bound = port.current
+        // One Host only: the first became the authority, a second would stay among the fields.
+        let repeated = HTTPField.Name("Host").map { !request.headers[values: $0].isEmpty } ?? false
+        guard !repeated, let host = Self.authority(Substring(given)), allows(host.host), host.port == bound else {
+            let what = repeated ? "a request with two Host headers" : "\"\(DiagnosticRenderer.printable(given))\""
             return PlaygroundServer.json(
                 421,
                 [
                     "error": .string(
-                        "the playground answers requests for \(listening) or localhost, not \"\(host)\"")
+                        "the playground answers requests for \(listening):\(bound) or localhost:\(bound), not \(what)")
                 ])
         }
-        if request.method == .post, let origin = request.headers[.origin], !allows(Self.hostName(origin)) {
-            return PlaygroundServer.json(403, ["error": .string("a page of \(origin) may not use the playground")])
+        let origins = request.headers[values: .origin]
+        if !origins.isEmpty {
+            let own = "http://" + given.lowercased()
+            guard origins.count == 1, origins[0].lowercased() == own else {
+                let shown = DiagnosticRenderer.printable(origins.joined(separator: ", "))
+                return PlaygroundServer.json(
+                    403, ["error": .string("a page of \(shown) may not use the playground: only its own page (\(own)) may")])
+            }
         }
         return try await next(request, context)
     }

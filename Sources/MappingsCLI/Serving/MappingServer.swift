@@ -13,8 +13,8 @@ import UnixSignals
 /// The routes of `mappings serve`, on a `MappingService`.
 struct MappingServer: Sendable {
     let service: MappingService
-    /// The largest body `/v1/map` reads; a larger one is `413`.
-    let maxBody: Int
+    /// What a client is granted: body size, how long its head and body may take.
+    let limits: HTTPLimits
     /// Set once SIGTERM (or SIGINT) asked the server to stop: `/readyz` then says 503.
     let draining = DrainFlag()
 
@@ -23,6 +23,9 @@ struct MappingServer: Sendable {
         func set() { flag.store(true, ordering: .relaxed) }
         var isSet: Bool { flag.load(ordering: .relaxed) }
     }
+
+    /// The query parameters `/v1/map` takes, each a flag (`?omitNulls`, `=true`, `=1`; `=false`, `=0`).
+    static let options = ["many", "omitNulls", "strict"]
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
@@ -39,20 +42,14 @@ struct MappingServer: Sendable {
         }
         router.post("v1/reload") { _, _ in
             let outcome = await Self.offload { service.reload(onlyIfChanged: false) }
+            let version = JSONValue.integer(Int64(service.reloader.current.number))
             switch outcome {
-            case .swapped(let version):
-                return Self.answer(.json(200, ["result": "swapped", "version": .integer(Int64(version.number))]))
+            case .swapped(let swapped):
+                return Self.answer(.json(200, ["result": "swapped", "version": .integer(Int64(swapped.number))]))
             case .unchanged:
-                let version = Int64(service.reloader.current.number)
-                return Self.answer(.json(200, ["result": "unchanged", "version": .integer(version)]))
-            case .refused(let attempt, let reason):
-                return Self.answer(
-                    .json(
-                        409,
-                        [
-                            "result": "refused", "attempt": .integer(Int64(attempt)),
-                            "version": .integer(Int64(service.reloader.current.number)), "error": .string(reason),
-                        ]))
+                return Self.answer(.json(200, ["result": "unchanged", "version": version]))
+            case .refused(let reason):
+                return Self.answer(.json(409, ["result": "refused", "version": version, "error": .string(reason)]))
             }
         }
         router.post("v1/map/:context") { request, context in
@@ -62,6 +59,64 @@ struct MappingServer: Sendable {
     }
 
     private func map(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = service.began("\(request.method) \(request.uri.path)")
+        defer { service.ended(id) }
+        let raw = context.parameters.get("context") ?? ""
+        let name = raw.removingPercentEncoding ?? raw
+        var flags: [String: Bool] = [:]
+        for (key, value) in request.uri.queryParameters {
+            let key = String(key)
+            guard Self.options.contains(key) else {
+                return Self.answer(
+                    .error(
+                        400, "unknown query parameter \"\(DiagnosticRenderer.printable(key))\"",
+                        help: "/v1/map takes \(Self.options.joined(separator: ", "))"))
+            }
+            guard let flag = Self.flag(String(value)) else {
+                return Self.answer(
+                    .error(
+                        400, "\(key) takes true or false, not \"\(DiagnosticRenderer.printable(String(value)))\"",
+                        help: "write ?\(key)=true, or leave it out"))
+            }
+            flags[key] = flag
+        }
+        let key = MappingService.Key(context: name, omitNulls: flags["omitNulls"] ?? false, strict: flags["strict"] ?? false)
+        let records: RecordMapper
+        switch service.recordMapper(key) {
+        case .success(let found): records = found
+        case .failure(let error):
+            let diagnostic = error.diagnostics.first
+            return Self.answer(
+                .error(
+                    404, DiagnosticRenderer.printable(diagnostic?.message ?? "no context named \"\(name)\""),
+                    help: diagnostic?.help.map(DiagnosticRenderer.printable)))
+        }
+        let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
+        let lines =
+            contentType.contains("ndjson") || contentType.contains("jsonl") || contentType.contains("json-lines")
+        guard lines || contentType.contains("json") else {
+            return Self.answer(
+                .error(
+                    415, "a body of type \"\(DiagnosticRenderer.printable(contentType))\" is not mapped",
+                    help: "send application/json (one payload) or application/x-ndjson (one per line)"))
+        }
+        let many = flags["many"] ?? false
+        if many, lines {
+            return Self.answer(
+                .error(
+                    400, "many=true maps one JSON array, not NDJSON",
+                    help: "send the array as application/json, or the records as NDJSON without many"))
+        }
+        // The body first: a slow or stalled client holds no mapping slot while it sends.
+        let read = await limits.readBody(request)
+        guard case .body(let body) = read else {
+            if case .timedOut = read { service.metrics.bodyTimeouts.increment() }
+            guard let refusal = limits.refusal(read) else { throw ClientGone() }
+            var answer = MappingService.Answer.error(refusal.status, refusal.message, help: refusal.help)
+            answer.headers.append(("Connection", "close"))
+            return Self.answer(answer)
+        }
+        service.read(id, bytes: body.count)
         let now = service.inFlight.add(1, ordering: .relaxed).newValue
         service.metrics.inFlight.record(now)
         defer {
@@ -75,42 +130,16 @@ struct MappingServer: Sendable {
             answer.headers.append(("Retry-After", "1"))
             return Self.answer(answer)
         }
-        let raw = context.parameters.get("context") ?? ""
-        let name = raw.removingPercentEncoding ?? raw
-        let query = request.uri.queryParameters
-        let key = MappingService.Key(
-            context: name, omitNulls: Self.flag(query.get("omitNulls")), strict: Self.flag(query.get("strict")))
-        let records: RecordMapper
-        switch service.recordMapper(key) {
-        case .success(let found): records = found
-        case .failure(let error):
-            let diagnostic = error.diagnostics.first
-            return Self.answer(
-                .error(404, diagnostic?.message ?? "no context named \"\(name)\"", help: diagnostic?.help))
-        }
-        let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
-        let lines =
-            contentType.contains("ndjson") || contentType.contains("jsonl") || contentType.contains("json-lines")
-        guard lines || contentType.contains("json") else {
-            return Self.answer(
-                .error(
-                    415, "a body of type \"\(contentType)\" is not mapped",
-                    help: "send application/json (one payload) or application/x-ndjson (one per line)"))
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBody)
-        } catch {
-            return Self.answer(
-                .error(
-                    413, "the body is larger than \(maxBody) bytes", help: "raise --max-body, or send smaller bodies"))
-        }
-        let body = Array(buffer.readableBytesView)
         let answer = await Self.offload {
-            lines ? service.mapLines(body, with: records) : service.mapOne(body, with: records)
+            lines
+                ? service.mapLines(body, with: records)
+                : many ? service.mapMany(body, with: records) : service.mapOne(body, with: records)
         }
         return Self.answer(answer)
     }
+
+    /// The client went away before its body came whole: there is no one to answer.
+    struct ClientGone: Error {}
 
     /// Runs mapping away from the threads that serve connections and tasks: a record may call
     /// a transformer that runs up to its deadline.
@@ -120,9 +149,13 @@ struct MappingServer: Sendable {
         }
     }
 
-    static func flag(_ value: String?) -> Bool {
-        guard let value else { return false }
-        return value.isEmpty || value == "true" || value == "1"
+    /// A flag's value: `true` for `""`, `true`, `1`; `false` for `false`, `0`; `nil` otherwise.
+    static func flag(_ value: String) -> Bool? {
+        switch value.lowercased() {
+        case "", "true", "1": true
+        case "false", "0": false
+        default: nil
+        }
     }
 
     static func text(_ status: Int, _ text: String) -> Response {
@@ -156,7 +189,7 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         let code: Int
         defer {
-            metrics.requests(code).increment()
+            if code != 0 { metrics.requests(code).increment() }
             let elapsed = ContinuousClock.now - start
             metrics.requestDuration.recordNanoseconds(
                 elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
@@ -165,6 +198,11 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
             let response = try await next(request, context)
             code = response.status.code
             return response
+        } catch let error as MappingServer.ClientGone {
+            // No answer reaches anyone: counted apart, not as a status.
+            metrics.abandoned.increment()
+            code = 0
+            throw error
         } catch let error as any HTTPResponseError {
             code = error.status.code
             throw error
@@ -175,12 +213,10 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Reloads on SIGHUP and, with `--watch`, when a file changes (checked every second); marks the
-/// server as draining when the group shuts down.
+/// Reloads on SIGHUP and, with `--watch`, when a file changes (checked every second).
 struct ReloadService: Service {
     let service: MappingService
     let watch: Bool
-    let draining: MappingServer.DrainFlag
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
@@ -203,7 +239,38 @@ struct ReloadService: Service {
                 await group.waitForAll()
             }
         } onGracefulShutdown: {
-            draining.set()
         }
+    }
+}
+
+/// The first service to hear SIGTERM (the group stops its services last to first): `/readyz`
+/// says `503 draining` from then on, and the server still answers for `delay` (so that a load
+/// balancer that polls readiness stops sending before the listener closes); then the server
+/// stops accepting and finishes the requests in flight. When they are not done within
+/// `timeout`, each is logged as cut, and the process ends.
+struct DrainService: Service {
+    let service: MappingService
+    let draining: MappingServer.DrainFlag
+    let delay: Duration
+    let timeout: Duration
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        draining.set()
+        Task.detached { [service, delay, timeout] in
+            try? await Task.sleep(for: delay + timeout)
+            let cut = service.requestsInFlight
+            guard !cut.isEmpty else { return }
+            let now = ContinuousClock.now
+            for request in cut {
+                let body = request.bodyBytes.map { "body of \($0) bytes" } ?? "body still coming"
+                let took = Double((now - request.started).nanoseconds / 1_000_000) / 1000
+                Terminal.error(
+                    "mappings serve: cut at the drain timeout (--drain-timeout \(timeout)): \(request.target) after \(took) s, \(body)"
+                )
+            }
+            exit(0)
+        }
+        if delay > .zero { try? await Task.sleep(for: delay) }
     }
 }

@@ -60,7 +60,8 @@ final class MappingService: Sendable {
         }
     }
 
-    /// Reloads (`POST /v1/reload`, SIGHUP, or a change `--watch` saw), counting the outcome.
+    /// Reloads (`POST /v1/reload`, SIGHUP, or a change `--watch` saw), counting the outcome: a
+    /// forced reload that finds the files of the version serving says so, and takes no number.
     func reload(onlyIfChanged: Bool) -> CatalogReloader.Outcome {
         let outcome = onlyIfChanged ? reloader.reloadIfChanged() : reloader.reload()
         switch outcome {
@@ -68,15 +69,52 @@ final class MappingService: Sendable {
             metrics.reloads(.swapped).increment()
             metrics.catalogVersion.record(Int64(version.number))
             Terminal.error("mappings serve: now serving version \(version.number)")
-        case .refused(let attempt, let reason):
+        case .refused(let reason):
             metrics.reloads(.refused).increment()
             Terminal.error(
-                "mappings serve: version \(attempt) refused, version \(reloader.current.number) keeps serving:\n\(reason)"
-            )
+                "mappings serve: a reload was refused, version \(reloader.current.number) keeps serving:\n\(reason)")
         case .unchanged:
-            if !onlyIfChanged { metrics.reloads(.unchanged).increment() }
+            if !onlyIfChanged {
+                metrics.reloads(.unchanged).increment()
+                Terminal.error(
+                    "mappings serve: reloaded: nothing changed, version \(reloader.current.number) keeps serving")
+            }
         }
         return outcome
+    }
+
+    // MARK: Requests in flight
+
+    /// A request being answered: what a drain that runs out of time says it cut.
+    struct Ongoing: Sendable {
+        var target: String
+        var started: ContinuousClock.Instant
+        /// The body's size once read (`nil` while it is read).
+        var bodyBytes: Int?
+    }
+
+    private let ongoing = Mutex<(next: Int, requests: [Int: Ongoing])>((0, [:]))
+
+    /// Notes a request from its head on; returns its number for `read` and `ended`.
+    func began(_ target: String) -> Int {
+        ongoing.withLock { state in
+            state.next += 1
+            state.requests[state.next] = Ongoing(target: target, started: .now)
+            return state.next
+        }
+    }
+
+    func read(_ id: Int, bytes: Int) {
+        ongoing.withLock { $0.requests[id]?.bodyBytes = bytes }
+    }
+
+    func ended(_ id: Int) {
+        _ = ongoing.withLock { $0.requests.removeValue(forKey: id) }
+    }
+
+    /// The requests being answered now, oldest first.
+    var requestsInFlight: [Ongoing] {
+        ongoing.withLock { state in state.requests.sorted { $0.key < $1.key }.map(\.value) }
     }
 
     // MARK: Mapping
@@ -124,6 +162,76 @@ final class MappingService: Sendable {
             if !outcome.issues.isEmpty { answer.headers.append(("Mappings-Warnings", "\(outcome.issues.count)")) }
             return answer
         }
+    }
+
+    /// A JSON array (`?many=true`): each element mapped as one payload. `200` with the array of
+    /// their objects (in order; those the context's `@filter` drops left out, counted in
+    /// `Mappings-Filtered`) when none has an error; `422` with every element's issues, their
+    /// paths from the array (`$[3].user.name`), when one has; `400` when the body is not JSON;
+    /// `422` when it is no array.
+    func mapMany(_ body: [UInt8], with records: RecordMapper) -> Answer {
+        let context = records.context.identifier ?? ""
+        let elements: [Range<Int>]
+        switch JSONArraySpans.elements(of: body) {
+        case .elements(let found): elements = found
+        case .notAnArray(let what):
+            metrics.records(context, .rejected).increment()
+            return .json(
+                422,
+                [
+                    "issues": [
+                        [
+                            "kind": "invalid source", "path": "$", "severity": "error",
+                            "message": .string("many=true maps a JSON array, not \(what)"),
+                        ]
+                    ]
+                ])
+        case .invalid(let offset, let message):
+            metrics.records(context, .rejected).increment()
+            return .error(400, "the body is not JSON: byte \(offset + 1): \(message)")
+        }
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        var issues: [JSONValue] = []
+        var failed = 0
+        var warnings = 0
+        var filtered = 0
+        var written = 0
+        for (index, span) in elements.enumerated() {
+            var text: [UInt8] = []
+            let outcome = records.map(Array(body[span]), into: &text)
+            let prefix = "$[\(index)]"
+            for issue in outcome.issues {
+                var moved = issue
+                moved.path = issue.path.hasPrefix("$") ? prefix + issue.path.dropFirst() : prefix + issue.path
+                issues.append(moved.json)
+            }
+            switch outcome.kind {
+            case .invalid:
+                metrics.records(context, .rejected).increment()
+                let reason = outcome.failure.map { "\($0.line):\($0.column): \($0.message)" } ?? "not JSON"
+                return .error(400, "the body is not JSON: element \(index): " + reason)
+            case .filtered:
+                filtered += 1
+            case .withErrors:
+                failed += 1
+            case .clean, .withWarnings:
+                warnings += outcome.issues.count
+                if written > 0 { out.append(UInt8(ascii: ",")) }
+                out += text
+                written += 1
+            }
+        }
+        if failed > 0 {
+            metrics.records(context, .rejected).increment(by: failed)
+            return .json(422, ["issues": .array(issues)])
+        }
+        metrics.records(context, .written).increment(by: written)
+        metrics.records(context, .filtered).increment(by: filtered)
+        out += Array("]\n".utf8)
+        var answer = Answer(status: 200, body: out)
+        if warnings > 0 { answer.headers.append(("Mappings-Warnings", "\(warnings)")) }
+        if filtered > 0 { answer.headers.append(("Mappings-Filtered", "\(filtered)")) }
+        return answer
     }
 
     /// NDJSON: a line out for each record line in, in order — the mapped object, or

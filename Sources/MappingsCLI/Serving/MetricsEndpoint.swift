@@ -57,13 +57,14 @@ enum MetricsEndpoint {
         logger.logLevel = .critical
         let listening = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "mappings"),
+        let app = HTTPLimits().application(
+            responder: router.buildResponder(), host: host, port: port,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 Terminal.error("mappings stream: metrics on http://\(host):\(bound)/metrics")
                 listening.signal()
-            }, logger: logger)
+            },
+            logger: logger)
         LuaScripts.countsCalls.store(true, ordering: .relaxed)
         Task.detached {
             do {

@@ -56,6 +56,8 @@ final class ServerMetrics: Sendable {
         reloadCounters = ReloadResult.allCases.map {
             MetricCounter(label: "mappings_reloads_total", dimensions: [("result", $0.label)], factory: factory)
         }
+        abandoned = MetricCounter(label: "mappings_requests_abandoned_total", factory: factory)
+        bodyTimeouts = MetricCounter(label: "mappings_request_body_timeouts_total", factory: factory)
         inFlight.record(0)
     }
 
@@ -87,12 +89,42 @@ final class ServerMetrics: Sendable {
 
     func reloads(_ result: ReloadResult) -> MetricCounter { reloadCounters[result.rawValue] }
 
-    /// The Prometheus text of every metric.
+    /// Requests whose client went away before its body was read: no answer could be sent.
+    let abandoned: MetricCounter
+    /// Requests whose body did not come whole within `--body-timeout` (answered 408).
+    let bodyTimeouts: MetricCounter
+
+    /// What each family counts, for its `# HELP` line (swift-metrics' factory gives none).
+    static let help: [String: String] = [
+        "mappings_catalog_version": "The catalog version serving (1, then one more per swap).",
+        "mappings_in_flight": "Requests to /v1/map being mapped now (their bodies read).",
+        "mappings_request_duration_seconds": "Time to answer a request, from its head to its answer.",
+        "mappings_lua_calls_total": "Lua transformer calls made.",
+        "mappings_reloads_total": "Reloads, by result: swapped, refused or unchanged.",
+        "mappings_records_total": "Records mapped, by context and outcome: written, rejected or filtered.",
+        "mappings_requests_total": "Requests answered, by status code.",
+        "mappings_requests_abandoned_total": "Requests whose client went away before its body was read.",
+        "mappings_request_body_timeouts_total": "Requests whose body did not arrive within --body-timeout (408).",
+    ]
+
+    /// The Prometheus text of every metric: each family's `# HELP` line, then its `# TYPE`
+    /// line and samples.
     func exposition(luaCallsSoFar: Int) -> [UInt8] {
         syncLuaCalls(luaCallsSoFar)
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        return buffer
+        var out: [UInt8] = []
+        out.reserveCapacity(buffer.count + 1024)
+        for line in buffer.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if line.starts(with: Array("# TYPE ".utf8)) {
+                let name = String(decoding: line.dropFirst(7).prefix { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+                if let help = Self.help[name] { out += Array("# HELP \(name) \(help)\n".utf8) }
+            }
+            out += line
+            out.append(UInt8(ascii: "\n"))
+        }
+        if out.last == UInt8(ascii: "\n"), buffer.last == UInt8(ascii: "\n") { out.removeLast() }
+        return out
     }
 
     private let reportedLuaCalls = Atomic<Int>(0)

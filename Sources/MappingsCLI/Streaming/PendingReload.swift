@@ -8,12 +8,9 @@ import Synchronization
 /// stream decides about it (whether it waited, whether it gave up) stays in `StreamRun`.
 final class PendingReload: Sendable {
     let started = ContinuousClock.now
-    /// The version number it would get.
-    let attempt: Int
     private let result = Mutex<CatalogReloader.Outcome?>(nil)
 
     init(reloader: CatalogReloader, forced: Bool, timeout: Duration) {
-        attempt = reloader.current.number + 1
         let deadline = started + timeout
         let thread = Thread { [self] in
             let outcome = forced ? reloader.reload(deadline: deadline) : reloader.reloadIfChanged(deadline: deadline)

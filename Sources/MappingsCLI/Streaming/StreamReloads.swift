@@ -7,8 +7,8 @@ import Mappings
 ///
 /// Looked at between blocks: with `--watch`, edits are picked up at most every 250 ms; SIGHUP
 /// forces a reload. A new version is swapped in only when it loads and its tests pass within
-/// the reload timeout, and only if it still has the context; every swap and refusal is logged
-/// on stderr with its version. The stream waits for a reload once, up to a second, then goes on
+/// the reload timeout, and only if it still has the context; every swap (with its version) and
+/// refusal is logged on stderr. The stream waits for a reload once, up to a second, then goes on
 /// with the version it has and looks again between blocks without waiting.
 struct StreamReloads {
     let reloader: CatalogReloader
@@ -31,8 +31,8 @@ struct StreamReloads {
         case none
         /// A version that loaded, its tests passing: swap it in.
         case swapped(CatalogReloader.Version)
-        /// A version refused: its number, the reason, and whether it was for taking too long.
-        case refused(attempt: Int, reason: String, timedOut: Bool)
+        /// The files refused: why, and whether it was for taking too long.
+        case refused(reason: String, timedOut: Bool)
     }
 
     /// Starts a reload when one is due (SIGHUP, or `--watch`'s interval), and says what the one
@@ -58,9 +58,7 @@ struct StreamReloads {
         guard let outcome = reload.outcome else {
             if !abandoned, ContinuousClock.now >= reload.started + timeout {
                 abandoned = true
-                return .refused(
-                    attempt: reload.attempt, reason: "loading took longer than \(timeout) (--reload-timeout)",
-                    timedOut: true)
+                return .refused(reason: "loading took longer than \(timeout) (--reload-timeout)", timedOut: true)
             }
             return .none
         }
@@ -70,7 +68,7 @@ struct StreamReloads {
         switch outcome {
         case .unchanged: return .none
         case .swapped(let version): return .swapped(version)
-        case .refused(let attempt, let reason): return .refused(attempt: attempt, reason: reason, timedOut: false)
+        case .refused(let reason): return .refused(reason: reason, timedOut: false)
         }
     }
 }

@@ -32,7 +32,8 @@ extension StreamRun {
 
         struct Reload {
             var time: Date
-            var version: Int
+            /// The version swapped in; `nil` for a refusal (which takes no number).
+            var version: Int?
             var swapped: Bool
             /// Why it was refused: the first line of the reason.
             var reason: String?
@@ -63,11 +64,9 @@ extension StreamRun {
             let formatter = ISO8601DateFormatter()
             let kinds = issueKinds.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.integer(Int64($0.value))) }
             let reloads = self.reloads.map { reload -> JSONValue in
-                var fields: [(key: String, value: JSONValue)] = [
-                    ("time", .string(formatter.string(from: reload.time))),
-                    ("version", .integer(Int64(reload.version))),
-                    ("outcome", .string(reload.swapped ? "swapped" : "refused")),
-                ]
+                var fields: [(key: String, value: JSONValue)] = [("time", .string(formatter.string(from: reload.time)))]
+                if let version = reload.version { fields.append(("version", .integer(Int64(version)))) }
+                fields.append(("outcome", .string(reload.swapped ? "swapped" : "refused")))
                 if let reason = reload.reason { fields.append(("reason", .string(reason))) }
                 return .object(JSONObject(fields))
             }

@@ -214,14 +214,14 @@ extension StreamRun {
             board?.noteReload(swapped: true)
             Terminal.error("mappings stream: now mapping with version \(version.number) (after record \(counts.read))")
             if showsLoadWarnings { Terminal.diagnostics(version.catalog.warnings, severity: "warning") }
-        case .refused(let attempt, let reason, let timedOut):
+        case .refused(let reason, let timedOut):
             stats.warnings += 1
             let firstLine = reason.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? reason
-            stats.log(Stats.Reload(time: Date(), version: attempt, swapped: false, reason: firstLine))
+            stats.log(Stats.Reload(time: Date(), version: nil, swapped: false, reason: firstLine))
             board?.noteReload(swapped: false)
             // A timeout is said on the line; a refusal's diagnostics follow it.
             Terminal.error(
-                "mappings stream: version \(attempt) refused, still mapping with version \(serving):"
+                "mappings stream: a reload was refused, still mapping with version \(serving):"
                     + (timedOut ? " " : "\n") + reason)
         }
     }

@@ -145,7 +145,7 @@ def test_a_page_reached_by_another_name_is_refused(playground):
     try:
         driver.get("http://rebound.example:%d/" % server.port)
         body = driver.find_element(By.TAG_NAME, "body").text
-        assert "answers requests for 127.0.0.1 or localhost" in body and "rebound.example" in body
+        assert "answers requests for 127.0.0.1:%d or localhost:%d" % (server.port, server.port) in body and "rebound.example" in body
         assert not driver.find_elements(By.ID, "mappings")
         driver.get("http://localhost:%d/" % server.port)
         wait_for(driver, lambda: '"240859602684612608"' in text(driver, "output"))

@@ -1,6 +1,7 @@
 """`mappings playground` over HTTP, as its page drives it: the state, live runs, saving, safety."""
 
 import json
+import socket
 import time
 
 TWEET = "$TweetModel"
@@ -112,6 +113,82 @@ def test_requests_for_another_host_or_from_another_origin_are_refused(playground
         "POST", "/api/run", {"context": TWEET, "files": {}, "payload": "{}"},
         headers={"Origin": "http://127.0.0.1:%d" % server.port})
     assert status == 200 and "Access-Control-Allow-Origin" not in headers
+
+
+def raw(port, data, timeout=10):
+    """Sends bytes as they are and reads the answer until the server closes (or `timeout`)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        try:
+            connection.sendall(data)
+        except OSError:
+            pass  # the server answered and closed before the whole body went
+        answer = b""
+        while True:
+            try:
+                chunk = connection.recv(65536)
+            except socket.timeout:
+                return answer + b"<timed out>"
+            except OSError:
+                return answer
+            if not chunk:
+                return answer
+            answer += chunk
+
+
+def test_a_page_of_another_port_or_scheme_cannot_save_nor_run_even_without_a_preflight(playground, workspace):
+    """A page on another local port or scheme posts text/plain (no CORS preflight): refused,
+    the file untouched; only the page's own origin (scheme, host and port) is let through."""
+    server = playground("--write")
+    target = workspace / "contexts" / "twitter.mappings"
+    before = target.read_bytes()
+    edits = json.dumps({"files": {"contexts/twitter.mappings": before.decode() + "\n"}}).encode()
+    for origin in ["http://localhost:1", "https://127.0.0.1:%d" % server.port, "http://127.0.0.1:%d" % (server.port + 1),
+                   "null", "http://127.0.0.1:%d.evil.example" % server.port]:
+        for path in ["/api/save", "/api/run"]:
+            status, _, body = raw_post(server, path, edits, origin)
+            assert status == 403, (origin, path, body)
+    assert target.read_bytes() == before
+    status, _, _ = raw_post(server, "/api/save", edits, "http://127.0.0.1:%d" % server.port)
+    assert status == 200 and target.read_bytes() != before
+    status, _, _ = raw_post(server, "/api/run", json.dumps({"context": TWEET, "files": {}, "payload": "{}"}).encode(),
+                            "http://localhost:%d" % server.port, host="localhost:%d" % server.port)
+    assert status == 200
+
+
+def raw_post(server, path, body, origin, host=None):
+    """A POST as a browser page of `origin` sends it, with a text/plain body."""
+    host = host or "127.0.0.1:%d" % server.port
+    answer = raw(server.port, b"POST %s HTTP/1.1\r\nHost: %s\r\nOrigin: %s\r\nContent-Type: text/plain\r\n"
+                 b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (path.encode(), host.encode(), origin.encode(),
+                                                                       len(body), body))
+    head, _, text = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), head, text
+
+
+def test_host_is_read_strictly(playground):
+    server = playground()
+    port = server.port
+    for host, expected in [
+        ("127.0.0.1:%d" % port, 200), ("localhost:%d" % port, 200), ("LOCALHOST:%d" % port, 200),
+        ("127.0.0.1", 421), ("localhost", 421), ("127.0.0.1:%d" % (port + 1), 421), ("127.0.0.1:0%d" % port, 421),
+        ("evil.example:%d" % port, 421), ("127.0.0.1:%d@evil.example" % port, 421), ("", 421),
+    ]:
+        answer = raw(port, b"GET /api/state HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host.encode())
+        assert answer.startswith(b"HTTP/1.1 %d" % expected), (host, answer[:200])
+    twice = raw(port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nHost: evil.example:%d\r\n"
+                      b"Connection: close\r\n\r\n" % (port, port))
+    assert twice.startswith(b"HTTP/1.1 421") and b"two Host headers" in twice
+
+
+def test_a_body_over_the_limit_is_413_at_once(playground):
+    server = playground()
+    size = 9 << 20
+    started = time.monotonic()
+    answer = raw(server.port, b"POST /api/run HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: %d\r\n\r\n" % (server.port, size) + b" " * size)
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert b"larger than 8388608 bytes" in answer
+    assert time.monotonic() - started < 5
 
 
 def test_a_script_that_loops_is_a_timeout_issue_and_the_playground_stays_responsive(playground, workspace):

@@ -193,6 +193,11 @@ def test_watch_and_sighup(start):
     while time.monotonic() < deadline and server.map("$Major", {"name": "a"})[0] != 200:
         time.sleep(0.2)
     assert server.map("$Major", {"name": "a"})[0] == 200
+    # SIGHUP with no file changed since: nothing to swap, no version taken.
+    server.process.send_signal(signal.SIGHUP)
+    time.sleep(1)
+    assert server.request("GET", "/readyz")[2] == b"ready: version 2\n"
+    contexts.write_text(contexts.read_text().replace('"$Major"', '"$Senior"'))
     server.process.send_signal(signal.SIGHUP)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and b"version 3" not in server.request("GET", "/readyz")[2]:
