@@ -141,7 +141,8 @@ struct ServeCommand: AsyncParsableCommand {
             reloader: reloader, metrics: metrics,
             workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, maxInFlight: maxInFlight)
         let limits = HTTPLimits(
-            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
+            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
+            bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
             maxConnections: maxConnections, maxBody: Self.size(maxBody) ?? 16 << 20)
         let server = MappingServer(service: service, limits: limits)
         guard let (host, port) = Self.address(listen) else { throw ToolFailure(status: .loadFailure) }

@@ -173,7 +173,8 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
             guard origins.count == 1, origins[0].lowercased() == own else {
                 let shown = DiagnosticRenderer.printable(origins.joined(separator: ", "))
                 return PlaygroundServer.json(
-                    403, ["error": .string("a page of \(shown) may not use the playground: only its own page (\(own)) may")])
+                    403,
+                    ["error": .string("a page of \(shown) may not use the playground: only its own page (\(own)) may")])
             }
         }
         return try await next(request, context)

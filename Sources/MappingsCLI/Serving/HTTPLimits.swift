@@ -107,7 +107,10 @@ struct HTTPLimits: Sendable {
         case .tooLarge:
             (413, "the body is larger than \(maxBody) bytes", "raise --max-body, or send smaller bodies")
         case .timedOut:
-            (408, "the body did not arrive whole within \(bodyTimeout)", "send the body at once, or raise --body-timeout")
+            (
+                408, "the body did not arrive whole within \(bodyTimeout)",
+                "send the body at once, or raise --body-timeout"
+            )
         case .malformed(let why):
             (400, "the request is not framed well: \(why)", "send a Content-Length, or chunks with hexadecimal sizes")
         }

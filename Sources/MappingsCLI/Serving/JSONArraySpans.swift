@@ -57,7 +57,8 @@ enum JSONArraySpans {
 
     private static func skipSpace(_ bytes: [UInt8], _ index: inout Int) {
         while index < bytes.count,
-            bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\n") || bytes[index] == UInt8(ascii: "\r")
+            bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\n")
+                || bytes[index] == UInt8(ascii: "\r")
                 || bytes[index] == UInt8(ascii: "\t")
         {
             index += 1

@@ -80,7 +80,8 @@ struct MappingServer: Sendable {
             }
             flags[key] = flag
         }
-        let key = MappingService.Key(context: name, omitNulls: flags["omitNulls"] ?? false, strict: flags["strict"] ?? false)
+        let key = MappingService.Key(
+            context: name, omitNulls: flags["omitNulls"] ?? false, strict: flags["strict"] ?? false)
         let records: RecordMapper
         switch service.recordMapper(key) {
         case .success(let found): records = found
