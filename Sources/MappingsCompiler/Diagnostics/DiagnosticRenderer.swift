@@ -82,9 +82,16 @@ package struct DiagnosticRenderer: Sendable {
     }
 
     /// `text` with its control and invisible characters escaped as a JSON string writes them
-    /// (`\n`, `\u001b`, `\u202e`), and nothing else changed.
+    /// (`\r`, `\u001b`, `\u202e`), and nothing else changed; a line feed and a tab are kept
+    /// (a message may run over lines, as the tests' failures do; neither moves the cursor back).
     package static func printable(_ text: String) -> String {
-        JSONWriter.visible(text)
+        guard text.unicodeScalars.contains(where: { JSONWriter.isInvisible($0) && $0 != "\n" && $0 != "\t" }) else {
+            return text
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { JSONWriter.visible(String($0)) }
+                .joined(separator: "\t")
+        }.joined(separator: "\n")
     }
 
     private func snippet(_ location: SourceLocation, gutter: Int) -> [String] {
