@@ -1,3 +1,5 @@
+import CJSONIndex
+
 /// What a record scan keeps of each object a mapping reads into: the keys it wants, and for
 /// each, what it wants of the value there (another shape, or the value whole, kept as a span
 /// of bytes).
@@ -95,7 +97,7 @@ package struct JSONTape {
     }
 
     /// Storage that grows and is reused, without an array's checks on each append.
-    private struct Storage<Element> {
+    struct Storage<Element> {
         var base: UnsafeMutablePointer<Element>
         var count = 0
         var capacity: Int
@@ -125,9 +127,11 @@ package struct JSONTape {
         var buffer: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
     }
 
-    private var nodeStorage = Storage<Node>(capacity: 128)
-    private var slotStorage = Storage<Int32>(capacity: 128)
-    private var stack = Storage<Int32>(capacity: 32)
+    var nodeStorage = Storage<Node>(capacity: 128)
+    var slotStorage = Storage<Int32>(capacity: 128)
+    var stack = Storage<Int32>(capacity: 32)
+    /// The structural index of the record being scanned (`scan`), its memory kept record to record.
+    var index = cjson_index(positions: nil, count: 0, capacity: 0)
 
     /// The nodes of the last scan; valid until the next.
     package var nodes: UnsafeBufferPointer<Node> { nodeStorage.buffer }
@@ -137,15 +141,44 @@ package struct JSONTape {
     package init() {}
 
     /// Gives the storage back; the tape is not used again (its owner calls this once, when it goes).
-    package func free() {
+    package mutating func free() {
         nodeStorage.base.deallocate()
         slotStorage.base.deallocate()
         stack.base.deallocate()
+        cjson_index_free(&index)
     }
 
     /// Scans `bytes` (one JSON text) by `shape`; the root node's index, or `nil` when the text
     /// is not valid JSON or holds what the tape does not represent (see the type's comment).
+    ///
+    /// The text's structural index is built first (CJSONIndex: 64 bytes a step, UTF-8 and the
+    /// strings' escapes checked there), then walked: a value the shape does not want is checked
+    /// and passed by its index entries, never byte by byte. It accepts exactly the texts
+    /// `JSONParser` accepts (`scanByBytes` is the reference the tests hold it to).
     package mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, shape: TapeShape) -> Int32? {
+        nodeStorage.count = 0
+        slotStorage.count = 0
+        stack.count = 0
+        guard let base = bytes.baseAddress,
+            cjson_index_build(base, JSONEscape.textStart(of: bytes), bytes.count, &index) == Int32(CJSON_INDEX_OK)
+        else { return nil }
+        let positions = UnsafeBufferPointer(start: index.positions, count: index.count + 1)
+        return shape.keys.withUnsafeBufferPointer { keys in
+            shape.shapes.withUnsafeBufferPointer { shapes in
+                shape.keyBytes.withUnsafeBufferPointer { keyBytes in
+                    let tables = Tables(keys: keys, shapes: shapes, keyBytes: keyBytes)
+                    var walker = IndexWalker(bytes: bytes, positions: positions, entries: index.count)
+                    guard let root = indexed(&walker, depth: 0, shape: 0, tables), walker.entry == walker.entries
+                    else { return nil }
+                    return root
+                }
+            }
+        }
+    }
+
+    /// `scan` as it was before the structural index: the record read byte by byte with
+    /// `JSONParser`'s reader. The reference the indexed scan is tested against.
+    package mutating func scanByBytes(_ bytes: UnsafeBufferPointer<UInt8>, shape: TapeShape) -> Int32? {
         nodeStorage.count = 0
         slotStorage.count = 0
         stack.count = 0
@@ -170,7 +203,7 @@ package struct JSONTape {
     }
 
     /// The shape's tables, for the length of one scan.
-    private struct Tables {
+    struct Tables {
         let keys: UnsafeBufferPointer<TapeShape.Key>
         let shapes: UnsafeBufferPointer<TapeShape.Shape>
         let keyBytes: UnsafeBufferPointer<UInt8>
@@ -180,7 +213,7 @@ package struct JSONTape {
     private static var unsupported: JSONParser.Failure { JSONParser.Failure(message: "", line: 0, column: 0) }
 
     @inline(__always)
-    private mutating func add(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) -> Int32 {
+    mutating func add(_ kind: Kind, _ start: Int, _ end: Int, escaped: Bool = false) -> Int32 {
         nodeStorage.append(
             Node(kind: kind, escaped: escaped, start: Int32(start), end: Int32(end), first: 0, count: 0))
         return Int32(nodeStorage.count - 1)

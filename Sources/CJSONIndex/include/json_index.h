@@ -1,0 +1,58 @@
+// The structural index of one JSON text: where its strings, values and punctuation are, found
+// 64 bytes at a time (the first stage of simdjson, after Langdale and Lemire, "Parsing gigabytes
+// of JSON per second", VLDB Journal 2019, written here from the paper), and the checks that need
+// no grammar: UTF-8, control characters and escapes in strings, a string left open.
+//
+// MappingsJSON's record tape reads the index instead of the bytes: a value it does not read is
+// skipped by walking index entries. Kernels: AVX2 and SSE4.2 (x86-64, chosen at run time), NEON
+// (arm64), and a portable one in 64-bit words that every other machine runs and the tests hold
+// the others to.
+#ifndef CJSON_INDEX_H
+#define CJSON_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// What `cjson_index_build` found.
+enum {
+    /// The index is built; the text may still break JSON's grammar, which the reader checks.
+    CJSON_INDEX_OK = 0,
+    /// The text cannot be JSON: a byte that is not UTF-8, a control character or an invalid
+    /// escape in a string, a string that does not end, or no text at all.
+    CJSON_INDEX_INVALID = 1,
+    /// The text is 4 GiB or more (positions are 32 bits), or memory ran out.
+    CJSON_INDEX_TOO_LARGE = 2,
+};
+
+/// The kernels, for `cjson_index_build_with` (tests and benchmarks).
+enum {
+    CJSON_KERNEL_PORTABLE = 0,
+    CJSON_KERNEL_SSE42 = 1,
+    CJSON_KERNEL_AVX2 = 2,
+    CJSON_KERNEL_NEON = 3,
+};
+
+/// An index, reused text after text: `positions[0..<count]` are the offsets, in order, of every
+/// `{ } [ ] : ,` outside strings, of both quotes of every string, and of the first byte of every
+/// other run of bytes outside strings that is not whitespace (a number, a literal, or bytes no
+/// JSON has). `positions[count]` is the text's length, a sentinel.
+typedef struct cjson_index {
+    uint32_t *positions;
+    size_t count;
+    size_t capacity;
+} cjson_index;
+
+/// Builds the index of `bytes[start..<count]` (`start` past a byte-order mark) with the best
+/// kernel this machine runs. Returns CJSON_INDEX_OK, CJSON_INDEX_INVALID or CJSON_INDEX_TOO_LARGE.
+int cjson_index_build(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
+
+/// The same with a given kernel; -1 when this machine cannot run it.
+int cjson_index_build_with(int kernel, const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
+
+/// The kernel `cjson_index_build` uses here.
+int cjson_index_kernel(void);
+
+/// Gives an index's memory back.
+void cjson_index_free(cjson_index *index);
+
+#endif

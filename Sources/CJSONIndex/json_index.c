@@ -1,0 +1,186 @@
+// Building an index: the checks every kernel shares, the portable kernel, and the choice of
+// kernel at run time.
+#include "index_internal.h"
+
+#include <stdlib.h>
+
+// MARK: Checks
+
+/// The value of four hex digits at `p`, or -1 when one is not a hex digit.
+static int32_t cjson_hex4(const uint8_t *p) {
+    int32_t value = 0;
+    for (int i = 0; i < 4; i++) {
+        uint8_t c = p[i];
+        int32_t digit;
+        if (c >= '0' && c <= '9') digit = c - '0';
+        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+        else return -1;
+        value = value << 4 | digit;
+    }
+    return value;
+}
+
+int cjson_check_escape(const uint8_t *bytes, size_t count, size_t at, cjson_state *state) {
+    if (at + 1 >= count) return 0;
+    switch (bytes[at + 1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': return 1;
+    case 'u': break;
+    default: return 0;
+    }
+    if (at + 6 > count) return 0;
+    int32_t unit = cjson_hex4(bytes + at + 2);
+    if (unit < 0) return 0;
+    if (unit >= 0xDC00 && unit <= 0xDFFF) return 0;  // a low surrogate alone
+    if (unit < 0xD800 || unit > 0xDBFF) return 1;
+    // A high surrogate: a \u low surrogate must follow at once.
+    if (at + 12 > count || bytes[at + 6] != '\\' || bytes[at + 7] != 'u') return 0;
+    int32_t low = cjson_hex4(bytes + at + 8);
+    if (low < 0xDC00 || low > 0xDFFF) return 0;
+    state->escapes_done = at + 12;
+    return 1;
+}
+
+void cjson_check_utf8(const uint8_t *block, size_t length, cjson_state *state) {
+    int need = state->utf8_need, low = state->utf8_low, high = state->utf8_high;
+    for (size_t i = 0; i < length; i++) {
+        uint8_t c = block[i];
+        if (need) {
+            if (c < low || c > high) {
+                state->invalid = 1;
+                return;
+            }
+            need--;
+            low = 0x80;
+            high = 0xBF;
+            continue;
+        }
+        if (c < 0x80) continue;
+        // RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF.
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            if (c == 0xE0) low = 0xA0;
+            if (c == 0xED) high = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            if (c == 0xF0) low = 0x90;
+            if (c == 0xF4) high = 0x8F;
+        } else {
+            state->invalid = 1;
+            return;
+        }
+    }
+    state->utf8_need = need;
+    state->utf8_low = low;
+    state->utf8_high = high;
+}
+
+// MARK: The portable kernel
+
+/// One bit per byte (its high bit) of `x`, gathered into the low eight bits.
+static inline uint64_t cjson_gather(uint64_t highs) {
+    return ((highs & 0x8080808080808080ULL) * 0x0002040810204081ULL) >> 56;
+}
+
+/// The high bit of each byte of `x` that is zero, exactly (no borrow from a neighbour).
+static inline uint64_t cjson_zero_bytes(uint64_t x) {
+    uint64_t low7 = (x & 0x7F7F7F7F7F7F7F7FULL) + 0x7F7F7F7F7F7F7F7FULL;
+    return ~(low7 | x | 0x7F7F7F7F7F7F7F7FULL);
+}
+
+static inline uint64_t cjson_equal(uint64_t word, uint8_t byte) {
+    return cjson_zero_bytes(word ^ (0x0101010101010101ULL * byte));
+}
+
+cjson_masks cjson_masks_portable(const uint8_t *block) {
+    cjson_masks m = {0, 0, 0, 0, 0, 0};
+    for (int w = 0; w < 8; w++) {
+        uint64_t x;
+        memcpy(&x, block + 8 * w, 8);
+        int shift = 8 * w;
+        m.quote |= cjson_gather(cjson_equal(x, '"')) << shift;
+        m.backslash |= cjson_gather(cjson_equal(x, '\\')) << shift;
+        m.space |= cjson_gather(cjson_equal(x, ' ') | cjson_equal(x, '\t') | cjson_equal(x, '\n') | cjson_equal(x, '\r'))
+                   << shift;
+        m.op |= cjson_gather(cjson_equal(x, '{') | cjson_equal(x, '}') | cjson_equal(x, '[') | cjson_equal(x, ']')
+                             | cjson_equal(x, ':') | cjson_equal(x, ','))
+                << shift;
+        m.control |= cjson_gather(cjson_zero_bytes(x & 0xE0E0E0E0E0E0E0E0ULL)) << shift;
+        m.nonascii |= cjson_gather(x) << shift;
+    }
+    return m;
+}
+
+CJSON_DEFINE_KERNEL(cjson_kernel_portable, , cjson_masks_portable, cjson_prefix_xor)
+
+// MARK: Choosing
+
+typedef int (*cjson_kernel_function)(const uint8_t *, size_t, size_t, cjson_index *);
+
+/// The kernel, or NULL when this machine cannot run it.
+static cjson_kernel_function cjson_kernel_function_of(int kernel) {
+    switch (kernel) {
+    case CJSON_KERNEL_PORTABLE: return cjson_kernel_portable;
+#if defined(__x86_64__)
+    case CJSON_KERNEL_SSE42:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") ? cjson_kernel_sse42 : NULL;
+    case CJSON_KERNEL_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") ? cjson_kernel_avx2 : NULL;
+#endif
+#if defined(__aarch64__)
+    case CJSON_KERNEL_NEON: return cjson_kernel_neon;
+#endif
+    default: return NULL;
+    }
+}
+
+int cjson_index_kernel(void) {
+    static int chosen = -1;
+    if (chosen < 0) {
+        int best = CJSON_KERNEL_PORTABLE;
+        for (int kernel = CJSON_KERNEL_SSE42; kernel <= CJSON_KERNEL_NEON; kernel++)
+            if (cjson_kernel_function_of(kernel)) best = kernel;
+        // MAPPINGS_JSON_KERNEL=portable|sse42|avx2|neon picks a kernel (tests, benchmarks).
+        const char *forced = getenv("MAPPINGS_JSON_KERNEL");
+        if (forced) {
+            static const char *names[] = {"portable", "sse42", "avx2", "neon"};
+            for (int kernel = 0; kernel < 4; kernel++)
+                if (strcmp(forced, names[kernel]) == 0 && cjson_kernel_function_of(kernel)) best = kernel;
+        }
+        __atomic_store_n(&chosen, best, __ATOMIC_RELAXED);
+    }
+    return __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+}
+
+int cjson_index_build_with(int kernel, const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
+    cjson_kernel_function function = cjson_kernel_function_of(kernel);
+    if (!function) return -1;
+    if (count >= UINT32_MAX) return CJSON_INDEX_TOO_LARGE;
+    // Room for an entry a byte, a block's worth more, and the sentinel.
+    size_t needed = count - start + 65;
+    if (index->capacity < needed) {
+        size_t capacity = index->capacity ? index->capacity : 1024;
+        while (capacity < needed) capacity *= 2;
+        uint32_t *positions = realloc(index->positions, capacity * sizeof(uint32_t));
+        if (!positions) return CJSON_INDEX_TOO_LARGE;
+        index->positions = positions;
+        index->capacity = capacity;
+    }
+    index->count = 0;
+    return function(bytes, start, count, index);
+}
+
+int cjson_index_build(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
+    return cjson_index_build_with(cjson_index_kernel(), bytes, start, count, index);
+}
+
+void cjson_index_free(cjson_index *index) {
+    free(index->positions);
+    index->positions = NULL;
+    index->count = 0;
+    index->capacity = 0;
+}
