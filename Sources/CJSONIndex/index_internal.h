@@ -24,6 +24,7 @@ typedef struct cjson_state {
     uint64_t other;           // 1 when its last byte was in a run of other bytes
     int backslashes;          // the parity of a run of backslashes that reached its end
     size_t escapes_done;      // escapes before this offset were checked with a \u pair before them
+    int string_escapes;       // the string open at the block's end holds a backslash so far
     int utf8_need;            // continuation bytes still owed by a sequence the block before started
     int utf8_low, utf8_high;  // the range the next continuation byte must be in
     int invalid;
@@ -75,6 +76,30 @@ static inline uint64_t cjson_escaped(uint64_t backslash, cjson_state *state) {
     return escaped;
 }
 
+/// The closing quotes (among `quotes`) of strings that hold a backslash: each string's quotes
+/// walked in order, a string open at the block's start carrying what it held so far. Called only
+/// for a block with a backslash in a string, or one whose open string had one.
+static inline uint64_t cjson_escaped_closes(uint64_t quotes, uint64_t in_string, uint64_t backslashes,
+                                            cjson_state *state) {
+    uint64_t closes = 0;
+    int held = state->string_escapes;
+    uint64_t since = UINT64_MAX;  // the bits after the quote before (all of them before the first)
+    while (quotes) {
+        int at = __builtin_ctzll(quotes);
+        uint64_t bit = 1ULL << at;
+        quotes &= quotes - 1;
+        if (in_string & bit) {
+            held = 0;  // an opening quote
+        } else if (held || (backslashes & (bit - 1) & since)) {
+            closes |= bit;
+        }
+        since = ~((bit - 1) | bit);
+    }
+    // The string still open at the end: what it holds from its quote (or the block's start) on.
+    state->string_escapes = (int)(in_string >> 63) && (held || (backslashes & since));
+    return closes;
+}
+
 /// The index entries of a block whose masks are `m` and whose prefix parity of unescaped quotes
 /// is computed by `prefix` (a carry-less multiply where the machine has one). Appends to
 /// `out[*n...]` (room for 64 is there) and checks strings' control characters and escapes.
@@ -99,10 +124,15 @@ static inline uint64_t cjson_escaped(uint64_t backslash, cjson_state *state) {
         uint64_t starts_ = other_ & ~((other_ << 1) | (state)->other);                                     \
         (state)->other = other_ >> 63;                                                                     \
         uint64_t entries_ = ((m).op & outside_) | quotes_ | starts_;                                       \
+        uint64_t inside_backslashes_ = (m).backslash & in_string_;                                         \
+        uint64_t flagged_ = inside_backslashes_ || (state)->string_escapes                                 \
+                                ? cjson_escaped_closes(quotes_, in_string_, inside_backslashes_, (state))  \
+                                : 0;                                                                       \
         uint32_t *write_ = (out) + *(n);                                                                   \
         size_t found_ = (size_t)__builtin_popcountll(entries_);                                            \
         while (entries_) {                                                                                 \
-            *write_++ = (uint32_t)((base) + (size_t)__builtin_ctzll(entries_));                            \
+            int bit_ = __builtin_ctzll(entries_);                                                          \
+            *write_++ = (uint32_t)((base) + (size_t)bit_) | (uint32_t)((flagged_ >> bit_) & 1) << 31;      \
             entries_ &= entries_ - 1;                                                                      \
         }                                                                                                  \
         *(n) += found_;                                                                                    \

@@ -159,7 +159,7 @@ int cjson_index_kernel(void) {
 int cjson_index_build_with(int kernel, const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
     cjson_kernel_function function = cjson_kernel_function_of(kernel);
     if (!function) return -1;
-    if (count >= UINT32_MAX) return CJSON_INDEX_TOO_LARGE;
+    if (count >= CJSON_INDEX_OFFSET) return CJSON_INDEX_TOO_LARGE;
     // Room for an entry a byte, a block's worth more, and the sentinel.
     size_t needed = count - start + 65;
     if (index->capacity < needed) {

@@ -28,6 +28,7 @@ struct StructuralIndexTests {
         var run = 0  // backslashes just before this byte
         var previousOther = false
         var escapesDone = 0
+        var holdsBackslash = false
         for position in start..<bytes.count {
             let byte = bytes[position]
             let escaped = run % 2 == 1
@@ -37,13 +38,16 @@ struct StructuralIndexTests {
             }
             let quote = byte == UInt8(ascii: "\"") && !escaped
             if quote {
-                entries.append(position)
+                // A closing quote of a string that holds a backslash has the high bit.
+                entries.append(position | (inString && holdsBackslash ? 1 << 31 : 0))
                 inString.toggle()
+                holdsBackslash = false
                 previousOther = false
                 continue
             }
             if inString {
                 if byte < 0x20 { valid = false }
+                if byte == UInt8(ascii: "\\") { holdsBackslash = true }
                 previousOther = false
                 continue
             }

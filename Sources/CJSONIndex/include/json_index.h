@@ -20,7 +20,7 @@ enum {
     /// The text cannot be JSON: a byte that is not UTF-8, a control character or an invalid
     /// escape in a string, a string that does not end, or no text at all.
     CJSON_INDEX_INVALID = 1,
-    /// The text is 4 GiB or more (positions are 32 bits), or memory ran out.
+    /// The text is 2 GiB or more (an entry's offset is 31 bits), or memory ran out.
     CJSON_INDEX_TOO_LARGE = 2,
 };
 
@@ -35,7 +35,13 @@ enum {
 /// An index, reused text after text: `positions[0..<count]` are the offsets, in order, of every
 /// `{ } [ ] : ,` outside strings, of both quotes of every string, and of the first byte of every
 /// other run of bytes outside strings that is not whitespace (a number, a literal, or bytes no
-/// JSON has). `positions[count]` is the text's length, a sentinel.
+/// JSON has). The closing quote of a string that holds a backslash has bit 31 set
+/// (CJSON_INDEX_ESCAPES). `positions[count]` is the text's length, a sentinel.
+/// The bit of an entry that marks a string's closing quote when the string holds escapes.
+#define CJSON_INDEX_ESCAPES 0x80000000u
+/// The bits of an entry that are its offset.
+#define CJSON_INDEX_OFFSET 0x7FFFFFFFu
+
 typedef struct cjson_index {
     uint32_t *positions;
     size_t count;

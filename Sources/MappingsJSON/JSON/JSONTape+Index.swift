@@ -1,11 +1,5 @@
 import CJSONIndex
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The record tape read from the structural index: JSON's grammar checked entry by entry (the
 /// bytes between entries are whitespace, or a string's or a scalar's), scalars checked where
 /// they are, and what the shape does not want passed over by its entries.
@@ -27,7 +21,11 @@ extension JSONTape {
 
         /// The offset of the entry the walk is at (the text's length past the last).
         @inline(__always)
-        var offset: Int { Int(positions[entry]) }
+        var offset: Int { offset(of: entry) }
+
+        /// The offset of entry `entry` (its high bit marks a string's closing quote that holds escapes).
+        @inline(__always)
+        func offset(of entry: Int) -> Int { Int(positions[entry] & CJSON_INDEX_OFFSET) }
 
         /// The byte at the entry the walk is at (a space past the last, which no rule takes).
         @inline(__always)
@@ -54,19 +52,18 @@ extension JSONTape {
         let start = walker.offset
         switch walker.bytes[start] {
         case UInt8(ascii: "\""):
-            guard let end = Self.stringEnd(&walker) else { return nil }
-            let escaped = Self.hasBackslash(walker.bytes, start + 1, end)
+            guard let (end, escaped) = Self.stringEnd(&walker) else { return nil }
             return add(.string, start + 1, end, escaped: escaped)
         case UInt8(ascii: "{"):
             guard shape >= 0 else {
                 guard Self.skipContainer(&walker, depth: depth + 1) else { return nil }
-                return add(.objectSpan, start, Int(walker.positions[walker.entry - 1]) + 1)
+                return add(.objectSpan, start, walker.offset(of: walker.entry - 1) + 1)
             }
             return indexedObject(&walker, depth: depth + 1, shape: shape, tables)
         case UInt8(ascii: "["):
             guard shape >= 0 else {
                 guard Self.skipContainer(&walker, depth: depth + 1) else { return nil }
-                return add(.arraySpan, start, Int(walker.positions[walker.entry - 1]) + 1)
+                return add(.arraySpan, start, walker.offset(of: walker.entry - 1) + 1)
             }
             return indexedArray(&walker, depth: depth + 1, shape: shape, tables)
         default:
@@ -93,10 +90,12 @@ extension JSONTape {
             while true {
                 guard walker.byte == UInt8(ascii: "\"") else { return nil }
                 let keyStart = walker.offset + 1
-                guard let keyEnd = Self.stringEnd(&walker), walker.byte == UInt8(ascii: ":") else { return nil }
+                guard let (keyEnd, escaped) = Self.stringEnd(&walker), walker.byte == UInt8(ascii: ":") else {
+                    return nil
+                }
                 walker.entry += 1
                 // A key written with escapes is compared by code points: the general parser's.
-                if Self.hasBackslash(walker.bytes, keyStart, keyEnd) { return nil }
+                if escaped { return nil }
                 let found = Self.match(keyStart, keyEnd, among: wanted, tables, walker.bytes, from: hint)
                 if found >= 0 {
                     hint = found + 1
@@ -114,7 +113,7 @@ extension JSONTape {
                 guard separator == UInt8(ascii: ",") else { return nil }
             }
         }
-        nodeStorage.base[Int(node)].end = Int32(walker.positions[walker.entry - 1]) + 1
+        nodeStorage.base[Int(node)].end = Int32(walker.offset(of: walker.entry - 1) + 1)
         return node
     }
 
@@ -139,21 +138,23 @@ extension JSONTape {
         }
         nodeStorage.base[Int(node)].first = Int32(slotStorage.count)
         nodeStorage.base[Int(node)].count = Int32(stack.count - mark)
-        nodeStorage.base[Int(node)].end = Int32(walker.positions[walker.entry - 1]) + 1
+        nodeStorage.base[Int(node)].end = Int32(walker.offset(of: walker.entry - 1) + 1)
         for position in mark..<stack.count { slotStorage.append(stack.base[position]) }
         stack.count = mark
         return node
     }
 
-    /// At a string's opening quote: moves past its closing quote and returns where that is.
+    /// At a string's opening quote: moves past its closing quote and returns where that is, and
+    /// whether the string holds escapes.
     @inline(__always)
-    static func stringEnd(_ walker: inout IndexWalker) -> Int? {
+    static func stringEnd(_ walker: inout IndexWalker) -> (end: Int, escaped: Bool)? {
         // The entry after an opening quote is its closing quote: nothing in a string is an entry.
         guard walker.entry + 1 < walker.entries else { return nil }
-        let end = Int(walker.positions[walker.entry + 1])
+        let entry = walker.positions[walker.entry + 1]
+        let end = Int(entry & CJSON_INDEX_OFFSET)
         guard walker.bytes[end] == UInt8(ascii: "\"") else { return nil }
         walker.entry += 2
-        return end
+        return (end, entry & CJSON_INDEX_ESCAPES != 0)
     }
 
     /// Checks the value at the walk's entry and moves past it, building nothing.
@@ -219,13 +220,6 @@ extension JSONTape {
         guard walker.endsScalar(end) else { return nil }
         walker.entry += 1
         return (kind, end)
-    }
-
-    /// Whether `bytes[start..<end]` holds a backslash.
-    @inline(__always)
-    static func hasBackslash(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        guard end > start else { return false }
-        return memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\\")), end - start) != nil
     }
 
     /// Which of the shape's keys `bytes[start..<end]` is (-1: none); the one at `hint` is tried first.
