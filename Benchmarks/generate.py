@@ -10,6 +10,11 @@
 - `large` (about 5.6 KB): an API record as a full timeline returns it: a retweet nested in
   each, users of 40 fields, entities, and text with non-ASCII characters written as `\\u`
   escapes (surrogate pairs for emoji); the context reads about 15 values, a tenth of the bytes.
+- `real` (about 5.6 KB): statuses with the statistics of public API records: texts in the
+  languages of a public sample (a fifth Japanese, some Korean, Arabic, Thai, a third with
+  emoji), every non-ASCII character and every `/` escaped as the API writes them, a long HTML
+  `source`, users of 42 fields, entities and media, a retweet in more than half; the
+  context reads 8 values.
 - `drawing` (for B6): a drawing with snake_case keys (for automatic entries) and a
   polymorphic collection of shapes tagged by `type`.
 
@@ -314,9 +319,146 @@ def large(rng, serial):
     return record
 
 
-SHAPES = {"tweet": tweet, "small": small, "wide": wide, "drawing": drawing, "large": large}
+# real ------------------------------------------------------------------------------------------
+# Statuses with the statistics of public API records (the statuses API v1.1, as its timelines and
+# searches return them): about 5.6 KB a record; texts in the languages of a public sample (half
+# English, a fifth Japanese, then Spanish, Portuguese, Arabic, Korean, Thai), a third of them
+# with emoji; every non-ASCII character and every "/" escaped (`\u65e5`, `https:\/\/t.co`), as
+# the API writes them; a long HTML `source`; users of 42 fields; entities with hashtags,
+# mentions, URLs and media; a retweet nested in more than half of the records and a quote in one of seven.
+
+KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんアイウエオカキクケコサシスセソタチツテト"
+KANJI = "日本語東京大学新聞今日明天気時間人生世界仕事会社電話友達映画音楽写真家族学校先生"
+HANGUL = "한국어안녕하세요감사합니다사랑해요오늘날씨좋아요친구"
+ARABIC = "مرحبا بالعالم شكرا جزيلا اليوم الطقس جميل"
+THAI = "สวัสดีครับขอบคุณมากวันนี้อากาศดี"
+EMOJI = "😀😂🥰😍🙏🔥✨🎉👍💯❤️🚀🌸😭🤔"
+LATIN = "el la de que y en los se del las por un para con no una su al es lo como más pero sus le ya o este sí " \
+        "porque esta entre cuando muy sin sobre também até não são você está então"
+
+
+def real_text(rng, lang):
+    """A status text in `lang`, of about a tweet's length."""
+    if lang == "ja":
+        words = ["".join(rng.choice(KANA + KANJI) for _ in range(rng.randint(2, 6))) for _ in range(rng.randint(6, 20))]
+        text = "".join(words)
+    elif lang == "ko":
+        text = " ".join("".join(rng.choice(HANGUL) for _ in range(rng.randint(2, 5))) for _ in range(rng.randint(4, 14)))
+    elif lang == "ar":
+        text = " ".join(rng.choice(ARABIC.split()) for _ in range(rng.randint(5, 16)))
+    elif lang == "th":
+        text = "".join(rng.choice(THAI) for _ in range(rng.randint(20, 70)))
+    elif lang in ("es", "pt"):
+        text = " ".join(rng.choice(LATIN.split()) for _ in range(rng.randint(6, 24)))
+    else:
+        text = sentence(rng, rng.randint(6, 24))
+    if rng.random() < 0.35:
+        text += " " + "".join(rng.choice(EMOJI) for _ in range(rng.randint(1, 3)))
+    if rng.random() < 0.4:
+        text += " https://t.co/%s" % "".join(rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789") for _ in range(10))
+    return text
+
+
+REAL_LANGS = ["en"] * 10 + ["ja"] * 4 + ["es"] * 2 + ["pt", "ar", "ko", "th"]
+REAL_CLIENTS = CLIENTS + [
+    ("https://about.twitter.com/products/tweetdeck", "TweetDeck"),
+    ("http://www.hootsuite.com", "Hootsuite Inc."),
+    ("https://ifttt.com", "IFTTT"),
+]
+
+
+def real_user(rng):
+    """A user of the statuses API: 42 fields, a description in the user's language."""
+    record = full_user(rng)
+    lang = rng.choice(REAL_LANGS)
+    record["name"] = real_text(rng, lang)[:20].strip() or record["name"]
+    record["description"] = real_text(rng, lang)[:160]
+    record["location"] = rng.choice([None, "東京", "Tokyo, Japan", "São Paulo", "New York, NY", "서울", ""])
+    record["lang"] = None
+    record["url"] = "https://t.co/%x" % rng.getrandbits(40) if rng.random() < 0.5 else None
+    record["entities"] = {"description": {"urls": []}}
+    if record["url"]:
+        record["entities"]["url"] = {"urls": [{"url": record["url"], "expanded_url": "https://example.com/%d" % rng.randint(1, 99999),
+                                               "display_url": "example.com", "indices": [0, 23]}]}
+    return record
+
+
+def real_status(rng, serial, depth=0):
+    tid = 1_100_000_000_000_000 + serial * 7919 + rng.randint(0, 7000)
+    lang = rng.choice(REAL_LANGS)
+    text = real_text(rng, lang)
+    client = rng.choice(REAL_CLIENTS)
+    hashtags = [{"text": rng.choice([rng.choice(WORDS[:60]), "日本", "東京", "música", "한국"]), "indices": [i * 9, i * 9 + 8]}
+                for i in range(rng.choice([0, 0, 0, 1, 1, 2, 3]))]
+    mentions = []
+    for _ in range(rng.choice([0, 0, 1, 1, 2])):
+        mentioned = rng.randint(10_000, 2_000_000_000)
+        mentions.append({"screen_name": "user%d" % mentioned, "name": real_text(rng, rng.choice(REAL_LANGS))[:20],
+                         "id": mentioned, "id_str": str(mentioned), "indices": [0, 12]})
+    urls = [{"url": "https://t.co/%x" % rng.getrandbits(40),
+             "expanded_url": "https://example.org/%s/%d?utm_source=twitter" % (rng.choice(WORDS[:40]), rng.randint(1, 99999)),
+             "display_url": "example.org/…", "indices": [40, 63]} for _ in range(rng.choice([0, 0, 1, 1, 2]))]
+    reply = rng.randint(1, 10**17) if rng.random() < 0.25 else None
+    record = {
+        "created_at": api_date(rng),
+        "id": tid,
+        "id_str": str(tid),
+        "text": text,
+        "truncated": False,
+        "entities": {"hashtags": hashtags, "symbols": [], "user_mentions": mentions, "urls": urls},
+        "metadata": {"iso_language_code": lang, "result_type": "recent"},
+        "source": '<a href="%s" rel="nofollow">%s</a>' % client,
+        "in_reply_to_status_id": reply,
+        "in_reply_to_status_id_str": str(reply) if reply else None,
+        "in_reply_to_user_id": rng.randint(1, 10**9) if reply else None,
+        "in_reply_to_user_id_str": None,
+        "in_reply_to_screen_name": ("user%d" % rng.randint(1, 10**6)) if reply else None,
+        "user": real_user(rng),
+        "geo": None,
+        "coordinates": None,
+        "place": None if rng.random() < 0.9 else {
+            "id": "%016x" % rng.getrandbits(64), "url": "https://api.twitter.com/1.1/geo/id/%016x.json" % rng.getrandbits(64),
+            "place_type": "city", "name": rng.choice(["Shibuya", "São Paulo", "Madrid"]), "full_name": "Somewhere, Earth",
+            "country_code": rng.choice(["JP", "BR", "ES"]), "country": rng.choice(["日本", "Brasil", "España"]),
+            "contained_within": [], "bounding_box": {"type": "Polygon", "coordinates": [[[139.6, 35.6], [139.8, 35.6], [139.8, 35.7], [139.6, 35.7]]]},
+            "attributes": {}},
+        "contributors": None,
+        "is_quote_status": False,
+        "retweet_count": rng.randint(0, 50_000),
+        "favorite_count": rng.randint(0, 100_000),
+        "favorited": False,
+        "retweeted": False,
+        "lang": lang,
+    }
+    if rng.random() < 0.3:
+        media_id = rng.randint(10**17, 10**18)
+        media = {"id": media_id, "id_str": str(media_id), "indices": [70, 93],
+                 "media_url": "http://pbs.twimg.com/media/%x.jpg" % rng.getrandbits(48),
+                 "media_url_https": "https://pbs.twimg.com/media/%x.jpg" % rng.getrandbits(48),
+                 "url": "https://t.co/%x" % rng.getrandbits(40), "display_url": "pic.twitter.com/%x" % rng.getrandbits(40),
+                 "expanded_url": "https://twitter.com/user/status/%d/photo/1" % tid, "type": "photo",
+                 "sizes": {size: {"w": w, "h": h, "resize": "fit" if size != "thumb" else "crop"}
+                           for size, w, h in (("thumb", 150, 150), ("medium", 1200, 900), ("small", 680, 510), ("large", 2048, 1536))}}
+        record["entities"]["media"] = [media]
+        record["extended_entities"] = {"media": [media]}
+        record["possibly_sensitive"] = False
+    if depth == 0 and rng.random() < 0.55:
+        record["retweeted_status"] = real_status(rng, serial + 10_000_000, depth + 1)
+    elif depth == 0 and rng.random() < 0.3:
+        record["is_quote_status"] = True
+        record["quoted_status"] = real_status(rng, serial + 20_000_000, depth + 1)
+    return record
+
+
+def real(rng, serial):
+    return real_status(rng, serial)
+
+
+SHAPES = {"tweet": tweet, "small": small, "wide": wide, "drawing": drawing, "large": large, "real": real}
 # Shapes written with every non-ASCII character as a `\u` escape, as many APIs send them.
-ESCAPED = {"large"}
+ESCAPED = {"large", "real"}
+# Shapes written with "/" escaped as "\/", as the statuses API writes it.
+SLASHES = {"real"}
 
 
 def generate(out, size_bytes, seed=7, shape="tweet"):
@@ -326,7 +468,10 @@ def generate(out, size_bytes, seed=7, shape="tweet"):
     written = 0
     serial = 0
     while written < size_bytes:
-        line = (json.dumps(make(rng, serial), ensure_ascii=shape in ESCAPED, separators=(",", ":")) + "\n").encode()
+        text = json.dumps(make(rng, serial), ensure_ascii=shape in ESCAPED, separators=(",", ":"))
+        if shape in SLASHES:
+            text = text.replace("/", "\\/")
+        line = (text + "\n").encode()
         out.write(line)
         written += len(line)
         serial += 1

@@ -1,6 +1,6 @@
 """The benchmarks' reshapes in Python (B1, B2), with the standard json module or orjson.
 
-    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide|large] < in.ndjson > out.ndjson
+    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide|large|real] < in.ndjson > out.ndjson
 
 Same output as the contexts of Benchmarks/contexts: tweet is $BenchTweet (with --client,
 $BenchTweetWithClient), small is $SmallTweet (with --client, $SmallTweetWithHandle), wide is
@@ -135,7 +135,21 @@ def scripted_large(record):
     }
 
 
-RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide, "large": reshape_large}
+def reshape_real(record, client):
+    user = record["user"]
+    return {
+        "id": int(record["id_str"]),
+        "text": record["text"],
+        "createdAt": date(record["created_at"]),
+        "userId": int(user["id_str"]),
+        "userName": user["screen_name"],
+        "followers": user["followers_count"],
+        "tags": [tag["text"] for tag in record["entities"]["hashtags"]],
+        "lang": record.get("lang"),
+    }
+
+
+RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide, "large": reshape_large, "real": reshape_real}
 
 
 def main():

@@ -8,6 +8,9 @@
 
 #include <string.h>
 
+/// Inlined into each kernel, so that it is compiled for the kernel's instruction set.
+#define CJSON_INLINE static inline __attribute__((always_inline))
+
 /// One bit per byte of a 64-byte block, bit n for byte n.
 typedef struct cjson_masks {
     uint64_t quote;      // "
@@ -22,13 +25,21 @@ typedef struct cjson_masks {
 typedef struct cjson_state {
     uint64_t in_string;       // all ones when the block before ended inside a string
     uint64_t other;           // 1 when its last byte was in a run of other bytes
-    int backslashes;          // the parity of a run of backslashes that reached its end
+    int backslash_run;        // a run of backslashes reached the block's end
+    int backslash_run_before; // (the same of the block before, while a block is worked out)
+    int backslashes;          // that run's parity so far
     size_t escapes_done;      // escapes before this offset were checked with a \u pair before them
     int string_escapes;       // the string open at the block's end holds a backslash so far
     int utf8_need;            // continuation bytes still owed by a sequence the block before started
     int utf8_low, utf8_high;  // the range the next continuation byte must be in
     int invalid;
 } cjson_state;
+
+/// The bytes a one-letter escape may have after its backslash: `" \\ / b f n r t`.
+extern const uint8_t cjson_simple_escapes[256];
+
+/// Each byte's value as a hex digit, or 0xFF for a byte that is none.
+extern const uint8_t cjson_hex_digits[256];
 
 /// Checks the escape whose backslash is at `at` (the escaped byte at `at + 1`); a \u pair checks
 /// both halves and notes that the second escape is done. Returns 0 for an invalid escape.
@@ -49,94 +60,125 @@ static inline uint64_t cjson_prefix_xor(uint64_t x) {
 }
 
 /// The bytes an odd run of backslashes escapes: a run's length decides whether its last
-/// backslash escapes the byte after it (two backslashes are one escaped backslash). Runs are few,
-/// so they are walked one by one. A run that reaches the block's end carries its parity over.
-static inline uint64_t cjson_escaped(uint64_t backslash, cjson_state *state) {
+/// backslash escapes the byte after it (two backslashes are one escaped backslash). From the
+/// paper's arithmetic: adding a run's first bit to the mask carries through the run and lands on
+/// the byte after it; the run is odd when that byte's position and the run's start differ in
+/// parity, so runs starting at even and at odd positions are added apart and each kept where the
+/// landing position has the other parity. A run open at the block's start counts from the start
+/// it had (its parity so far decides which set it joins); one that reaches the block's end
+/// carries its parity over.
+CJSON_INLINE uint64_t cjson_escaped(uint64_t backslash, cjson_state *state) {
+    const uint64_t even = 0x5555555555555555ULL, odd = ~even;
     uint64_t escaped = 0;
-    int carry = state->backslashes;
-    state->backslashes = 0;
-    if (carry && !(backslash & 1)) {
-        escaped |= 1;
-        carry = 0;
-    }
-    while (backslash) {
-        int start = __builtin_ctzll(backslash);
-        uint64_t from = backslash >> start;
-        int length = from == UINT64_MAX ? 64 : __builtin_ctzll(~from);
-        int parity = length & 1;
-        if (start == 0 && carry) parity ^= 1;
-        uint64_t run = length == 64 ? UINT64_MAX : ((1ULL << length) - 1) << start;
-        backslash &= ~run;
-        if (start + length >= 64) {
-            state->backslashes = parity;
-            break;
+    uint64_t starts = backslash & ~(backslash << 1);
+    uint64_t even_starts = starts & even, odd_starts = starts & odd;
+    if (state->backslash_run) {
+        // The run before continues at bit 0 (or ended with the block: byte 0 is after it).
+        if (backslash & 1) {
+            if (state->backslashes) {
+                even_starts &= ~1ULL;
+                odd_starts |= 1;
+            }
+        } else if (state->backslashes) {
+            escaped |= 1;
         }
-        if (parity) escaped |= 1ULL << (start + length);
+    }
+    uint64_t after_even = (backslash + even_starts) & ~backslash;
+    uint64_t after_odd = (backslash + odd_starts) & ~backslash;
+    escaped |= (after_even & odd) | (after_odd & even);
+    // The run that reaches the block's end, if one does: its parity so far.
+    state->backslash_run = (int)(backslash >> 63);
+    if (state->backslash_run) {
+        int length = backslash == UINT64_MAX ? 64 : __builtin_clzll(~backslash);
+        state->backslashes = (length == 64 && state->backslash_run_before ? state->backslashes : 0) ^ (length & 1);
+    } else {
+        state->backslashes = 0;
     }
     return escaped;
 }
 
-/// The closing quotes (among `quotes`) of strings that hold a backslash: each string's quotes
-/// walked in order, a string open at the block's start carrying what it held so far. Called only
-/// for a block with a backslash in a string, or one whose open string had one.
-static inline uint64_t cjson_escaped_closes(uint64_t quotes, uint64_t in_string, uint64_t backslashes,
-                                            cjson_state *state) {
-    uint64_t closes = 0;
-    int held = state->string_escapes;
-    uint64_t since = UINT64_MAX;  // the bits after the quote before (all of them before the first)
-    while (quotes) {
-        int at = __builtin_ctzll(quotes);
-        uint64_t bit = 1ULL << at;
-        quotes &= quotes - 1;
-        if (in_string & bit) {
-            held = 0;  // an opening quote
-        } else if (held || (backslashes & (bit - 1) & since)) {
-            closes |= bit;
-        }
-        since = ~((bit - 1) | bit);
-    }
-    // The string still open at the end: what it holds from its quote (or the block's start) on.
-    state->string_escapes = (int)(in_string >> 63) && (held || (backslashes & since));
-    return closes;
+/// The closing quotes of strings that hold a backslash: adding the backslashes of strings to the
+/// mask of strings carries each string that holds one through to the byte after it, its closing
+/// quote. A string open at the block's start that held one gets a carry at bit 0; one still open
+/// at the end carries out of bit 63 to the next block.
+CJSON_INLINE uint64_t cjson_escaped_closes(uint64_t in_string, uint64_t backslashes, cjson_state *state) {
+    // The carry out of the block before lands on bit 0: the string goes on (carry it through), or
+    // bit 0 is its closing quote.
+    uint64_t carried = state->string_escapes ? 1 : 0;
+    uint64_t sum;
+    int out = __builtin_add_overflow(in_string, backslashes | (carried & in_string), &sum);
+    state->string_escapes = out;
+    return (sum & ~in_string) | (carried & ~in_string);
 }
 
-/// The index entries of a block whose masks are `m` and whose prefix parity of unescaped quotes
-/// is computed by `prefix` (a carry-less multiply where the machine has one). Appends to
-/// `out[*n...]` (room for 64 is there) and checks strings' control characters and escapes.
-#define CJSON_BLOCK(m, prefix, state, bytes, count, base, out, n)                                          \
-    do {                                                                                                   \
-        uint64_t escaped_ = (m).backslash || (state)->backslashes ? cjson_escaped((m).backslash, (state)) \
-                                                                  : 0;                                     \
-        uint64_t quotes_ = (m).quote & ~escaped_;                                                          \
-        uint64_t in_string_ = prefix(quotes_) ^ (state)->in_string;                                       \
-        (state)->in_string = (uint64_t)((int64_t)in_string_ >> 63);                                       \
-        if ((m).control & in_string_) (state)->invalid = 1;                                                \
-        /* Each escaped byte's escape is checked; a \u pair once. */                                       \
-        uint64_t escapes_ = escaped_;                                                                      \
-        while (escapes_) {                                                                                 \
-            size_t at_ = (base) + (size_t)__builtin_ctzll(escapes_) - 1;                                   \
-            escapes_ &= escapes_ - 1;                                                                      \
-            if (at_ + 1 >= (state)->escapes_done && !cjson_check_escape((bytes), (count), at_, (state)))   \
-                (state)->invalid = 1;                                                                      \
-        }                                                                                                  \
-        uint64_t outside_ = ~in_string_;                                                                   \
-        uint64_t other_ = outside_ & ~((m).space | (m).op | quotes_);                                      \
-        uint64_t starts_ = other_ & ~((other_ << 1) | (state)->other);                                     \
-        (state)->other = other_ >> 63;                                                                     \
-        uint64_t entries_ = ((m).op & outside_) | quotes_ | starts_;                                       \
-        uint64_t inside_backslashes_ = (m).backslash & in_string_;                                         \
-        uint64_t flagged_ = inside_backslashes_ || (state)->string_escapes                                 \
-                                ? cjson_escaped_closes(quotes_, in_string_, inside_backslashes_, (state))  \
-                                : 0;                                                                       \
-        uint32_t *write_ = (out) + *(n);                                                                   \
-        size_t found_ = (size_t)__builtin_popcountll(entries_);                                            \
-        while (entries_) {                                                                                 \
-            int bit_ = __builtin_ctzll(entries_);                                                          \
-            *write_++ = (uint32_t)((base) + (size_t)bit_) | (uint32_t)((flagged_ >> bit_) & 1) << 31;      \
-            entries_ &= entries_ - 1;                                                                      \
-        }                                                                                                  \
-        *(n) += found_;                                                                                    \
-    } while (0)
+/// Writes the offsets of `entries` (bits of the block at `base`) at `write`, four a turn
+/// whatever the count (room for 67 is there: what lies past the count is written over), then
+/// marks with CJSON_INDEX_ESCAPES the entries `flagged` names (a few closing quotes).
+CJSON_INLINE void cjson_write_entries(uint32_t *write, uint64_t entries, uint64_t flagged, size_t base) {
+    const uint64_t top = 1ULL << 63;  // a stand-in bit once `entries` is spent (its write is past the count)
+    uint64_t remaining = entries;
+    uint32_t *at = write;
+    while (remaining) {
+        at[0] = (uint32_t)(base + (size_t)__builtin_ctzll(remaining | top));
+        remaining &= remaining - 1;
+        at[1] = (uint32_t)(base + (size_t)__builtin_ctzll(remaining | top));
+        remaining &= remaining - 1;
+        at[2] = (uint32_t)(base + (size_t)__builtin_ctzll(remaining | top));
+        remaining &= remaining - 1;
+        at[3] = (uint32_t)(base + (size_t)__builtin_ctzll(remaining | top));
+        remaining &= remaining - 1;
+        at += 4;
+    }
+    while (flagged) {
+        uint64_t bit = flagged & (0 - flagged);
+        flagged ^= bit;
+        write[__builtin_popcountll(entries & (bit - 1))] |= CJSON_INDEX_ESCAPES;
+    }
+}
+
+/// Of a block whose masks are `m`: the escaped bytes (`*escaped`) and the quotes that are no
+/// escapes, whose prefix parity the kernel works out next (a carry-less multiply where the
+/// machine has one).
+CJSON_INLINE uint64_t cjson_unescaped_quotes(cjson_masks m, cjson_state *state, uint64_t *escaped) {
+    state->backslash_run_before = state->backslash_run;
+    *escaped = m.backslash || state->backslash_run ? cjson_escaped(m.backslash, state) : 0;
+    return m.quote & ~*escaped;
+}
+
+/// The rest of a block, given its quotes and their prefix parity: the checks of strings
+/// (control characters, escapes), the entries appended to `out[*n...]`.
+CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t parity, uint64_t escaped,
+                                     cjson_state *state, const uint8_t *bytes, size_t count, size_t base,
+                                     uint32_t *out, size_t *n) {
+    uint64_t in_string = parity ^ state->in_string;
+    state->in_string = (uint64_t)((int64_t)in_string >> 63);
+    if (m.control & in_string) state->invalid = 1;
+    // Each escaped byte's escape is checked (a one-letter one by a table); a \u pair once.
+    while (escaped) {
+        size_t at = base + (size_t)__builtin_ctzll(escaped);
+        escaped &= escaped - 1;
+        if (at < count && cjson_simple_escapes[bytes[at]]) continue;
+        if (at < state->escapes_done) continue;  // the low half of a \u pair, checked with the high
+        // A \u of one code unit that is no surrogate: four hex digits.
+        if (at + 5 <= count && bytes[at] == 'u') {
+            uint32_t a = cjson_hex_digits[bytes[at + 1]], b = cjson_hex_digits[bytes[at + 2]];
+            uint32_t c = cjson_hex_digits[bytes[at + 3]], d = cjson_hex_digits[bytes[at + 4]];
+            if (!((a | b | c | d) & 0xF0) && (a != 0xD || b < 8)) continue;
+        }
+        if (!cjson_check_escape(bytes, count, at - 1, state)) state->invalid = 1;
+    }
+    uint64_t outside = ~in_string;
+    uint64_t other = outside & ~(m.space | m.op | quotes);
+    uint64_t starts = other & ~((other << 1) | state->other);
+    state->other = other >> 63;
+    uint64_t entries = (m.op & outside) | quotes | starts;
+    uint64_t inside_backslashes = m.backslash & in_string;
+    uint64_t flagged = inside_backslashes || state->string_escapes
+                           ? cjson_escaped_closes(in_string, inside_backslashes, state)
+                           : 0;
+    cjson_write_entries(out + *n, entries, flagged, base);
+    *n += (size_t)__builtin_popcountll(entries);
+}
 
 /// The whole text, block by block, a kernel's `masks` function classifying each: the loop every
 /// kernel runs (a macro, so that it is compiled, and its helpers inlined, for the kernel's
@@ -153,7 +195,8 @@ static inline uint64_t cjson_escaped_closes(uint64_t quotes, uint64_t in_string,
         for (; at + 64 <= count; at += 64) {                                                               \
             cjson_masks m = masks(bytes + at);                                                             \
             if (m.nonascii || state.utf8_need) cjson_check_utf8(bytes + at, 64, &state);                   \
-            CJSON_BLOCK(m, prefix, &state, bytes, count, at, out, &n);                                     \
+            uint64_t escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);                         \
+            cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, at, out, &n);      \
         }                                                                                                  \
         if (at < count) {                                                                                  \
             uint8_t last[64];                                                                              \
@@ -161,7 +204,8 @@ static inline uint64_t cjson_escaped_closes(uint64_t quotes, uint64_t in_string,
             memcpy(last, bytes + at, count - at);                                                          \
             cjson_masks m = masks(last);                                                                   \
             if (m.nonascii || state.utf8_need) cjson_check_utf8(last, count - at, &state);                 \
-            CJSON_BLOCK(m, prefix, &state, bytes, count, at, out, &n);                                     \
+            uint64_t escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);                         \
+            cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, at, out, &n);      \
         }                                                                                                  \
         index->count = n;                                                                                  \
         out[n] = (uint32_t)count;                                                                          \

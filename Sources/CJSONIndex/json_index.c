@@ -6,19 +6,23 @@
 
 // MARK: Checks
 
+const uint8_t cjson_simple_escapes[256] = {
+    ['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1,
+};
+
+const uint8_t cjson_hex_digits[256] = {
+    [0 ... 255] = 0xFF,
+    ['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4, ['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8, ['9'] = 9,
+    ['a'] = 10, ['b'] = 11, ['c'] = 12, ['d'] = 13, ['e'] = 14, ['f'] = 15,
+    ['A'] = 10, ['B'] = 11, ['C'] = 12, ['D'] = 13, ['E'] = 14, ['F'] = 15,
+};
+
 /// The value of four hex digits at `p`, or -1 when one is not a hex digit.
-static int32_t cjson_hex4(const uint8_t *p) {
-    int32_t value = 0;
-    for (int i = 0; i < 4; i++) {
-        uint8_t c = p[i];
-        int32_t digit;
-        if (c >= '0' && c <= '9') digit = c - '0';
-        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-        else return -1;
-        value = value << 4 | digit;
-    }
-    return value;
+static inline int32_t cjson_hex4(const uint8_t *p) {
+    uint32_t a = cjson_hex_digits[p[0]], b = cjson_hex_digits[p[1]], c = cjson_hex_digits[p[2]],
+             d = cjson_hex_digits[p[3]];
+    if ((a | b | c | d) & 0xF0) return -1;
+    return (int32_t)(a << 12 | b << 8 | c << 4 | d);
 }
 
 int cjson_check_escape(const uint8_t *bytes, size_t count, size_t at, cjson_state *state) {

@@ -104,7 +104,7 @@ struct StructuralIndexTests {
                 status == (expected.valid ? 0 : 1), "kernel \(kernel), \(name()): status \(status)",
                 sourceLocation: sourceLocation)
             if expected.valid {
-                #expect(entries == expected.entries, "kernel \(kernel), \(name())", sourceLocation: sourceLocation)
+                #expect(entries == expected.entries, "kernel \(kernel), \(name()): \(entries) vs \(expected.entries)", sourceLocation: sourceLocation)
                 #expect(index.positions[index.count] == UInt32(bytes.count), sourceLocation: sourceLocation)
             }
         }
