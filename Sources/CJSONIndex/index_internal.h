@@ -180,9 +180,12 @@ CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t pa
     *n += (size_t)__builtin_popcountll(entries);
 }
 
-/// The whole text, block by block, a kernel's `masks` function classifying each: the loop every
-/// kernel runs (a macro, so that it is compiled, and its helpers inlined, for the kernel's
-/// instruction set). The last block is copied into a buffer padded with spaces.
+/// The whole text, a kernel's `masks` function classifying its blocks: the loop every kernel
+/// runs (a macro, so that it is compiled, and its helpers inlined, for the kernel's instruction
+/// set). Blocks are classified 32 at a time into an array, then indexed: the classifying loop
+/// calls nothing, so the vector constants stay in registers. The last block is copied into a
+/// buffer padded with spaces.
+#define CJSON_CHUNK 32
 #define CJSON_DEFINE_KERNEL(name, attributes, masks, prefix)                                                \
     attributes static int name(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {     \
         cjson_state state;                                                                                 \
@@ -191,21 +194,29 @@ CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t pa
         state.utf8_high = 0xBF;                                                                            \
         size_t n = 0;                                                                                      \
         uint32_t *out = index->positions;                                                                  \
+        cjson_masks chunk[CJSON_CHUNK];                                                                    \
+        uint8_t last[64];                                                                                  \
         size_t at = start;                                                                                 \
-        for (; at + 64 <= count; at += 64) {                                                               \
-            cjson_masks m = masks(bytes + at);                                                             \
-            if (m.nonascii || state.utf8_need) cjson_check_utf8(bytes + at, 64, &state);                   \
-            uint64_t escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);                         \
-            cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, at, out, &n);      \
-        }                                                                                                  \
-        if (at < count) {                                                                                  \
-            uint8_t last[64];                                                                              \
-            memset(last, ' ', 64);                                                                         \
-            memcpy(last, bytes + at, count - at);                                                          \
-            cjson_masks m = masks(last);                                                                   \
-            if (m.nonascii || state.utf8_need) cjson_check_utf8(last, count - at, &state);                 \
-            uint64_t escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);                         \
-            cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, at, out, &n);      \
+        while (at < count) {                                                                               \
+            size_t blocks = 0;                                                                             \
+            for (; blocks < CJSON_CHUNK && at + 64 * (blocks + 1) <= count; blocks++)                      \
+                chunk[blocks] = masks(bytes + at + 64 * blocks);                                           \
+            size_t whole = blocks;                                                                         \
+            if (blocks < CJSON_CHUNK && at + 64 * blocks < count) {                                        \
+                size_t rest = count - (at + 64 * blocks);                                                  \
+                memset(last, ' ', 64);                                                                     \
+                memcpy(last, bytes + at + 64 * blocks, rest);                                              \
+                chunk[blocks++] = masks(last);                                                             \
+            }                                                                                              \
+            for (size_t b = 0; b < blocks; b++) {                                                          \
+                size_t base = at + 64 * b;                                                                 \
+                cjson_masks m = chunk[b];                                                                  \
+                if (m.nonascii || state.utf8_need)                                                         \
+                    cjson_check_utf8(b < whole ? bytes + base : last, b < whole ? 64 : count - base, &state); \
+                uint64_t escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);                     \
+                cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, base, out, &n);\
+            }                                                                                              \
+            at += 64 * blocks;                                                                             \
         }                                                                                                  \
         index->count = n;                                                                                  \
         out[n] = (uint32_t)count;                                                                          \

@@ -23,53 +23,78 @@ CJSON_AVX2 static inline uint64_t cjson_prefix_xor_clmul_avx2(uint64_t x) {
 // Whitespace and punctuation by their low nibble: a byte is one of them when the table's entry
 // for its low nibble is the byte itself (a byte with its high bit set looks up 0, which never
 // equals it). `[` and `]` share their nibbles with `{` and `}`: they have a table of their own.
-#define CJSON_SPACE_TABLE 0x20, -1, -1, -1, -1, -1, -1, -1, -1, 0x09, 0x0A, -1, -1, 0x0D, -1, -1
-#define CJSON_OP_TABLE -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0x3A, 0x7B, 0x2C, 0x7D, -1, -1
-#define CJSON_BRACKET_TABLE -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0x5B, -1, 0x5D, -1, -1
+// (Loaded from memory: built with set intrinsics, some compilers make them anew byte by byte
+// for every block.)
+#define CJSON_SPACE_TABLE 0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x09, 0x0A, 0xFF, 0xFF, 0x0D, 0xFF, 0xFF
+#define CJSON_OP_TABLE 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x3A, 0x7B, 0x2C, 0x7D, 0xFF, 0xFF
+#define CJSON_BRACKET_TABLE 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x5B, 0xFF, 0x5D, 0xFF, 0xFF
+static const uint8_t cjson_space_table[32] __attribute__((aligned(32))) = {CJSON_SPACE_TABLE, CJSON_SPACE_TABLE};
+static const uint8_t cjson_op_table[32] __attribute__((aligned(32))) = {CJSON_OP_TABLE, CJSON_OP_TABLE};
+static const uint8_t cjson_bracket_table[32] __attribute__((aligned(32))) = {CJSON_BRACKET_TABLE, CJSON_BRACKET_TABLE};
 
+/// The six masks of 16 bytes, one bit a byte, in the low 16 bits of each.
+typedef struct cjson_masks16 {
+    uint32_t quote, backslash, space, op, control, nonascii;
+} cjson_masks16;
+
+CJSON_SSE static inline cjson_masks16 cjson_masks_sse16(const uint8_t *bytes) {
+    const __m128i spaces = _mm_load_si128((const __m128i *)cjson_space_table);
+    const __m128i ops = _mm_load_si128((const __m128i *)cjson_op_table);
+    const __m128i brackets = _mm_load_si128((const __m128i *)cjson_bracket_table);
+    __m128i v = _mm_loadu_si128((const __m128i *)bytes);
+    cjson_masks16 m;
+    m.quote = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    m.backslash = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    m.space = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_shuffle_epi8(spaces, v), v));
+    m.op = (uint32_t)_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(_mm_shuffle_epi8(ops, v), v), _mm_cmpeq_epi8(_mm_shuffle_epi8(brackets, v), v)));
+    m.control = (uint32_t)_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8((char)0xE0)), _mm_setzero_si128()));
+    m.nonascii = (uint32_t)_mm_movemask_epi8(v);
+    return m;
+}
+
+// The masks are put together field by field from the parts, never by a loop over them: a loop
+// that ORs six fields at shifted places is "vectorized" by some compilers into byte inserts.
 CJSON_SSE static inline cjson_masks cjson_masks_sse(const uint8_t *block) {
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
-    const __m128i spaces = _mm_setr_epi8(CJSON_SPACE_TABLE), ops = _mm_setr_epi8(CJSON_OP_TABLE);
-    const __m128i brackets = _mm_setr_epi8(CJSON_BRACKET_TABLE);
-    const __m128i control = _mm_set1_epi8((char)0xE0);
-    cjson_masks m = {0, 0, 0, 0, 0, 0};
-    for (int part = 0; part < 4; part++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(block + 16 * part));
-        int shift = 16 * part;
-        m.quote |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) << shift;
-        m.backslash |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)) << shift;
-        m.space |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_shuffle_epi8(spaces, v), v)) << shift;
-        __m128i op = _mm_or_si128(
-            _mm_cmpeq_epi8(_mm_shuffle_epi8(ops, v), v), _mm_cmpeq_epi8(_mm_shuffle_epi8(brackets, v), v));
-        m.op |= (uint64_t)(uint16_t)_mm_movemask_epi8(op) << shift;
-        __m128i below = _mm_cmpeq_epi8(_mm_and_si128(v, control), _mm_setzero_si128());
-        m.control |= (uint64_t)(uint16_t)_mm_movemask_epi8(below) << shift;
-        m.nonascii |= (uint64_t)(uint16_t)_mm_movemask_epi8(v) << shift;
-    }
+    cjson_masks16 a = cjson_masks_sse16(block), b = cjson_masks_sse16(block + 16);
+    cjson_masks16 c = cjson_masks_sse16(block + 32), d = cjson_masks_sse16(block + 48);
+#define CJSON_JOIN(field) \
+    ((uint64_t)a.field | (uint64_t)b.field << 16 | (uint64_t)c.field << 32 | (uint64_t)d.field << 48)
+    cjson_masks m = {CJSON_JOIN(quote), CJSON_JOIN(backslash), CJSON_JOIN(space),
+                     CJSON_JOIN(op),    CJSON_JOIN(control),   CJSON_JOIN(nonascii)};
+#undef CJSON_JOIN
+    return m;
+}
+
+/// The six masks of 32 bytes.
+typedef struct cjson_masks32 {
+    uint32_t quote, backslash, space, op, control, nonascii;
+} cjson_masks32;
+
+CJSON_AVX2 static inline cjson_masks32 cjson_masks_avx2_32(const uint8_t *bytes) {
+    const __m256i spaces = _mm256_load_si256((const __m256i *)cjson_space_table);
+    const __m256i ops = _mm256_load_si256((const __m256i *)cjson_op_table);
+    const __m256i brackets = _mm256_load_si256((const __m256i *)cjson_bracket_table);
+    __m256i v = _mm256_loadu_si256((const __m256i *)bytes);
+    cjson_masks32 m;
+    m.quote = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
+    m.backslash = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
+    m.space = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(spaces, v), v));
+    m.op = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
+        _mm256_cmpeq_epi8(_mm256_shuffle_epi8(ops, v), v), _mm256_cmpeq_epi8(_mm256_shuffle_epi8(brackets, v), v)));
+    m.control = (uint32_t)_mm256_movemask_epi8(
+        _mm256_cmpeq_epi8(_mm256_and_si256(v, _mm256_set1_epi8((char)0xE0)), _mm256_setzero_si256()));
+    m.nonascii = (uint32_t)_mm256_movemask_epi8(v);
     return m;
 }
 
 CJSON_AVX2 static inline cjson_masks cjson_masks_avx2(const uint8_t *block) {
-    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
-    const __m256i spaces = _mm256_setr_epi8(CJSON_SPACE_TABLE, CJSON_SPACE_TABLE);
-    const __m256i ops = _mm256_setr_epi8(CJSON_OP_TABLE, CJSON_OP_TABLE);
-    const __m256i brackets = _mm256_setr_epi8(CJSON_BRACKET_TABLE, CJSON_BRACKET_TABLE);
-    const __m256i control = _mm256_set1_epi8((char)0xE0);
-    cjson_masks m = {0, 0, 0, 0, 0, 0};
-    for (int part = 0; part < 2; part++) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(block + 32 * part));
-        int shift = 32 * part;
-        m.quote |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) << shift;
-        m.backslash |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) << shift;
-        m.space |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(spaces, v), v))
-                   << shift;
-        __m256i op = _mm256_or_si256(
-            _mm256_cmpeq_epi8(_mm256_shuffle_epi8(ops, v), v), _mm256_cmpeq_epi8(_mm256_shuffle_epi8(brackets, v), v));
-        m.op |= (uint64_t)(uint32_t)_mm256_movemask_epi8(op) << shift;
-        __m256i below = _mm256_cmpeq_epi8(_mm256_and_si256(v, control), _mm256_setzero_si256());
-        m.control |= (uint64_t)(uint32_t)_mm256_movemask_epi8(below) << shift;
-        m.nonascii |= (uint64_t)(uint32_t)_mm256_movemask_epi8(v) << shift;
-    }
+    cjson_masks32 a = cjson_masks_avx2_32(block), b = cjson_masks_avx2_32(block + 32);
+#define CJSON_JOIN(field) ((uint64_t)a.field | (uint64_t)b.field << 32)
+    cjson_masks m = {CJSON_JOIN(quote), CJSON_JOIN(backslash), CJSON_JOIN(space),
+                     CJSON_JOIN(op),    CJSON_JOIN(control),   CJSON_JOIN(nonascii)};
+#undef CJSON_JOIN
     return m;
 }
 
