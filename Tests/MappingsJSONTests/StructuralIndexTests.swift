@@ -1,4 +1,5 @@
 import CJSONIndex
+import Foundation
 import MappingsTestSupport
 import Testing
 
@@ -104,7 +105,9 @@ struct StructuralIndexTests {
                 status == (expected.valid ? 0 : 1), "kernel \(kernel), \(name()): status \(status)",
                 sourceLocation: sourceLocation)
             if expected.valid {
-                #expect(entries == expected.entries, "kernel \(kernel), \(name()): \(entries) vs \(expected.entries)", sourceLocation: sourceLocation)
+                #expect(
+                    entries == expected.entries, "kernel \(kernel), \(name()): \(entries) vs \(expected.entries)",
+                    sourceLocation: sourceLocation)
                 #expect(index.positions[index.count] == UInt32(bytes.count), sourceLocation: sourceLocation)
             }
         }
@@ -237,6 +240,23 @@ struct StructuralIndexTests {
                 Array(#"{"a": "#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: levels - 1)
                 + [UInt8](repeating: UInt8(ascii: "]"), count: levels - 1) + Array("}".utf8)
             Self.expectSameTape(nested, "nested \(levels)")
+        }
+    }
+
+    /// nst/JSONTestSuite's parsing cases, brought by hand (`tools/json-test-suite` runs this with
+    /// the folder): the tape from the index accepts exactly the files the parser accepts, with the
+    /// tape from the bytes.
+    @Test(
+        "JSONTestSuite's parsing cases: the tape from the index accepts what the parser accepts",
+        .enabled(if: ProcessInfo.processInfo.environment["MAPPINGS_JSON_TEST_SUITE"] != nil))
+    func jsonTestSuite() throws {
+        let folder = ProcessInfo.processInfo.environment["MAPPINGS_JSON_TEST_SUITE"] ?? ""
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }
+        #expect(names.count > 300)
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(name)))
+            Self.expectSameTape(bytes, name)
+            Self.expectKernelsAgree(bytes, name)
         }
     }
 

@@ -30,19 +30,6 @@ extension JSONTape {
         /// The byte at the entry the walk is at (a space past the last, which no rule takes).
         @inline(__always)
         var byte: UInt8 { entry < entries ? bytes[offset] : 0x20 }
-
-        /// Whether the byte at `offset` ends a scalar: whitespace, punctuation, a quote, or the end.
-        @inline(__always)
-        func endsScalar(_ offset: Int) -> Bool {
-            guard offset < bytes.count else { return true }
-            switch bytes[offset] {
-            case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"),
-                UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
-                return true
-            default:
-                return false
-            }
-        }
     }
 
     /// The value at the walk's entry, as `value(_:depth:shape:_:)` reads it from bytes; `nil`
@@ -158,6 +145,7 @@ extension JSONTape {
     }
 
     /// Checks the value at the walk's entry and moves past it, building nothing.
+    @inline(__always)
     static func skipValue(_ walker: inout IndexWalker, depth: Int) -> Bool {
         guard walker.entry < walker.entries else { return false }
         switch walker.byte {
@@ -168,58 +156,168 @@ extension JSONTape {
     }
 
     /// Checks the object or array at the walk's entry, its members and elements, and moves past
-    /// its closing bracket: the grammar over entries, with a stack of the containers open.
+    /// its closing bracket: JSON's grammar over the entries, as a loop with the containers open
+    /// kept as bits (1: an object), 64 levels in a word (deeper ones go on in a nested walk).
     static func skipContainer(_ walker: inout IndexWalker, depth: Int) -> Bool {
-        guard depth <= JSONParser.maximumDepth else { return false }
-        let isObject = walker.byte == UInt8(ascii: "{")
-        walker.entry += 1
-        let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-        if walker.byte == close {
-            walker.entry += 1
-            return true
+        let bytes = walker.bytes.baseAddress!
+        let positions = walker.positions.baseAddress!
+        let entries = walker.entries
+        var entry = walker.entry
+        @inline(__always) func byte(_ entry: Int) -> UInt8 {
+            entry < entries ? bytes[Int(positions[entry] & CJSON_INDEX_OFFSET)] : 0x20
         }
+        // The containers open, innermost at bit `open - 1`.
+        var objects: UInt64 = 0
+        var open = 0
+        var state = State.opening
         while true {
-            if isObject {
-                guard walker.byte == UInt8(ascii: "\""), stringEnd(&walker) != nil,
-                    walker.byte == UInt8(ascii: ":")
+            switch state {
+            case .opening:
+                guard depth + open <= JSONParser.maximumDepth else { return false }
+                let isObject = byte(entry) == UInt8(ascii: "{")
+                if open == 64 {
+                    // Deeper than a word holds: the rest of this container in a walk of its own.
+                    walker.entry = entry
+                    guard skipContainer(&walker, depth: depth + open) else { return false }
+                    entry = walker.entry
+                    state = .afterValue
+                    continue
+                }
+                objects = objects & ~(1 << UInt64(open)) | (isObject ? 1 << UInt64(open) : 0)
+                open += 1
+                entry += 1
+                let next = byte(entry)
+                if next == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    entry += 1
+                    open -= 1
+                    state = .afterValue
+                } else {
+                    state = isObject ? .key : .value
+                }
+            case .key:
+                // A key, its closing quote next, then a colon.
+                guard byte(entry) == UInt8(ascii: "\""), entry + 2 < entries,
+                    bytes[Int(positions[entry + 1] & CJSON_INDEX_OFFSET)] == UInt8(ascii: "\""),
+                    bytes[Int(positions[entry + 2] & CJSON_INDEX_OFFSET)] == UInt8(ascii: ":")
                 else { return false }
-                walker.entry += 1
+                entry += 3
+                state = .value
+            case .value:
+                switch byte(entry) {
+                case UInt8(ascii: "\""):
+                    guard entry + 1 < entries,
+                        bytes[Int(positions[entry + 1] & CJSON_INDEX_OFFSET)] == UInt8(ascii: "\"")
+                    else { return false }
+                    entry += 2
+                    state = .afterValue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    state = .opening
+                default:
+                    guard entry < entries,
+                        scalarEnd(walker.bytes, Int(positions[entry] & CJSON_INDEX_OFFSET)) != nil
+                    else { return false }
+                    entry += 1
+                    state = .afterValue
+                }
+            case .afterValue:
+                guard open > 0 else {
+                    walker.entry = entry
+                    return true
+                }
+                let isObject = objects & (1 << UInt64(open - 1)) != 0
+                let separator = byte(entry)
+                entry += 1
+                if separator == UInt8(ascii: ",") {
+                    state = isObject ? .key : .value
+                } else if separator == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    open -= 1
+                } else {
+                    return false
+                }
             }
-            guard skipValue(&walker, depth: depth) else { return false }
-            let separator = walker.byte
-            walker.entry += 1
-            if separator == close { return true }
-            guard separator == UInt8(ascii: ",") else { return false }
         }
+    }
+
+    /// Where a walk over a skipped container stands.
+    private enum State {
+        case opening, key, value, afterValue
     }
 
     /// Checks the number or literal at the walk's entry as the parser does (a literal exactly,
     /// a number's digits, sign, fraction and exponent), that nothing but whitespace or
     /// punctuation follows it, and moves past it: its kind and where it ends.
+    @inline(__always)
     static func scalar(_ walker: inout IndexWalker) -> (Kind, Int)? {
         let start = walker.offset
-        let bytes = walker.bytes
+        guard let (kind, end) = scalarEnd(walker.bytes, start) else { return nil }
+        walker.entry += 1
+        return (kind, end)
+    }
+
+    /// The kind and end of the number or literal at `start`, checked as the parser checks them,
+    /// and followed by whitespace, punctuation, a quote or the end; `nil` otherwise.
+    static func scalarEnd(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Kind, Int)? {
+        let bytes = buffer.baseAddress!
+        let count = buffer.count
         let kind: Kind
-        let end: Int
+        var index = start
+        @inline(__always) func isDigit(_ at: Int) -> Bool { at < count && bytes[at] &- 48 < 10 }
         switch bytes[start] {
-        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            var reader = JSONParser.Reader(bytes: bytes)
-            reader.index = start
-            guard (try? reader.skipLiteral()) != nil else { return nil }
-            kind = bytes[start] == UInt8(ascii: "t") ? .true : bytes[start] == UInt8(ascii: "f") ? .false : .null
-            end = reader.index
+        case UInt8(ascii: "t"), UInt8(ascii: "n"):
+            guard start + 4 <= count else { return nil }
+            let word = UInt32(littleEndian: UnsafeRawPointer(bytes + start).loadUnaligned(as: UInt32.self))
+            // "true" and "null" as little-endian words.
+            guard word == 0x6575_7274 || word == 0x6C6C_756E else { return nil }
+            kind = word == 0x6575_7274 ? .true : .null
+            index = start + 4
+        case UInt8(ascii: "f"):
+            guard start + 5 <= count,
+                UInt32(littleEndian: UnsafeRawPointer(bytes + start + 1).loadUnaligned(as: UInt32.self))
+                    == 0x6573_6C61  // "alse"
+            else { return nil }
+            kind = .false
+            index = start + 5
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            var reader = JSONParser.Reader(bytes: bytes)
-            reader.index = start
-            guard (try? reader.skipNumber()) != nil else { return nil }
             kind = .number
-            end = reader.index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(index) else { return nil }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+                // No leading zero: a digit after a 0 is no number the parser reads.
+                if isDigit(index) { return nil }
+            } else {
+                repeat { index += 1 } while isDigit(index)
+            }
+            if index < count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                guard isDigit(index) else { return nil }
+                repeat { index += 1 } while isDigit(index)
+            }
+            if index < count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
+                guard isDigit(index) else { return nil }
+                repeat { index += 1 } while isDigit(index)
+            }
         default:
             return nil
         }
-        guard walker.endsScalar(end) else { return nil }
-        walker.entry += 1
-        return (kind, end)
+        guard index >= count || endsScalarByte(bytes[index]) else { return nil }
+        return (kind, index)
+    }
+
+    /// Whether a byte ends a scalar: whitespace, punctuation or a quote.
+    @inline(__always)
+    static func endsScalarByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"),
+            UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
+            return true
+        default:
+            return false
+        }
     }
 
     /// Which of the shape's keys `bytes[start..<end]` is (-1: none); the one at `hint` is tried first.
