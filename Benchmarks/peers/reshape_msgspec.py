@@ -58,11 +58,15 @@ class TweetIn(msgspec.Struct):
     created_at: str
     user: TweetUserIn
     entities: Entities
-    source: Optional[str] = None
     retweet_count: Union[int, str] = 0
     favorite_count: Union[int, str] = 0
     lang: Optional[str] = None
     in_reply_to_status_id_str: Optional[str] = None
+
+
+class TweetInWithClient(TweetIn):
+    """With --client, `source` is read too (declared only then: the rest of the time msgspec skips it)."""
+    source: Optional[str] = None
 
 
 class UserOut(msgspec.Struct):
@@ -180,11 +184,15 @@ def wide(record, client):
 
 class LargeUserIn(msgspec.Struct):
     id_str: str
-    name: str
     screen_name: str
     followers_count: Union[int, str]
     created_at: str
     verified: Optional[bool] = None
+
+
+class LargeUserInScripted(LargeUserIn):
+    """The Lua-heavy shape's summary reads the user's name too."""
+    name: str = ""
 
 
 class LargeAuthorIn(msgspec.Struct):
@@ -205,7 +213,6 @@ class LargeEntities(msgspec.Struct):
 class LargeIn(msgspec.Struct):
     id_str: str
     text: str
-    source: str
     created_at: str
     user: LargeUserIn
     entities: LargeEntities
@@ -213,6 +220,12 @@ class LargeIn(msgspec.Struct):
     favorite_count: Union[int, str]
     retweeted_status: Optional[LargeRetweetIn] = None
     lang: Optional[str] = None
+
+
+class LargeInScripted(LargeIn):
+    """The Lua-heavy shape (B7) reads `source` and the user's name too."""
+    source: str = ""
+    user: LargeUserInScripted
 
 
 class LargeRetweetOut(msgspec.Struct):
@@ -325,14 +338,17 @@ def real(record, client):
         user.followers_count, [tag.text for tag in record.entities.hashtags], record.lang)
 
 
-SHAPES = {"tweet": (TweetIn, tweet), "small": (SmallIn, small), "wide": (WideIn, wide), "large": (LargeIn, large),
-          "real": (RealIn, real)}
+# Each shape's input Struct, and the one with --client (the Lua shapes read a few fields more).
+SHAPES = {"tweet": (TweetIn, TweetInWithClient, tweet), "small": (SmallIn, SmallIn, small),
+          "wide": (WideIn, WideIn, wide), "large": (LargeIn, LargeInScripted, large), "real": (RealIn, RealIn, real)}
 
 
 def main():
     client = "--client" in sys.argv
     shape = sys.argv[sys.argv.index("--shape") + 1] if "--shape" in sys.argv else "tweet"
-    kind, reshape = SHAPES[shape]
+    kind, with_client, reshape = SHAPES[shape]
+    if client:
+        kind = with_client
     decoder = msgspec.json.Decoder(kind)
     encoder = msgspec.json.Encoder()
     out = sys.stdout.buffer
