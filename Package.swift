@@ -43,6 +43,8 @@ let package = Package(
         // The sandbox worker process of `--lua-isolation process`; installed next to `mappings`.
         .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
     ]
+        // `mappings fetch`'s HTTP client in a program of its own, installed beside `mappings`.
+        + (portable ? [] : [.executable(name: "mappings-fetch", targets: ["MappingsFetchCLI"])])
         + (macros
             ? [
                 // `@MappedModel` and its companions; a product apart, so that hosts binding by hand never
@@ -134,8 +136,10 @@ let package = Package(
             dependencies: ["Mappings"] + layers,
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "MappingsCLI",
+        // The tool's commands (argument parsing, the servers, streaming), as a library that the
+        // two programs below run.
+        .target(
+            name: "MappingsTool",
             dependencies: [
                 "Mappings",
                 "MappingsLua",
@@ -151,9 +155,16 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ] + layers + (portable ? [] : ["MappingsFetch"]),
+            ] + layers,
             swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])
         ),
+        // `mappings`: links no HTTP client, so that start-up loads no libcurl (fetch runs the next one).
+        .executableTarget(
+            name: "MappingsCLI",
+            dependencies: ["MappingsTool"],
+            swiftSettings: strictSettings
+        ),
+    ] + (portable ? [] : [fetchProgram]) + [
         // Shared by the test targets: in-memory loading helpers and the repository's shipped fixtures.
         .target(
             name: "MappingsTestSupport",
@@ -201,12 +212,24 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsCLITests",
-            dependencies: ["MappingsCLI", "Mappings", "MappingsLua", "MappingsFetch", "MappingsTestSupport"] + layers,
+            dependencies: [
+                "MappingsCLI", "MappingsTool", "Mappings", "MappingsLua", "MappingsFetch", "MappingsTestSupport",
+            ]
+                + layers,
             exclude: ["Golden"],
             swiftSettings: strictSettings
         ),
     ] + (macros ? macroTargets : [])
 )
+
+/// `mappings-fetch`: `mappings fetch` with FoundationNetworking (not in the portable build).
+var fetchProgram: Target {
+    .executableTarget(
+        name: "MappingsFetchCLI",
+        dependencies: ["MappingsTool", "MappingsFetch", "Mappings"] + layers,
+        swiftSettings: strictSettings
+    )
+}
 
 /// `MappingsMacros`: the compiler plugin, the declarations hosts import, and their tests.
 var macroTargets: [Target] {

@@ -27,7 +27,7 @@ struct InstallTests {
     }()
 
     static let installed = [
-        "bin/mappings", "bin/mappings-lua-worker", "share/man/man1/mappings.1",
+        "bin/mappings", "bin/mappings-lua-worker", "bin/mappings-fetch", "share/man/man1/mappings.1",
         "share/bash-completion/completions/mappings", "share/zsh/site-functions/_mappings",
         "share/fish/vendor_completions.d/mappings.fish",
     ]
@@ -62,6 +62,15 @@ struct InstallTests {
             environment: ["PATH": "/usr/bin:/bin", "MAPPINGS_LUA_WORKER": ""])
         #expect(isolated.status == 0, "\(isolated.stderr)")
         #expect(isolated.stdout.contains(#""coordinates":{"latitude":35.46500176,"longitude":-97.51087576}"#))
+
+        // `fetch` runs mappings-fetch from beside the installed tool, with no build folder on the PATH.
+        let server = try TestServer.twitterPayloads()
+        let fetched = try ToolRunner.runProgram(
+            bin.appendingPathComponent("mappings"),
+            ["fetch", server.url("files/tweet.json"), "--context", "$TweetModel"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(fetched.stdout.contains(#""identifier":"240859602684612608""#), "\(fetched.stdout)")
 
         let page = prefix.appendingPathComponent("share/man/man1/mappings.1")
         let manual = try ToolRunner.runProgram(

@@ -1,12 +1,22 @@
 #if !MAPPINGS_PORTABLE
-    import ArgumentParser
-    import Foundation
-    import Mappings
-    import MappingsFetch
+    package import ArgumentParser
+    package import Foundation
+    package import Mappings
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Darwin)
+        import Darwin
+    #endif
 
     /// `mappings fetch`: GET (or POST to) a URL and map the JSON it answers.
-    struct FetchCommand: AsyncParsableCommand, LoadingCommand {
-        static let configuration = CommandConfiguration(
+    ///
+    /// HTTP is FoundationNetworking's, whose libraries (libcurl and some thirty more) every other
+    /// command would load at start-up for nothing: the fetching is in a program of its own,
+    /// `mappings-fetch`, installed beside `mappings`. There `runner` is set and the command runs;
+    /// here, `fetch` runs that program with the same arguments.
+    package struct FetchCommand: AsyncParsableCommand, LoadingCommand {
+        package static let configuration = CommandConfiguration(
             commandName: "fetch",
             abstract: "Fetch JSON from a URL and map it with a context.",
             discussion: """
@@ -26,6 +36,8 @@
                     --many --context '$TweetModel'
                 """
         )
+
+        package init() {}
 
         @OptionGroup var load: LoadOptions
 
@@ -67,7 +79,7 @@
 
         @OptionGroup var nulls: NullsOption
 
-        func validate() throws {
+        package func validate() throws {
             guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
                 ["http", "https"].contains(scheme)
             else {
@@ -85,15 +97,42 @@
             }
         }
 
-        func run() async throws {
+        /// What one fetch asks, for `runner`.
+        package struct Plan: Sendable {
+            package var url: URL
+            package var timeout: Double
+            package var parameters: [(name: String, value: String)]
+            package var headers: [(name: String, value: String)]
+            package var body: Data?
+            package var context: String
+            /// The key path of the part of the answer to map (`--items`), or `nil` for the whole.
+            package var items: String?
+            package var many: Bool
+            package var mapper: Mapper
+        }
+
+        /// Fetches and maps a plan: set by `mappings-fetch`, which links the HTTP client; throws
+        /// `FetchFailure` with the one line to print when the fetch fails.
+        package nonisolated(unsafe) static var runner: (@Sendable (Plan) async throws -> MappingResult)?
+
+        /// Why a fetch failed, as one line.
+        package struct FetchFailure: Error {
+            package var message: String
+            package init(_ message: String) { self.message = message }
+        }
+
+        package func run() async throws {
+            guard let runner = Self.runner else { Self.runFetchProgram() }
             let mapper = Mapper(catalog: try load.loadCatalog())
             _ = try LoadOptions.context(context, of: mapper)
-            var request = FetchRequest(url: URL(string: url)!, timeout: timeout)
-            request.parameters = parameters.map { pair in
+            var plan = Plan(
+                url: URL(string: url)!, timeout: timeout, parameters: [], headers: [], body: nil, context: context,
+                items: items, many: many, mapper: mapper)
+            plan.parameters = parameters.map { pair in
                 let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 return (String(parts[0]), String(parts[1]))
             }
-            request.headers = headers.map { pair in
+            plan.headers = headers.map { pair in
                 let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
                 return (
                     String(parts[0]).trimmingCharacters(in: .whitespaces),
@@ -111,21 +150,58 @@
                         error, path: data.hasPrefix("@") ? String(data.dropFirst()) : nil, what: "--data",
                         inline: "--data")
                 }
-                request.body = Data(bytes)
+                plan.body = Data(bytes)
             }
-            let fetcher = Fetcher(mapper: mapper)
-            let select: Selection = items.map { .keyPath($0) } ?? .whole
             let result: MappingResult
-            do throws(FetchError) {
-                result =
-                    many
-                    ? try await fetcher.objects(request, context: context, select: select)
-                    : try await fetcher.object(request, context: context, select: select)
-            } catch {
-                Terminal.error("error: \(error)")
+            do {
+                result = try await runner(plan)
+            } catch let failure as FetchFailure {
+                Terminal.error("error: \(failure.message)")
                 throw ToolFailure(status: .loadFailure)
             }
             try ResultOutput.emit(result, report: report.path, omitNulls: nulls.omit)
+        }
+
+        /// Replaces this process with `mappings-fetch` (beside this program, else on PATH) given
+        /// the same arguments; says why and exits 2 when it cannot.
+        static func runFetchProgram() -> Never {
+            let name = "mappings-fetch"
+            var program: String?
+            if let own = ownExecutable {
+                let beside = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
+                if FileManager.default.isExecutableFile(atPath: beside) { program = beside }
+            }
+            if program == nil {
+                for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+                    let candidate = "\(directory)/\(name)"
+                    if FileManager.default.isExecutableFile(atPath: candidate) {
+                        program = candidate
+                        break
+                    }
+                }
+            }
+            guard let program else {
+                Terminal.error(
+                    "error: mappings fetch runs mappings-fetch, which is neither beside this program nor on PATH: install it with mappings (tools/install does)"
+                )
+                Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
+            }
+            // `mappings fetch ARGUMENTS` runs `mappings-fetch ARGUMENTS`.
+            let given = CommandLine.arguments.dropFirst()
+            let arguments = [name] + (given.firstIndex(of: "fetch").map { given[($0 + 1)...] } ?? given)
+            var pointers = arguments.map { strdup($0) } + [nil]
+            execv(program, &pointers)
+            Terminal.error("error: cannot run \(program): \(String(cString: strerror(errno)))")
+            Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
+        }
+
+        /// This program's path: Linux's /proc/self/exe, elsewhere the path it was started by.
+        private static var ownExecutable: String? {
+            #if os(Linux)
+                return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            #else
+                return CommandLine.arguments.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            #endif
         }
     }
 #endif

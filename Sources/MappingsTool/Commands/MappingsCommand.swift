@@ -1,13 +1,14 @@
-import ArgumentParser
+package import ArgumentParser
 import Dispatch
 import Foundation
 import Mappings
 import MappingsLua
 
 /// The `mappings` tool: checks `.mappings` files and maps JSON with them.
-@main
-struct MappingsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct MappingsCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "mappings",
         abstract: "Map JSON payloads to typed objects with declarative .mappings files.",
         discussion: """
@@ -45,9 +46,9 @@ struct MappingsCommand: ParsableCommand {
     /// tool: its callgrind crashes in the loop's signal thread). `fetch`, the one asynchronous
     /// command, runs in a task while the main thread serves the dispatch main loop, and ends the
     /// process when it is done.
-    static func main() {
+    package static func main(_ arguments: [String]? = nil) {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             Terminal.useColors(colors(of: command))
             if let asyncCommand = command as? any AsyncParsableCommand {
                 runThenExit(asyncCommand)
