@@ -41,11 +41,61 @@ package final class BlockResult: @unchecked Sendable {
         package var finished = false
         /// Whether the writer gave up on it (the lane then publishes nothing more).
         package var abandoned = false
+        /// Whether `block` holds the block's bytes: false while a block its lane reads itself
+        /// (`RecordPipeline.submit(reading:)`) is not read yet; `block` is then empty and its
+        /// offset where the lane starts looking for the block's first line.
+        package var loaded = true
+        /// Why the lane could not read the block, when the system refused a read.
+        package var readFailure: Int32?
     }
 
-    init(block: RecordBlock) {
+    /// How a lane reads a block of its own: the block, or the `errno` of a read that failed.
+    package typealias Reading = @Sendable () -> Result<RecordBlock, ReadFailure>
+
+    /// A read the system refused.
+    package struct ReadFailure: Error, Sendable {
+        package let errno: Int32
+
+        package init(errno: Int32) { self.errno = errno }
+    }
+
+    /// How the lane that takes the block reads it (guarded by `lock`; `nil` once taken).
+    private var reading: Reading?
+
+    init(block: RecordBlock, reading: Reading? = nil) {
         state = State(block: block)
         state.nextLine = block.range.lowerBound
+        state.loaded = reading == nil
+        self.reading = reading
+    }
+
+    /// For the lane that took the block: the block, read first when its lane reads it (`nil`
+    /// when the writer gave up on it, or the read failed: then the block is finished, empty).
+    func load() -> RecordBlock? {
+        let (block, reading): (RecordBlock?, Reading?) = update { state in
+            guard !state.abandoned else { return (nil, nil) }
+            defer { self.reading = nil }
+            if state.loaded { state.started = true }
+            return (state.loaded ? state.block : nil, self.reading)
+        }
+        if let block { return block }
+        guard let reading else { return nil }
+        let read = reading()
+        return update { state in
+            guard !state.abandoned else { return nil }
+            switch read {
+            case .success(let block):
+                state.block = block
+                state.nextLine = block.range.lowerBound
+                state.loaded = true
+                state.started = true
+                return block
+            case .failure(let failure):
+                state.readFailure = failure.errno
+                state.finished = true
+                return nil
+            }
+        }
     }
 
     /// Runs `body` with the state locked.

@@ -14,24 +14,36 @@ package struct RecordBlock: Sendable {
     package let records: RecordMapper
     /// Whether a record with errors is written anyway (`--on-issue emit`), not only reported.
     package let writesErrors: Bool
+    /// A line over the limit that follows the block's lines, which the lane that read the
+    /// block skipped: rejected after them. Only the last part of a block that is cut keeps it.
+    package private(set) var overlong: OverlongLine?
 
-    package init(bytes: [UInt8], offset: Int, records: RecordMapper, writesErrors: Bool) {
-        self.init(bytes: bytes, range: bytes.indices, offset: offset, records: records, writesErrors: writesErrors)
+    package init(
+        bytes: [UInt8], offset: Int, records: RecordMapper, writesErrors: Bool, overlong: OverlongLine? = nil
+    ) {
+        self.init(
+            bytes: bytes, range: bytes.indices, offset: offset, records: records, writesErrors: writesErrors,
+            overlong: overlong)
     }
 
-    private init(bytes: [UInt8], range: Range<Int>, offset: Int, records: RecordMapper, writesErrors: Bool) {
+    /// The lines of `bytes[range]`, which starts `offset` bytes into the input.
+    package init(
+        bytes: [UInt8], range: Range<Int>, offset: Int, records: RecordMapper, writesErrors: Bool,
+        overlong: OverlongLine? = nil
+    ) {
         self.bytes = bytes
         self.range = range
         self.offset = offset
         self.records = records
         self.writesErrors = writesErrors
+        self.overlong = overlong
     }
 
     /// The lines of `range` (whole lines of this block) as a block of their own.
     package func part(_ range: Range<Int>) -> RecordBlock {
         RecordBlock(
             bytes: bytes, range: range, offset: offset + (range.lowerBound - self.range.lowerBound), records: records,
-            writesErrors: writesErrors)
+            writesErrors: writesErrors, overlong: range.upperBound == self.range.upperBound ? overlong : nil)
     }
 
     /// The block cut in two at the line end nearest its middle (the second part starts after
@@ -50,12 +62,7 @@ package struct RecordBlock: Sendable {
             return back >= range.lowerBound ? back + 1 : nil
         }
         guard let cut, cut > range.lowerBound, cut < range.upperBound else { return nil }
-        let first = RecordBlock(
-            bytes: bytes, range: range.lowerBound..<cut, offset: offset, records: records, writesErrors: writesErrors)
-        let second = RecordBlock(
-            bytes: bytes, range: cut..<range.upperBound, offset: offset + (cut - range.lowerBound), records: records,
-            writesErrors: writesErrors)
-        return (first, second)
+        return (part(range.lowerBound..<cut), part(cut..<range.upperBound))
     }
 
     /// Calls `body` with each line's range in `bytes` (its end without `\r`) and where the
@@ -120,6 +127,17 @@ package struct RecordBlock: Sendable {
     /// How many lines the block holds from byte `start` on.
     package func lineCount(from start: Int? = nil) -> Int {
         forEachLine(from: start) { _, _ in true }
+    }
+}
+
+/// A line longer than a reader takes, skipped: its first bytes, and where it starts in its input.
+package struct OverlongLine: Sendable {
+    package let head: [UInt8]
+    package let offset: Int
+
+    package init(head: [UInt8], offset: Int) {
+        self.head = head
+        self.offset = offset
     }
 }
 

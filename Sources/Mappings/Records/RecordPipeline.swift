@@ -69,6 +69,18 @@ package final class RecordPipeline: @unchecked Sendable {
         return result
     }
 
+    /// Queues a block the lane that takes it reads itself (`reading`), so that no one thread
+    /// reads for every lane: `placeholder` is the empty block it stands for until then (its
+    /// offset where the lane starts reading, its mapper the one the block is mapped with).
+    package func submit(reading: @escaping BlockResult.Reading, placeholder: RecordBlock) -> BlockResult {
+        let result = BlockResult(block: placeholder, reading: reading)
+        condition.lock()
+        queue.append(result)
+        condition.signal()
+        condition.unlock()
+        return result
+    }
+
     /// Waits until `result`'s block is finished, at most `timeout` seconds; whether it is.
     package func wait(for result: BlockResult, timeout: Double) -> Bool {
         if result.isFinished { return true }
@@ -208,12 +220,7 @@ package final class RecordPipeline: @unchecked Sendable {
     /// Maps every record of a block, publishing each as it is done, with the lane's copy of
     /// the block's mapper (`records`, made again when the block's is another).
     private func map(_ result: BlockResult, records lanes: inout RecordMapper?, scratch: inout [UInt8]) {
-        let block: RecordBlock? = result.update { state in
-            guard !state.abandoned else { return nil }
-            state.started = true
-            return state.block
-        }
-        guard let block else { return }
+        guard let block = result.load() else { return }
         if lanes?.isCopy(of: block.records) != true { lanes = block.records.independentCopy() }
         guard let records = lanes else { return }
         condition.lock()

@@ -276,7 +276,11 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 break
             }
             let first = index == 0 ? start : StreamRun.Start()
-            let reader = BlockReader(descriptor: source.descriptor, blockSize: run.blockSize, startingAt: first.offset)
+            // Several lanes read a regular file themselves (a range each); a pipe, one lane, or
+            // standard input skipping to where a run resumes keep the one reader.
+            let reader = BlockReader(
+                descriptor: source.descriptor, blockSize: run.blockSize, startingAt: first.offset,
+                lanesRead: workerCount > 1 && first.skipLines == 0)
             run.consume(reader, file: source.name, stop: stop, from: first)
             if let failure = reader.failure {
                 unreadable = InputFile.unreadable(failure, path: source.name, what: "the input")

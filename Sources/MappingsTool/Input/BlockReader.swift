@@ -4,6 +4,10 @@ import Foundation
 /// last line end of each block (the lanes find the others), so reading costs nothing per
 /// record. Memory is bounded: a block is at most `blockSize` bytes, or one line up to
 /// `LineReader.maximumLine`; a longer line is reported (`tooLong`) and skipped to its end.
+///
+/// When the lanes read (`lanesRead`: a regular file, several lanes) it reads nothing: it hands
+/// out the file's byte ranges in order (`range`), and the lane that maps each reads it
+/// (`LaneRead`), so no one thread reads for every lane.
 final class BlockReader {
     enum Item {
         /// Whole lines (the last one without its end only at the end of the input), and
@@ -11,9 +15,16 @@ final class BlockReader {
         case lines([UInt8], offset: Int)
         /// A line over the limit, skipped: its first bytes, and where it starts.
         case tooLong([UInt8], offset: Int)
+        /// A range of the file for a lane to read (`LaneRead`): the lines that start in it;
+        /// whether its first byte is known to start one (it is where reading started).
+        case range(Range<Int>, startsLine: Bool)
     }
 
-    private let descriptor: Int32
+    let descriptor: Int32
+    /// Where reading started in the input (a line's start).
+    private let startOffset: Int
+    /// Whether the lanes read the file themselves: the reader hands out ranges (`range`).
+    let lanesRead: Bool
     let blockSize: Int
     /// Bytes read after the last line end handed out: the start of the next line.
     @exclusivity(unchecked) private var carry: [UInt8] = []
@@ -28,18 +39,49 @@ final class BlockReader {
     /// Whether the input is a regular file (reading it never waits on a writer).
     let isRegularFile: Bool
 
-    /// Reads `descriptor` from where it stands, which is `offset` bytes into the input.
-    init(descriptor: Int32, blockSize: Int, startingAt offset: Int = 0) {
+    /// Reads `descriptor` from where it stands, which is `offset` bytes into the input; with
+    /// `lanesRead`, a regular file is left to the lanes to read (a pipe is read here).
+    init(descriptor: Int32, blockSize: Int, startingAt offset: Int = 0, lanesRead: Bool = false) {
         self.descriptor = descriptor
         self.blockSize = max(blockSize, 1 << 12)
         carryOffset = offset
+        startOffset = offset
         var status = stat()
         isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        self.lanesRead = lanesRead && isRegularFile
     }
 
-    /// Where the first byte not handed out is in the input (the start of a line): where a
-    /// stopped run resumes when no record was left unmapped.
+    /// Where the first byte not handed out is in the input (the start of a line, unless the
+    /// lanes read: then where the next range starts).
     var nextOffset: Int { carryOffset }
+
+    /// Where the first line not handed out starts, `nil` when the input has no more lines: where
+    /// a stopped run resumes when no record was left unmapped.
+    var nextLineOffset: Int? {
+        guard lanesRead else { return reachedEnd && carry.isEmpty ? nil : carryOffset }
+        return lineStart(atOrAfter: carryOffset)
+    }
+
+    /// Where the first line that starts at `offset` or after it starts in the file (a range
+    /// handed out and not read: where a run that stopped before it resumes); `nil` when the
+    /// file has no line there.
+    func lineStart(atOrAfter offset: Int) -> Int? {
+        LaneRead.lineStart(of: descriptor, atOrAfter: offset, startsLine: offset == startOffset)
+    }
+
+    /// After the lanes read to where the input ends: the position of the descriptor, which
+    /// `pread` leaves alone, goes there, as if it had been read (a shell's next command reading
+    /// the same standard input starts after it).
+    func settle(at offset: Int) {
+        guard lanesRead else { return }
+        lseek(descriptor, off_t(offset), SEEK_SET)
+    }
+
+    /// A lane's read failed: reading stops there, as if the reader's had.
+    func lanesFailed(errno: Int32) {
+        failure = InputFile.Failure(errno: errno)
+        reachedEnd = true
+    }
 
     /// Bytes read but not handed out: the start of a line whose end has not come yet.
     var pending: [UInt8] { carry }
@@ -48,21 +90,15 @@ final class BlockReader {
     /// returns `nil` when no whole line is at hand. At the end of the input the last line (if
     /// any) comes, then `nil` for good; after `stop`, `nil` (the rest stays `pending`).
     func next(wait: Bool, stop: () -> Bool) -> Item? {
+        if lanesRead { return nextRange(stop: stop) }
         while true {
+            if !discarding, carry.count > LineReader.maximumLine, let item = cutOverlong() { return item }
             if !discarding, let block = cut(atEnd: reachedEnd) { return block }
             if discarding, let end = carry.firstIndex(of: 0x0A) {
                 carryOffset += end + 1
                 carry.removeFirst(end + 1)
                 discarding = false
                 continue
-            }
-            if !discarding, carry.count > LineReader.maximumLine {
-                let head = Array(carry.prefix(200))
-                let offset = carryOffset
-                carryOffset += carry.count
-                carry.removeAll(keepingCapacity: false)
-                discarding = true
-                return .tooLong(head, offset: offset)
             }
             if discarding {
                 carryOffset += carry.count
@@ -71,6 +107,59 @@ final class BlockReader {
             if reachedEnd || stop() { return nil }
             guard fill(timeout: wait ? 100 : 0) || wait else { return nil }
         }
+    }
+
+    /// The next range of the file for a lane to read, `nil` at its end (the size it has now).
+    private func nextRange(stop: () -> Bool) -> Item? {
+        guard !reachedEnd, !stop() else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            failure = InputFile.Failure(errno: errno)
+            reachedEnd = true
+            return nil
+        }
+        let size = Int(status.st_size)
+        guard carryOffset < size else {
+            reachedEnd = true
+            return nil
+        }
+        let range = carryOffset..<min(size, carryOffset + blockSize)
+        carryOffset = range.upperBound
+        return .range(range, startsLine: range.lowerBound == startOffset)
+    }
+
+    /// With more carried than a line may hold: the lines before the first line over the limit,
+    /// else that line (`tooLong`), taken out through its end (the rest of it skipped as it
+    /// comes when its end has not); `nil` when no line is over the limit.
+    private func cutOverlong() -> Item? {
+        var lineStart = 0
+        while lineStart < carry.count {
+            let end = carry[lineStart...].firstIndex(of: 0x0A)
+            let length = (end ?? carry.count) - lineStart
+            if length > LineReader.maximumLine {
+                if lineStart > 0 {
+                    let offset = carryOffset
+                    let lines = Array(carry[..<lineStart])
+                    carryOffset += lineStart
+                    carry.removeFirst(lineStart)
+                    return .lines(lines, offset: offset)
+                }
+                let head = Array(carry[..<min(lineStart + length, 200)])
+                let offset = carryOffset
+                if let end {
+                    carryOffset += end + 1
+                    carry.removeFirst(end + 1)
+                } else {
+                    carryOffset += carry.count
+                    carry.removeAll(keepingCapacity: false)
+                    discarding = true
+                }
+                return .tooLong(head, offset: offset)
+            }
+            guard let end else { return nil }
+            lineStart = end + 1
+        }
+        return nil
     }
 
     /// Cuts the carried bytes at their last line end, when they hold one and enough bytes (or
@@ -101,7 +190,9 @@ final class BlockReader {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, timeout) > 0 else { return false }
         var gotAny = false
-        let capacity = max(blockSize, carry.count + (1 << 16))
+        // A long line grows the buffer by half again each time, not by a fixed step: reading
+        // it costs a few copies of it, not one per step.
+        let capacity = max(blockSize, carry.count + max(1 << 16, carry.count / 2))
         let filled = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
             carry.withUnsafeBufferPointer { old in
                 if let base = old.baseAddress { buffer.baseAddress!.initialize(from: base, count: old.count) }

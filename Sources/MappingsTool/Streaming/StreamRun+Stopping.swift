@@ -12,17 +12,22 @@ extension StreamRun {
     }
 
     /// After `--on-issue fail` stopped at a record (`position` is its line): the rest of its
-    /// block, then everything pending, is not processed; the line after it is where to resume.
+    /// block (`stopped`: its state, and where the line after the record starts; `nil` when it
+    /// was a line over the limit, between blocks), then everything pending, is not processed;
+    /// the line after it is where to resume.
     mutating func notProcessed(
-        from stopped: (state: BlockResult.State, next: Int), then rest: [Pending], at position: Position,
+        from stopped: (state: BlockResult.State, next: Int)?, then rest: [Pending], at position: Position,
         reader: BlockReader
     ) {
         var lines = position.linesBefore
-        leave(
-            Remainder(block: stopped.state.block, start: stopped.next, tail: stopped.state.tail), file: position.file,
-            after: &lines)
-        for item in rest { leave(item, file: position.file, after: &lines) }
-        noteResumeFromReader(reader, file: position.file, after: lines)
+        var read = true
+        if let stopped {
+            read = leave(
+                Remainder(block: stopped.state.block, start: stopped.next, tail: stopped.state.tail),
+                file: position.file, after: &lines, reader: reader)
+        }
+        for item in rest where read { read = leave(item, file: position.file, after: &lines, reader: reader) }
+        if read { noteResumeFromReader(reader, file: position.file, after: lines) }
     }
 
     /// After a stop signal, when nothing more is pending or the grace period ended: what lanes
@@ -34,23 +39,35 @@ extension StreamRun {
         var writing = true
         // Lines of the head block written already (later blocks have none).
         var written = position.linesWritten
-        while let item = queue.popFirst() {
-            guard writing, case .block(let result) = item else {
+        // Whether the items so far were read: a block its lane had not read when the stream
+        // stopped is where the input was left (what follows it is not read either).
+        var read = true
+        while read, let item = queue.popFirst() {
+            guard writing, case .block(let result, _) = item else {
                 if writing, case .tooLong(let head, _) = item {
                     lines += 1
                     rejectTooLong(head, at: Position(file: position.file, linesBefore: lines))
                     continue
                 }
-                leave(item, file: position.file, after: &lines)
+                read = leave(item, file: position.file, after: &lines, reader: reader)
                 continue
             }
             let state = result.abandon()
+            guard state.loaded, state.readFailure == nil else {
+                read = leaveUnread(state.block, file: position.file, after: lines, reader: reader)
+                continue
+            }
             let blockStart = lines
             _ = write(state, at: Position(file: position.file, linesBefore: blockStart, linesWritten: written))
             written = 0
             lines = blockStart + state.lines
             if state.finished {
-                if let tail = state.tail { queue.insert(.block(tail), at: queue.startIndex) }
+                if let tail = state.tail {
+                    queue.insert(.block(tail, held: 0), at: queue.startIndex)
+                } else if let overlong = state.block.overlong {
+                    lines += 1
+                    rejectTooLong(overlong.head, at: Position(file: position.file, linesBefore: lines))
+                }
                 continue
             }
             var start = state.nextLine
@@ -70,34 +87,42 @@ extension StreamRun {
             if start < state.block.range.upperBound {
                 writing = false
             } else if let tail = state.tail {
-                queue.insert(.block(tail), at: queue.startIndex)
+                queue.insert(.block(tail, held: 0), at: queue.startIndex)
                 continue
             }
-            if !writing { leave(remainder, file: position.file, after: &lines) }
+            if !writing { read = leave(remainder, file: position.file, after: &lines, reader: reader) }
         }
-        noteResumeFromReader(reader, file: position.file, after: lines)
+        if read { noteResumeFromReader(reader, file: position.file, after: lines) }
     }
 
     /// Counts a pending item as read and not processed, noting its first line as where to
-    /// resume when no earlier line was.
-    private mutating func leave(_ item: Pending, file: String?, after lines: inout Int) {
+    /// resume when no earlier line was; whether it was read (a block its lane had not read is
+    /// where the input was left).
+    private mutating func leave(_ item: Pending, file: String?, after lines: inout Int, reader: BlockReader) -> Bool {
         switch item {
         case .tooLong(_, let offset):
             noteResume(Resume(file: file, line: lines + 1, offset: offset))
             lines += 1
             counts.read += 1
             counts.unprocessed += 1
-        case .block(let result):
+            return true
+        case .block(let result, _):
             let state = result.abandon()
-            leave(
+            guard state.loaded, state.readFailure == nil else {
+                return leaveUnread(state.block, file: file, after: lines, reader: reader)
+            }
+            return leave(
                 Remainder(block: state.block, start: state.block.range.lowerBound, tail: state.tail), file: file,
-                after: &lines)
+                after: &lines, reader: reader)
         }
     }
 
     /// Counts a block's lines from `start` on, and those of the rest of its chain, as read and
-    /// not processed.
-    private mutating func leave(_ remainder: Remainder, file: String?, after lines: inout Int) {
+    /// not processed (and the line over the limit its lane skipped after them); whether the
+    /// chain was read.
+    private mutating func leave(
+        _ remainder: Remainder, file: String?, after lines: inout Int, reader: BlockReader
+    ) -> Bool {
         var part: Remainder? = remainder
         while let current = part {
             let block = current.block
@@ -110,17 +135,39 @@ extension StreamRun {
             let records = block.recordCount(from: current.start)
             counts.read += records
             counts.unprocessed += records
-            part = current.tail.map { tail in
-                let state = tail.abandon()
-                return Remainder(block: state.block, start: state.block.range.lowerBound, tail: state.tail)
+            guard let tail = current.tail else {
+                if let overlong = block.overlong {
+                    noteResume(Resume(file: file, line: lines + 1, offset: overlong.offset))
+                    lines += 1
+                    counts.read += 1
+                    counts.unprocessed += 1
+                }
+                return true
             }
+            let state = tail.abandon()
+            guard state.loaded, state.readFailure == nil else {
+                return leaveUnread(state.block, file: file, after: lines, reader: reader)
+            }
+            part = Remainder(block: state.block, start: state.block.range.lowerBound, tail: state.tail)
         }
+        return true
+    }
+
+    /// A block its lane had not read when the stream stopped: the input was left there, at the
+    /// first line that starts in its range (none: the input has no more). Returns false.
+    private mutating func leaveUnread(_ placeholder: RecordBlock, file: String?, after lines: Int, reader: BlockReader)
+        -> Bool
+    {
+        if let offset = reader.lineStart(atOrAfter: placeholder.offset) {
+            noteResume(Resume(file: file, line: lines + 1, offset: offset))
+        }
+        return false
     }
 
     /// When nothing read is left: the next line of the input, unless the input has ended.
     private mutating func noteResumeFromReader(_ reader: BlockReader, file: String?, after lines: Int) {
-        guard !reader.reachedEnd || !reader.pending.isEmpty else { return }
-        noteResume(Resume(file: file, line: lines + 1, offset: reader.nextOffset))
+        guard let offset = reader.nextLineOffset else { return }
+        noteResume(Resume(file: file, line: lines + 1, offset: offset))
     }
 
     /// Keeps `resume` as where to start again, unless an earlier place already is.

@@ -96,7 +96,9 @@ struct StreamRun {
 
     /// What is read and not yet written, in input order.
     enum Pending {
-        case block(BlockResult)
+        /// A block, and the bytes of input it holds against the read-ahead bound (of its chain:
+        /// its parts after the first hold none).
+        case block(BlockResult, held: Int)
         /// A line over the limit, skipped by the reader: rejected in its turn.
         case tooLong(head: [UInt8], offset: Int)
     }
@@ -166,8 +168,17 @@ struct StreamRun {
                     reloadIfAsked(stop)
                     let block = RecordBlock(
                         bytes: bytes, offset: offset, records: records, writesErrors: policy == .emit)
-                    pending.append(.block(pipeline.submit(block)))
+                    pending.append(.block(pipeline.submit(block), held: bytes.count))
                     held += bytes.count
+                case .range(let range, let startsLine):
+                    reloadIfAsked(stop)
+                    let read = LaneRead(
+                        descriptor: reader.descriptor, range: range, startsLine: startsLine, records: records,
+                        writesErrors: policy == .emit)
+                    let placeholder = RecordBlock(
+                        bytes: [], offset: range.lowerBound, records: records, writesErrors: policy == .emit)
+                    pending.append(.block(pipeline.submit(reading: read.read, placeholder: placeholder), held: range.count))
+                    held += range.count
                 case .tooLong(let head, let offset):
                     if toSkip > 0 {
                         toSkip -= 1
@@ -184,9 +195,15 @@ struct StreamRun {
                     position.linesBefore += 1
                     rejectTooLong(head, at: position)
                     pending.removeFirst()
+                    if stopReason != nil {
+                        // `--on-issue fail`: what follows is not processed.
+                        pipeline.stopLanes()
+                        notProcessed(from: nil, then: pending, at: position, reader: reader)
+                        return
+                    }
                     continue
                 }
-                guard case .block(let result) = head else { break }
+                guard case .block(let result, let weight) = head else { break }
                 if result !== headResult {
                     headResult = result
                     position.linesWritten = 0
@@ -197,6 +214,13 @@ struct StreamRun {
                 _ = pipeline.wait(for: result, timeout: waits ? 0.05 : 0)
                 let piece = result.take()
                 pipeline.took(piece.output.count)
+                if let failure = piece.readFailure {
+                    // A lane's read failed: the input ends there, as when the reader's fails.
+                    pipeline.stopLanes()
+                    for case .block(let later, _) in pending { _ = later.abandon() }
+                    reader.lanesFailed(errno: failure)
+                    return
+                }
                 if let failed = write(piece, at: position) {
                     // `--on-issue fail`: the failing record is rejected; what follows is not processed.
                     pipeline.stopLanes()
@@ -209,10 +233,20 @@ struct StreamRun {
                 guard piece.finished else { break }
                 position.linesBefore += piece.lines
                 if let tail = piece.tail {
-                    pending[0] = .block(tail)
-                } else {
-                    held -= piece.block.bytes.count
-                    pending.removeFirst()
+                    pending[0] = .block(tail, held: weight)
+                    continue
+                }
+                held -= weight
+                pending.removeFirst()
+                if let overlong = piece.block.overlong {
+                    // The line over the limit the block's lane skipped, after the block's lines.
+                    position.linesBefore += 1
+                    rejectTooLong(overlong.head, at: position)
+                    if stopReason != nil {
+                        pipeline.stopLanes()
+                        notProcessed(from: nil, then: pending, at: position, reader: reader)
+                        return
+                    }
                 }
             }
             tick()
@@ -231,6 +265,7 @@ struct StreamRun {
             }
             if inputEnded, pending.isEmpty {
                 if toSkip > 0 { inputEndedBeforeResume = position.linesBefore }
+                reader.settle(at: reader.nextOffset)
                 return
             }
         }
@@ -240,10 +275,10 @@ struct StreamRun {
     private static func lanesIdle(_ pending: [Pending]) -> Bool {
         var queue = pending[...]
         while let item = queue.popFirst() {
-            guard case .block(let result) = item else { continue }
+            guard case .block(let result, _) = item else { continue }
             let state = result.snapshot
             if state.current != nil { return false }
-            if let tail = state.tail { queue.append(.block(tail)) }
+            if let tail = state.tail { queue.append(.block(tail, held: 0)) }
         }
         return true
     }
