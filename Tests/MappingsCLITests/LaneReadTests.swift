@@ -10,7 +10,8 @@ import Testing
 /// size cutting lines at every place — and the stream writes what the one reader makes of it.
 @Suite("lanes reading their own ranges of a file")
 struct LaneReadTests {
-    static let mapper = Mapper(catalog: try! load(#"{ "@models": { "R": { "id": "Int" } }, "$R": { "@class": "R", "id": "id" } }"#))
+    static let mapper = Mapper(
+        catalog: try! load(#"{ "@models": { "R": { "id": "Int" } }, "$R": { "@class": "R", "id": "id" } }"#))
 
     /// A file of random lines: empty ones, `\r\n` ends, lines of 0 to `longest` bytes, and
     /// (when `lastEnds` is false) a last line without its end.
@@ -132,7 +133,7 @@ struct LaneReadTests {
             switch Int.random(in: 0..<40, using: &random) {
             case 0: text += "\n"
             case 1: text += #"{"id": "x\#(index)"}"# + "\n"
-            case 2: text += #"{"id": \#(index), "#+"\n"
+            case 2: text += #"{"id": \#(index), "# + "\n"
             case 3: text += #"{"id": \#(index)}"# + "\r\n"
             default:
                 let pad = String(repeating: "p", count: Int.random(in: 0...3_000, using: &random))
@@ -157,7 +158,8 @@ struct LaneReadTests {
                 ], in: directory)
             let rejects = try String(
                 contentsOf: directory.appendingPathComponent("rejects\(workers).ndjson"), encoding: .utf8)
-            let stats = try String(contentsOf: directory.appendingPathComponent("stats\(workers).json"), encoding: .utf8)
+            let stats = try String(
+                contentsOf: directory.appendingPathComponent("stats\(workers).json"), encoding: .utf8)
             return (result, rejects, stats)
         }
         let (one, oneRejects, oneStats) = try run("1")
@@ -198,7 +200,8 @@ struct LaneReadTests {
                 in: directory)
             #expect(result.status == 1)
             #expect(result.stdout == #"{"id":1}"# + "\n" + #"{"id":2}"# + "\n" + #"{"id":4}"# + "\n")
-            let rejects = try String(contentsOf: directory.appendingPathComponent("r\(workers).ndjson"), encoding: .utf8)
+            let rejects = try String(
+                contentsOf: directory.appendingPathComponent("r\(workers).ndjson"), encoding: .utf8)
             #expect(rejects.contains(#""line":3"#), "\(rejects.prefix(300))")
             #expect(rejects.contains("line too long"))
             #expect(result.stderr.contains("read 4, written 3, rejected 1"), "\(result.stderr)")

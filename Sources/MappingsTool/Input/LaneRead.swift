@@ -65,7 +65,8 @@ package struct LaneRead: Sendable {
             func overlong(at lineStart: Int, end: Int) -> Result<RecordBlock, BlockResult.ReadFailure> {
                 let head = Array(bytes[lineStart..<min(end, lineStart + 200)])
                 return .success(
-                    block(bytes, lines: first..<lineStart, overlong: OverlongLine(head: head, offset: from + lineStart)))
+                    block(bytes, lines: first..<lineStart, overlong: OverlongLine(head: head, offset: from + lineStart))
+                )
             }
             while true {
                 if let feed = Self.lineFeed(in: bytes, from: searched, before: bytes.count) {
@@ -116,7 +117,8 @@ package struct LaneRead: Sendable {
             }
             initialized = had
             while initialized < count {
-                let got = pread(descriptor, buffer.baseAddress! + initialized, count - initialized, off_t(from + initialized))
+                let got = pread(
+                    descriptor, buffer.baseAddress! + initialized, count - initialized, off_t(from + initialized))
                 if got == 0 { break }
                 if got < 0 {
                     if errno == EINTR { continue }

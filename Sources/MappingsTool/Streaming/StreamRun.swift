@@ -177,7 +177,8 @@ struct StreamRun {
                         writesErrors: policy == .emit)
                     let placeholder = RecordBlock(
                         bytes: [], offset: range.lowerBound, records: records, writesErrors: policy == .emit)
-                    pending.append(.block(pipeline.submit(reading: read.read, placeholder: placeholder), held: range.count))
+                    pending.append(
+                        .block(pipeline.submit(reading: read.read, placeholder: placeholder), held: range.count))
                     held += range.count
                 case .tooLong(let head, let offset):
                     if toSkip > 0 {
