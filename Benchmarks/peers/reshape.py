@@ -4,7 +4,8 @@
 
 Same output as the contexts of Benchmarks/contexts: tweet is $BenchTweet (with --client,
 $BenchTweetWithClient), small is $SmallTweet (with --client, $SmallTweetWithHandle), wide is
-$WideRecord, large is $LargeTweet (with --client, $LargeTweetScripted: B7).
+$WideRecord, large is $LargeTweet (with --client, $LargeTweetScripted: B7), real is $RealStatus
+(with --client, $RealStatusScripted: B7 on the real-like shape).
 """
 
 import re
@@ -146,6 +147,7 @@ def reshape_real(record, client):
         "followers": user["followers_count"],
         "tags": [tag["text"] for tag in record["entities"]["hashtags"]],
         "lang": record.get("lang"),
+        **(scripted_large(record) if client else {}),
     }
 
 

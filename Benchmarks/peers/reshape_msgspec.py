@@ -320,6 +320,20 @@ class RealIn(msgspec.Struct):
     lang: Optional[str] = None
 
 
+class RealUserInScripted(RealUserIn):
+    """B7 on the real-like shape: the summary reads the user's name and verified mark too."""
+    name: str = ""
+    verified: Optional[bool] = None
+
+
+class RealInScripted(RealIn):
+    """B7 on the real-like shape reads `source` and the two counts too."""
+    source: str = ""
+    retweet_count: int = 0
+    favorite_count: int = 0
+    user: RealUserInScripted
+
+
 class RealOut(msgspec.Struct):
     id: int
     text: str
@@ -331,16 +345,28 @@ class RealOut(msgspec.Struct):
     lang: Optional[str]
 
 
+class RealOutScripted(RealOut):
+    client: str
+    topics: list[str]
+    author: str
+    score: int
+
+
 def real(record, client):
     user = record.user
-    return RealOut(
+    fields = (
         int(record.id_str), record.text, api_date(record.created_at), int(user.id_str), user.screen_name,
         user.followers_count, [tag.text for tag in record.entities.hashtags], record.lang)
+    if not client:
+        return RealOut(*fields)
+    # B7 on the real-like shape: the four computed values as Python functions.
+    return RealOutScripted(
+        *fields, client_name(record.source), topics(record.entities.hashtags), user_summary(user), score(record))
 
 
 # Each shape's input Struct, and the one with --client (the Lua shapes read a few fields more).
 SHAPES = {"tweet": (TweetIn, TweetInWithClient, tweet), "small": (SmallIn, SmallIn, small),
-          "wide": (WideIn, WideIn, wide), "large": (LargeIn, LargeInScripted, large), "real": (RealIn, RealIn, real)}
+          "wide": (WideIn, WideIn, wide), "large": (LargeIn, LargeInScripted, large), "real": (RealIn, RealInScripted, real)}
 
 
 def main():

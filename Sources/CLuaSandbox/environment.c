@@ -218,6 +218,13 @@ static int clua_sandbox_setup(lua_State *L) {
     }
     clua_sandbox_push_json(L, s);
     lua_setfield(L, base, "json");
+    lua_createtable(L, 0, 8);
+    luaL_setfuncs(L, clua_text_functions, 0);
+    lua_pushstring(L, clua_text_unicode_version);
+    lua_setfield(L, -2, "unicode");
+    clua_sandbox_push_readonly(L, -1);
+    lua_setfield(L, base, "text");
+    lua_pop(L, 1);
     clua_view_setup(L, s);
 
     // Load-time globals sit between the per-call globals and the base.

@@ -2,7 +2,7 @@
 #define SANDBOX_INTERNAL_H
 
 // What the sandbox's C files (sandbox.c, library.c, environment.c, wire.c, calls.c, bounded.c,
-// log.c) share; not part of the module's interface.
+// log.c, text.c) share; not part of the module's interface.
 
 #include "lua_sandbox.h"
 
@@ -39,6 +39,13 @@ extern const luaL_Reg clua_bounded_string_functions[];
 /// The table functions that loop in C (concat, insert, remove, move, sort), counting their
 /// steps; registered like `clua_bounded_string_functions`, with Lua's table library as upvalue.
 extern const luaL_Reg clua_bounded_table_functions[];
+
+/// The `text` library (text.c): upper, lower, normalize, len, sub and trim over UTF-8, by
+/// Unicode's rules, each counting its steps against the budget.
+extern const luaL_Reg clua_text_functions[];
+
+/// The Unicode version of the `text` library's tables ("15.0.0"); scripts read it as `text.unicode`.
+extern const char *const clua_text_unicode_version;
 
 // sandbox.c: the limits (allocator, hook, trips).
 

@@ -44,7 +44,8 @@ struct BenchmarkSmokeTests {
             "| mappings stream |", "| python 3", "| Swift JSONDecoder+JSONEncoder |", "| Swift JSONSerialization |",
             "| mappings map --many |", "| --workers 2 |", "10-field obj", "| mappings stream --workers 2 |",
             "| mappings stream, explicit entries |", "| mappings stream --general-engine |",
-            "| mappings stream --lua-isolation process |", "goal (Lua-heavy): ≥ 0.6×",
+            "| mappings stream --lua-isolation process |", "goal (Lua-heavy, large): ≥ 0.6×",
+            "B7 Lua-heavy: $RealStatusScripted", "goal (Lua-heavy, real): --workers 2 ≥ 1.8×",
             "POST /v1/map (NDJSON)", "single payloads, wrk 16 connections",
         ] {
             #expect(result.stdout.contains(row), "\(row) missing from:\n\(result.stdout)")
