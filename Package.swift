@@ -117,7 +117,7 @@ let package = Package(
         // The sandbox in C, so every Lua error is raised and caught in C frames (never through Swift).
         .target(
             name: "CLuaSandbox",
-            dependencies: ["CLua"]
+            dependencies: ["CLua", "CJSONIndex"]
         ),
         .target(
             name: "MappingsLua",

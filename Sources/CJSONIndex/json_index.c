@@ -200,3 +200,22 @@ void cjson_index_free(cjson_index *index) {
     index->count = 0;
     index->capacity = 0;
 }
+
+// MARK: The record a thread is mapping
+
+static _Thread_local cjson_index_record cjson_published;
+static _Thread_local int cjson_has_published;
+
+void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index) {
+    cjson_published.bytes = bytes;
+    cjson_published.count = count;
+    cjson_published.positions = index->positions;
+    cjson_published.entries = index->count;
+    cjson_has_published = 1;
+}
+
+void cjson_index_withdraw(void) { cjson_has_published = 0; }
+
+const cjson_index_record *cjson_index_published(void) {
+    return cjson_has_published ? &cjson_published : NULL;
+}

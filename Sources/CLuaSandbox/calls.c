@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "sandbox_internal.h"
 
+#include "json_index.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -132,6 +134,25 @@ static void clua_sandbox_refuse_input(clua_call *call, int pushed, const char *w
         snprintf(call->message, sizeof call->message, "the host's encoding of the %s is malformed (a bug)", what);
 }
 
+/// Finds the structural index of the record the call's input text comes from, when the host
+/// published one on this thread (`cjson_index_publish`) and the text lies in that record; why:
+/// views then read members through index entries built once per record, not the bytes.
+static void clua_sandbox_find_index(clua_sandbox *s, const clua_call *call) {
+    s->indexed_text = s->indexed_end = NULL;
+    if (call->input_origin == NULL || call->input_count < 5 || call->input[0] != CLUA_WIRE_TEXT) return;
+    size_t length = (size_t)call->input[1] | (size_t)call->input[2] << 8 | (size_t)call->input[3] << 16
+        | (size_t)call->input[4] << 24;
+    const cjson_index_record *record = cjson_index_published();
+    if (record == NULL || length != call->input_count - 5 || call->input_origin < record->bytes
+        || length > record->count || (size_t)(call->input_origin - record->bytes) > record->count - length)
+        return;
+    s->indexed_text = call->input + 5;
+    s->indexed_end = s->indexed_text + length;
+    s->positions = record->positions;
+    s->indexed_entries = record->entries;
+    s->indexed_origin = (size_t)(call->input_origin - record->bytes);
+}
+
 /// One transformer call: decode the input and user data, call, encode. Runs under `lua_pcall`,
 /// with the call (a light userdata) as its argument. Stack: [-1, +0, e]
 int clua_sandbox_call_protected(lua_State *L) {
@@ -143,6 +164,7 @@ int clua_sandbox_call_protected(lua_State *L) {
     clua_sandbox_drain(L, -1, 0);
     lua_pop(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
+    clua_sandbox_find_index(s, call);
     const uint8_t *cursor = call->input;
     int pushed = clua_wire_push(L, s, &cursor, call->input + call->input_count, 0);
     if (pushed != CLUA_PUSH_OK || cursor != call->input + call->input_count) {
@@ -197,11 +219,13 @@ int clua_sandbox_run(lua_State *L, lua_CFunction operation, clua_call *call, int
     call->message[0] = 0;
     int top = lua_gettop(L);
     clua_sandbox_arm(L, budget, timeout_ns);
+    s->indexed_text = s->indexed_end = NULL;  // only a transformer call's own input has an index
     lua_pushcfunction(L, operation);
     lua_pushlightuserdata(L, call);
     s->call = call;
     int status = lua_pcall(L, 1, 0, 0);
     s->call = NULL;
+    s->indexed_text = s->indexed_end = NULL;
     s->generation++;  // the input a call's views read is the host's again
     int tripped = s->tripped;
     // A result that comes back after the deadline is refused too: the call ran past it.
@@ -264,7 +288,7 @@ void clua_call_reuse(clua_call *call) {
     call->log = NULL;
     call->log_count = 0;
     call->log_kept = call->log_dropped = 0;
-    call->input = call->user_data = NULL;
+    call->input = call->user_data = call->input_origin = NULL;
     call->input_count = call->user_data_count = 0;
     call->module = call->function = NULL;
     call->nodes = 0;

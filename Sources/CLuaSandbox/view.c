@@ -26,7 +26,9 @@
 #define _GNU_SOURCE
 #include "sandbox_internal.h"
 
+#include "json_index.h"
 #include <locale.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -479,6 +481,169 @@ static int clua_key_equals(const clua_view *view, const clua_view_entry *entry, 
 /// interpreter's allocator holds.
 #define CLUA_VIEW_INLINE_ENTRIES 64
 
+/// Views whose members were found through a record's index, since the process started.
+static _Atomic uint64_t clua_views_indexed;
+
+uint64_t clua_views_indexed_total(void) { return atomic_load_explicit(&clua_views_indexed, memory_order_relaxed); }
+
+/// The entries an index pass has found so far: on the C stack while they are few, then in a
+/// block the interpreter's allocator holds (a userdata at the top of the stack).
+typedef struct clua_view_builder {
+    clua_view_entry *found;
+    size_t capacity;
+    int spilled;
+    uint32_t count;
+    int64_t steps;
+    clua_view_entry inline_entries[CLUA_VIEW_INLINE_ENTRIES];
+} clua_view_builder;
+
+/// The next entry to fill, the block grown when it is full. Stack: [-(0|1), +(0|1), m]
+static clua_view_entry *clua_view_next_entry(lua_State *L, clua_view_builder *builder) {
+    if (builder->count == builder->capacity) {
+        size_t capacity = builder->capacity;
+        if (capacity > (size_t)INT32_MAX / (4 * sizeof(clua_view_entry))) clua_text_malformed(L);
+        clua_view_entry *grown = (clua_view_entry *)lua_newuserdatauv(L, 2 * capacity * sizeof(clua_view_entry), 0);
+        memcpy(grown, builder->found, capacity * sizeof(clua_view_entry));
+        if (builder->spilled) lua_remove(L, -2);
+        builder->found = grown;
+        builder->capacity = capacity * 2;
+        builder->spilled = 1;
+        clua_sandbox_charge(L, builder->steps);
+        builder->steps = 0;
+    }
+    clua_view_entry *entry = &builder->found[builder->count];
+    entry->escaped = 0;
+    entry->key = entry->key_length = 0;
+    entry->hash = 0;
+    return entry;
+}
+
+/// Finds the view's members by reading its text byte by byte. Stack: [-0, +(0|1), m]
+static void clua_view_collect(lua_State *L, const clua_view *view, clua_view_builder *builder) {
+    const uint8_t *start = view->start, *end = view->end;
+    const uint8_t *p = clua_text_space(start + 1, end);
+    uint8_t close = view->is_array ? ']' : '}';
+    if (p >= end || *p == close) return;
+    for (;;) {
+        clua_view_entry *entry = clua_view_next_entry(L, builder);
+        if (!view->is_array) {
+            int escaped = 0;
+            if (p >= end || *p != '"') clua_text_malformed(L);
+            const uint8_t *key_end = clua_text_string_end(p, end, &escaped);
+            if (key_end == NULL) clua_text_malformed(L);
+            entry->key = (uint32_t)(p + 1 - start);
+            entry->key_length = (uint32_t)(key_end - 1 - (p + 1));
+            entry->escaped = (uint8_t)escaped;
+            entry->hash = escaped ? clua_hash_escaped(L, p + 1, key_end - 1) : clua_hash_key(p + 1, entry->key_length);
+            p = clua_text_space(key_end, end);
+            if (p >= end || *p != ':') clua_text_malformed(L);
+            p = clua_text_space(p + 1, end);
+        }
+        const uint8_t *after = clua_text_skip(p, end);
+        if (after == NULL) clua_text_malformed(L);
+        entry->value = (uint32_t)(p - start);
+        entry->value_end = (uint32_t)(after - start);
+        builder->steps += 1 + (after - p) / 64;
+        builder->count++;
+        p = clua_text_space(after, end);
+        if (p < end && *p == ',') {
+            p = clua_text_space(p + 1, end);
+            continue;
+        }
+        if (p >= end || *p != close) clua_text_malformed(L);
+        return;
+    }
+}
+
+/// Finds the view's members through the structural index of the record the call's input came
+/// from (published by the host's record tape: `cjson_index_published`), when it covers the
+/// view: a member is its index entries, a nested container is passed by walking its entries,
+/// never its bytes. Returns 0 when there is no such index or it does not describe the text
+/// as expected (the bytes are read then, and decide). Stack: [-0, +(0|1), m]
+static int clua_view_collect_indexed(lua_State *L, const clua_view *view, clua_view_builder *builder) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    const uint8_t *text = s->indexed_text;
+    if (text == NULL || view->start < text || view->end > s->indexed_end) return 0;
+    const uint32_t *positions = s->positions;
+    size_t entries = s->indexed_entries, origin = s->indexed_origin;
+    const uint8_t *start = view->start, *end = view->end;
+    size_t want = origin + (size_t)(start - text);
+    size_t low = 0, high = entries;
+    while (low < high) {
+        size_t middle = (low + high) / 2;
+        if ((positions[middle] & CJSON_INDEX_OFFSET) < want) low = middle + 1;
+        else high = middle;
+    }
+    if (low >= entries || (positions[low] & CJSON_INDEX_OFFSET) != want) return 0;
+// The byte entry `i` is at, or a refusal of the index when it is past the view.
+#define CLUA_AT(i, into)                                                                            \
+    do {                                                                                            \
+        if ((i) >= entries) return 0;                                                               \
+        into = text + ((positions[(i)] & CJSON_INDEX_OFFSET) - origin);                             \
+        if (into < start || into >= end) return 0;                                                  \
+    } while (0)
+    const uint8_t *p;
+    size_t i = low;
+    uint8_t open = view->is_array ? '[' : '{', close = view->is_array ? ']' : '}';
+    CLUA_AT(i, p);
+    if (*p != open) return 0;
+    i++;
+    CLUA_AT(i, p);
+    if (*p == close) return p == end - 1;
+    for (;;) {
+        clua_view_entry *entry = clua_view_next_entry(L, builder);
+        if (!view->is_array) {
+            const uint8_t *quote, *colon;
+            CLUA_AT(i, p);
+            CLUA_AT(i + 1, quote);
+            CLUA_AT(i + 2, colon);
+            if (*p != '"' || *quote != '"' || *colon != ':') return 0;
+            entry->key = (uint32_t)(p + 1 - start);
+            entry->key_length = (uint32_t)(quote - (p + 1));
+            entry->escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
+            entry->hash = entry->escaped ? clua_hash_escaped(L, p + 1, quote) : clua_hash_key(p + 1, entry->key_length);
+            i += 3;
+        }
+        const uint8_t *value, *after;
+        CLUA_AT(i, value);
+        if (*value == '"') {
+            CLUA_AT(i + 1, after);
+            if (*after != '"') return 0;
+            after++;
+            i += 2;
+        } else if (*value == '{' || *value == '[') {
+            int depth = 0;
+            size_t j = i;
+            for (;; j++) {
+                CLUA_AT(j, p);
+                if (*p == '{' || *p == '[') depth++;
+                else if ((*p == '}' || *p == ']') && --depth == 0) break;
+            }
+            builder->steps += (int64_t)(j - i) / 8;
+            after = p + 1;
+            i = j + 1;
+        } else {
+            // A number or literal ends where the next entry (a comma or a bracket) is, before
+            // any whitespace.
+            CLUA_AT(i + 1, after);
+            while (after > value && (after[-1] == ' ' || after[-1] == '\n' || after[-1] == '\r' || after[-1] == '\t'))
+                after--;
+            i += 1;
+        }
+        entry->value = (uint32_t)(value - start);
+        entry->value_end = (uint32_t)(after - start);
+        builder->steps += 1;
+        builder->count++;
+        CLUA_AT(i, p);
+        if (*p == ',') {
+            i++;
+            continue;
+        }
+        return *p == close && p == end - 1;
+    }
+#undef CLUA_AT
+}
+
 /// The view's entries and, for an object, its hash table (`table_size` positions after the
 /// entries, -1 where empty): built on the first read, in one pass over the text.
 /// Stack: [-0, +0, m]
@@ -490,60 +655,24 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
         return entries;
     }
     index = lua_absindex(L, index);
-    const uint8_t *start = view->start, *end = view->end;
-    const uint8_t *p = clua_text_space(start + 1, end);
-    clua_view_entry inline_entries[CLUA_VIEW_INLINE_ENTRIES];
-    clua_view_entry *found = inline_entries;
-    size_t capacity = CLUA_VIEW_INLINE_ENTRIES;
-    int spilled = 0;  // `found` is a userdata at the top of the stack
-    uint32_t count = 0;
-    int64_t steps = 0;
-    uint8_t close = view->is_array ? ']' : '}';
-    if (p < end && *p != close) {
-        for (;;) {
-            if (count == capacity) {
-                if (capacity > (size_t)INT32_MAX / (4 * sizeof(clua_view_entry))) clua_text_malformed(L);
-                clua_view_entry *grown = (clua_view_entry *)lua_newuserdatauv(L, 2 * capacity * sizeof(clua_view_entry), 0);
-                memcpy(grown, found, capacity * sizeof(clua_view_entry));
-                if (spilled) lua_remove(L, -2);
-                found = grown;
-                capacity *= 2;
-                spilled = 1;
-                clua_sandbox_charge(L, steps);
-                steps = 0;
-            }
-            clua_view_entry *entry = &found[count];
-            entry->escaped = 0;
-            entry->key = entry->key_length = 0;
-            entry->hash = 0;
-            if (!view->is_array) {
-                int escaped = 0;
-                if (p >= end || *p != '"') clua_text_malformed(L);
-                const uint8_t *key_end = clua_text_string_end(p, end, &escaped);
-                if (key_end == NULL) clua_text_malformed(L);
-                entry->key = (uint32_t)(p + 1 - start);
-                entry->key_length = (uint32_t)(key_end - 1 - (p + 1));
-                entry->escaped = (uint8_t)escaped;
-                entry->hash = escaped ? clua_hash_escaped(L, p + 1, key_end - 1) : clua_hash_key(p + 1, entry->key_length);
-                p = clua_text_space(key_end, end);
-                if (p >= end || *p != ':') clua_text_malformed(L);
-                p = clua_text_space(p + 1, end);
-            }
-            const uint8_t *after = clua_text_skip(p, end);
-            if (after == NULL) clua_text_malformed(L);
-            entry->value = (uint32_t)(p - start);
-            entry->value_end = (uint32_t)(after - start);
-            steps += 1 + (after - p) / 64;
-            count++;
-            p = clua_text_space(after, end);
-            if (p < end && *p == ',') {
-                p = clua_text_space(p + 1, end);
-                continue;
-            }
-            if (p >= end || *p != close) clua_text_malformed(L);
-            break;
-        }
+    const uint8_t *start = view->start;
+    clua_view_builder builder;
+    builder.found = builder.inline_entries;
+    builder.capacity = CLUA_VIEW_INLINE_ENTRIES;
+    builder.spilled = 0;
+    builder.count = 0;
+    builder.steps = 0;
+    if (clua_view_collect_indexed(L, view, &builder)) {
+        atomic_fetch_add_explicit(&clua_views_indexed, 1, memory_order_relaxed);
+    } else {
+        builder.count = 0;
+        builder.steps = 0;
+        clua_view_collect(L, view, &builder);
     }
+    clua_view_entry *found = builder.found;
+    int spilled = builder.spilled;
+    uint32_t count = builder.count;
+    int64_t steps = builder.steps;
     clua_sandbox_charge(L, steps);
     int32_t table_size = 0;
     if (!view->is_array) {

@@ -148,6 +148,8 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         call.pointee.log_limit = logLimit
         call.pointee.function_ref = reference
         call.pointee.output_limit = limits.result
+        // Text of the record this thread maps: the sandbox finds the record's index through it.
+        if case .text(let text) = input { call.pointee.input_origin = text.baseAddress }
         let status = inputWire.withUnsafeBufferPointer { input in
             call.pointee.input = input.baseAddress
             call.pointee.input_count = input.count

@@ -1,3 +1,4 @@
+internal import CLuaSandbox
 import Foundation
 public import Mappings
 package import Synchronization
@@ -96,6 +97,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
 
     /// Why the script of `module` does not load (a syntax error, an error while it runs, a value
     /// that is not a table), or `nil` when it loads or there is no such script.
+    /// How many views have found their members through a record's structural index (not its
+    /// bytes) in this process: what tests tell the two paths apart by.
+    package static var viewsIndexed: UInt64 { clua_views_indexed_total() }
+
     package func loadFailure(of module: String) -> Diagnostic? {
         guard modules[module] != nil else { return nil }
         let interpreter: any LuaEngine

@@ -100,6 +100,57 @@ struct LuaPlanTests {
         #expect(try Self.compare(Array(unread.utf8), context, plan, mapper))
     }
 
+    /// `bytes` with JSON whitespace after every comma and colon and before every closing
+    /// bracket outside strings.
+    static func spread(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                out.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; out.append(byte)
+            case UInt8(ascii: ","), UInt8(ascii: ":"): out += [byte, 0x20, 0x09]
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): out += [0x0D, 0x0A, 0x20, byte]
+            default: out.append(byte)
+            }
+        }
+        return out
+    }
+
+    @Test("views read through the record's index (whitespace everywhere, escaped keys): the general engine's bytes")
+    func indexedViews() throws {
+        let mapper = try Self.mapper(isolation: .inProcess)
+        let context = try mapper.context("$RealStatusScripted")
+        let plan = try mapper.fastPlan(for: context).get()
+        let records = try Self.records(shape: "real", seed: 31).prefix(30)
+        let before = LuaScripts.viewsIndexed
+        for record in records { #expect(try Self.compare(record, context, plan, mapper)) }
+        // Each record's user object and @self are read through the index: two views at least.
+        #expect(LuaScripts.viewsIndexed >= before + 2 * UInt64(records.count))
+        for record in records {
+            let spread = Self.spread(record)
+            #expect(spread.count > record.count + 100)
+            #expect(try Self.compare(spread, context, plan, mapper))
+            // Keys the scripts read, written with an escape: the plan leaves such a record to
+            // the general engine (it walks those objects too); whichever writes it, the same bytes.
+            let text = String(decoding: spread, as: UTF8.self)
+                .replacingOccurrences(of: #""retweet_count":"#, with: #""retweet\u005fcount":"#)
+                .replacingOccurrences(of: #""name":"#, with: #""n\u0061me":"#)
+            _ = try Self.compare(Array(text.utf8), context, plan, mapper)
+        }
+    }
+
     @Test("mutated large records: the same bytes, or the general engine")
     func mutatedRecords() throws {
         let mapper = try Self.mapper(isolation: .inProcess)

@@ -61,4 +61,23 @@ int cjson_index_kernel(void);
 /// Gives an index's memory back.
 void cjson_index_free(cjson_index *index);
 
+/// The record a thread is mapping and its index, as the record tape built it: what a Lua
+/// call on that thread reads its views through instead of the bytes (CLuaSandbox's view.c).
+typedef struct cjson_index_record {
+    const uint8_t *bytes;
+    size_t count;
+    const uint32_t *positions;  // offsets from `bytes`, as `cjson_index` holds them
+    size_t entries;
+} cjson_index_record;
+
+/// Makes `index` (of `bytes[0..<count]`) this thread's published record until
+/// `cjson_index_withdraw`; the caller keeps both alive and unchanged until then.
+void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index);
+
+/// Ends this thread's published record.
+void cjson_index_withdraw(void);
+
+/// This thread's published record, or NULL.
+const cjson_index_record *cjson_index_published(void);
+
 #endif

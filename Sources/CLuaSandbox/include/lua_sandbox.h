@@ -98,6 +98,12 @@ typedef struct clua_sandbox {
     int array_mt_ref, object_mt_ref, view_mt_ref, env_ref, loaded_ref, sources_ref, snapshot_ref;
     uint64_t generation;      // bumped when a call starts and ends: a view of another is stale
     struct clua_call *call;   // the call running now (where `log` puts its lines), or NULL
+    // The running call's input text (in its wire) when the record it came from has a published
+    // structural index: views read their members through `positions` (offsets in the record;
+    // `indexed_origin` is the record offset of `indexed_text[0]`). NULL otherwise.
+    const uint8_t *indexed_text, *indexed_end;
+    const uint32_t *positions;
+    size_t indexed_entries, indexed_origin;
 } clua_sandbox;
 
 /// One call's inputs and outputs, handed to the protected trampolines.
@@ -106,6 +112,7 @@ typedef struct clua_call {
     int function_ref;          // a registry reference, or CLUA_RESOLVE_NOT_A_TABLE / _MISSING_FUNCTION
     const uint8_t *input;
     size_t input_count;
+    const uint8_t *input_origin; // where the input's JSON text is in the host's bytes, or NULL
     const uint8_t *user_data;  // NULL: no user data
     size_t user_data_count;
     const char *module;        // for loading: the module name
@@ -127,6 +134,10 @@ typedef struct clua_call {
 /// Creates a sandboxed interpreter with a memory cap, or NULL when even that fails; its stack is
 /// left empty. Stack: [-0, +0, -]
 lua_State *clua_sandbox_open(size_t memory_limit);
+
+/// How many views found their members through a record's structural index (view.c), since
+/// the process started; why: tests tell the indexed path from the bytes' path.
+uint64_t clua_views_indexed_total(void);
 
 /// Closes an interpreter made by `clua_sandbox_open`.
 void clua_sandbox_close(lua_State *L);

@@ -125,6 +125,9 @@ package final class FastPlan: Sendable {
     ) -> Outcome {
         let scratch = TapeScratch.current
         guard let root = scratch.tape.scan(buffer, shape: shape) else { return .givenBack }
+        // The record's index, for the views of the Lua calls mapping it makes on this thread.
+        scratch.tape.publishIndex(of: buffer)
+        defer { JSONTape.withdrawIndex() }
         if let filter {
             guard let memo, case .frame = scratch.tape.nodes[Int(root)].kind else { return .givenBack }
             let node = scratch.tape.nodes[Int(root)]

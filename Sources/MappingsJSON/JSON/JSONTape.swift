@@ -176,6 +176,20 @@ package struct JSONTape {
         }
     }
 
+    /// Makes the index the last `scan` built of `bytes` the one this thread's Lua calls read
+    /// their views through (a member found by walking index entries, the object two
+    /// transformers read indexed once), until `withdrawIndex()`. `bytes` must be what that scan
+    /// read, alive and unchanged until then, and no other scan may run on this tape meanwhile.
+    package func publishIndex(of bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        withUnsafePointer(to: index) { cjson_index_publish(base, bytes.count, $0) }
+    }
+
+    /// Ends what `publishIndex(of:)` made visible.
+    package static func withdrawIndex() {
+        cjson_index_withdraw()
+    }
+
     /// `scan` as it was before the structural index: the record read byte by byte with
     /// `JSONParser`'s reader. The reference the indexed scan is tested against.
     package mutating func scanByBytes(_ bytes: UnsafeBufferPointer<UInt8>, shape: TapeShape) -> Int32? {
