@@ -3,6 +3,7 @@
 #include "index_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 // MARK: Checks
 
@@ -206,7 +207,10 @@ void cjson_index_free(cjson_index *index) {
 static _Thread_local cjson_index_record cjson_published;
 static _Thread_local int cjson_has_published;
 
-void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index) {
+void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index, const uint64_t *matches,
+                         uint32_t generation) {
+    cjson_published.matches = matches;
+    cjson_published.generation = generation;
     cjson_published.bytes = bytes;
     cjson_published.count = count;
     cjson_published.positions = index->positions;

@@ -149,6 +149,8 @@ static void clua_sandbox_find_index(clua_sandbox *s, const clua_call *call) {
     s->indexed_text = call->input + 5;
     s->indexed_end = s->indexed_text + length;
     s->positions = record->positions;
+    s->matches = record->matches;
+    s->matches_generation = record->generation;
     s->indexed_entries = record->entries;
     s->indexed_origin = (size_t)(call->input_origin - record->bytes);
 }

@@ -612,12 +612,19 @@ static int clua_view_collect_indexed(lua_State *L, const clua_view *view, clua_v
             after++;
             i += 2;
         } else if (*value == '{' || *value == '[') {
-            int depth = 0;
-            size_t j = i;
-            for (;; j++) {
+            // Where it closes, as the host's walk of the record found it; walked to otherwise.
+            uint64_t match = s->matches != NULL ? s->matches[i] : 0;
+            size_t j = (uint32_t)match;
+            if (s->matches != NULL && (uint32_t)(match >> 32) == s->matches_generation && j > i) {
                 CLUA_AT(j, p);
-                if (*p == '{' || *p == '[') depth++;
-                else if ((*p == '}' || *p == ']') && --depth == 0) break;
+                if (*p != (*value == '{' ? '}' : ']')) return 0;
+            } else {
+                int depth = 0;
+                for (j = i;; j++) {
+                    CLUA_AT(j, p);
+                    if (*p == '{' || *p == '[') depth++;
+                    else if ((*p == '}' || *p == ']') && --depth == 0) break;
+                }
             }
             builder->steps += (int64_t)(j - i) / 8;
             after = p + 1;

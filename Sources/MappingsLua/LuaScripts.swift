@@ -44,7 +44,11 @@ public final class LuaScripts: TransformerProvider, Sendable {
     package static let calls = Atomic<Int>(0)
 
     private struct Pool {
-        var idle: [any LuaEngine] = []
+        /// Idle engines by the thread that last used them (`pthread_self`): a thread takes its
+        /// own back, so an interpreter's memory is allocated and freed by one thread (two lanes
+        /// trading interpreters contended on the allocator's locks and lost a third of a core).
+        var idle: [UInt: [any LuaEngine]] = [:]
+        var idleCount = 0
         var functions: [LuaFunction] = []
         var ids: [String: Int] = [:]
         /// Modules added after the start (inline code), in order: every engine gets them all.
@@ -431,8 +435,38 @@ public final class LuaScripts: TransformerProvider, Sendable {
         return pool.withLock { $0.inline[String(name)] }
     }
 
+    /// The calling thread, as the idle engines are kept by.
+    private static var thread: UInt {
+        #if os(Linux)
+            UInt(pthread_self())
+        #else
+            UInt(bitPattern: pthread_self())
+        #endif
+    }
+
+    /// The most idle engines kept: beyond it a thread without its own takes another's.
+    private static let keptIdle = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+
+    /// An idle engine for this thread: its own; else one of a thread that keeps more than one;
+    /// else, when as many as `keptIdle` wait, any; else none (a new one is made).
+    private func idleEngine() -> (any LuaEngine)? {
+        let thread = Self.thread
+        return pool.withLock { pool in
+            if let own = pool.idle[thread]?.popLast() {
+                pool.idleCount -= 1
+                return own
+            }
+            let spare = pool.idle.first { $0.value.count >= 2 } ?? pool.idle.first { !$0.value.isEmpty }
+            guard let (owner, engines) = spare, engines.count >= 2 || pool.idleCount >= Self.keptIdle else {
+                return nil
+            }
+            pool.idleCount -= 1
+            return pool.idle[owner]?.popLast()
+        }
+    }
+
     private func idleOrNewEngine() -> Result<any LuaEngine, LuaFailure> {
-        if let interpreter = pool.withLock({ $0.idle.popLast() }) { return .success(interpreter) }
+        if let interpreter = idleEngine() { return .success(interpreter) }
         switch isolation {
         case .inProcess:
             guard
@@ -456,7 +490,13 @@ public final class LuaScripts: TransformerProvider, Sendable {
 
     func checkIn(_ interpreter: any LuaEngine) {
         guard interpreter.isAlive else { return }
-        pool.withLock { $0.idle.append(interpreter) }
+        let thread = Self.thread
+        pool.withLock { pool in
+            // Past the most kept, an engine this thread already has a spare of is let go.
+            if pool.idleCount >= Self.keptIdle, let own = pool.idle[thread], !own.isEmpty { return }
+            pool.idle[thread, default: []].append(interpreter)
+            pool.idleCount += 1
+        }
     }
 }
 

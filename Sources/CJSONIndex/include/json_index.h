@@ -68,11 +68,18 @@ typedef struct cjson_index_record {
     size_t count;
     const uint32_t *positions;  // offsets from `bytes`, as `cjson_index` holds them
     size_t entries;
+    /// At each entry that opens a container the publisher's walk recorded, `generation` in the
+    /// high 32 bits and the entry that closes it in the low ones; an entry of another generation
+    /// records nothing (a reader walks the entries then). NULL: none recorded.
+    const uint64_t *matches;
+    uint32_t generation;
 } cjson_index_record;
 
-/// Makes `index` (of `bytes[0..<count]`) this thread's published record until
-/// `cjson_index_withdraw`; the caller keeps both alive and unchanged until then.
-void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index);
+/// Makes `index` (of `bytes[0..<count]`) and `matches` (NULL, or `index->count` entries as
+/// `cjson_index_record` says) this thread's published record until `cjson_index_withdraw`; the
+/// caller keeps them alive and unchanged until then.
+void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index, const uint64_t *matches,
+                         uint32_t generation);
 
 /// Ends this thread's published record.
 void cjson_index_withdraw(void);

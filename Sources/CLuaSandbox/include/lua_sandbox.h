@@ -103,6 +103,8 @@ typedef struct clua_sandbox {
     // `indexed_origin` is the record offset of `indexed_text[0]`). NULL otherwise.
     const uint8_t *indexed_text, *indexed_end;
     const uint32_t *positions;
+    const uint64_t *matches;  // where each container closes (json_index.h), or NULL
+    uint32_t matches_generation;
     size_t indexed_entries, indexed_origin;
 } clua_sandbox;
 

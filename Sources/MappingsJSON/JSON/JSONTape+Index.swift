@@ -10,13 +10,28 @@ extension JSONTape {
         /// The entries' offsets; `positions[entries]` is the text's length.
         let positions: UnsafeBufferPointer<UInt32>
         let entries: Int
+        /// Where each container the walk reads or passes over closes, by the entry that opens it,
+        /// with `generation` (the scan's, in the high 32 bits) beside it.
+        let matches: UnsafeMutablePointer<UInt64>
+        let generation: UInt64
         /// The entry the walk is at.
         var entry = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>, positions: UnsafeBufferPointer<UInt32>, entries: Int) {
+        init(
+            bytes: UnsafeBufferPointer<UInt8>, positions: UnsafeBufferPointer<UInt32>, entries: Int,
+            matches: UnsafeMutablePointer<UInt64>, generation: UInt64
+        ) {
             self.bytes = bytes
             self.positions = positions
             self.entries = entries
+            self.matches = matches
+            self.generation = generation
+        }
+
+        /// Records that the container opened at entry `opening` closes at entry `closing`.
+        @inline(__always)
+        func match(_ opening: Int, _ closing: Int) {
+            matches[opening] = generation | UInt64(UInt32(truncatingIfNeeded: closing))
         }
 
         /// The offset of the entry the walk is at (the text's length past the last).
@@ -69,6 +84,7 @@ extension JSONTape {
         nodeStorage.base[Int(node)].first = Int32(base)
         nodeStorage.base[Int(node)].count = wanted.count
         for _ in 0..<Int(wanted.count) { slotStorage.append(-1) }
+        let opening = walker.entry
         walker.entry += 1
         var hint = 0
         if walker.byte == UInt8(ascii: "}") {
@@ -101,6 +117,7 @@ extension JSONTape {
             }
         }
         nodeStorage.base[Int(node)].end = Int32(walker.offset(of: walker.entry - 1) + 1)
+        walker.match(opening, walker.entry - 1)
         return node
     }
 
@@ -110,6 +127,7 @@ extension JSONTape {
         guard depth <= JSONParser.maximumDepth else { return nil }
         let node = add(.list, walker.offset, walker.offset)
         let mark = stack.count
+        let opening = walker.entry
         walker.entry += 1
         if walker.byte == UInt8(ascii: "]") {
             walker.entry += 1
@@ -126,6 +144,7 @@ extension JSONTape {
         nodeStorage.base[Int(node)].first = Int32(slotStorage.count)
         nodeStorage.base[Int(node)].count = Int32(stack.count - mark)
         nodeStorage.base[Int(node)].end = Int32(walker.offset(of: walker.entry - 1) + 1)
+        walker.match(opening, walker.entry - 1)
         for position in mark..<stack.count { slotStorage.append(stack.base[position]) }
         stack.count = mark
         return node
@@ -163,6 +182,7 @@ extension JSONTape {
         let positions = walker.positions.baseAddress!
         let entries = walker.entries
         var entry = walker.entry
+        let opening = entry
         @inline(__always) func byte(_ entry: Int) -> UInt8 {
             entry < entries ? bytes[Int(positions[entry] & CJSON_INDEX_OFFSET)] : 0x20
         }
@@ -222,6 +242,7 @@ extension JSONTape {
             case .afterValue:
                 guard open > 0 else {
                     walker.entry = entry
+                    walker.match(opening, entry - 1)
                     return true
                 }
                 let isObject = objects & (1 << UInt64(open - 1)) != 0

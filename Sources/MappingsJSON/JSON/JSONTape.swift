@@ -130,6 +130,12 @@ package struct JSONTape {
     var nodeStorage = Storage<Node>(capacity: 128)
     var slotStorage = Storage<Int32>(capacity: 128)
     var stack = Storage<Int32>(capacity: 32)
+    /// For the last scan's index: at each entry that opens a container the walk read or passed
+    /// over whole, the entry that closes it, the scan's generation in the high 32 bits (an entry
+    /// of another generation records nothing: no clearing per scan). What views read through.
+    var matchStorage = Storage<UInt64>(capacity: 0)
+    /// The generation of the last scan's matches (never 0: cleared memory is generation 0).
+    var matchGeneration: UInt32 = 0
     /// The structural index of the record being scanned (`scan`), its memory kept record to record.
     var index = cjson_index(positions: nil, count: 0, capacity: 0)
 
@@ -145,6 +151,7 @@ package struct JSONTape {
         nodeStorage.base.deallocate()
         slotStorage.base.deallocate()
         stack.base.deallocate()
+        matchStorage.base.deallocate()
         cjson_index_free(&index)
     }
 
@@ -163,11 +170,25 @@ package struct JSONTape {
             cjson_index_build(base, JSONEscape.textStart(of: bytes), bytes.count, &index) == Int32(CJSON_INDEX_OK)
         else { return nil }
         let positions = UnsafeBufferPointer(start: index.positions, count: index.count + 1)
+        if matchStorage.capacity < index.count {
+            matchStorage.base.deallocate()
+            matchStorage = Storage(capacity: max(256, index.count + index.count / 2))
+            matchStorage.base.initialize(repeating: 0, count: matchStorage.capacity)
+        }
+        matchGeneration &+= 1
+        if matchGeneration == 0 {
+            matchStorage.base.update(repeating: 0, count: matchStorage.capacity)
+            matchGeneration = 1
+        }
+        let matches = matchStorage.base
+        let generation = UInt64(matchGeneration) << 32
         return shape.keys.withUnsafeBufferPointer { keys in
             shape.shapes.withUnsafeBufferPointer { shapes in
                 shape.keyBytes.withUnsafeBufferPointer { keyBytes in
                     let tables = Tables(keys: keys, shapes: shapes, keyBytes: keyBytes)
-                    var walker = IndexWalker(bytes: bytes, positions: positions, entries: index.count)
+                    var walker = IndexWalker(
+                        bytes: bytes, positions: positions, entries: index.count, matches: matches,
+                        generation: generation)
                     guard let root = indexed(&walker, depth: 0, shape: 0, tables), walker.entry == walker.entries
                     else { return nil }
                     return root
@@ -182,7 +203,7 @@ package struct JSONTape {
     /// read, alive and unchanged until then, and no other scan may run on this tape meanwhile.
     package func publishIndex(of bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
-        withUnsafePointer(to: index) { cjson_index_publish(base, bytes.count, $0) }
+        withUnsafePointer(to: index) { cjson_index_publish(base, bytes.count, $0, matchStorage.base, matchGeneration) }
     }
 
     /// Ends what `publishIndex(of:)` made visible.
