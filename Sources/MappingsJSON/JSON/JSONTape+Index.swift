@@ -186,30 +186,30 @@ extension JSONTape {
         @inline(__always) func byte(_ entry: Int) -> UInt8 {
             entry < entries ? bytes[Int(positions[entry] & CJSON_INDEX_OFFSET)] : 0x20
         }
-        // The containers open, innermost at bit `open - 1`.
+        // The containers open (`levels` of them), innermost at bit `levels - 1`.
         var objects: UInt64 = 0
-        var open = 0
+        var levels = 0
         var state = State.opening
         while true {
             switch state {
             case .opening:
-                guard depth + open <= JSONParser.maximumDepth else { return false }
+                guard depth + levels <= JSONParser.maximumDepth else { return false }
                 let isObject = byte(entry) == UInt8(ascii: "{")
-                if open == 64 {
+                if levels == 64 {
                     // Deeper than a word holds: the rest of this container in a walk of its own.
                     walker.entry = entry
-                    guard skipContainer(&walker, depth: depth + open) else { return false }
+                    guard skipContainer(&walker, depth: depth + levels) else { return false }
                     entry = walker.entry
                     state = .afterValue
                     continue
                 }
-                objects = objects & ~(1 << UInt64(open)) | (isObject ? 1 << UInt64(open) : 0)
-                open += 1
+                objects = objects & ~(1 << UInt64(levels)) | (isObject ? 1 << UInt64(levels) : 0)
+                levels += 1
                 entry += 1
                 let next = byte(entry)
                 if next == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                     entry += 1
-                    open -= 1
+                    levels -= 1
                     state = .afterValue
                 } else {
                     state = isObject ? .key : .value
@@ -240,18 +240,18 @@ extension JSONTape {
                     state = .afterValue
                 }
             case .afterValue:
-                guard open > 0 else {
+                guard levels > 0 else {
                     walker.entry = entry
                     walker.match(opening, entry - 1)
                     return true
                 }
-                let isObject = objects & (1 << UInt64(open - 1)) != 0
+                let isObject = objects & (1 << UInt64(levels - 1)) != 0
                 let separator = byte(entry)
                 entry += 1
                 if separator == UInt8(ascii: ",") {
                     state = isObject ? .key : .value
                 } else if separator == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                    open -= 1
+                    levels -= 1
                 } else {
                     return false
                 }
