@@ -25,10 +25,15 @@ let layers: [Target.Dependency] = ["MappingsJSON", "MappingsModel", "MappingsCom
 /// only the C library.
 let portable = Context.environment["MAPPINGS_PORTABLE"] != nil
 
-/// `MAPPINGS_NO_MACROS=1` (tools/test's optimized allocation suite, tools/install): the package
+/// `MAPPINGS_NO_MACROS=1` (tools/install): the package
 /// without `MappingsMacros`, so that building every target or product does not build swift-syntax
 /// (optimized: six minutes on two cores) for what does not use it.
 let macros = Context.environment["MAPPINGS_NO_MACROS"] == nil
+
+/// `MAPPINGS_ALLOCATION_SUITE=1` (tools/test's optimized allocation suite): the library's layers
+/// and their test target alone, so that the optimized build of that suite compiles neither the
+/// tool, its servers and their dependencies, nor the other test targets.
+let allocationSuite = Context.environment["MAPPINGS_ALLOCATION_SUITE"] != nil
 
 let package = Package(
     name: "Mappings",
@@ -266,4 +271,14 @@ var macroTargets: [Target] {
             swiftSettings: strictSettings
         ),
     ]
+}
+
+if allocationSuite {
+    let kept: Set<String> = [
+        "CJSONIndex", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings",
+        "MappingsTestSupport", "CAllocationCount", "MappingsEngineTests",
+    ]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products = [.library(name: "Mappings", targets: ["Mappings"])]
+    package.dependencies = []
 }
