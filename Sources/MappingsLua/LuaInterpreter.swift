@@ -6,20 +6,22 @@ import Mappings
 ///
 /// Every operation that can raise a Lua error runs in C under `lua_pcall` (`sandbox.h`); this
 /// class only sets up calls and reads their status. An interpreter is used by one thread at a
-/// time: `LuaScripts` hands it out from its pool under a lock.
+/// time: `LuaScripts` hands it out from its thread's slot or its pool (so its properties go
+/// without the run-time exclusivity checks: one thread holds it at a time by construction).
 final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     let state: OpaquePointer
     /// The registry reference of each function, by the function's id in `LuaScripts`; 0 until resolved.
-    var functionReferences: [Int32] = []
+    @exclusivity(unchecked) var functionReferences: [Int32] = []
     /// The most `log(...)` lines one operation keeps (0: logging off).
     let logLimit: Int32
-    var log = LuaLogBatch()
+    @exclusivity(unchecked) var log = LuaLogBatch()
+    var hasLog: Bool { !log.isEmpty }
     /// The call every transformer call reuses, with its output block: no allocation per call.
     let reused: UnsafeMutablePointer<clua_call>
     /// Where each call's input wire is written, its capacity kept from call to call.
-    private var inputWire: [UInt8] = []
+    @exclusivity(unchecked) private var inputWire: [UInt8] = []
     /// The last timeout calls ran under, and it in nanoseconds: worked out once, not per call.
-    private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
+    @exclusivity(unchecked) private var timeout: (duration: Duration, nanoseconds: Int64) = (.zero, 0)
     /// The object keys results held lately.
     let resultKeys = LuaWire.KeyCache()
 
@@ -211,6 +213,8 @@ protocol LuaEngine: AnyObject, Sendable {
     var functionReferences: [Int32] { get set }
     /// What the operations since it was last emptied logged.
     var log: LuaLogBatch { get set }
+    /// Whether `log` holds anything: read after every call, without copying it.
+    var hasLog: Bool { get }
     func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
     func functionNames(module: String, limits: LuaLimits) -> [String]
     /// How many of `LuaScripts`' modules added after the start (inline code) it knows.

@@ -35,6 +35,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// Every script, by module name (`Geo`, or `lib.strings` for `lib/strings.lua`).
     let modules: [String: LuaModule]
     private let pool: Mutex<Pool>
+    /// This instance among those the process made: what threads keep their interpreters by
+    /// (`LuaThreadEngines`).
+    let number = LuaScripts.made.add(1, ordering: .relaxed).newValue
+    private static let made = Atomic<UInt64>(0)
     /// `pool.added.count`, read without the lock on every call.
     private let addedCount = Atomic<Int>(0)
     /// Whether calls are counted in `calls` (`mappings serve` counts them for its metrics; off,
@@ -99,12 +103,12 @@ public final class LuaScripts: TransformerProvider, Sendable {
         self.pool = Mutex(Pool())
     }
 
-    /// Why the script of `module` does not load (a syntax error, an error while it runs, a value
-    /// that is not a table), or `nil` when it loads or there is no such script.
     /// How many views have found their members through a record's structural index (not its
-    /// bytes) in this process: what tests tell the two paths apart by.
+    /// bytes) on the calling thread: what tests tell the two paths apart by.
     package static var viewsIndexed: UInt64 { clua_views_indexed_total() }
 
+    /// Why the script of `module` does not load (a syntax error, an error while it runs, a value
+    /// that is not a table), or `nil` when it loads or there is no such script.
     package func loadFailure(of module: String) -> Diagnostic? {
         guard modules[module] != nil else { return nil }
         let interpreter: any LuaEngine
@@ -370,7 +374,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
 
     /// Writes what an engine's last operations logged, and empties it.
     func emitLog(of engine: any LuaEngine, record: Int64, capture: LuaLogCapture?) {
-        guard !engine.log.isEmpty else { return }
+        guard engine.hasLog else { return }
         log.emit(placingInline(engine.log), record: record, capture: capture)
         engine.log = LuaLogBatch()
     }
@@ -399,9 +403,13 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// An engine no other thread uses, that knows every module added so far.
     func checkOut() -> Result<any LuaEngine, LuaFailure> {
         let engine: any LuaEngine
-        switch idleOrNewEngine() {
-        case .success(let found): engine = found
-        case .failure(let failure): return .failure(failure)
+        if let own = LuaThreadEngines.current.take(number) {
+            engine = own
+        } else {
+            switch idleOrNewEngine() {
+            case .success(let found): engine = found
+            case .failure(let failure): return .failure(failure)
+            }
         }
         guard engine.addedModules < addedCount.load(ordering: .acquiring) else { return .success(engine) }
         let missing = pool.withLock { pool in
@@ -490,6 +498,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
 
     func checkIn(_ interpreter: any LuaEngine) {
         guard interpreter.isAlive else { return }
+        // An interpreter in this process goes back to the thread's own slot first.
+        if let local = interpreter as? LuaInterpreter, LuaThreadEngines.current.keep(local, for: self) { return }
         let thread = Self.thread
         pool.withLock { pool in
             // Past the most kept, an engine this thread already has a spare of is let go.

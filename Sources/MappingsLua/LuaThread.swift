@@ -16,6 +16,8 @@ enum LuaThread {
             let box = Box(body: body)
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
+                // This thread ends with the call: what it used goes back to the shared pool.
+                LuaThreadEngines.current.transient = true
                 box.result = box.body?()
                 box.body = nil  // the body must not outlive this call
                 done.signal()

@@ -20,6 +20,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     /// The worker's registry reference of each function, by its id in `LuaScripts`; 0 until resolved.
     var functionReferences: [Int32] = []
     var log = LuaLogBatch()
+    var hasLog: Bool { !log.isEmpty }
     var addedModules = 0
     private var dead = false
     /// The object keys results held lately (see `LuaWire.KeyCache`).

@@ -52,7 +52,7 @@ struct PublicAPIListing {
         }.sorted()
     }
 
-    private static func declarations(in text: String, module: String) -> [Declaration] {
+    static func declarations(in text: String, module: String) -> [Declaration] {
         let lines = text.components(separatedBy: "\n")
         var scopes: [(indent: Int, name: String)] = []
         var found: [Declaration] = []
@@ -67,7 +67,7 @@ struct PublicAPIListing {
             while let last = scopes.last, last.indent >= indent { scopes.removeLast() }
             let words = withoutAttributes(String(trimmed))
             if let name = scopeName(words) { scopes.append((indent, name)) }
-            guard words.hasPrefix("public ") || words.hasPrefix("open "), !words.hasPrefix("public import ") else {
+            guard words.hasPrefix("public ") || isOpenDeclaration(words), !words.hasPrefix("public import ") else {
                 continue
             }
             var signature = words
@@ -86,6 +86,18 @@ struct PublicAPIListing {
                         .joined(separator: "."), signature: normalized(signature)))
         }
         return found
+    }
+
+    /// Whether a line that starts with `open` declares something (`open class`, `open func`,
+    /// `open override var`): a statement such as `open += 1` on a variable named `open` does not.
+    private static func isOpenDeclaration(_ words: String) -> Bool {
+        let parts = words.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0] == "open" else { return false }
+        let keywords: Set<Substring> = [
+            "class", "func", "var", "let", "subscript", "init", "override", "final", "static", "convenience",
+            "required", "dynamic", "nonisolated", "mutating", "lazy", "weak", "unowned",
+        ]
+        return keywords.contains(parts[1])
     }
 
     /// The line without leading attributes such as `@discardableResult` or `@_exported`.
@@ -211,5 +223,26 @@ struct PublicAPITests {
             })
         #expect(lines.contains("MappingsJSON JSONValue: public init(stringLiteral value: String)"))
         #expect(listing.topLevelTypes.contains("Mapper") && !listing.topLevelTypes.contains("Rule"))
+    }
+
+    @Test("a statement on a variable named open is no declaration; open ones are")
+    func openStatementsAreNotDeclarations() {
+        let text = """
+            public struct Walker {
+                func walk() {
+                    var open = 0
+                    open += 1
+                    open -= 1
+                }
+            }
+            open class Base {
+                open func run() {}
+                open override var description: String { "" }
+            }
+            """
+        let found = PublicAPIListing.declarations(in: text, module: "M").map(\.signature)
+        #expect(found.count == 4)
+        #expect(!found.contains { $0.hasPrefix("open +=") || $0.hasPrefix("open -=") })
+        #expect(found.contains { $0.hasPrefix("open class Base") } && found.contains { $0.hasPrefix("open func run") })
     }
 }

@@ -137,8 +137,8 @@ typedef struct clua_call {
 /// left empty. Stack: [-0, +0, -]
 lua_State *clua_sandbox_open(size_t memory_limit);
 
-/// How many views found their members through a record's structural index (view.c), since
-/// the process started; why: tests tell the indexed path from the bytes' path.
+/// How many views found their members through a record's structural index (view.c) on the
+/// calling thread; why: tests tell the indexed path from the bytes' path.
 uint64_t clua_views_indexed_total(void);
 
 /// Closes an interpreter made by `clua_sandbox_open`.

@@ -33,6 +33,9 @@ package final class FastPlan: Sendable {
     package let batchesCalls: Bool
     /// Whether `value(of:)` takes records: no transformer, filter or keyed selection.
     package let buildsValues: Bool
+    /// Whether a call of the plan takes the record's text (a filter, a transformer that reads
+    /// text): only then does the scan record what Lua views read through (`publishIndex(of:)`).
+    let publishesIndex: Bool
 
     init(
         shape: TapeShape, tables: PlanTables, converter: Converter,
@@ -43,6 +46,7 @@ package final class FastPlan: Sendable {
         strictConverter = converter.strict(true)
         batchesCalls = Self.batchesCalls(filter: filter, tables: tables)
         buildsValues = Self.buildsValues(filter: filter, tables: tables)
+        publishesIndex = filter != nil || tables.transformers.contains { $0.transform is any TextTransformer }
     }
 
     /// What `write` made of a record.
@@ -124,10 +128,12 @@ package final class FastPlan: Sendable {
         memo: TransformerMemo?, filtering: Bool
     ) -> Outcome {
         let scratch = TapeScratch.current
-        guard let root = scratch.tape.scan(buffer, shape: shape) else { return .givenBack }
+        guard let root = scratch.tape.scan(buffer, shape: shape, recordingMatches: publishesIndex) else {
+            return .givenBack
+        }
         // The record's index, for the views of the Lua calls mapping it makes on this thread.
-        scratch.tape.publishIndex(of: buffer)
-        defer { JSONTape.withdrawIndex() }
+        if publishesIndex { scratch.tape.publishIndex(of: buffer) }
+        defer { if publishesIndex { JSONTape.withdrawIndex() } }
         if let filter {
             guard let memo, case .frame = scratch.tape.nodes[Int(root)].kind else { return .givenBack }
             let node = scratch.tape.nodes[Int(root)]

@@ -11,15 +11,16 @@ extension JSONTape {
         let positions: UnsafeBufferPointer<UInt32>
         let entries: Int
         /// Where each container the walk reads or passes over closes, by the entry that opens it,
-        /// with `generation` (the scan's, in the high 32 bits) beside it.
-        let matches: UnsafeMutablePointer<UInt64>
+        /// with `generation` (the scan's, in the high 32 bits) beside it; `nil` when no view will
+        /// read them (the scan records nothing).
+        let matches: UnsafeMutablePointer<UInt64>?
         let generation: UInt64
         /// The entry the walk is at.
         var entry = 0
 
         init(
             bytes: UnsafeBufferPointer<UInt8>, positions: UnsafeBufferPointer<UInt32>, entries: Int,
-            matches: UnsafeMutablePointer<UInt64>, generation: UInt64
+            matches: UnsafeMutablePointer<UInt64>?, generation: UInt64
         ) {
             self.bytes = bytes
             self.positions = positions
@@ -31,7 +32,7 @@ extension JSONTape {
         /// Records that the container opened at entry `opening` closes at entry `closing`.
         @inline(__always)
         func match(_ opening: Int, _ closing: Int) {
-            matches[opening] = generation | UInt64(UInt32(truncatingIfNeeded: closing))
+            matches?[opening] = generation | UInt64(UInt32(truncatingIfNeeded: closing))
         }
 
         /// The offset of the entry the walk is at (the text's length past the last).

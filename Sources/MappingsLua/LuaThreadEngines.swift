@@ -1,0 +1,68 @@
+import Foundation
+
+/// The in-process interpreters a thread keeps for itself, one per `LuaScripts`: a call takes
+/// its thread's interpreter back without a lock, a dictionary or a hash (a stream's lane calls
+/// from one thread, so its interpreter stays its own), and gives it back the same way.
+///
+/// An interpreter parked here is this thread's until the thread ends (then freed with it) or
+/// until the thread first calls a `LuaScripts` made later, when those of scripts that are gone
+/// are freed. A thread `LuaThread` starts for one call keeps nothing: what it used goes back to
+/// the shared pool.
+final class LuaThreadEngines {
+    private struct Entry {
+        var scripts: UInt64
+        weak var owner: LuaScripts?
+        /// `nil` while a call uses it.
+        var engine: LuaInterpreter?
+    }
+
+    private var entries: [Entry] = []
+    /// A thread that lives for one call (`LuaThread.withLargeStack`'s): it keeps nothing.
+    var transient = false
+
+    /// The calling thread's, made on its first call.
+    static var current: LuaThreadEngines {
+        if let found = pthread_getspecific(key) {
+            return Unmanaged<LuaThreadEngines>.fromOpaque(found).takeUnretainedValue()
+        }
+        let made = LuaThreadEngines()
+        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
+        return made
+    }
+
+    /// The key of every thread's value; its destructor frees what the thread kept.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { value in
+            guard let value else { return }
+            Unmanaged<LuaThreadEngines>.fromOpaque(value).release()
+        }
+        precondition(status == 0, "cannot create the key of the threads' Lua interpreters")
+        return key
+    }()
+
+    /// The interpreter this thread kept for the scripts numbered `scripts`, taken out.
+    @inline(__always)
+    func take(_ scripts: UInt64) -> LuaInterpreter? {
+        for index in entries.indices where entries[index].scripts == scripts {
+            defer { entries[index].engine = nil }
+            return entries[index].engine
+        }
+        return nil
+    }
+
+    /// Keeps `engine` for `owner` when the thread keeps none for it yet; `false` when it does
+    /// (the caller gives it to the shared pool).
+    func keep(_ engine: LuaInterpreter, for owner: LuaScripts) -> Bool {
+        guard !transient else { return false }
+        for index in entries.indices where entries[index].scripts == owner.number {
+            guard entries[index].engine == nil else { return false }
+            entries[index].engine = engine
+            return true
+        }
+        // Interpreters of scripts no one holds any more go when the thread starts keeping a new one.
+        entries.removeAll { $0.owner == nil }
+        entries.append(Entry(scripts: owner.number, owner: owner, engine: engine))
+        return true
+    }
+}
