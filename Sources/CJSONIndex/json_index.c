@@ -3,6 +3,7 @@
 #include "index_internal.h"
 
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 // MARK: Checks
@@ -205,6 +206,8 @@ void cjson_index_free(cjson_index *index) {
 // MARK: The record a thread is mapping
 
 static _Thread_local cjson_index_record cjson_published;
+/// Threads that have published a record.
+static _Atomic uint64_t cjson_threads_published = 1;
 static _Thread_local int cjson_has_published;
 
 void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *index, const uint64_t *matches,
@@ -215,6 +218,12 @@ void cjson_index_publish(const uint8_t *bytes, size_t count, const cjson_index *
     cjson_published.count = count;
     cjson_published.positions = index->positions;
     cjson_published.entries = index->count;
+    // Each thread's serials start in a range of their own: a record of a thread that ended is
+    // never taken for one of a thread that has its address now.
+    if (cjson_published.serial == 0)
+        cjson_published.serial = (uint64_t)atomic_fetch_add_explicit(&cjson_threads_published, 1, memory_order_relaxed)
+            << 32;
+    cjson_published.serial++;
     cjson_has_published = 1;
 }
 

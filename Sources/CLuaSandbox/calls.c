@@ -136,8 +136,10 @@ static void clua_sandbox_refuse_input(clua_call *call, int pushed, const char *w
 
 /// Finds the structural index of the record the call's input text comes from, when the host
 /// published one on this thread (`cjson_index_publish`) and the text lies in that record; why:
-/// views then read members through index entries built once per record, not the bytes.
-static void clua_sandbox_find_index(clua_sandbox *s, const clua_call *call) {
+/// views then read members through index entries built once per record, not the bytes. A
+/// record other than the last one's empties the views' member tables kept for it.
+/// Stack: [-0, +0, m]
+static void clua_sandbox_find_index(lua_State *L, clua_sandbox *s, const clua_call *call) {
     s->indexed_text = s->indexed_end = NULL;
     if (call->input_origin == NULL || call->input_count < 5 || call->input[0] != CLUA_WIRE_TEXT) return;
     size_t length = (size_t)call->input[1] | (size_t)call->input[2] << 8 | (size_t)call->input[3] << 16
@@ -153,6 +155,12 @@ static void clua_sandbox_find_index(clua_sandbox *s, const clua_call *call) {
     s->matches_generation = record->generation;
     s->indexed_entries = record->entries;
     s->indexed_origin = (size_t)(call->input_origin - record->bytes);
+    if (s->cached_record != (const void *)record || s->cached_serial != record->serial) {
+        lua_createtable(L, 0, 4);
+        lua_rawseti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
+        s->cached_record = record;
+        s->cached_serial = record->serial;
+    }
 }
 
 /// One transformer call: decode the input and user data, call, encode. Runs under `lua_pcall`,
@@ -166,7 +174,7 @@ int clua_sandbox_call_protected(lua_State *L) {
     clua_sandbox_drain(L, -1, 0);
     lua_pop(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
-    clua_sandbox_find_index(s, call);
+    clua_sandbox_find_index(L, s, call);
     const uint8_t *cursor = call->input;
     int pushed = clua_wire_push(L, s, &cursor, call->input + call->input_count, 0);
     if (pushed != CLUA_PUSH_OK || cursor != call->input + call->input_count) {

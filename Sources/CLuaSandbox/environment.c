@@ -242,6 +242,10 @@ static int clua_sandbox_setup(lua_State *L) {
     s->loaded_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_createtable(L, 0, 0);
     s->sources_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, 0, 0);
+    s->view_cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    s->cached_record = NULL;
+    s->cached_serial = 0;
     lua_settop(L, 0);
     return 0;
 }

@@ -56,6 +56,16 @@ typedef struct clua_view_entry {
     uint8_t escaped;             // the key holds escapes
 } clua_view_entry;
 
+/// The block a view's members are kept in (its CLUA_VIEW_INDEX user value): this header, the
+/// entries, then an object's hash table. Kept for the record too when the view was read through
+/// the record's index, so the header says what it describes.
+typedef struct clua_view_index_block {
+    uint64_t length;     // the container's text, in bytes
+    int32_t count;       // entries
+    int32_t table_size;  // hash table slots after the entries (0 for an array)
+    uint8_t is_array;
+} clua_view_index_block;
+
 /// The slot value of a member assigned `nil`.
 static char clua_view_deleted;
 #define CLUA_VIEW_DELETED ((void *)&clua_view_deleted)
@@ -434,16 +444,28 @@ int clua_text_push_input(lua_State *L, const uint8_t *start, const uint8_t *end)
 /// The hash of a key's bytes, eight at a time; why: an object's index hashes every key.
 static inline uint32_t clua_hash_key(const uint8_t *bytes, size_t count) {
     uint64_t hash = 0x9E3779B97F4A7C15ull ^ (uint64_t)count;
-    while (count >= 8) {
+    size_t left = count;
+    while (left > 8) {
         uint64_t word;
         memcpy(&word, bytes, 8);
         hash = (hash ^ word) * 0x100000001B3ull;
         hash ^= hash >> 29;
         bytes += 8;
-        count -= 8;
+        left -= 8;
     }
+    // The last 1 to 8 bytes in loads of fixed sizes (overlapping where fewer): no call to
+    // memcpy per key; the length, mixed in above, tells the overlaps apart.
     uint64_t last = 0;
-    memcpy(&last, bytes, count);
+    if (left == 8) {
+        memcpy(&last, bytes, 8);
+    } else if (left >= 4) {
+        uint32_t head, tail;
+        memcpy(&head, bytes, 4);
+        memcpy(&tail, bytes + left - 4, 4);
+        last = (uint64_t)head << 32 | tail;
+    } else if (left > 0) {
+        last = (uint64_t)bytes[0] | (uint64_t)bytes[left / 2] << 8 | (uint64_t)bytes[left - 1] << 16;
+    }
     hash = (hash ^ last) * 0x100000001B3ull;
     return (uint32_t)(hash ^ (hash >> 32));
 }
@@ -497,20 +519,25 @@ typedef struct clua_view_builder {
     clua_view_entry inline_entries[CLUA_VIEW_INLINE_ENTRIES];
 } clua_view_builder;
 
+/// Moves the entries found so far to a block twice as large (the stack's first, then a userdata
+/// the interpreter's allocator holds); why: out of line, so the common case stays small.
+/// Stack: [-(0|1), +1, m]
+__attribute__((noinline)) static void clua_view_grow_entries(lua_State *L, clua_view_builder *builder) {
+    size_t capacity = builder->capacity;
+    if (capacity > (size_t)INT32_MAX / (4 * sizeof(clua_view_entry))) clua_text_malformed(L);
+    clua_view_entry *grown = (clua_view_entry *)lua_newuserdatauv(L, 2 * capacity * sizeof(clua_view_entry), 0);
+    memcpy(grown, builder->found, capacity * sizeof(clua_view_entry));
+    if (builder->spilled) lua_remove(L, -2);
+    builder->found = grown;
+    builder->capacity = capacity * 2;
+    builder->spilled = 1;
+    clua_sandbox_charge(L, builder->steps);
+    builder->steps = 0;
+}
+
 /// The next entry to fill, the block grown when it is full. Stack: [-(0|1), +(0|1), m]
-static clua_view_entry *clua_view_next_entry(lua_State *L, clua_view_builder *builder) {
-    if (builder->count == builder->capacity) {
-        size_t capacity = builder->capacity;
-        if (capacity > (size_t)INT32_MAX / (4 * sizeof(clua_view_entry))) clua_text_malformed(L);
-        clua_view_entry *grown = (clua_view_entry *)lua_newuserdatauv(L, 2 * capacity * sizeof(clua_view_entry), 0);
-        memcpy(grown, builder->found, capacity * sizeof(clua_view_entry));
-        if (builder->spilled) lua_remove(L, -2);
-        builder->found = grown;
-        builder->capacity = capacity * 2;
-        builder->spilled = 1;
-        clua_sandbox_charge(L, builder->steps);
-        builder->steps = 0;
-    }
+static inline clua_view_entry *clua_view_next_entry(lua_State *L, clua_view_builder *builder) {
+    if (builder->count == builder->capacity) clua_view_grow_entries(L, builder);
     clua_view_entry *entry = &builder->found[builder->count];
     entry->escaped = 0;
     entry->key = entry->key_length = 0;
@@ -657,11 +684,30 @@ static int clua_view_collect_indexed(lua_State *L, const clua_view *view, clua_v
 static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view) {
     if (view->count >= 0) {
         lua_getiuservalue(L, index, CLUA_VIEW_INDEX);
-        clua_view_entry *entries = (clua_view_entry *)lua_touserdata(L, -1);
+        clua_view_index_block *block = (clua_view_index_block *)lua_touserdata(L, -1);
         lua_pop(L, 1);
-        return entries;
+        return (clua_view_entry *)(block + 1);
     }
     index = lua_absindex(L, index);
+    clua_sandbox *s = clua_sandbox_of(L);
+    // The record offset of a view of the published record: where an earlier call of the same
+    // record may have kept this container's members.
+    lua_Integer cached = -1;
+    if (s->indexed_text != NULL && view->start >= s->indexed_text && view->end <= s->indexed_end) {
+        cached = (lua_Integer)(s->indexed_origin + (size_t)(view->start - s->indexed_text));
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
+        if (lua_rawgeti(L, -1, cached) == LUA_TUSERDATA) {
+            clua_view_index_block *block = (clua_view_index_block *)lua_touserdata(L, -1);
+            if (block->length == (uint64_t)(view->end - view->start) && block->is_array == view->is_array) {
+                lua_setiuservalue(L, index, CLUA_VIEW_INDEX);
+                lua_pop(L, 1);
+                view->count = block->count;
+                view->table_size = block->table_size;
+                return (clua_view_entry *)(block + 1);
+            }
+        }
+        lua_pop(L, 2);
+    }
     const uint8_t *start = view->start;
     clua_view_builder builder;
     builder.found = builder.inline_entries;
@@ -672,6 +718,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     if (clua_view_collect_indexed(L, view, &builder)) {
         clua_views_indexed++;
     } else {
+        cached = -1;  // kept only when read through the record's index
         builder.count = 0;
         builder.steps = 0;
         clua_view_collect(L, view, &builder);
@@ -686,8 +733,14 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
         table_size = 8;
         while ((uint32_t)table_size < 2 * count) table_size *= 2;
     }
-    size_t size = (size_t)count * sizeof(clua_view_entry) + (size_t)table_size * sizeof(int32_t);
-    clua_view_entry *entries = (clua_view_entry *)lua_newuserdatauv(L, size ? size : 1, 0);
+    size_t size =
+        sizeof(clua_view_index_block) + (size_t)count * sizeof(clua_view_entry) + (size_t)table_size * sizeof(int32_t);
+    clua_view_index_block *block = (clua_view_index_block *)lua_newuserdatauv(L, size, 0);
+    block->length = (uint64_t)(view->end - view->start);
+    block->count = (int32_t)count;
+    block->table_size = table_size;
+    block->is_array = view->is_array;
+    clua_view_entry *entries = (clua_view_entry *)(block + 1);
     if (count) memcpy(entries, found, (size_t)count * sizeof(clua_view_entry));
     if (spilled) lua_remove(L, -2);
     if (!view->is_array) {
@@ -721,6 +774,12 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
                 slot = (slot + 1) & (uint32_t)(table_size - 1);
             }
         }
+    }
+    if (cached >= 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, -2, cached);
+        lua_pop(L, 1);
     }
     lua_setiuservalue(L, index, CLUA_VIEW_INDEX);
     view->count = (int32_t)count;

@@ -16,6 +16,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     let logLimit: Int32
     @exclusivity(unchecked) var log = LuaLogBatch()
     var hasLog: Bool { !log.isEmpty }
+    var inProcess: LuaInterpreter? { self }
     /// The call every transformer call reuses, with its output block: no allocation per call.
     let reused: UnsafeMutablePointer<clua_call>
     /// Where each call's input wire is written, its capacity kept from call to call.
@@ -46,7 +47,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         }
     }
 
-    var addedModules = 0
+    @exclusivity(unchecked) var addedModules = 0
 
     /// Registers one more module (inline code compiled after the interpreter started).
     func add(module name: String, _ module: LuaModule) -> Bool {
@@ -215,6 +216,8 @@ protocol LuaEngine: AnyObject, Sendable {
     var log: LuaLogBatch { get set }
     /// Whether `log` holds anything: read after every call, without copying it.
     var hasLog: Bool { get }
+    /// The engine as an interpreter in this process (which a thread may keep), or `nil`.
+    var inProcess: LuaInterpreter? { get }
     func resolve(module: String, function: String, limits: LuaLimits) -> LuaInterpreter.Resolution
     func functionNames(module: String, limits: LuaLimits) -> [String]
     /// How many of `LuaScripts`' modules added after the start (inline code) it knows.

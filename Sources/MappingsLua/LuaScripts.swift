@@ -404,6 +404,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
     func checkOut() -> Result<any LuaEngine, LuaFailure> {
         let engine: any LuaEngine
         if let own = LuaThreadEngines.current.take(number) {
+            if own.addedModules == addedCount.load(ordering: .acquiring) { return .success(own) }
             engine = own
         } else {
             switch idleOrNewEngine() {
@@ -499,7 +500,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
     func checkIn(_ interpreter: any LuaEngine) {
         guard interpreter.isAlive else { return }
         // An interpreter in this process goes back to the thread's own slot first.
-        if let local = interpreter as? LuaInterpreter, LuaThreadEngines.current.keep(local, for: self) { return }
+        if let local = interpreter.inProcess, LuaThreadEngines.current.keep(local, for: self) { return }
         let thread = Self.thread
         pool.withLock { pool in
             // Past the most kept, an engine this thread already has a spare of is let go.

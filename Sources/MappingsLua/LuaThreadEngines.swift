@@ -7,16 +7,18 @@ import Foundation
 /// An interpreter parked here is this thread's until the thread ends (then freed with it) or
 /// until the thread first calls a `LuaScripts` made later, when those of scripts that are gone
 /// are freed. A thread `LuaThread` starts for one call keeps nothing: what it used goes back to
-/// the shared pool.
+/// the shared pool. Only its thread touches it (hence no run-time exclusivity checks).
 final class LuaThreadEngines {
-    private struct Entry {
-        var scripts: UInt64
-        weak var owner: LuaScripts?
-        /// `nil` while a call uses it.
-        var engine: LuaInterpreter?
+    /// The scripts each entry is kept for, by their `number`; beside it, the scripts themselves
+    /// (weakly: to tell those that are gone) and the interpreter (`nil` while a call uses it).
+    @exclusivity(unchecked) private var numbers: [UInt64] = []
+    @exclusivity(unchecked) private var owners: [Weak] = []
+    @exclusivity(unchecked) private var engines: [LuaInterpreter?] = []
+
+    private struct Weak {
+        weak var scripts: LuaScripts?
     }
 
-    private var entries: [Entry] = []
     /// A thread that lives for one call (`LuaThread.withLargeStack`'s): it keeps nothing.
     var transient = false
 
@@ -44,25 +46,28 @@ final class LuaThreadEngines {
     /// The interpreter this thread kept for the scripts numbered `scripts`, taken out.
     @inline(__always)
     func take(_ scripts: UInt64) -> LuaInterpreter? {
-        for index in entries.indices where entries[index].scripts == scripts {
-            defer { entries[index].engine = nil }
-            return entries[index].engine
-        }
-        return nil
+        guard let index = numbers.firstIndex(of: scripts) else { return nil }
+        return engines[index].take()
     }
 
     /// Keeps `engine` for `owner` when the thread keeps none for it yet; `false` when it does
     /// (the caller gives it to the shared pool).
     func keep(_ engine: LuaInterpreter, for owner: LuaScripts) -> Bool {
         guard !transient else { return false }
-        for index in entries.indices where entries[index].scripts == owner.number {
-            guard entries[index].engine == nil else { return false }
-            entries[index].engine = engine
+        if let index = numbers.firstIndex(of: owner.number) {
+            guard engines[index] == nil else { return false }
+            engines[index] = engine
             return true
         }
         // Interpreters of scripts no one holds any more go when the thread starts keeping a new one.
-        entries.removeAll { $0.owner == nil }
-        entries.append(Entry(scripts: owner.number, owner: owner, engine: engine))
+        for index in owners.indices.reversed() where owners[index].scripts == nil {
+            numbers.remove(at: index)
+            owners.remove(at: index)
+            engines.remove(at: index)
+        }
+        numbers.append(owner.number)
+        owners.append(Weak(scripts: owner))
+        engines.append(engine)
         return true
     }
 }

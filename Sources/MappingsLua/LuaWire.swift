@@ -60,9 +60,18 @@ enum LuaWire {
                 for offset in 0..<4 { out[start + 1 + offset] = bytes[offset] }
             }
         default:
-            // In place: a scalar call allocates nothing once `out` has grown.
-            let start = out.count
+            // A short one written on the stack and copied in; a longer one in place: a scalar call
+            // allocates nothing once `out` has grown.
             let size = size(of: value)
+            if size <= 64 {
+                withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { block in
+                    let base = block.baseAddress!
+                    _ = write(value, to: base, end: base + size)
+                    out.append(contentsOf: UnsafeRawBufferPointer(block))
+                }
+                return
+            }
+            let start = out.count
             out.append(contentsOf: repeatElement(0, count: size))
             out.withUnsafeMutableBytes { bytes in
                 let base = bytes.baseAddress! + start
@@ -407,10 +416,10 @@ enum LuaWire {
         }
 
         static func text(_ slice: UnsafeRawBufferPointer) throws(Failure) -> String {
-            // Decoding repairs what is not UTF-8, so the text is the wire's bytes exactly when
-            // they are valid; ASCII needs no comparing.
-            let text = String(decoding: slice, as: UTF8.self)
-            guard isASCII(slice) || text.utf8.elementsEqual(slice) else {
+            // ASCII needs no validating; other text is validated as it is made (the standard
+            // library's validation, not a comparison of the repaired text byte by byte).
+            if isASCII(slice) { return String(decoding: slice, as: UTF8.self) }
+            guard let text = String(validating: slice, as: UTF8.self) else {
                 throw Failure(message: "a string is not valid UTF-8 (Lua strings are bytes; JSON text is UTF-8)")
             }
             return text

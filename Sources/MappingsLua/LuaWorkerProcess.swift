@@ -21,6 +21,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     var functionReferences: [Int32] = []
     var log = LuaLogBatch()
     var hasLog: Bool { !log.isEmpty }
+    var inProcess: LuaInterpreter? { nil }
     var addedModules = 0
     private var dead = false
     /// The object keys results held lately (see `LuaWire.KeyCache`).

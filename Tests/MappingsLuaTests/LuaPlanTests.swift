@@ -151,6 +151,27 @@ struct LuaPlanTests {
         }
     }
 
+    @Test("an object two calls of one record read is indexed once; the next record's are indexed anew")
+    func viewsIndexedOncePerRecord() throws {
+        let mapper = try Self.mapper(isolation: .inProcess)
+        let context = try mapper.context("$RealStatusScripted")
+        let plan = try mapper.fastPlan(for: context).get()
+        var checked = 0
+        for record in try Self.records(shape: "real", seed: 33).prefix(20) {
+            guard case .object(let status) = try JSONParser.parse(record, demand: .everything),
+                case .object(let entities)? = status["entities"], case .array(let hashtags)? = entities["hashtags"]
+            else { continue }
+            // userSummary reads the user object, score reads it again (tweet.user) with the
+            // record (@self); topics reads the hashtags array and each hashtag: the user object
+            // counts once.
+            let before = LuaScripts.viewsIndexed
+            #expect(try Self.compare(record, context, plan, mapper))
+            #expect(LuaScripts.viewsIndexed - before == UInt64(3 + hashtags.count))
+            checked += 1
+        }
+        #expect(checked > 10)
+    }
+
     @Test("mutated large records: the same bytes, or the general engine")
     func mutatedRecords() throws {
         let mapper = try Self.mapper(isolation: .inProcess)

@@ -73,6 +73,9 @@ typedef struct cjson_index_record {
     /// records nothing (a reader walks the entries then). NULL: none recorded.
     const uint64_t *matches;
     uint32_t generation;
+    /// Bumped by every publication on this thread: with the record's address (each thread has
+    /// its own), what tells one published record from the next.
+    uint64_t serial;
 } cjson_index_record;
 
 /// Makes `index` (of `bytes[0..<count]`) and `matches` (NULL, or `index->count` entries as

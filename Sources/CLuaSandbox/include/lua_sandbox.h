@@ -106,6 +106,12 @@ typedef struct clua_sandbox {
     const uint64_t *matches;  // where each container closes (json_index.h), or NULL
     uint32_t matches_generation;
     size_t indexed_entries, indexed_origin;
+    // The member tables of the views of the published record that calls built, by the record
+    // offset of the container (a Lua table in the registry): the object two calls of one record
+    // read is indexed once. Emptied when another record is published (`cached_record`, `cached_serial`).
+    int view_cache_ref;
+    const void *cached_record;
+    uint64_t cached_serial;
 } clua_sandbox;
 
 /// One call's inputs and outputs, handed to the protected trampolines.
