@@ -212,7 +212,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsLuaTests",
-            dependencies: ["MappingsLua", "CLua", "MappingsTestSupport"] + layers,
+            dependencies: ["MappingsLua", "Mappings", "CLua", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(

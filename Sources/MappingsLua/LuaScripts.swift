@@ -19,8 +19,9 @@ package import Synchronization
 /// error: scripts/Geo.lua does not load: '=' expected near 'x'
 ///  --> scripts/Geo.lua:3:1
 /// ```
-/// Calls run in sandboxed interpreters (see docs/lua.md) taken from a pool, one thread per
-/// interpreter at a time, so mapping on several threads at once is safe.
+/// Calls run in sandboxed interpreters (see docs/lua.md), one thread per interpreter at a time
+/// (each thread keeps the one it used; others wait in a pool), so mapping on several threads at
+/// once is safe.
 public final class LuaScripts: TransformerProvider, Sendable {
     /// The directory the scripts were read from, as given.
     public let directory: String
