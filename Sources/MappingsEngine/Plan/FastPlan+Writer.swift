@@ -354,6 +354,23 @@ struct Writer {
         case (3, .bool(let flag)):
             out.append(flag ? "true" : "false")
             return true
+        case (4, .double(let double)):
+            scratch.text.removeAll(keepingCapacity: true)
+            scratch.text.append(contentsOf: JSONWriter.number(double).utf8)
+        case (5, .array(let elements)):
+            scratch.text.removeAll(keepingCapacity: true)
+            scratch.text.append(UInt8(ascii: "["))
+            for index in elements.indices {
+                // An element of another kind converts (or fails) the general way.
+                guard case .string(let string) = elements[index] else { return false }
+                if index > 0 { scratch.text.append(UInt8(ascii: ",")) }
+                JSONWriter.writeString(string, into: &scratch.text)
+            }
+            scratch.text.append(UInt8(ascii: "]"))
+        case (5, .object(let object)) where object.isKindlessEmpty:
+            // An empty Lua table a script left unmarked: the empty array, as the conversion reads it.
+            out.append("[]")
+            return true
         default:
             return false
         }

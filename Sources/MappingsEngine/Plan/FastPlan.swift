@@ -231,7 +231,8 @@ struct PlanTables: Sendable {
         var defaultValue: Int32 = -1
         /// A transformer's answer of the property's own kind written as it is, without the
         /// general conversion: 1 a string into a `String`, 2 an integer into an `Int`, 3 a
-        /// boolean into a `Bool`; 0 none (a value map, another type).
+        /// boolean into a `Bool`, 4 a float into a `Double`, 5 an array of strings into a
+        /// `[String]`; 0 none (a value map, another type).
         var plainAnswer: UInt8 = 0
     }
 
@@ -466,6 +467,8 @@ struct PlanTables: Sendable {
                 case .string: property.plainAnswer = 1
                 case .int: property.plainAnswer = 2
                 case .bool: property.plainAnswer = 3
+                case .double: property.plainAnswer = 4
+                case .array(.string): property.plainAnswer = 5
                 default: break
                 }
             }
