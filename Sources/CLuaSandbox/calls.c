@@ -160,6 +160,7 @@ static void clua_sandbox_find_index(lua_State *L, clua_sandbox *s, const clua_ca
         lua_rawseti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
         s->cached_record = record;
         s->cached_serial = record->serial;
+        s->view_cache_bytes = 0;
     }
 }
 

@@ -245,6 +245,7 @@ static int clua_sandbox_setup(lua_State *L) {
     lua_createtable(L, 0, 0);
     s->view_cache_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     s->cached_record = NULL;
+    s->view_cache_bytes = 0;
     s->cached_serial = 0;
     lua_settop(L, 0);
     return 0;

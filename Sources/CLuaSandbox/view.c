@@ -61,10 +61,16 @@ typedef struct clua_view_entry {
 /// the record's index, so the header says what it describes.
 typedef struct clua_view_index_block {
     uint64_t length;     // the container's text, in bytes
+    int64_t steps;       // what building it was charged: charged again when a later call reuses it
     int32_t count;       // entries
     int32_t table_size;  // hash table slots after the entries (0 for an array)
     uint8_t is_array;
 } clua_view_index_block;
+
+/// The most bytes of member tables a record keeps for its next calls; past it, tables are built
+/// per call as before; why: a record with many containers read one call each must not fill the
+/// interpreter's memory with tables no later call reads.
+#define CLUA_VIEW_CACHE_BYTES ((size_t)1 << 20)
 
 /// The slot value of a member assigned `nil`.
 static char clua_view_deleted;
@@ -515,7 +521,8 @@ typedef struct clua_view_builder {
     size_t capacity;
     int spilled;
     uint32_t count;
-    int64_t steps;
+    int64_t steps;    // charged when the pass ends, or when the block grows
+    int64_t charged;  // charged already, when the block grew
     clua_view_entry inline_entries[CLUA_VIEW_INLINE_ENTRIES];
 } clua_view_builder;
 
@@ -532,6 +539,7 @@ __attribute__((noinline)) static void clua_view_grow_entries(lua_State *L, clua_
     builder->capacity = capacity * 2;
     builder->spilled = 1;
     clua_sandbox_charge(L, builder->steps);
+    builder->charged += builder->steps;
     builder->steps = 0;
 }
 
@@ -701,6 +709,8 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
             if (block->length == (uint64_t)(view->end - view->start) && block->is_array == view->is_array) {
                 lua_setiuservalue(L, index, CLUA_VIEW_INDEX);
                 lua_pop(L, 1);
+                // The same charge as building it: a call's cost does not depend on the calls before it.
+                clua_sandbox_charge(L, block->steps);
                 view->count = block->count;
                 view->table_size = block->table_size;
                 return (clua_view_entry *)(block + 1);
@@ -715,6 +725,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     builder.spilled = 0;
     builder.count = 0;
     builder.steps = 0;
+    builder.charged = 0;
     if (clua_view_collect_indexed(L, view, &builder)) {
         clua_views_indexed++;
     } else {
@@ -737,6 +748,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
         sizeof(clua_view_index_block) + (size_t)count * sizeof(clua_view_entry) + (size_t)table_size * sizeof(int32_t);
     clua_view_index_block *block = (clua_view_index_block *)lua_newuserdatauv(L, size, 0);
     block->length = (uint64_t)(view->end - view->start);
+    block->steps = builder.charged + steps;
     block->count = (int32_t)count;
     block->table_size = table_size;
     block->is_array = view->is_array;
@@ -775,7 +787,8 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
             }
         }
     }
-    if (cached >= 0) {
+    if (cached >= 0 && s->view_cache_bytes + size <= CLUA_VIEW_CACHE_BYTES) {
+        s->view_cache_bytes += size;
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
         lua_pushvalue(L, -2);
         lua_rawseti(L, -2, cached);

@@ -90,7 +90,8 @@ extension LuaScripts {
         // Each check compiles only, under a name of its own.
         let name = InlineChunk.prefix + "0"
         func failure(_ failure: LuaFailure, prelude: Bool = false) -> TransformerResolution {
-            checkIn(engine)
+            // After a limit tripped, the interpreter holds whatever was half-built: it goes.
+            if !failure.poisonsInterpreter { checkIn(engine) }
             let what = prelude ? "\"@luaPrelude\"" : "\"\(inline.keyword)\""
             var message = failure.message
             var location = prelude ? inline.prelude?.location : inline.code.location

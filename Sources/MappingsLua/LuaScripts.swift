@@ -40,6 +40,9 @@ public final class LuaScripts: TransformerProvider, Sendable {
     /// (`LuaThreadEngines`).
     let number = LuaScripts.made.add(1, ordering: .relaxed).newValue
     private static let made = Atomic<UInt64>(0)
+    /// How many threads keep a slot for these scripts (`LuaThreadEngines`): at most `keptIdle`;
+    /// past that a thread's interpreter goes back to the pool like any other.
+    let threadSlots = Atomic<Int>(0)
     /// `pool.added.count`, read without the lock on every call.
     private let addedCount = Atomic<Int>(0)
     /// Whether calls are counted in `calls` (`mappings serve` counts them for its metrics; off,
@@ -455,7 +458,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
     }
 
     /// The most idle engines kept: beyond it a thread without its own takes another's.
-    private static let keptIdle = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    static let keptIdle = max(4, 2 * ProcessInfo.processInfo.activeProcessorCount)
 
     /// An idle engine for this thread: its own; else one of a thread that keeps more than one;
     /// else, when as many as `keptIdle` wait, any; else none (a new one is made).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The in-process interpreters a thread keeps for itself, one per `LuaScripts`: a call takes
 /// its thread's interpreter back without a lock, a dictionary or a hash (a stream's lane calls
@@ -6,8 +7,8 @@ import Foundation
 ///
 /// An interpreter parked here is this thread's until the thread ends (then freed with it) or
 /// until the thread first calls a `LuaScripts` made later, when those of scripts that are gone
-/// are freed. A thread `LuaThread` starts for one call keeps nothing: what it used goes back to
-/// the shared pool. Only its thread touches it (hence no run-time exclusivity checks).
+/// are freed. At most `LuaScripts.keptIdle` threads keep one for the same scripts. A thread
+/// `LuaThread` starts for one call keeps nothing: what it used goes back to the shared pool. Only its thread touches it (hence no run-time exclusivity checks).
 final class LuaThreadEngines {
     /// The scripts each entry is kept for, by their `number`; beside it, the scripts themselves
     /// (weakly: to tell those that are gone) and the interpreter (`nil` while a call uses it).
@@ -21,6 +22,11 @@ final class LuaThreadEngines {
 
     /// A thread that lives for one call (`LuaThread.withLargeStack`'s): it keeps nothing.
     var transient = false
+
+    deinit {
+        // The thread ends: its slots are free for other threads of the scripts still alive.
+        for owner in owners { owner.scripts?.threadSlots.subtract(1, ordering: .relaxed) }
+    }
 
     /// The calling thread's, made on its first call.
     static var current: LuaThreadEngines {
@@ -58,6 +64,12 @@ final class LuaThreadEngines {
             guard engines[index] == nil else { return false }
             engines[index] = engine
             return true
+        }
+        // As many threads as the pool keeps idle interpreters may keep one each; the others give
+        // theirs back to the pool.
+        guard owner.threadSlots.add(1, ordering: .relaxed).newValue <= LuaScripts.keptIdle else {
+            owner.threadSlots.subtract(1, ordering: .relaxed)
+            return false
         }
         // Interpreters of scripts no one holds any more go when the thread starts keeping a new one.
         for index in owners.indices.reversed() where owners[index].scripts == nil {

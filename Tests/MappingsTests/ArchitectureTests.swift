@@ -31,6 +31,10 @@ struct PackageTargets {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swift", "package", "--scratch-path", scratch.path, "dump-package"]
         process.currentDirectoryURL = root
+        // The whole package, whatever mode the tests run in (these variables leave targets out).
+        process.environment = ProcessInfo.processInfo.environment.filter {
+            !["MAPPINGS_NO_MACROS", "MAPPINGS_PORTABLE", "MAPPINGS_ALLOCATION_SUITE"].contains($0.key)
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -82,16 +86,17 @@ struct PackageTargets {
         var inComment = false
         for line in text.components(separatedBy: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            let quotes = line.components(separatedBy: "\"\"\"").count - 1
-            defer { if quotes % 2 == 1 { inString.toggle() } }
             if inComment {
                 if trimmed.contains("*/") { inComment = false }
                 continue
             }
+            if trimmed.hasPrefix("//") { continue }
+            // A multi-line string opens or closes on a line with an odd count of triple quotes.
+            let quotes = line.components(separatedBy: "\"\"\"").count - 1
+            defer { if quotes % 2 == 1 { inString.toggle() } }
             if inString { continue }
-            if trimmed.hasPrefix("/*") && !trimmed.contains("*/") {
+            if let open = trimmed.range(of: "/*"), !trimmed[open.upperBound...].contains("*/") {
                 inComment = true
-                continue
             }
             if let module = importedModule(trimmed) { modules.append(module) }
         }
@@ -110,7 +115,7 @@ struct PackageTargets {
             guard words.count >= 2 else { return nil }
             words.removeFirst()
         }
-        let module = words[0].split(separator: ".").first.map(String.init) ?? ""
+        let module = words[0].split(separator: ".").first.map { String($0.prefix { $0 != ";" }) } ?? ""
         return module.first?.isLetter == true || module.first == "_" ? module : nil
     }
 
@@ -224,9 +229,11 @@ struct ArchitectureTests {
             "internal import struct CJSONIndex.cjson_index", "@preconcurrency import Dispatch",
             "// import Commented", "/*", "import Blocked", "*/", "let manifest = " + quotes,
             "    import PackageDescription", "    " + quotes, "@Test(\"an import is relative\")",
-            "@_spi(Tools) import Last",
+            "@_spi(Tools) import Last;", "// a comment with \(quotes) in it", "import Final",
         ].joined(separator: "\n")
         #expect(
-            PackageTargets.imports(in: text) == ["MappingsEngine", "Synchronization", "CJSONIndex", "Dispatch", "Last"])
+            PackageTargets.imports(in: text) == [
+                "MappingsEngine", "Synchronization", "CJSONIndex", "Dispatch", "Last", "Final",
+            ])
     }
 }

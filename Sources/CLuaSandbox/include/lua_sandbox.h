@@ -110,6 +110,7 @@ typedef struct clua_sandbox {
     // offset of the container (a Lua table in the registry): the object two calls of one record
     // read is indexed once. Emptied when another record is published (`cached_record`, `cached_serial`).
     int view_cache_ref;
+    size_t view_cache_bytes;  // the bytes of the tables kept (at most CLUA_VIEW_CACHE_BYTES, view.c)
     const void *cached_record;
     uint64_t cached_serial;
 } clua_sandbox;
