@@ -4,20 +4,17 @@ import Synchronization
 /// Builds a package other than this one with `swift build` — the Swift host examples, the
 /// benchmarks, a throwaway host — and runs commands for the tests that need one.
 ///
-/// Each package builds in a scratch path under the root's `.build/`, so that the next run of
-/// the tests is incremental, and one build runs at a time for the whole test process (each uses
-/// every core). A package is built once per test process. The packages that depend on this one
-/// by path (the examples, the benchmarks) share one scratch path, `pathDependents`: the
-/// library's modules, the same commands for both, compile once for the two.
+/// Each package builds in its own scratch path under the root's `.build/`, so that the next
+/// run of the tests is incremental, and one build runs at a time for the whole test process
+/// (each uses every core). A package is built once per test process. (Two packages sharing a
+/// scratch path race: a build of one recreates the `debug` link while a test runs the other's
+/// programs.)
 enum PackageBuild {
-    /// The scratch path of the packages that depend on this one by path (tools/test runs the
-    /// examples' own tests there too).
-    static var pathDependents: URL { scratch("path-dependents") }
-
     /// The examples' package, `Examples/SwiftHost`, as its README says to build it.
     static func swiftHostExamples() throws -> URL {
         try binDirectory(
-            of: ToolRunner.packageRoot.appendingPathComponent("Examples/SwiftHost"), scratch: pathDependents)
+            of: ToolRunner.packageRoot.appendingPathComponent("Examples/SwiftHost"),
+            scratch: scratch("swifthost-examples"))
     }
 
     /// The benchmarks' package, `Benchmarks`, in debug (the smoke test's build): the programs
@@ -25,7 +22,7 @@ enum PackageBuild {
     /// swift-syntax once more (B9 is measured in release, by hand: docs/swift.md).
     static func benchmarks() throws -> URL {
         try binDirectory(
-            of: ToolRunner.packageRoot.appendingPathComponent("Benchmarks"), scratch: pathDependents,
+            of: ToolRunner.packageRoot.appendingPathComponent("Benchmarks"), scratch: scratch("benchmarks"),
             products: ["lua-call-benchmark", "swift-peers-benchmark"])
     }
 
