@@ -8,7 +8,8 @@ import Synchronization
 /// An interpreter parked here is this thread's until the thread ends (then freed with it) or
 /// until the thread first calls a `LuaScripts` made later, when those of scripts that are gone
 /// are freed. At most `LuaScripts.keptIdle` threads keep one for the same scripts. A thread
-/// `LuaThread` starts for one call keeps nothing: what it used goes back to the shared pool. Only its thread touches it (hence no run-time exclusivity checks).
+/// `LuaThread` starts for one call keeps nothing: what it used goes back to the shared pool.
+/// Only its thread touches it (hence no run-time exclusivity checks).
 final class LuaThreadEngines {
     /// The scripts each entry is kept for, by their `number`; beside it, the scripts themselves
     /// (weakly: to tell those that are gone) and the interpreter (`nil` while a call uses it).
