@@ -47,6 +47,8 @@ let package = Package(
         .executable(name: "mappings", targets: ["MappingsCLI"]),
         // The sandbox worker process of `--lua-isolation process`; installed next to `mappings`.
         .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
+        // `serve`, `playground` and `stream --metrics-listen`, which `mappings` runs; installed next to it.
+        .executable(name: "mappings-server", targets: ["MappingsServerCLI"]),
     ]
         // `mappings fetch`'s HTTP client in a program of its own, installed beside `mappings`.
         + (portable ? [] : [.executable(name: "mappings-fetch", targets: ["MappingsFetchCLI"])])
@@ -141,14 +143,21 @@ let package = Package(
             dependencies: ["Mappings"] + layers,
             swiftSettings: strictSettings
         ),
-        // The tool's commands (argument parsing, the servers, streaming), as a library that the
-        // two programs below run.
+        // The editor's model of a workspace — outlines, cursor places, keyword help, unsaved edits —
+        // and the language server on it (`mappings lsp`), and the playground's session.
         .target(
-            name: "MappingsTool",
+            name: "MappingsWorkspace",
+            dependencies: ["Mappings", "MappingsLua"] + layers,
+            swiftSettings: strictSettings
+        ),
+        // The HTTP servers (`serve`, `playground`, `stream --metrics-listen`'s endpoint) on one
+        // Hummingbird application builder; only `mappings-server` links them.
+        .target(
+            name: "MappingsServer",
             dependencies: [
                 "Mappings",
                 "MappingsLua",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "MappingsWorkspace",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -161,12 +170,30 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ] + layers,
+            swiftSettings: strictSettings
+        ),
+        // The tool's commands (argument parsing, streaming, the checks), as a library that the
+        // programs below run; the commands that serve HTTP run `mappings-server`.
+        .target(
+            name: "MappingsTool",
+            dependencies: [
+                "Mappings",
+                "MappingsLua",
+                "MappingsWorkspace",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ] + layers,
             swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])
         ),
         // `mappings`: links no HTTP client, so that start-up loads no libcurl (fetch runs the next one).
         .executableTarget(
             name: "MappingsCLI",
             dependencies: ["MappingsTool"],
+            swiftSettings: strictSettings
+        ),
+        // `mappings-server`: `serve`, `playground` and `stream --metrics-listen`, with the servers linked.
+        .executableTarget(
+            name: "MappingsServerCLI",
+            dependencies: ["MappingsTool", "MappingsServer", "Mappings"] + layers,
             swiftSettings: strictSettings
         ),
     ] + (portable ? [] : [fetchProgram]) + [
@@ -218,7 +245,8 @@ let package = Package(
         .testTarget(
             name: "MappingsCLITests",
             dependencies: [
-                "MappingsCLI", "MappingsTool", "Mappings", "MappingsLua", "MappingsFetch", "MappingsTestSupport",
+                "MappingsCLI", "MappingsServerCLI", "MappingsTool", "Mappings", "MappingsLua", "MappingsFetch",
+                "MappingsTestSupport",
             ]
                 + layers,
             exclude: ["Golden"],

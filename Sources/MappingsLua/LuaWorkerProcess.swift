@@ -39,25 +39,7 @@ final class LuaWorkerProcess: LuaEngine, @unchecked Sendable {
     /// program, else on `PATH`.
     static var executable: String? {
         if let path = ProcessInfo.processInfo.environment["MAPPINGS_LUA_WORKER"], !path.isEmpty { return path }
-        let name = "mappings-lua-worker"
-        if let own = Self.ownExecutable {
-            let beside = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
-            if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        }
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
-    /// This program's path: Linux's /proc/self/exe, elsewhere the path it was started by.
-    private static var ownExecutable: String? {
-        #if os(Linux)
-            return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        #else
-            return CommandLine.arguments.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        #endif
+        return CompanionExecutable.find("mappings-lua-worker")
     }
 
     /// Starts a worker that knows `modules`, within `limits`; `label` (the scripts directory)

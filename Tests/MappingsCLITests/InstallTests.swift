@@ -27,7 +27,8 @@ struct InstallTests {
     }()
 
     static let installed = [
-        "bin/mappings", "bin/mappings-lua-worker", "bin/mappings-fetch", "share/man/man1/mappings.1",
+        "bin/mappings", "bin/mappings-lua-worker", "bin/mappings-fetch", "bin/mappings-server",
+        "share/man/man1/mappings.1",
         "share/bash-completion/completions/mappings", "share/zsh/site-functions/_mappings",
         "share/fish/vendor_completions.d/mappings.fish",
     ]

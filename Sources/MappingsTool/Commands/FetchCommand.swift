@@ -162,46 +162,14 @@
             try ResultOutput.emit(result, report: report.path, omitNulls: nulls.omit)
         }
 
-        /// Replaces this process with `mappings-fetch` (beside this program, else on PATH) given
-        /// the same arguments; says why and exits 2 when it cannot.
+        /// Replaces this process with `mappings-fetch`: `mappings fetch ARGUMENTS` runs
+        /// `mappings-fetch ARGUMENTS`.
         static func runFetchProgram() -> Never {
-            let name = "mappings-fetch"
-            var program: String?
-            if let own = ownExecutable {
-                let beside = URL(fileURLWithPath: own).deletingLastPathComponent().appendingPathComponent(name).path
-                if FileManager.default.isExecutableFile(atPath: beside) { program = beside }
-            }
-            if program == nil {
-                for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-                    let candidate = "\(directory)/\(name)"
-                    if FileManager.default.isExecutableFile(atPath: candidate) {
-                        program = candidate
-                        break
-                    }
-                }
-            }
-            guard let program else {
-                Terminal.error(
-                    "error: mappings fetch runs mappings-fetch, which is neither beside this program nor on PATH: install it with mappings (tools/install does)"
-                )
-                Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
-            }
-            // `mappings fetch ARGUMENTS` runs `mappings-fetch ARGUMENTS`.
             let given = CommandLine.arguments.dropFirst()
-            let arguments = [name] + (given.firstIndex(of: "fetch").map { given[($0 + 1)...] } ?? given)
-            var pointers = arguments.map { strdup($0) } + [nil]
-            execv(program, &pointers)
-            Terminal.error("error: cannot run \(program): \(String(cString: strerror(errno)))")
-            Self.exit(withError: ExitCode(ExitStatus.loadFailure.rawValue))
-        }
-
-        /// This program's path: Linux's /proc/self/exe, elsewhere the path it was started by.
-        private static var ownExecutable: String? {
-            #if os(Linux)
-                return try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-            #else
-                return CommandLine.arguments.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            #endif
+            CompanionProgram.replaceProcess(
+                with: "mappings-fetch",
+                arguments: Array(given.firstIndex(of: "fetch").map { given[($0 + 1)...] } ?? given),
+                for: "fetch")
         }
     }
 #endif

@@ -1,11 +1,8 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
-import Logging
 import Mappings
 import MappingsLua
-import ServiceLifecycle
-import UnixSignals
+package import MappingsWorkspace
 
 /// `mappings playground`: a web page to edit a context against a payload and watch the result.
 struct PlaygroundCommand: AsyncParsableCommand {
@@ -59,6 +56,7 @@ struct PlaygroundCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard let playground = ServerHooks.playground else { ServerHooks.runServerProgram(for: "playground") }
         var payload: String?
         if let input {
             guard let text = try? String(contentsOfFile: input, encoding: .utf8) else {
@@ -71,31 +69,18 @@ struct PlaygroundCommand: AsyncParsableCommand {
         let session = PlaygroundSession(
             roots: load.mappingsPaths, scriptsDirectory: load.scriptsDirectory, traits: load.traits,
             limits: load.lua.limits, writes: write, context: context, input: payload)
-        var logger = Logger(label: "mappings playground")
-        logger.logLevel = .warning
-        let limits = HTTPLimits(maxBody: 8 << 20)
-        let bound = PlaygroundServer.BoundPort()
-        let app = limits.application(
-            responder: PlaygroundServer(session: session, host: host, port: bound, limits: limits).router()
-                .buildResponder(),
-            host: host, port: port,
-            onServerRunning: { channel in
-                let listening = channel.localAddress?.port ?? port
-                bound.set(listening)
-                let bound = listening
-                Terminal.error(
-                    "mappings playground: http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/"
-                        + (write ? " (edits are saved with Save)" : " (edits stay in the page)"))
-            },
-            logger: logger)
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await group.run()
+            try await playground(PlaygroundPlan(session: session, host: host, port: port))
         } catch {
             Terminal.error("mappings playground: \(error)")
             throw ToolFailure(status: .loadFailure)
         }
     }
+}
+
+/// What `mappings-server` serves the page with.
+package struct PlaygroundPlan: Sendable {
+    package var session: PlaygroundSession
+    package var host: String
+    package var port: Int
 }

@@ -1,12 +1,7 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
-import Logging
-import Mappings
+package import Mappings
 import MappingsLua
-import ServiceLifecycle
-import Synchronization
-import UnixSignals
 
 /// `mappings serve`: the mapping as an HTTP service.
 struct ServeCommand: AsyncParsableCommand {
@@ -125,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard let serve = ServerHooks.serve else { ServerHooks.runServerProgram(for: "serve") }
         defer { load.lua.reportDroppedLogLines() }
         let reloader: CatalogReloader
         do {
@@ -135,43 +131,35 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.diagnostics(error)
             throw ToolFailure(status: .loadFailure)
         }
-        LuaScripts.countsCalls.store(true, ordering: .relaxed)
-        let metrics = ServerMetrics()
-        let service = MappingService(
-            reloader: reloader, metrics: metrics,
-            workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, maxInFlight: maxInFlight)
-        let limits = HTTPLimits(
-            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
-            bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
-            maxConnections: maxConnections, maxBody: Self.size(maxBody) ?? 16 << 20)
-        let server = MappingServer(service: service, limits: limits)
         guard let (host, port) = Self.address(listen) else { throw ToolFailure(status: .loadFailure) }
-        var logger = Logger(label: "mappings serve")
-        logger.logLevel = .warning
-        let app = limits.application(
-            responder: server.router().buildResponder(), host: host, port: port,
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
-                Terminal.error(
-                    "mappings serve: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)")
-            },
-            logger: logger)
-        let reloads = ReloadService(service: service, watch: watch)
-        let drain = DrainService(
-            service: service, draining: server.draining, delay: .milliseconds(Int64(drainDelay * 1000)),
-            timeout: .milliseconds(Int64(drainTimeout * 1000)))
-        // Stopped last to first: the drain (readiness, then the delay), the reloads, the server.
-        var configuration = ServiceGroupConfiguration(
-            services: [.init(service: app), .init(service: reloads), .init(service: drain)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        // The drain service ends the process at its timeout, having said what it cut; this is a backstop.
-        configuration.maximumGracefulShutdownDuration = .milliseconds(Int64((drainDelay + drainTimeout) * 1000) + 5000)
-        let group = ServiceGroup(configuration: configuration)
+        let plan = ServePlan(
+            reloader: reloader, workers: workers ?? ProcessInfo.processInfo.activeProcessorCount,
+            maxInFlight: maxInFlight, host: host, port: port, watch: watch,
+            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
+            bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)), maxConnections: maxConnections,
+            maxBody: Self.size(maxBody) ?? 16 << 20, drainDelay: .milliseconds(Int64(drainDelay * 1000)),
+            drainTimeout: .milliseconds(Int64(drainTimeout * 1000)))
         do {
-            try await group.run()
+            try await serve(plan)
         } catch {
             Terminal.error("mappings serve: \(error)")
             throw ToolFailure(status: .loadFailure)
         }
     }
+}
+
+/// What `mappings-server` serves with: the options, read and checked, and the catalog loaded.
+package struct ServePlan: Sendable {
+    package var reloader: CatalogReloader
+    package var workers: Int
+    package var maxInFlight: Int
+    package var host: String
+    package var port: Int
+    package var watch: Bool
+    package var headerTimeout: Duration
+    package var bodyTimeout: Duration
+    package var maxConnections: Int
+    package var maxBody: Int
+    package var drainDelay: Duration
+    package var drainTimeout: Duration
 }

@@ -187,6 +187,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     }
 
     func run() throws {
+        // The metrics endpoint is an HTTP server: `mappings-server` runs such a stream.
+        if metricsListen != nil, ServerHooks.metricsEndpoint == nil { ServerHooks.runServerProgram(for: "stream") }
         defer { load.lua.reportDroppedLogLines() }
         StreamMemory.keepBlocksOnTheHeap()
         let catalog = try load.loadCatalog()
@@ -263,9 +265,14 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             usesFastPlan: !generalEngine, omitNulls: nulls.omit, sparkRows: sparkRows)
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
-        if let metricsListen {
+        if let metricsListen, let (host, port) = ServeCommand.address(metricsListen) {
             let board = StreamBoard()
-            try MetricsEndpoint.start(listen: metricsListen, context: context, board: board)
+            do {
+                try ServerHooks.metricsEndpoint?(host, port, context, board)
+            } catch {
+                Terminal.error("mappings stream: cannot serve metrics on \(metricsListen): \(error)")
+                throw ToolFailure(status: .loadFailure)
+            }
             run.board = board
         }
         var unreadable: ToolFailure?

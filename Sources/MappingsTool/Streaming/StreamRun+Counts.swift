@@ -30,3 +30,12 @@ extension StreamRun {
         }
     }
 }
+
+extension StreamBoard {
+    /// Publishes a stream's counts, for `--metrics-listen`'s endpoint.
+    func publish(_ counts: StreamRun.Counts, version: Int) {
+        publish(
+            read: counts.read, written: counts.written, rejected: counts.rejected, filtered: counts.filtered,
+            version: version)
+    }
+}

@@ -3,7 +3,7 @@ import MappingsJSON
 
 /// The Language Server Protocol's base protocol over two file descriptors: messages framed by a
 /// `Content-Length` header, each a JSON-RPC 2.0 request, response or notification.
-final class LSPConnection {
+package final class LSPConnection {
     /// What reading the next message gave.
     enum Incoming {
         case message(JSONValue)
@@ -21,7 +21,7 @@ final class LSPConnection {
     /// The most a message may hold: an editor never sends a file this large.
     static let maximumLength = 256 << 20
 
-    init(input: Int32 = 0, output: Int32 = 1) {
+    package init(input: Int32 = 0, output: Int32 = 1) {
         self.input = input
         self.output = output
     }

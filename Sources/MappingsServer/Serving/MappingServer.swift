@@ -266,7 +266,7 @@ struct DrainService: Service {
             for request in cut {
                 let body = request.bodyBytes.map { "body of \($0) bytes" } ?? "body still coming"
                 let took = Double((now - request.started).nanoseconds / 1_000_000) / 1000
-                Terminal.error(
+                service.say(
                     "mappings serve: cut at the drain timeout (--drain-timeout \(timeout)): \(request.target) after \(took) s, \(body)"
                 )
             }

@@ -16,6 +16,8 @@ final class MappingService: Sendable {
     /// Requests being answered now, and the most that may be.
     let inFlight = Atomic<Int>(0)
     let maxInFlight: Int
+    /// Where reloads and cut requests are told.
+    let say: Servers.Say
 
     /// The record mappers made for the version serving, by context and options.
     private let mappers: Mutex<(version: Int, mapper: Mapper, records: [Key: RecordMapper])>
@@ -26,8 +28,10 @@ final class MappingService: Sendable {
         let strict: Bool
     }
 
-    init(reloader: CatalogReloader, metrics: ServerMetrics, workers: Int, maxInFlight: Int) {
+    init(reloader: CatalogReloader, metrics: ServerMetrics, workers: Int, maxInFlight: Int, say: @escaping Servers.Say)
+    {
         self.reloader = reloader
+        self.say = say
         self.metrics = metrics
         self.workers = workers
         self.maxInFlight = maxInFlight
@@ -68,15 +72,15 @@ final class MappingService: Sendable {
         case .swapped(let version):
             metrics.reloads(.swapped).increment()
             metrics.catalogVersion.record(Int64(version.number))
-            Terminal.error("mappings serve: now serving version \(version.number)")
+            say("mappings serve: now serving version \(version.number)")
         case .refused(let reason):
             metrics.reloads(.refused).increment()
-            Terminal.error(
+            say(
                 "mappings serve: a reload was refused, version \(reloader.current.number) keeps serving:\n\(reason)")
         case .unchanged:
             if !onlyIfChanged {
                 metrics.reloads(.unchanged).increment()
-                Terminal.error(
+                say(
                     "mappings serve: reloaded: nothing changed, version \(reloader.current.number) keeps serving")
             }
         }

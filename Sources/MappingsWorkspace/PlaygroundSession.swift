@@ -1,6 +1,6 @@
 import Foundation
-import Mappings
-import MappingsLua
+package import Mappings
+package import MappingsLua
 
 /// What `mappings playground` works on: the `.mappings` files the roots load and the scripts
 /// beside them, as on disk or as the page has edited them, and what a run of a context on a
@@ -9,26 +9,39 @@ import MappingsLua
 ///
 /// Nothing here writes a file but `save`, which the server calls only with `--write`, for files
 /// the session listed, once their texts load.
-struct PlaygroundSession: Sendable {
-    let roots: [String]
-    let scriptsDirectory: String
-    let traits: Traits
-    let limits: LuaLimits
-    let writes: Bool
+package struct PlaygroundSession: Sendable {
+    package let roots: [String]
+    package let scriptsDirectory: String
+    package let traits: Traits
+    package let limits: LuaLimits
+    package let writes: Bool
     /// The context the page starts on (`--context`), else the first the catalog lists.
-    let context: String?
+    package let context: String?
     /// The payload the page starts with (`--input`), else the context's first `@tests` input.
-    let input: String?
+    package let input: String?
 
     /// One file the page may edit.
-    struct File: Sendable {
-        var path: String
-        var text: String
-        var kind: String
+    package struct File: Sendable {
+        package var path: String
+        package var text: String
+        package var kind: String
+    }
+
+    package init(
+        roots: [String], scriptsDirectory: String, traits: Traits, limits: LuaLimits, writes: Bool, context: String?,
+        input: String?
+    ) {
+        self.roots = roots
+        self.scriptsDirectory = scriptsDirectory
+        self.traits = traits
+        self.limits = limits
+        self.writes = writes
+        self.context = context
+        self.input = input
     }
 
     /// The `.mappings` files the roots load (imports included), then the scripts, as on disk.
-    func files() -> [File] {
+    package func files() -> [File] {
         var found: [File] = []
         let catalog = try? Catalog.load(roots, traits: traits, transformers: registry(unsaved: [:]))
         let mappings = catalog?.files ?? mappingsFiles()
@@ -86,7 +99,7 @@ struct PlaygroundSession: Sendable {
     }
 
     /// What the page starts with: the files, the contexts, the chosen one and its payload.
-    func state() -> JSONValue {
+    package func state() -> JSONValue {
         let files = files()
         var contexts: [String] = []
         var contextFiles: [(key: String, value: JSONValue)] = []
@@ -118,7 +131,7 @@ struct PlaygroundSession: Sendable {
     }
 
     /// A run of `context` on `payload` with the page's edits.
-    func run(context: String?, edits: [String: String], payload: String) -> JSONValue {
+    package func run(context: String?, edits: [String: String], payload: String) -> JSONValue {
         var answer: [String: JSONValue] = [
             "diagnostics": [], "issues": [], "explain": [], "tests": [], "output": .null, "contexts": [],
         ]
@@ -176,14 +189,14 @@ struct PlaygroundSession: Sendable {
     }
 
     /// What saving the edits did: the files written, or the diagnostics that refuse them.
-    enum Saved {
+    package enum Saved {
         case written([String])
         case refused([Diagnostic])
         case unknownFile(String)
     }
 
     /// Writes the edited files that the session listed, once their texts load together.
-    func save(_ edits: [String: String]) -> Saved {
+    package func save(_ edits: [String: String]) -> Saved {
         let known = Set(files().map(\.path))
         if let stranger = edits.keys.sorted().first(where: { !known.contains($0) }) { return .unknownFile(stranger) }
         if case .failure(let error) = load(edits) { return .refused(error.diagnostics) }
@@ -200,7 +213,7 @@ struct PlaygroundSession: Sendable {
         return .written(written)
     }
 
-    static func json(_ diagnostic: Diagnostic, severity: String) -> JSONValue {
+    package static func json(_ diagnostic: Diagnostic, severity: String) -> JSONValue {
         // Escaped as the tool prints them: what came from a file shows, and hides nothing.
         var members: [String: JSONValue] = [
             "message": .string(DiagnosticRenderer.printable(diagnostic.message)), "severity": .string(severity),
@@ -216,7 +229,7 @@ struct PlaygroundSession: Sendable {
     }
 
     /// A JSON value as indented text, every number and string exactly as the value holds it.
-    static func pretty(_ value: JSONValue, indent: String = "") -> String {
+    package static func pretty(_ value: JSONValue, indent: String = "") -> String {
         let inner = indent + "  "
         switch value {
         case .array(let elements) where !elements.isEmpty:

@@ -1,7 +1,7 @@
 import Foundation
-import Mappings
+package import Mappings
 import MappingsJSON
-import MappingsLua
+package import MappingsLua
 
 /// `mappings lsp`: a Language Server Protocol 3.17 server over stdin and stdout.
 ///
@@ -11,9 +11,9 @@ import MappingsLua
 /// every file that has some (or had some) are published. Requests read the documents'
 /// outlines (`SourceOutline`), which need no successful load, so hover, completion and
 /// navigation work while a file is broken.
-final class LanguageServer {
+package final class LanguageServer {
     /// Where the workspace's files are and what the checks run with.
-    struct Configuration {
+    package struct Configuration {
         /// `--mappings` paths as given (absolute or relative to the current directory); empty for
         /// the workspace folder's `contexts`.
         var mappings: [String]
@@ -21,6 +21,13 @@ final class LanguageServer {
         var scripts: String?
         var traits: Traits
         var limits: LuaLimits
+
+        package init(mappings: [String], scripts: String?, traits: Traits, limits: LuaLimits) {
+            self.mappings = mappings
+            self.scripts = scripts
+            self.traits = traits
+            self.limits = limits
+        }
     }
 
     /// A document the editor has open.
@@ -51,7 +58,7 @@ final class LanguageServer {
     /// The last outline of each open document that parsed, for navigating while it does not.
     var lastParsed: [String: SourceOutline] = [:]
 
-    init(connection: LSPConnection, configuration: Configuration, debounce: Double = 0.2) {
+    package init(connection: LSPConnection, configuration: Configuration, debounce: Double = 0.2) {
         self.connection = connection
         self.configuration = configuration
         self.debounce = debounce
@@ -59,7 +66,7 @@ final class LanguageServer {
     }
 
     /// Serves until the editor says `exit` or closes the stream; returns the exit status.
-    func run() -> Int32 {
+    package func run() -> Int32 {
         while true {
             var timeout: Double?
             if let pendingSince { timeout = max(0, debounce - Date().timeIntervalSince(pendingSince)) }

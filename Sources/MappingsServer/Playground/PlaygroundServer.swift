@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Mappings
+import MappingsWorkspace
 import NIOCore
 import Synchronization
 
