@@ -242,6 +242,22 @@ let package = Package(
             dependencies: ["MappingsLua", "Mappings", "CLua", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
+        // The servers in process, over HTTP from a real client.
+        .testTarget(
+            name: "MappingsServerTests",
+            dependencies: [
+                "MappingsServer", "MappingsWorkspace", "MappingsLua", "Mappings", "MappingsTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ] + layers,
+            swiftSettings: strictSettings
+        ),
+        // The language server in process, over pipes.
+        .testTarget(
+            name: "MappingsWorkspaceTests",
+            dependencies: ["MappingsWorkspace", "MappingsLua", "Mappings", "MappingsTestSupport"] + layers,
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MappingsCLITests",
             dependencies: [
