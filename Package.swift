@@ -242,6 +242,14 @@ let package = Package(
             dependencies: ["MappingsLua", "Mappings", "CLua", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
+        // The repository as its users meet it: the documentation's commands run (doc tests), the
+        // quick start on a fresh clone, installing, a host depending on a tagged version, the
+        // examples' and the benchmarks' packages built and run.
+        .testTarget(
+            name: "MappingsRepositoryTests",
+            dependencies: ["MappingsCLI", "MappingsServerCLI", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
         // The servers in process, over HTTP from a real client.
         .testTarget(
             name: "MappingsServerTests",

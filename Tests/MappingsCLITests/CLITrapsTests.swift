@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The CLI's traps for a new user, as the tool shows them (issue 31): a context name the shell

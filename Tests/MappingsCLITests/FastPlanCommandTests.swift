@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// Fast plans through the tool: `check --explain-plan` says which contexts have one and why

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The examples users found where data changed without an issue, each through the tool as a

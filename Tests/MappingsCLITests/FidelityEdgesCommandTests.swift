@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// Fidelity at the edges (dates, repeated keys, signs, unions, messages, reverse fan-outs,

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `"@filter"` as the tool shows it: `stream` counts dropped records apart (`read = written +

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings fmt` as the tool: lays files out, `--check` lists those that would change (exit 1),

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The tool's messages to people: unknown names with the closest known one, the system's

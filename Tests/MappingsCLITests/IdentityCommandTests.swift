@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @Suite("@identity, the error policies and the null options, through the tool")

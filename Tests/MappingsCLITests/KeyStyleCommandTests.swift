@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @Suite("automatic entries (@keyStyle), through the tool")

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// A value nested past what a script is given, through an identity transformer that reads it to

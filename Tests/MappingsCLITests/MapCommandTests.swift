@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings map` end to end, compared with golden files under `Golden/`.

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The project's Python environment (`tools/python-env` makes it, under `.build/venv`), for

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings schema`: real outputs of `mappings map` validate against the JSON Schema it

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `log(...)` and `print(...)` in Lua scripts, through the tool as a process: lines on stderr

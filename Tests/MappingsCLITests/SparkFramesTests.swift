@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings stream --spark-frames`, as mappings_spark's JVM side reads it: one frame per record

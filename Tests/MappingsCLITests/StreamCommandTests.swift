@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings stream` as a process: thousands of records with bad lines mixed in.

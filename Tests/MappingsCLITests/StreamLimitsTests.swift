@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `mappings stream` under pressure: a stop signal while a record is deep in slow work, results

@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsTestSupport
 import Testing
 
 /// What operators see of a running stream: `--progress`, `--stats` and `--stats-interval`.

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// Which `@tests` must pass before `mappings stream` maps a record, with and without `--watch`:

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// `--strict` on map, stream, serialize and test: contexts that say nothing of `"@conversions"`

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @Suite("@identity on a collection of a union, through the tool")

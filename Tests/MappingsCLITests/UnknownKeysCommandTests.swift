@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 @Suite("@unknownKeys and issue severity, through the tool")

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 
 /// The output a documentation block shows, with its masks: `…` inside a line matches any run of
 /// characters on that line, and a line that is only `…` matches any number of lines (none too).

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// Every `console` block of the README, `docs/` and the examples' READMEs, run: each command's

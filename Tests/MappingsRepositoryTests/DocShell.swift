@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 
 /// Runs a documentation block's commands in one bash, as a reader would type them, in a scratch
 /// copy of the repository's root where `mappings` and `./tools/mappings` are the built tool.

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The library as a host gets it: a git repository holding this working tree, tagged `0.1.0`,

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 
 /// A `console` block of the documentation: commands after `$ `, each followed by the output it
 /// prints (docs/doctests.md has the convention).

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Testing
 
 /// The benchmark harness in its smoke mode (small data, one run, the debug builds: the tool

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsTestSupport
 import Synchronization
 
 /// Builds a package other than this one with `swift build` — the Swift host examples, the

@@ -1,25 +1,30 @@
-import Foundation
-import MappingsTestSupport
-import Testing
+package import Foundation
 
 /// Runs the built `mappings` tool as a process and captures what it prints.
-struct ToolRunner {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+package struct ToolRunner {
+    package struct Result {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
         /// With `runProgram(…, binaryStdout: true)`: stdout's bytes as they came.
-        var stdoutBytes: [UInt8] = []
+        package var stdoutBytes: [UInt8] = []
+
+        package init(status: Int32, stdout: String, stderr: String, stdoutBytes: [UInt8] = []) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.stdoutBytes = stdoutBytes
+        }
     }
 
     /// The package's root directory.
-    static let packageRoot = Fixtures.root
+    package static let packageRoot = Fixtures.root
 
     /// The built tool: beside the test bundle, where SwiftPM puts every product of the build.
-    static let executable = product("mappings")
+    package static let executable = product("mappings")
 
     /// A built executable product of this package by name.
-    static func product(_ name: String) -> URL {
+    package static func product(_ name: String) -> URL {
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for directory in [
             beside, beside.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug"),
@@ -32,7 +37,7 @@ struct ToolRunner {
 
     /// Runs `mappings arguments…` (or another `executable`) in `directory` (the package root by
     /// default) with `input` on stdin.
-    static func run(
+    package static func run(
         _ arguments: [String], in directory: URL = packageRoot, input: String = "", executable: URL = executable
     ) throws -> Result {
         let (process, stdin, stdout, stderr) = try start(arguments, in: directory, executable: executable)
@@ -49,7 +54,7 @@ struct ToolRunner {
     /// Runs `executable arguments…` in `directory` (the package root by default), with
     /// `environment` over the tests' own, and returns what it printed on each stream; the
     /// streams go through files, so that a long build log cannot fill a pipe.
-    static func runProgram(
+    package static func runProgram(
         _ executable: URL, _ arguments: [String], in directory: URL = packageRoot,
         environment: [String: String] = [:], binaryStdout: Bool = false
     ) throws -> ToolRunner.Result {
@@ -79,7 +84,7 @@ struct ToolRunner {
 
     /// Starts `mappings arguments…` in `directory` and returns it with its three pipes, for a
     /// test that talks to the tool while it runs.
-    static func start(_ arguments: [String], in directory: URL, executable: URL = executable) throws -> (
+    package static func start(_ arguments: [String], in directory: URL, executable: URL = executable) throws -> (
         process: Process, stdin: Pipe, stdout: Pipe, stderr: Pipe
     ) {
         let process = Process()
@@ -95,24 +100,24 @@ struct ToolRunner {
     }
 
     /// A fresh temporary directory holding `files` (paths relative to it).
-    static func directory(with files: [String: String]) throws -> URL {
+    package static func directory(with files: [String: String]) throws -> URL {
         try Fixtures.directory(with: files)
     }
 }
 
 /// Talks to a running tool line by line: sends a line on its stdin, returns the next line of
 /// its stdout (waiting up to 10 seconds).
-final class LineExchange {
+package final class LineExchange {
     private let stdin: Pipe
     private let stdout: Pipe
     private var pending = ""
 
-    init(stdin: Pipe, stdout: Pipe) {
+    package init(stdin: Pipe, stdout: Pipe) {
         self.stdin = stdin
         self.stdout = stdout
     }
 
-    func send(_ line: String) -> String {
+    package func send(_ line: String) -> String {
         stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
         let deadline = Date().addingTimeInterval(10)
         while !pending.contains("\n"), Date() < deadline {
