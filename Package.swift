@@ -143,6 +143,13 @@ let package = Package(
             dependencies: ["Mappings"] + layers,
             swiftSettings: strictSettings
         ),
+        // Spark's side of the records: the Spark schema of a context's output, its rows
+        // (`UnsafeRow`) and the frames `stream --spark-frames` writes for mappings_spark.
+        .target(
+            name: "MappingsSpark",
+            dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
+            swiftSettings: strictSettings
+        ),
         // The editor's model of a workspace — outlines, cursor places, keyword help, unsaved edits —
         // and the language server on it (`mappings lsp`), and the playground's session.
         .target(
@@ -180,6 +187,7 @@ let package = Package(
                 "Mappings",
                 "MappingsLua",
                 "MappingsWorkspace",
+                "MappingsSpark",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + layers,
             swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])
@@ -248,6 +256,11 @@ let package = Package(
         .testTarget(
             name: "MappingsRepositoryTests",
             dependencies: ["MappingsCLI", "MappingsServerCLI", "MappingsTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsSparkTests",
+            dependencies: ["MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         // The servers in process, over HTTP from a real client.

@@ -175,15 +175,17 @@ package struct PlaygroundSession: Sendable {
             let text = explained.result.value.jsonText
             answer["output"] = .string((try? JSONValue(parsing: Array(text.utf8))).map { Self.pretty($0) } ?? text)
         }
+        // Each issue in the one shape every surface writes, with the rule's file and line apart
+        // (for the page to show them) and the line `map` prints.
         answer["issues"] = .array(
             explained.result.issues.map { issue in
-                [
-                    "path": .string(issue.path), "property": .string(issue.property),
-                    "kind": .string(issue.kind.rawValue),
-                    "message": .string(issue.message), "severity": .string(issue.severity.rawValue),
-                    "file": .string(issue.rule.location.file), "line": .integer(Int64(issue.rule.location.line)),
-                    "text": .string(issue.description),
-                ]
+                guard case .object(let object) = issue.json else { return issue.json }
+                return .object(
+                    JSONObject(
+                        object.members + [
+                            ("file", .string(issue.rule.location.file)),
+                            ("line", .integer(Int64(issue.rule.location.line))), ("text", .string(issue.description)),
+                        ]))
             })
         return .object(JSONObject(answer.sorted { $0.key < $1.key }))
     }

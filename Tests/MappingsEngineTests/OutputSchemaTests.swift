@@ -51,26 +51,6 @@ struct OutputSchemaTests {
         #expect(plain["properties"]?["b"]?["properties"] == ["c": [:]])
         #expect(plain["properties"]?["b"]?["required"] == nil)
     }
-
-    @Test("Spark: recursion becomes JSON text, decimals strings, both marked")
-    func spark() throws {
-        let box = try schema("$Box", .spark)
-        guard case .array(let fields)? = box["fields"] else {
-            Issue.record("no fields")
-            return
-        }
-        let root = try #require(fields.first { $0["name"] == "root" })
-        guard case .array(let nodeFields)? = root["type"]?["fields"] else {
-            Issue.record("root is not a struct")
-            return
-        }
-        let children = try #require(nodeFields.first { $0["name"] == "children" })
-        #expect(children["type"] == "string")  // the array of nodes, as its JSON text
-        #expect(children["metadata"] == ["mappings.type": "JSON"])
-        let sizes = try #require(fields.first { $0["name"] == "sizes" })
-        #expect(sizes["metadata"] == ["mappings.type": "Decimal"])
-        #expect(sizes["nullable"] == true)
-    }
 }
 
 extension JSONValue {

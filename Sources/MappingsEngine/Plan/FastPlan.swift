@@ -370,114 +370,29 @@ struct PlanTables: Sendable {
         _ rule: Rule, at position: Int, strict: Bool, demand: JSONDemand, catalog: Catalog, place: String
     ) -> String? {
         guard let type = rule.type else { return "an untyped entry" }
-        if let field = PlanFeatures.unknownFeature(of: rule) { return "\(field), an entry feature no plan knows" }
-        if let reference = rule.transformer {
-            guard let transform = rule.transform else {
-                return "a transformer (\(reference.displayName)) not bound"
-            }
-            if rule.object != nil {
-                return "a transformer (\(reference.displayName)) on an @object entry"
-            }
+        if let refusal = Self.refusal(of: rule) { return refusal }
+        if let reference = rule.transformer, let transform = rule.transform {
             properties[position].transformer = Int32(transformers.count)
             transformers.append(
                 Call(transform: transform, reference: reference, text: transform as? any TextTransformer))
         }
-        if rule.selection != nil, rule.object != nil { return "a keyed selection into an @object entry" }
-        if rule.policies.identity != nil { return "@identity" }
-        if rule.policies.onElementError != .keep { return "@onElementError" }
-        if rule.policies.null != .missing { return "@null: clear" }
-        if rule.object != nil, !rule.fallbacks.isEmpty { return "fallback key paths to an object" }
-        // (The loader refuses @valueMap beside @object; a plan would not apply it there.)
-        if rule.object != nil, rule.valueMap != nil { return "@valueMap on an @object entry" }
-        // Each key path, as indexes into the wanted keys of each frame it goes through; `at`
-        // is what the scan keeps where the first one ends (the fallbacks' ends are merged there
-        // or kept whole, as the demand says).
-        var found: [[Int32]] = []
-        var at = demand
-        // A keyed selection's key paths, each key's in a row; the text of each value is handed on.
-        let keyPaths = rule.selection?.flatMap(\.paths) ?? [rule.source] + rule.fallbacks
-        let takesText = rule.transform is any TextTransformer || rule.selection != nil
-        for (offset, keyPath) in keyPaths.enumerated() {
-            // `@self` is the frame itself: only a transformer that takes text takes it (the frame's span).
-            if keyPath.components.isEmpty, !takesText { return "the key path @self" }
-            var path: [Int32] = []
-            var end = demand
-            for component in keyPath.components {
-                guard case .key(let key) = component else {
-                    return "the key path \(keyPath) uses an index, @first, @last or @count"
-                }
-                guard case .members(let members, _) = end,
-                    let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) })
-                else {
-                    return "the key path \(keyPath) reads into a value another entry takes whole"
-                }
-                path.append(Int32(index))
-                end = members[index].demand
-            }
-            if offset == 0 { at = end }
-            // A transformer's input is handed on as its text, whatever else reads into it.
-            if rule.object == nil, !takesText, case .members = end {
-                return "the value at \(keyPath) is also read into by another entry"
-            }
-            found.append(path)
+        let found: [[Int32]]
+        let at: JSONDemand
+        switch Self.keyPaths(of: rule, in: demand) {
+        case .success(let paths): (found, at) = paths
+        case .failure(let refusal): return refusal.reason
         }
         var property = properties[position]
         property.isOptional = rule.isOptional
         property.strict = strict
         if let object = rule.object {
-            guard object.union == nil else { return "a union" }
-            guard let index = object.context else { return "an @object without a context" }
-            if type.holdsCollections { return "a collection of collections" }
-            switch type.unwrapped {
-            case .model: property.kind = .object
-            case .array(let element) where !element.isCollection: property.kind = .objects
-            default: return "objects in a \(type)"
+            if let refusal = addObjects(
+                object, of: rule, type: type, to: &property, strict: strict, demand: at, catalog: catalog, place: place)
+            {
+                return refusal
             }
-            guard case .members = at else {
-                return "its objects are read whole (a recursive context, or another entry reads \(rule.source) whole)"
-            }
-            let context = catalog.contexts[index]
-            if context.filter != nil { return "its context filters its objects (\"@filter\")" }
-            var reasons: [String] = []
-            let nested = addObject(
-                context, strict: context.strictConversions ?? strict, demand: at, catalog: catalog,
-                place: context.identifier ?? place, reasons: &reasons)
-            guard reasons.isEmpty else { return reasons.joined(separator: "; ") }
-            property.target = nested
         } else {
-            switch type.unwrapped {
-            case .string: property.kind = .string
-            case .int: property.kind = .int
-            case .bool: property.kind = .bool
-            case .decimal: property.kind = .decimal
-            case .date where rule.dateFormats == nil: property.kind = .date
-            case .date where rule.dateFormats?.readsBytes == true: property.kind = .formattedDate
-            case .array(.string): property.kind = .strings
-            case .url: property.kind = .url
-            case .union: return "a union without @object"
-            // Models by property name, collections of collections, dictionaries: the general
-            // conversion, as the general engine converts them.
-            default: property.kind = .general
-            }
-            // A value map translates the value first, and a transformer's answer is a value of
-            // its own: the general conversion does either.
-            if rule.valueMap != nil || rule.transformer != nil || rule.selection != nil { property.kind = .general }
-            if rule.valueMap == nil, rule.transformer != nil {
-                switch type.unwrapped {
-                case .string: property.plainAnswer = 1
-                case .int: property.plainAnswer = 2
-                case .bool: property.plainAnswer = 3
-                case .double: property.plainAnswer = 4
-                case .array(.string): property.plainAnswer = 5
-                default: break
-                }
-            }
-            property.target = Int32(conversions.count)
-            // Formats of the plan's own: lanes that each compile a plan share no reference count.
-            conversions.append(
-                Conversion(
-                    type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap,
-                    strict: strict))
+            if let refusal = addConversion(of: rule, type: type, to: &property, strict: strict) { return refusal }
         }
         if let value = rule.defaultValue, value != .null {
             if value.holdsObjects { return "a default holding objects" }
@@ -494,24 +409,153 @@ struct PlanTables: Sendable {
             steps += path
         }
         property.single = found.count == 1 && found[0].count == 1 && rule.selection == nil ? found[0][0] : -1
-        if let selection = rule.selection {
-            property.selectionStart = Int32(selections.count)
-            property.selectionCount = Int32(selection.count)
-            var first = property.pathsStart
-            for selected in selection {
-                var key: [UInt8] = []
-                JSONWriter.write(.string(selected.key), into: &key)
-                key.append(UInt8(ascii: ":"))
-                let (keyStart, keyCount) = store(key)
-                selections.append(
-                    Selected(
-                        keyStart: keyStart, keyCount: keyCount, pathsStart: first,
-                        pathsCount: Int32(selected.paths.count)))
-                first += Int32(selected.paths.count)
-            }
-        }
+        if let selection = rule.selection { addSelection(selection, to: &property) }
         properties[position] = property
         return nil
+    }
+
+    /// Why an entry is not planned whatever its key paths: a feature plans do not cover.
+    private static func refusal(of rule: Rule) -> String? {
+        if let field = PlanFeatures.unknownFeature(of: rule) { return "\(field), an entry feature no plan knows" }
+        if let reference = rule.transformer {
+            guard rule.transform != nil else { return "a transformer (\(reference.displayName)) not bound" }
+            if rule.object != nil { return "a transformer (\(reference.displayName)) on an @object entry" }
+        }
+        if rule.selection != nil, rule.object != nil { return "a keyed selection into an @object entry" }
+        if rule.policies.identity != nil { return "@identity" }
+        if rule.policies.onElementError != .keep { return "@onElementError" }
+        if rule.policies.null != .missing { return "@null: clear" }
+        if rule.object != nil, !rule.fallbacks.isEmpty { return "fallback key paths to an object" }
+        // (The loader refuses @valueMap beside @object; a plan would not apply it there.)
+        if rule.object != nil, rule.valueMap != nil { return "@valueMap on an @object entry" }
+        return nil
+    }
+
+    /// Why a key path is not planned.
+    private struct Refusal: Error {
+        let reason: String
+    }
+
+    /// Each key path of `rule`, as indexes into the wanted keys of each frame it goes through,
+    /// and what the scan keeps where the first one ends (the fallbacks' ends are merged there or
+    /// kept whole, as the demand says).
+    private static func keyPaths(of rule: Rule, in demand: JSONDemand) -> Result<([[Int32]], JSONDemand), Refusal> {
+        var found: [[Int32]] = []
+        var at = demand
+        // A keyed selection's key paths, each key's in a row; the text of each value is handed on.
+        let keyPaths = rule.selection?.flatMap(\.paths) ?? [rule.source] + rule.fallbacks
+        let takesText = rule.transform is any TextTransformer || rule.selection != nil
+        for (offset, keyPath) in keyPaths.enumerated() {
+            // `@self` is the frame itself: only a transformer that takes text takes it (the frame's span).
+            if keyPath.components.isEmpty, !takesText { return .failure(Refusal(reason: "the key path @self")) }
+            var path: [Int32] = []
+            var end = demand
+            for component in keyPath.components {
+                guard case .key(let key) = component else {
+                    return .failure(Refusal(reason: "the key path \(keyPath) uses an index, @first, @last or @count"))
+                }
+                guard case .members(let members, _) = end,
+                    let index = members.firstIndex(where: { $0.key.hasSameCodePoints(as: key) })
+                else {
+                    return .failure(
+                        Refusal(reason: "the key path \(keyPath) reads into a value another entry takes whole"))
+                }
+                path.append(Int32(index))
+                end = members[index].demand
+            }
+            if offset == 0 { at = end }
+            // A transformer's input is handed on as its text, whatever else reads into it.
+            if rule.object == nil, !takesText, case .members = end {
+                return .failure(Refusal(reason: "the value at \(keyPath) is also read into by another entry"))
+            }
+            found.append(path)
+        }
+        return .success((found, at))
+    }
+
+    /// An `@object` entry's objects: a nested plan of its context, over what the scan keeps at
+    /// the entry's key path.
+    private mutating func addObjects(
+        _ object: ObjectRule, of rule: Rule, type: TypeReference, to property: inout Property, strict: Bool,
+        demand at: JSONDemand, catalog: Catalog, place: String
+    ) -> String? {
+        guard object.union == nil else { return "a union" }
+        guard let index = object.context else { return "an @object without a context" }
+        if type.holdsCollections { return "a collection of collections" }
+        switch type.unwrapped {
+        case .model: property.kind = .object
+        case .array(let element) where !element.isCollection: property.kind = .objects
+        default: return "objects in a \(type)"
+        }
+        guard case .members = at else {
+            return "its objects are read whole (a recursive context, or another entry reads \(rule.source) whole)"
+        }
+        let context = catalog.contexts[index]
+        if context.filter != nil { return "its context filters its objects (\"@filter\")" }
+        var reasons: [String] = []
+        let nested = addObject(
+            context, strict: context.strictConversions ?? strict, demand: at, catalog: catalog,
+            place: context.identifier ?? place, reasons: &reasons)
+        guard reasons.isEmpty else { return reasons.joined(separator: "; ") }
+        property.target = nested
+        return nil
+    }
+
+    /// A value's kind, how a transformer's answer of the property's own kind is written as it is,
+    /// and its conversion.
+    private mutating func addConversion(
+        of rule: Rule, type: TypeReference, to property: inout Property, strict: Bool
+    ) -> String? {
+        switch type.unwrapped {
+        case .string: property.kind = .string
+        case .int: property.kind = .int
+        case .bool: property.kind = .bool
+        case .decimal: property.kind = .decimal
+        case .date where rule.dateFormats == nil: property.kind = .date
+        case .date where rule.dateFormats?.readsBytes == true: property.kind = .formattedDate
+        case .array(.string): property.kind = .strings
+        case .url: property.kind = .url
+        case .union: return "a union without @object"
+        // Models by property name, collections of collections, dictionaries: the general
+        // conversion, as the general engine converts them.
+        default: property.kind = .general
+        }
+        // A value map translates the value first, and a transformer's answer is a value of
+        // its own: the general conversion does either.
+        if rule.valueMap != nil || rule.transformer != nil || rule.selection != nil { property.kind = .general }
+        if rule.valueMap == nil, rule.transformer != nil {
+            switch type.unwrapped {
+            case .string: property.plainAnswer = 1
+            case .int: property.plainAnswer = 2
+            case .bool: property.plainAnswer = 3
+            case .double: property.plainAnswer = 4
+            case .array(.string): property.plainAnswer = 5
+            default: break
+            }
+        }
+        property.target = Int32(conversions.count)
+        // Formats of the plan's own: lanes that each compile a plan share no reference count.
+        conversions.append(
+            Conversion(
+                type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap, strict: strict))
+        return nil
+    }
+
+    /// A keyed selection's keys (`"key":` each, stored once) and the key paths of each.
+    private mutating func addSelection(_ selection: [SelectedKey], to property: inout Property) {
+        property.selectionStart = Int32(selections.count)
+        property.selectionCount = Int32(selection.count)
+        var first = property.pathsStart
+        for selected in selection {
+            var key: [UInt8] = []
+            JSONWriter.write(.string(selected.key), into: &key)
+            key.append(UInt8(ascii: ":"))
+            let (keyStart, keyCount) = store(key)
+            selections.append(
+                Selected(
+                    keyStart: keyStart, keyCount: keyCount, pathsStart: first, pathsCount: Int32(selected.paths.count)))
+            first += Int32(selected.paths.count)
+        }
     }
 }
 

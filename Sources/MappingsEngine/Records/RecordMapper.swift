@@ -34,8 +34,8 @@ public struct RecordMapper: Sendable {
     package let callsTransformers: Bool
     /// Shared by a mapper and its independent copies: what `isCopy(of:)` compares.
     private let identity: Identity
-    /// With `encodingSparkRows(_:)`: each record written as a frame holding its Spark row.
-    package private(set) var sparkRows: SparkRowEncoder?
+    /// With `encoding(_:)`: what each record's output JSON becomes instead (a surface's rows).
+    package private(set) var encoding: (any RecordEncoding)?
 
     private final class Identity: Sendable {}
 
@@ -60,11 +60,10 @@ public struct RecordMapper: Sendable {
         return copy
     }
 
-    /// The same mapper writing each record as a frame of `mappings stream --spark-frames`
-    /// (`SparkFrame.record`: its length, its kind, its Spark row) instead of its JSON text.
-    package func encodingSparkRows(_ encoder: SparkRowEncoder) -> RecordMapper {
+    /// The same mapper writing each record's output through `encoding` instead of as its JSON text.
+    package func encoding(_ encoding: any RecordEncoding) -> RecordMapper {
         var copy = self
-        copy.sparkRows = encoder
+        copy.encoding = encoding
         return copy
     }
 
@@ -102,33 +101,29 @@ public struct RecordMapper: Sendable {
     package func map(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], memo prepared: TransformerMemo?)
         -> RecordOutcome
     {
-        guard let sparkRows else { return mapJSON(record, into: &out, memo: prepared) }
+        guard let encoding else { return mapJSON(record, into: &out, memo: prepared) }
         let start = out.count
         let outcome = mapJSON(record, into: &out, memo: prepared)
         guard out.count > start else { return outcome }
         let length = out.count - start
-        // The JSON moves aside (on the stack when small) while the row takes its place.
-        let encoded: Result<Void, SparkRowEncoder.Failure> = withUnsafeTemporaryAllocation(
+        // The JSON moves aside (on the stack when small) while its encoding takes its place.
+        let encoded: Result<Void, RecordEncodingFailure> = withUnsafeTemporaryAllocation(
             of: UInt8.self, capacity: length
         ) { json in
             _ = json.initialize(from: out[start...])
             out.removeLast(length)
-            // The frame's header (`SparkFrame`): the row's length, filled in after it, and the kind.
-            out.append(contentsOf: [0, 0, 0, 0, SparkFrame.record.rawValue])
-            return Result { () throws(SparkRowEncoder.Failure) in
-                try sparkRows.encode(UnsafeBufferPointer(json), into: &out)
+            return Result { () throws(RecordEncodingFailure) in
+                try encoding.encodeRecord(UnsafeBufferPointer(json), into: &out)
             }
         }
-        do throws(SparkRowEncoder.Failure) {
+        do throws(RecordEncodingFailure) {
             try encoded.get()
-            SparkFrame.setLength(of: &out, frameStart: start)
             return outcome
         } catch {
             out.removeSubrange(start...)
             let issue = MappingIssue(
-                kind: .outputNotInSchema, path: "$", property: context.model ?? context.identifier ?? "$",
-                rule: context.provenance, value: nil,
-                message: "the record's output does not fit the context's Spark schema: \(error.message)")
+                record: .outputNotInSchema,
+                message: "the record's output does not fit \(encoding.target): \(error.message)", context: context)
             var failed = RecordOutcome(kind: .withErrors, issues: outcome.issues + [issue])
             failed.unwritable = true
             return failed
@@ -185,12 +180,19 @@ public struct RecordOutcome: Sendable {
     /// For an invalid record: what the reader found wrong, with its column.
     package var failure: JSONParser.Failure?
     /// Whether the record has no output to write even with errors (`--on-issue emit`): its
-    /// output did not fit the Spark schema of `--spark-frames`.
+    /// output did not fit the encoding it is written in (`RecordMapper.encoding(_:)`).
     package var unwritable = false
 
     /// For an invalid record: `column 33: expected ':' after a key`.
     public var invalidReason: String? {
         failure.map { "column \($0.column): \($0.message)" }
+    }
+
+    /// The record's issues as a reject lists them: its own, or, for a record that is not JSON,
+    /// the one `invalid JSON` issue that says where.
+    package func rejectIssues(context: CompiledContext) -> [MappingIssue] {
+        guard kind == .invalid else { return issues }
+        return [MappingIssue(record: .invalidJSON, message: invalidReason ?? "not JSON", context: context)]
     }
 
     package init(kind: Kind, issues: [MappingIssue] = [], byFastPlan: Bool = false, failure: JSONParser.Failure? = nil)
@@ -200,4 +202,19 @@ public struct RecordOutcome: Sendable {
         self.byFastPlan = byFastPlan
         self.failure = failure
     }
+}
+
+/// What a record's output JSON becomes for a surface that reads another format (Spark's rows:
+/// MappingsSpark), given to `RecordMapper.encoding(_:)`. The engine names no such format.
+package protocol RecordEncoding: Sendable {
+    /// What the output must fit, for a failure's message: `the context's Spark schema`.
+    var target: String { get }
+    /// Appends the encoding of a record's output `json` to `out`; throws when it does not fit.
+    func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(RecordEncodingFailure)
+}
+
+/// Why a record's output could not be encoded.
+package struct RecordEncodingFailure: Error, Sendable {
+    package var message: String
+    package init(message: String) { self.message = message }
 }

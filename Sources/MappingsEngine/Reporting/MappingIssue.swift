@@ -44,9 +44,15 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let collectionChanges = Kind("collection changes")
         /// A nested context's `@filter` dropped an element (an `info` issue): it is left out.
         public static let filtered = Kind("filtered")
-        /// A record's output does not fit the Spark schema `mappings stream --spark-frames` writes
-        /// rows of (a fault of the tool, not of the payload: never expected).
+        /// A record's output does not fit the format a surface writes it in (the Spark rows of
+        /// `mappings stream --spark-frames`): a fault of the tool, not of the payload, never expected.
         public static let outputNotInSchema = Kind("output not in schema")
+        /// A record — a line of a stream, a line of an NDJSON body — is not JSON.
+        public static let invalidJSON = Kind("invalid JSON")
+        /// A line of a stream is longer than the stream reads (64 MiB): it is rejected with its first bytes.
+        public static let lineTooLong = Kind("line too long")
+        /// The stream was stopped while the record was being mapped: it was not written.
+        public static let interrupted = Kind("interrupted")
 
         public var description: String { rawValue }
     }
@@ -123,7 +129,18 @@ public struct MappingResult: Sendable {
 }
 
 extension MappingIssue {
-    /// The issue as a JSON object, the form `--report` files and rejects use:
+    /// An issue of a whole record rather than of a value in it — not JSON, a line too long, cut
+    /// off by a stop, not the shape an operation needs: at `$`, for the context's model, from the
+    /// context's rule. Every surface builds such issues here, so that they have the shape of any
+    /// other (`json`).
+    package init(record kind: Kind, message: String, context: CompiledContext) {
+        self.init(
+            kind: kind, path: "$", property: context.model ?? context.identifier ?? "$", rule: context.provenance,
+            value: nil, message: message)
+    }
+
+    /// The issue as a JSON object, the one form every surface writes — `--report` files, the
+    /// stream's and Spark's rejects, `serve`'s answers, the playground (docs/issue.schema.json):
     /// ```json
     /// {"kind":"missing required value","path":"$.user.name","property":"TweetModel.user.name",
     ///  "rule":"contexts/twitter.mappings:9","provenance":"contexts/twitter.mappings:9","message":"…",

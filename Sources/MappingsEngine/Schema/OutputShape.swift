@@ -1,5 +1,5 @@
-import MappingsCompiler
-import MappingsModel
+package import MappingsCompiler
+package import MappingsModel
 
 /// What the JSON output of a context looks like, read off its compiled rules and the writer's
 /// output rules: the one description both schema writers render.
@@ -8,7 +8,7 @@ import MappingsModel
 /// nothing set it; a context without a model writes only the keys its entries set. A property
 /// is certain to hold a value when a required entry, or one with a default, sets it: a record
 /// whose required value is missing is rejected, so it never reaches the output.
-indirect enum OutputShape {
+package indirect enum OutputShape {
     /// A value converted to a declared type: scalars, enums, arrays, dictionaries, and models
     /// converted by name (whose non-optional properties are then required).
     case converted(TypeReference)
@@ -28,7 +28,7 @@ indirect enum OutputShape {
 
     /// How many objects a `built` value holds: one, or collections of them to any depth
     /// (`[[Tweet]]` is an array of arrays of single objects).
-    indirect enum Collection: Equatable {
+    package indirect enum Collection: Equatable {
         case single
         case array(Collection)
         case dictionary(Collection)
@@ -37,7 +37,7 @@ indirect enum OutputShape {
     }
 
     /// Where a union's objects carry their discriminator, and the values each context's carry.
-    struct Tag: Equatable {
+    package struct Tag: Equatable {
         /// The discriminator's key path, as object keys.
         let keys: [String]
         /// The case values that choose each context.
@@ -47,7 +47,7 @@ indirect enum OutputShape {
 
         /// The field the objects `context` builds carry first; `nil` when its model has a
         /// property of the discriminator's first key, which then writes that key itself.
-        func field(for context: Int, catalog: Catalog) -> Field? {
+        package func field(for context: Int, catalog: Catalog) -> Field? {
             guard let first = keys.first else { return nil }
             if let model = catalog.contexts[context].modelDefinition, model.slot(of: first) != nil { return nil }
             let open = otherwise == context
@@ -61,19 +61,26 @@ indirect enum OutputShape {
     }
 
     /// One key of an output object.
-    struct Field {
-        let name: String
-        let shape: OutputShape
+    package struct Field {
+        package let name: String
+        package let shape: OutputShape
         /// Whether the value may be `null`.
-        let nullable: Bool
+        package let nullable: Bool
         /// Whether the key is always written.
-        let required: Bool
+        package let required: Bool
+
+        package init(name: String, shape: OutputShape, nullable: Bool, required: Bool) {
+            self.name = name
+            self.shape = shape
+            self.nullable = nullable
+            self.required = required
+        }
     }
 }
 
 extension OutputShape {
     /// The fields a context writes.
-    static func fields(of context: CompiledContext, catalog: Catalog) -> [Field] {
+    package static func fields(of context: CompiledContext, catalog: Catalog) -> [Field] {
         let rules = context.rules.map { (steps: $0.target.steps.map(\.name)[...], rule: $0) }
         if let model = context.modelDefinition {
             return fields(of: model, rules: rules, catalog: catalog)
@@ -83,7 +90,7 @@ extension OutputShape {
 
     /// The fields of a model's object as a model converted by name writes it: every property,
     /// non-optional ones never `null`.
-    static func fields(convertedFrom model: Model) -> [Field] {
+    package static func fields(convertedFrom model: Model) -> [Field] {
         model.properties.map {
             Field(
                 name: $0.name, shape: .converted($0.type.unwrapped), nullable: $0.type.unwrapped != $0.type,

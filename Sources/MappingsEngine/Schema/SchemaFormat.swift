@@ -1,8 +1,6 @@
-/// The schema languages `Catalog.outputSchema(of:as:)` writes a context's output shape in.
+/// The schema languages `Catalog.outputSchema(of:as:)` writes a context's output shape in. (A
+/// Spark `StructType` is the Spark integration's: `mappings schema --format spark`.)
 public enum SchemaFormat: String, Sendable, CaseIterable {
     /// JSON Schema, draft 2020-12: what a validator checks each mapped record against.
     case jsonSchema = "json-schema"
-    /// A Spark `StructType` as JSON, as `StructType.fromJson` (PySpark) and `DataType.fromJson`
-    /// (Scala) read it: the type of a DataFrame of mapped records.
-    case spark
 }

@@ -180,16 +180,9 @@ final class MappingService: Sendable {
         case .elements(let found): elements = found
         case .notAnArray(let what):
             metrics.records(context, .rejected).increment()
-            return .json(
-                422,
-                [
-                    "issues": [
-                        [
-                            "kind": "invalid source", "path": "$", "severity": "error",
-                            "message": .string("many=true maps a JSON array, not \(what)"),
-                        ]
-                    ]
-                ])
+            let issue = MappingIssue(
+                record: .invalidSource, message: "many=true maps a JSON array, not \(what)", context: records.context)
+            return .json(422, ["issues": [issue.json]])
         case .invalid(let offset, let message):
             metrics.records(context, .rejected).increment()
             return .error(400, "the body is not JSON: byte \(offset + 1): \(message)")
@@ -259,10 +252,7 @@ final class MappingService: Sendable {
                 out += Array(JSONWriter.string(["@filtered": ["line": .integer(line)]]).utf8)
                 filtered += 1
             case .withErrors, .invalid:
-                var issues = outcome.issues.map(\.json)
-                if outcome.kind == .invalid {
-                    issues = [["kind": "invalid JSON", "message": .string(outcome.invalidReason ?? "not JSON")]]
-                }
+                let issues = outcome.rejectIssues(context: records.context).map(\.json)
                 out += Array(
                     JSONWriter.string(["@rejected": ["line": .integer(line), "issues": .array(issues)]]).utf8)
                 rejected += 1

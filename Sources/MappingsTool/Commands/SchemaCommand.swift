@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mappings
+import MappingsSpark
 
 /// `mappings schema`: the shape of a context's output, as JSON Schema or as a Spark schema.
 struct SchemaCommand: ParsableCommand, LoadingCommand {
@@ -36,18 +37,20 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     @Flag(help: "The schema of what 'mappings map --many' writes: an array of the context's objects.")
     var many = false
 
-    /// `--format`'s values: the library's schema languages, by their names on the command line.
+    /// `--format`'s values: the schema languages, by their names on the command line.
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonSchema = "json-schema"
         case spark
-
-        var schemaFormat: SchemaFormat { self == .spark ? .spark : .jsonSchema }
     }
 
     func run() throws {
         let catalog = try load.loadCatalog()
         let compiled = try LoadOptions.context(context, of: Mapper(catalog: catalog))
-        let schema = catalog.outputSchema(of: compiled, as: format.schemaFormat)
+        let schema =
+            switch format {
+            case .jsonSchema: catalog.outputSchema(of: compiled, as: .jsonSchema)
+            case .spark: catalog.sparkSchema(of: compiled)
+            }
         Terminal.output((many ? Self.array(of: schema, format: format) : schema).jsonText)
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Mappings
+import MappingsSpark
 
 /// `mappings stream`: map NDJSON records one per line, keeping order, isolating bad lines.
 struct StreamCommand: ParsableCommand, LoadingCommand {
@@ -193,30 +194,12 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         StreamMemory.keepBlocksOnTheHeap()
         let catalog = try load.loadCatalog()
         let tests: CatalogReloader.TestScope = requireTests ? .all : .used(by: context)
-        var reloader: CatalogReloader?
-        if watch {
-            do {
-                reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits, tests: tests) { [load] in
-                    load.transformers
-                }
-            } catch {
-                Terminal.diagnostics(error)
-                throw ToolFailure(status: .loadFailure)
-            }
-        }
+        let reloader = try watch ? self.reloader(tests) : nil
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
-        var sources: [(name: String?, descriptor: Int32)] = []
-        for path in inputs {
-            do {
-                sources.append((path, try InputFile.open(path)))
-            } catch {
-                throw InputFile.unreadable(error, path: path, what: "the input")
-            }
-        }
-        if sources.isEmpty { sources = [(nil, STDIN_FILENO)] }
-        let given = sources
+        let given = try openInputs()
+        var sources = given
         // Resuming: the inputs before the one named are skipped, and its lines before LINE (a
         // file is checked to be the one the stopped run left, then read from that line on).
         var start = StreamRun.Start()
@@ -228,33 +211,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             start = try Self.start(at: request, in: sources, index: index)
             sources.removeFirst(index)
         }
-        var rejectDescriptor = STDERR_FILENO
-        if let rejects {
-            do {
-                // A resumed run adds its rejects to those of the runs before it.
-                rejectDescriptor = try OutputFile.open(rejects, appending: resumeFrom != nil)
-            } catch {
-                throw OutputFile.unwritable(error, path: rejects, what: "the rejects file")
-            }
-        }
-        if let stats {
-            // Created before the first record, so that a stats file that cannot be written is
-            // exit 2 with nothing on stdout, not a surprise after the whole stream went through.
-            do {
-                try OutputFile.checkReplaceable(stats)
-            } catch {
-                throw OutputFile.unwritable(error, path: stats, what: "the stats file")
-            }
-        }
-        var sparkRows: SparkRowEncoder?
-        if sparkFrames {
-            guard let encoder = SparkRowEncoder(schema: catalog.outputSchema(of: compiled, as: .spark)) else {
-                Terminal.error("mappings stream: the Spark schema of \(context) has a type --spark-frames cannot write")
-                throw ToolFailure(status: .loadFailure)
-            }
-            sparkRows = encoder
-        }
-        let stop = StopSignal()
+        let rejectDescriptor = try openOutputs()
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workerCount,
             policy: onIssue,
@@ -262,21 +219,92 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             showProgress: progress, maxInFlight: maxInFlight << 20,
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } },
-            usesFastPlan: !generalEngine, omitNulls: nulls.omit, sparkRows: sparkRows)
+            usesFastPlan: !generalEngine, omitNulls: nulls.omit,
+            sparkRows: try sparkFrames ? sparkRows(catalog.sparkSchema(of: compiled)) : nil)
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
-        if let metricsListen, let (host, port) = ServeCommand.address(metricsListen) {
-            let board = StreamBoard()
-            do {
-                try ServerHooks.metricsEndpoint?(host, port, context, board)
-            } catch {
-                Terminal.error("mappings stream: cannot serve metrics on \(metricsListen): \(error)")
-                throw ToolFailure(status: .loadFailure)
+        run.board = try startMetricsEndpoint()
+        let unreadable = read(sources, into: &run, from: start)
+        run.fingerprint(given)
+        run.finish()
+        try finish(run, unreadable: unreadable, start: start)
+    }
+
+    /// `--watch`'s reloader, or exit 2 with the load's diagnostics.
+    func reloader(_ tests: CatalogReloader.TestScope) throws -> CatalogReloader {
+        do {
+            return try CatalogReloader(paths: load.mappingsPaths, traits: load.traits, tests: tests) { [load] in
+                load.transformers
             }
-            run.board = board
+        } catch {
+            Terminal.diagnostics(error)
+            throw ToolFailure(status: .loadFailure)
         }
-        var unreadable: ToolFailure?
-        for (index, source) in sources.enumerated() where unreadable == nil {
+    }
+
+    /// The inputs, opened in order (standard input when none is named).
+    func openInputs() throws -> [(name: String?, descriptor: Int32)] {
+        var sources: [(name: String?, descriptor: Int32)] = []
+        for path in inputs {
+            do {
+                sources.append((path, try InputFile.open(path)))
+            } catch {
+                throw InputFile.unreadable(error, path: path, what: "the input")
+            }
+        }
+        return sources.isEmpty ? [(nil, STDIN_FILENO)] : sources
+    }
+
+    /// Where rejects go: `--rejects`' file (a resumed run adds to the runs' before it), else
+    /// stderr. The stats file is checked to be writable then, before the first record, so that
+    /// one that cannot be written is exit 2 with nothing on stdout.
+    func openOutputs() throws -> Int32 {
+        var descriptor = STDERR_FILENO
+        if let rejects {
+            do {
+                descriptor = try OutputFile.open(rejects, appending: resumeFrom != nil)
+            } catch {
+                throw OutputFile.unwritable(error, path: rejects, what: "the rejects file")
+            }
+        }
+        if let stats {
+            do {
+                try OutputFile.checkReplaceable(stats)
+            } catch {
+                throw OutputFile.unwritable(error, path: stats, what: "the stats file")
+            }
+        }
+        return descriptor
+    }
+
+    /// `--spark-frames`' row encoder for the context's Spark schema, or exit 2 when a type has no row layout.
+    func sparkRows(_ schema: JSONValue) throws -> SparkRowEncoder {
+        guard let encoder = SparkRowEncoder(schema: schema) else {
+            Terminal.error("mappings stream: the Spark schema of \(context) has a type --spark-frames cannot write")
+            throw ToolFailure(status: .loadFailure)
+        }
+        return encoder
+    }
+
+    /// With `--metrics-listen`: the board the endpoint shows, once it listens; exit 2 when it cannot.
+    func startMetricsEndpoint() throws -> StreamBoard? {
+        guard let metricsListen, let (host, port) = ServeCommand.address(metricsListen) else { return nil }
+        let board = StreamBoard()
+        do {
+            try ServerHooks.metricsEndpoint?(host, port, context, board)
+        } catch {
+            Terminal.error("mappings stream: cannot serve metrics on \(metricsListen): \(error)")
+            throw ToolFailure(status: .loadFailure)
+        }
+        return board
+    }
+
+    /// Streams `sources` in order until the end or a stop; returns why an input could not be read.
+    func read(
+        _ sources: [(name: String?, descriptor: Int32)], into run: inout StreamRun, from start: StreamRun.Start
+    ) -> ToolFailure? {
+        let stop = StopSignal()
+        for (index, source) in sources.enumerated() {
             guard run.stopReason == nil else {
                 // Stopped at the end of an input: the next one is where to start again.
                 run.noteResume(atStartOf: source.name)
@@ -290,11 +318,15 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 lanesRead: workerCount > 1 && first.skipLines == 0)
             run.consume(reader, file: source.name, stop: stop, from: first)
             if let failure = reader.failure {
-                unreadable = InputFile.unreadable(failure, path: source.name, what: "the input")
+                return InputFile.unreadable(failure, path: source.name, what: "the input")
             }
         }
-        run.fingerprint(given)
-        run.finish()
+        return nil
+    }
+
+    /// The stats file, then the exit status: 2 for an unreadable input or a resume past the end
+    /// of stdin, 75 for a stop before the end, 1 for rejects or records written with issues.
+    func finish(_ run: StreamRun, unreadable: ToolFailure?, start: StreamRun.Start) throws {
         if let stats {
             do {
                 try run.writeStats(to: stats)

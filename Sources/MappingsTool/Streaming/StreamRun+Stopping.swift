@@ -75,12 +75,11 @@ extension StreamRun {
                 lines = blockStart + current.line
                 counts.read += 1
                 counts.interrupted += 1
-                stats.count(issue: "interrupted")
+                stats.count(issue: MappingIssue.Kind.interrupted.rawValue)
                 let message =
                     "the stream was stopped (\(stopReason.map { "\($0)" } ?? "by a signal")) while this record was being mapped"
-                reject(
-                    state.block, current.range, at: position, line: lines,
-                    issues: [Self.issue("interrupted", message)])
+                let issue = MappingIssue(record: .interrupted, message: message, context: records.context)
+                reject(state.block, current.range, at: position, line: lines, issues: [issue.json])
                 start = state.block.start(after: current.range)
             }
             let remainder = Remainder(block: state.block, start: start, tail: state.tail)

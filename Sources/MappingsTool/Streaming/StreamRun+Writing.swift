@@ -1,6 +1,7 @@
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsSpark
 
 /// Writing what the lanes made of a block, in input order: its output in one piece, its events
 /// (log lines, warnings, issues, rejects) by the issue policy.
@@ -49,13 +50,12 @@ extension StreamRun {
                     failed = (event.line, state.block.start(after: event.range))
                 }
             case .invalid:
-                let kind = "invalid JSON"
-                let message = outcome.invalidReason ?? "not JSON"
                 counts.invalid += 1
-                stats.count(issue: kind)
-                reject(state.block, event.range, at: position, line: line, issues: [Self.issue(kind, message)])
+                stats.count(issue: MappingIssue.Kind.invalidJSON.rawValue)
+                let issues = outcome.rejectIssues(context: records.context)
+                reject(state.block, event.range, at: position, line: line, issues: issues.map(\.json))
                 if policy == .fail {
-                    Terminal.error("\(place(position.file, line)): \(message)")
+                    Terminal.error("\(place(position.file, line)): \(outcome.invalidReason ?? "not JSON")")
                     failed = (event.line, state.block.start(after: event.range))
                 }
             }
@@ -104,11 +104,10 @@ extension StreamRun {
     mutating func rejectTooLong(_ head: [UInt8], at position: Position) {
         counts.read += 1
         counts.invalid += 1
-        stats.count(issue: "line too long")
+        stats.count(issue: MappingIssue.Kind.lineTooLong.rawValue)
         let message = "the line is longer than \(LineReader.maximumLine) bytes"
-        writeReject(
-            file: position.file, line: position.linesBefore, input: head, issues: [Self.issue("line too long", message)]
-        )
+        let issue = MappingIssue(record: .lineTooLong, message: message, context: records.context)
+        writeReject(file: position.file, line: position.linesBefore, input: head, issues: [issue.json])
         if policy == .fail {
             Terminal.error("\(place(position.file, position.linesBefore)): \(message)")
             stopReason = .failure
@@ -154,6 +153,12 @@ extension StreamRun {
         counts.rejected += 1
     }
 
+    /// The kinds of issue a whole record has rather than a value in it.
+    static let recordKinds: Set<String> = [
+        MappingIssue.Kind.invalidJSON.rawValue, MappingIssue.Kind.lineTooLong.rawValue,
+        MappingIssue.Kind.interrupted.rawValue,
+    ]
+
     /// One line for a rejected record on the terminal: `in.ndjson:3: rejected: $.id: expected
     /// Int, found string "x" (contexts/r.mappings:2)`, and how many issues more it has.
     static func summary(of issues: [JSONValue], at place: String) -> String {
@@ -163,22 +168,20 @@ extension StreamRun {
             return nil
         }
         var line = "\(place): rejected: "
-        if let path = text("path") {
+        // An issue of the whole record (not JSON, too long, interrupted) says its kind, not `$` and the context's rule.
+        let recordLevel = text("kind").map(Self.recordKinds.contains) ?? false
+        if !recordLevel, let path = text("path") {
             line += path + ": "
         } else if let kind = text("kind") {
             line += kind + ": "
         }
         line += text("message") ?? text("kind") ?? "an issue"
-        if let rule = text("rule") { line += " (\(rule))" }
+        if !recordLevel, let rule = text("rule") { line += " (\(rule))" }
         if issues.count > 1 { line += " (and \(issues.count - 1) more)" }
         return JSONWriter.visible(line)
     }
 
-    /// An issue of a record that did not map (`invalid JSON`, `interrupted`, `line too long`).
-    static func issue(_ kind: String, _ message: String) -> JSONValue {
-        .object(JSONObject([("kind", .string(kind)), ("message", .string(message))]))
-    }
-
+    /// `file:line`, `<stdin>:line` for standard input.
     func place(_ file: String?, _ line: Int) -> String {
         "\(file ?? "<stdin>"):\(line)"
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsSpark
 
 /// One `mappings stream` run: reads its inputs in blocks of whole lines, has the lanes of a
 /// `RecordPipeline` map them, and writes each block's output and events in input order.
@@ -69,7 +70,7 @@ struct StreamRun {
         self.omitNulls = omitNulls
         let records = RecordMapper(
             mapper: mapper, context: compiled, usesFastPlan: usesFastPlan, omittingNulls: omitNulls)
-        self.records = sparkRows.map(records.encodingSparkRows) ?? records
+        self.records = sparkRows.map(records.encoding) ?? records
         self.framesRecords = sparkRows != nil
         self.reloads = reloader.map { StreamReloads(reloader: $0, timeout: reloadTimeout) }
         self.context = context
@@ -124,132 +125,30 @@ struct StreamRun {
         var skipLines = 0
     }
 
+    /// What `consume` keeps from one round of reading and writing to the next.
+    private struct Consuming {
+        let pipeline: RecordPipeline
+        var pending: [Pending] = []
+        /// The input bytes submitted and not yet written.
+        var held = 0
+        var position: Position
+        var headResult: BlockResult?
+        var inputEnded = false
+        /// Resuming standard input: the lines still to skip (read, and not mapped).
+        var toSkip: Int
+    }
+
     /// Reads and maps every record of one input, until its end, a stop signal or a failure,
     /// from `start` (`--resume-from`).
     mutating func consume(_ reader: BlockReader, file: String?, stop: StopSignal, from start: Start = Start()) {
         // Half the bound for the input read ahead, half for the output not yet written.
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2) { body in LuaLog.capturing(body) }
         defer { pipeline.finish() }
-        var pending: [Pending] = []
-        var held = 0
-        var position = Position(file: file, linesBefore: start.linesBefore)
-        var headResult: BlockResult?
-        var inputEnded = false
-        // Resuming standard input: the lines still to skip (read, and not mapped).
-        var toSkip = start.skipLines
-        // Called every 100 ms or so while the reader waits: progress and stats keep coming.
-        func stopped() -> Bool {
-            tick()
-            return stop.raisedSignal != nil
-        }
+        var state = Consuming(
+            pipeline: pipeline, position: Position(file: file, linesBefore: start.linesBefore), toSkip: start.skipLines)
         while stopReason == nil {
-            // Read and submit while there is room; wait for input only when nothing is in flight.
-            // A file is skipped through to where a run resumes whatever signal comes (the place
-            // to resume from stays exact); standard input stops at once.
-            func skipping() -> Bool { toSkip > 0 && reader.isRegularFile }
-            // Whether the reader has nothing more at hand: the writer may then wait for the lanes.
-            var readerIdle = true
-            while !inputEnded, stop.raisedSignal == nil || skipping(), held < readAhead {
-                guard let item = reader.next(wait: pending.isEmpty, stop: { skipping() ? false : stopped() }) else {
-                    inputEnded = reader.reachedEnd
-                    break
-                }
-                readerIdle = false
-                switch item {
-                case .lines(var bytes, var offset):
-                    if toSkip > 0 {
-                        let (lines, cut) = Self.skip(toSkip, linesOf: bytes)
-                        toSkip -= lines
-                        position.linesBefore += lines
-                        guard cut < bytes.count else { continue }
-                        bytes.removeSubrange(..<cut)
-                        offset += cut
-                    }
-                    reloadIfAsked(stop)
-                    let block = RecordBlock(
-                        bytes: bytes, offset: offset, records: records, writesErrors: policy == .emit)
-                    pending.append(.block(pipeline.submit(block), held: bytes.count))
-                    held += bytes.count
-                case .range(let range, let startsLine):
-                    reloadIfAsked(stop)
-                    let read = LaneRead(
-                        descriptor: reader.descriptor, range: range, startsLine: startsLine, records: records,
-                        writesErrors: policy == .emit)
-                    let placeholder = RecordBlock(
-                        bytes: [], offset: range.lowerBound, records: records, writesErrors: policy == .emit)
-                    pending.append(
-                        .block(pipeline.submit(reading: read.read, placeholder: placeholder), held: range.count))
-                    held += range.count
-                case .tooLong(let head, let offset):
-                    if toSkip > 0 {
-                        toSkip -= 1
-                        position.linesBefore += 1
-                        continue
-                    }
-                    pending.append(.tooLong(head: head, offset: offset))
-                }
-            }
-            // Write what the lanes published, in order: the head block streams out as its lane
-            // goes, so its output never piles up; the next block's turn comes when it is done.
-            while stopReason == nil, let head = pending.first {
-                if case .tooLong(let head, _) = head {
-                    position.linesBefore += 1
-                    rejectTooLong(head, at: position)
-                    pending.removeFirst()
-                    if stopReason != nil {
-                        // `--on-issue fail`: what follows is not processed.
-                        pipeline.stopLanes()
-                        notProcessed(from: nil, then: pending, at: position, reader: reader)
-                        return
-                    }
-                    continue
-                }
-                guard case .block(let result, let weight) = head else { break }
-                if result !== headResult {
-                    headResult = result
-                    position.linesWritten = 0
-                    pipeline.setHead(result)
-                }
-                // Wait for the lanes unless there is more to read meanwhile.
-                let waits = readerIdle || inputEnded || held >= readAhead
-                _ = pipeline.wait(for: result, timeout: waits ? 0.05 : 0)
-                let piece = result.take()
-                pipeline.took(piece.output.count)
-                if let failure = piece.readFailure {
-                    // A lane's read failed: the input ends there, as when the reader's fails.
-                    pipeline.stopLanes()
-                    for case .block(let later, _) in pending { _ = later.abandon() }
-                    reader.lanesFailed(errno: failure)
-                    return
-                }
-                if let failed = write(piece, at: position) {
-                    // `--on-issue fail`: the failing record is rejected; what follows is not processed.
-                    pipeline.stopLanes()
-                    position.linesBefore += failed.line
-                    notProcessed(
-                        from: (piece, failed.next), then: Array(pending.dropFirst()), at: position, reader: reader)
-                    return
-                }
-                position.linesWritten = piece.lines
-                guard piece.finished else { break }
-                position.linesBefore += piece.lines
-                if let tail = piece.tail {
-                    pending[0] = .block(tail, held: weight)
-                    continue
-                }
-                held -= weight
-                pending.removeFirst()
-                if let overlong = piece.block.overlong {
-                    // The line over the limit the block's lane skipped, after the block's lines.
-                    position.linesBefore += 1
-                    rejectTooLong(overlong.head, at: position)
-                    if stopReason != nil {
-                        pipeline.stopLanes()
-                        notProcessed(from: nil, then: pending, at: position, reader: reader)
-                        return
-                    }
-                }
-            }
+            let readerIdle = readAhead(&state, reader, stop: stop)
+            guard writeReady(&state, reader, readerIdle: readerIdle) else { return }
             tick()
             if let signal = stop.raisedSignal {
                 // Lanes end the record they map and start no other; what they finish within the
@@ -258,18 +157,140 @@ struct StreamRun {
                     graceEnds = ContinuousClock.now + grace
                     pipeline.stopLanes()
                 }
-                if Self.lanesIdle(pending) || ContinuousClock.now >= graceEnds! {
+                if Self.lanesIdle(state.pending) || ContinuousClock.now >= graceEnds! {
                     stopReason = .signal(signal)
-                    interrupt(pending, at: position, reader: reader)
+                    interrupt(state.pending, at: state.position, reader: reader)
                     return
                 }
             }
-            if inputEnded, pending.isEmpty {
-                if toSkip > 0 { inputEndedBeforeResume = position.linesBefore }
+            if state.inputEnded, state.pending.isEmpty {
+                if state.toSkip > 0 { inputEndedBeforeResume = state.position.linesBefore }
                 reader.settle(at: reader.nextOffset)
                 return
             }
         }
+    }
+
+    /// Reads and submits blocks while there is room, waiting for input only when nothing is in
+    /// flight; returns whether the reader had nothing more at hand (the writer may then wait for
+    /// the lanes). A file is skipped through to where a run resumes whatever signal comes (the
+    /// place to resume from stays exact); standard input stops at once.
+    private mutating func readAhead(_ state: inout Consuming, _ reader: BlockReader, stop: StopSignal) -> Bool {
+        // Called every 100 ms or so while the reader waits: progress and stats keep coming.
+        func stopped() -> Bool {
+            tick()
+            return stop.raisedSignal != nil
+        }
+        let skipsFile = reader.isRegularFile
+        var readerIdle = true
+        while !state.inputEnded, stop.raisedSignal == nil || (state.toSkip > 0 && skipsFile), state.held < readAhead {
+            let skipping = state.toSkip > 0 && skipsFile
+            guard let item = reader.next(wait: state.pending.isEmpty, stop: { skipping ? false : stopped() }) else {
+                state.inputEnded = reader.reachedEnd
+                break
+            }
+            readerIdle = false
+            switch item {
+            case .lines(var bytes, var offset):
+                if state.toSkip > 0 {
+                    let (lines, cut) = Self.skip(state.toSkip, linesOf: bytes)
+                    state.toSkip -= lines
+                    state.position.linesBefore += lines
+                    guard cut < bytes.count else { continue }
+                    bytes.removeSubrange(..<cut)
+                    offset += cut
+                }
+                reloadIfAsked(stop)
+                let block = RecordBlock(bytes: bytes, offset: offset, records: records, writesErrors: policy == .emit)
+                state.pending.append(.block(state.pipeline.submit(block), held: bytes.count))
+                state.held += bytes.count
+            case .range(let range, let startsLine):
+                reloadIfAsked(stop)
+                let read = LaneRead(
+                    descriptor: reader.descriptor, range: range, startsLine: startsLine, records: records,
+                    writesErrors: policy == .emit)
+                let placeholder = RecordBlock(
+                    bytes: [], offset: range.lowerBound, records: records, writesErrors: policy == .emit)
+                state.pending.append(
+                    .block(state.pipeline.submit(reading: read.read, placeholder: placeholder), held: range.count))
+                state.held += range.count
+            case .tooLong(let head, let offset):
+                if state.toSkip > 0 {
+                    state.toSkip -= 1
+                    state.position.linesBefore += 1
+                    continue
+                }
+                state.pending.append(.tooLong(head: head, offset: offset))
+            }
+        }
+        return readerIdle
+    }
+
+    /// Writes what the lanes published, in order: the head block streams out as its lane goes,
+    /// so its output never piles up; the next block's turn comes when it is done. Returns
+    /// `false` when the input ends here (`--on-issue fail`, a lane's read that failed).
+    private mutating func writeReady(_ state: inout Consuming, _ reader: BlockReader, readerIdle: Bool) -> Bool {
+        while stopReason == nil, let head = state.pending.first {
+            if case .tooLong(let head, _) = head {
+                state.position.linesBefore += 1
+                rejectTooLong(head, at: state.position)
+                state.pending.removeFirst()
+                guard stopReason == nil else {
+                    // `--on-issue fail`: what follows is not processed.
+                    state.pipeline.stopLanes()
+                    notProcessed(from: nil, then: state.pending, at: state.position, reader: reader)
+                    return false
+                }
+                continue
+            }
+            guard case .block(let result, let weight) = head else { break }
+            if result !== state.headResult {
+                state.headResult = result
+                state.position.linesWritten = 0
+                state.pipeline.setHead(result)
+            }
+            // Wait for the lanes unless there is more to read meanwhile.
+            let waits = readerIdle || state.inputEnded || state.held >= readAhead
+            _ = state.pipeline.wait(for: result, timeout: waits ? 0.05 : 0)
+            let piece = result.take()
+            state.pipeline.took(piece.output.count)
+            if let failure = piece.readFailure {
+                // A lane's read failed: the input ends there, as when the reader's fails.
+                state.pipeline.stopLanes()
+                for case .block(let later, _) in state.pending { _ = later.abandon() }
+                reader.lanesFailed(errno: failure)
+                return false
+            }
+            if let failed = write(piece, at: state.position) {
+                // `--on-issue fail`: the failing record is rejected; what follows is not processed.
+                state.pipeline.stopLanes()
+                state.position.linesBefore += failed.line
+                notProcessed(
+                    from: (piece, failed.next), then: Array(state.pending.dropFirst()), at: state.position,
+                    reader: reader)
+                return false
+            }
+            state.position.linesWritten = piece.lines
+            guard piece.finished else { break }
+            state.position.linesBefore += piece.lines
+            if let tail = piece.tail {
+                state.pending[0] = .block(tail, held: weight)
+                continue
+            }
+            state.held -= weight
+            state.pending.removeFirst()
+            if let overlong = piece.block.overlong {
+                // The line over the limit the block's lane skipped, after the block's lines.
+                state.position.linesBefore += 1
+                rejectTooLong(overlong.head, at: state.position)
+                if stopReason != nil {
+                    state.pipeline.stopLanes()
+                    notProcessed(from: nil, then: state.pending, at: state.position, reader: reader)
+                    return false
+                }
+            }
+        }
+        return true
     }
 
     /// Whether no lane maps a record of the pending blocks any more.

@@ -1,8 +1,11 @@
 """`mappings playground` over HTTP, as its page drives it: the state, live runs, saving, safety."""
 
 import json
+from pathlib import Path
 import socket
 import time
+
+from jsonschema import Draft202012Validator
 
 TWEET = "$TweetModel"
 
@@ -58,6 +61,10 @@ def test_a_bad_payload_gives_its_issue_by_path(playground):
     issue = issues["$.text"]
     assert issue["kind"] == "missing required value" and issue["property"].startswith("TweetModel.")
     assert issue["file"] == "contexts/twitter.mappings" and issue["line"] > 0
+    # The one shape of an issue (docs/issue.schema.json), with the playground's file, line and text.
+    shapes = json.loads((Path(__file__).resolve().parents[3] / "docs" / "issue.schema.json").read_text())
+    validator = Draft202012Validator({"$ref": "#/$defs/issue", "$defs": shapes["$defs"]})
+    assert [error.message for issue in answer["issues"] for error in validator.iter_errors(issue)] == []
     not_json = run(server, payload='{"text": ')
     assert not_json["payloadError"][0]["file"] == "payload" and not_json["output"] is None
 

@@ -8,6 +8,16 @@ import threading
 import time
 
 from conftest import MAPPINGS, workspace
+from jsonschema import Draft202012Validator
+
+REPOSITORY = __import__("pathlib").Path(__file__).resolve().parents[3]
+SHAPES = json.loads((REPOSITORY / "docs" / "issue.schema.json").read_text())
+
+
+def shape_errors(document, definition: str) -> list:
+    """What in `document` is not docs/issue.schema.json's `definition` (issue or reject)."""
+    validator = Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": SHAPES["$defs"]})
+    return [f"{error.json_path}: {error.message}" for error in validator.iter_errors(document)]
 
 
 def wait_in_flight(server, count: int) -> None:
@@ -46,6 +56,10 @@ def test_one_payload_each_status(server):
     issues = json.loads(body)["issues"]
     assert {i["path"] for i in issues} == {"$.name", "$.age"}
     assert all({"kind", "path", "property", "rule", "message", "severity"} <= set(i) for i in issues)
+    assert [error for issue in issues for error in shape_errors(issue, "issue")] == []
+    status, _, body = server.request("POST", "/v1/map/%24User?many=true", '{"name": "A"}')
+    assert status == 422
+    assert [error for issue in json.loads(body)["issues"] for error in shape_errors(issue, "issue")] == []
     status, _, body = server.request("POST", "/v1/map/%24User", '{\n  "name": ')
     assert status == 400 and "2:11" in json.loads(body)["error"]
     status, _, body = server.map("$Usr", {})
@@ -83,6 +97,8 @@ def test_ndjson_keeps_order_and_numbers_rejects(server):
     assert len(out) == len(records)
     for (number, line), answer in zip(records, out):
         value = json.loads(answer)
+        if "@rejected" in value:
+            assert shape_errors(value["@rejected"], "reject") == []
         if line.startswith("{not"):
             assert value["@rejected"]["line"] == number
             assert value["@rejected"]["issues"][0]["kind"] == "invalid JSON"

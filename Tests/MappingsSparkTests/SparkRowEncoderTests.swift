@@ -3,7 +3,7 @@ import MappingsTestSupport
 import Testing
 
 @testable import Mappings
-@testable import MappingsEngine
+@testable import MappingsSpark
 
 /// `SparkRowEncoder`: a record's output JSON as Spark's `UnsafeRow` (integrations/spark's tests
 /// read the rows in Spark itself; here the layout is read back by hand).
@@ -58,8 +58,8 @@ struct SparkRowEncoderTests {
         let catalog = try load(Self.contexts)
         let mapper = Mapper(catalog: catalog)
         let context = try mapper.context("$Shape")
-        let encoder = try #require(SparkRowEncoder(schema: catalog.outputSchema(of: context, as: .spark)))
-        let records = RecordMapper(mapper: mapper, context: context).encodingSparkRows(encoder)
+        let encoder = try #require(SparkRowEncoder(schema: catalog.sparkSchema(of: context)))
+        let records = RecordMapper(mapper: mapper, context: context).encoding(encoder)
         var out: [UInt8] = []
         let outcome = records.map(Array(payload.utf8), into: &out)
         #expect(outcome.kind == .clean)
@@ -125,7 +125,7 @@ struct SparkRowEncoderTests {
     func misfit() throws {
         let catalog = try load(Self.contexts)
         let context = try Mapper(catalog: catalog).context("$Shape")
-        let encoder = try #require(SparkRowEncoder(schema: catalog.outputSchema(of: context, as: .spark)))
+        let encoder = try #require(SparkRowEncoder(schema: catalog.sparkSchema(of: context)))
         let json = Array(
             #"{"n":1,"ok":true,"at":"yesterday","name":"a","price":1,"raw":1,"where":null,"tags":[],"sizes":{}}"#.utf8)
         var out: [UInt8] = []

@@ -1,4 +1,5 @@
 import MappingsCompiler
+import MappingsEngine
 import MappingsJSON
 import MappingsModel
 
