@@ -43,7 +43,7 @@ package struct PlaygroundSession: Sendable {
     /// The `.mappings` files the roots load (imports included), then the scripts, as on disk.
     package func files() -> [File] {
         var found: [File] = []
-        let catalog = try? Catalog.load(roots, traits: traits, transformers: registry(unsaved: [:]))
+        let catalog = try? unsaved([:]).load(roots)
         let mappings = catalog?.files ?? mappingsFiles()
         for path in mappings {
             if let text = try? String(contentsOfFile: path, encoding: .utf8) {
@@ -79,20 +79,15 @@ package struct PlaygroundSession: Sendable {
         }
     }
 
-    private func registry(unsaved: [String: String]) -> TransformerRegistry {
-        var registry = TransformerRegistry()
-        registry.add(LuaScripts(directory: scriptsDirectory, limits: limits, unsaved: unsaved))
-        return registry
+    /// The files with the page's edits over them.
+    private func unsaved(_ edits: [String: String]) -> UnsavedTexts {
+        UnsavedTexts(scriptsDirectory: scriptsDirectory, traits: traits, limits: limits, texts: edits)
     }
 
     /// The catalog of the files with the page's edits, or the diagnostics that refuse it.
     private func load(_ edits: [String: String]) -> Result<Catalog, MappingsError> {
-        let scripts = edits.filter { $0.key.hasSuffix(".lua") }
-        let overlay = edits.filter { $0.key.hasSuffix(".mappings") }
         do {
-            return .success(
-                try Catalog.load(
-                    roots, from: .disk(overlaying: overlay), traits: traits, transformers: registry(unsaved: scripts)))
+            return .success(try unsaved(edits).load(roots))
         } catch {
             return .failure(error)
         }

@@ -84,30 +84,29 @@ extension LanguageServer {
         return outline.parsed ? outline : lastParsed[path] ?? outline
     }
 
+    /// The files with the editor's unsaved texts over them.
+    func unsaved() -> UnsavedTexts {
+        UnsavedTexts(
+            scriptsDirectory: scriptsDirectory, traits: configuration.traits, limits: configuration.limits,
+            texts: documents.mapValues(\.text))
+    }
+
     /// The scripts, with the editor's unsaved texts.
     func scripts() -> LuaScripts {
-        var unsaved: [String: String] = [:]
-        for (path, document) in documents where path.hasSuffix(".lua") { unsaved[path] = document.text }
-        return LuaScripts(directory: scriptsDirectory, limits: configuration.limits, unsaved: unsaved)
+        unsaved().scripts()
     }
 
     // MARK: Diagnostics
 
     /// Checks the workspace as `mappings check` does and publishes every file's diagnostics.
     func publishDiagnostics() {
-        let scripts = scripts()
-        var registry = TransformerRegistry()
-        registry.add(scripts)
-        var overlay: [String: String] = [:]
-        for (path, document) in documents where path.hasSuffix(".mappings") { overlay[path] = document.text }
-        let source = FileSource.disk(overlaying: overlay)
-
+        let unsaved = unsaved()
+        let scripts = unsaved.scripts()
         var found: [(diagnostic: Diagnostic, severity: Int)] = []
         var loose: [String] = []
         func check(_ roots: [String]) {
             do {
-                let catalog = try Catalog.load(
-                    roots, from: source, traits: configuration.traits, transformers: registry)
+                let catalog = try unsaved.load(roots, scripts: scripts)
                 found += catalog.warnings.map { ($0, 2) }
                 found += testFailures(of: catalog).map { ($0, 1) }
             } catch {
