@@ -150,6 +150,14 @@ let package = Package(
             dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
             swiftSettings: strictSettings
         ),
+        // The stream: NDJSON inputs read in blocks (lanes reading their own ranges of a file),
+        // mapped by the records pipeline, written in input order with their rejects, stats,
+        // resume points and reloads between blocks; the tool's stderr and exit statuses.
+        .target(
+            name: "MappingsStream",
+            dependencies: ["Mappings", "MappingsLua", "MappingsSpark"] + layers,
+            swiftSettings: strictSettings
+        ),
         // The editor's model of a workspace — outlines, cursor places, keyword help, unsaved edits —
         // and the language server on it (`mappings lsp`), and the playground's session.
         .target(
@@ -188,6 +196,7 @@ let package = Package(
                 "MappingsLua",
                 "MappingsWorkspace",
                 "MappingsSpark",
+                "MappingsStream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + layers,
             swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])
@@ -261,6 +270,11 @@ let package = Package(
         .testTarget(
             name: "MappingsSparkTests",
             dependencies: ["MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsStreamTests",
+            dependencies: ["MappingsStream", "Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         // The servers in process, over HTTP from a real client.

@@ -11,7 +11,17 @@ import Testing
 /// `serve`'s routes and refusals, and the playground's, as the library runs them — in this
 /// process, over HTTP from a real client. (integrations/serve and integrations/playground drive
 /// the installed programs with Python's clients, schemathesis and a browser.)
-@Suite("The servers' routes and refusals, in process")
+///
+/// The servers answer on Swift's concurrency pool, which the suite's tests that wait for a
+/// process (builds, the tool) hold while they wait: beside them, on two cores, a request could
+/// wait minutes for a thread. So these run in a test process of their own: `tools/test` runs
+/// them after the suite with `MAPPINGS_IN_PROCESS_SERVERS=1`, which also runs them by hand
+/// (`MAPPINGS_IN_PROCESS_SERVERS=1 swift test --filter MappingsServerTests`).
+@Suite(
+    "The servers' routes and refusals, in process",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["MAPPINGS_IN_PROCESS_SERVERS"] == "1",
+        "in a test process of their own: MAPPINGS_IN_PROCESS_SERVERS=1 (tools/test sets it for that run)"))
 struct ServeRoutesTests {
     static let contexts = """
         { "@models": { "User": { "name": "String", "age": "Int" } },

@@ -1,8 +1,10 @@
+import Dispatch
 import Foundation
 import Mappings
 import MappingsLua
 import MappingsTestSupport
 import MappingsWorkspace
+import Synchronization
 import Testing
 
 /// The language server in this process, spoken to over a pair of pipes as an editor does:
@@ -73,21 +75,34 @@ struct LanguageServerPipeTests {
 
     struct EditorFailure: Error {}
 
+    /// The server's exit status, once its thread is done.
+    final class Outcome: Sendable {
+        let status = Mutex<Int32?>(nil)
+        let stopped = DispatchSemaphore(value: 0)
+    }
+
     @Test("initialize, an error published where it is as it is typed, fixed, shutdown and exit 0")
-    func session() async throws {
+    func session() throws {
         let good = #"{ "@models": { "User": { "name": "String" } }, "$User": { "@class": "User", "name": "name" } }"#
         let directory = try Fixtures.directory(with: ["contexts/users.mappings": good]).resolvingSymlinksInPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         let editor = Editor()
-        let server = LanguageServer(
-            connection: LSPConnection(
-                input: editor.toServer.fileHandleForReading.fileDescriptor,
-                output: editor.fromServer.fileHandleForWriting.fileDescriptor),
-            configuration: LanguageServer.Configuration(
-                mappings: [directory.appendingPathComponent("contexts").path], scripts: nil, traits: Traits(),
-                limits: LuaLimits()),
-            debounce: 0)
-        let status = Task.detached { server.run() }
+        // On a thread of its own, as in `mappings lsp`: not on the concurrency pool, which the
+        // suite's tests that wait for processes may hold.
+        let outcome = Outcome()
+        let input = editor.toServer.fileHandleForReading.fileDescriptor
+        let output = editor.fromServer.fileHandleForWriting.fileDescriptor
+        let roots = [directory.appendingPathComponent("contexts").path]
+        let thread = Thread {
+            let server = LanguageServer(
+                connection: LSPConnection(input: input, output: output),
+                configuration: LanguageServer.Configuration(
+                    mappings: roots, scripts: nil, traits: Traits(), limits: LuaLimits()),
+                debounce: 0)
+            outcome.status.withLock { $0 = server.run() }
+            outcome.stopped.signal()
+        }
+        thread.start()
 
         let initialized = try editor.request(
             "initialize", ["processId": NSNull(), "rootUri": directory.absoluteString, "capabilities": [:]])
@@ -120,6 +135,7 @@ struct LanguageServerPipeTests {
         let shutdown = try editor.request("shutdown", [:])
         #expect(shutdown["error"] == nil)
         try editor.send(["method": "exit"])
-        #expect(await status.value == 0)
+        #expect(outcome.stopped.wait(timeout: .now() + 30) == .success)
+        #expect(outcome.status.withLock { $0 } == 0)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mappings
+import MappingsStream
 
 /// `mappings check`: load and compile contexts, report every problem.
 struct CheckCommand: ParsableCommand, LoadingCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 package import Mappings
+import MappingsStream
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Mappings
+import MappingsStream
 
 /// `mappings explain`: where each property of a mapped payload came from.
 struct ExplainCommand: ParsableCommand, LoadingCommand {

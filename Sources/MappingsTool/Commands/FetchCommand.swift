@@ -2,6 +2,7 @@
     package import ArgumentParser
     package import Foundation
     package import Mappings
+    import MappingsStream
 
     #if canImport(Glibc)
         import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Mappings
+import MappingsStream
 
 /// `mappings fmt`: one layout for `.mappings` files.
 struct FormatCommand: ParsableCommand {

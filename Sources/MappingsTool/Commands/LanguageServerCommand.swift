@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mappings
+import MappingsStream
 import MappingsWorkspace
 
 /// `mappings lsp`: the language server editors start.

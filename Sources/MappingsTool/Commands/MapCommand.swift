@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Mappings
+import MappingsStream
 
 /// `mappings map`: map a JSON payload with a context and print the object as JSON.
 struct MapCommand: ParsableCommand, LoadingCommand {

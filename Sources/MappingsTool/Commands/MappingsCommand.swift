@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsStream
 
 /// The `mappings` tool: checks `.mappings` files and maps JSON with them.
 package struct MappingsCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsStream
 package import MappingsWorkspace
 
 /// `mappings playground`: a web page to edit a context against a payload and watch the result.

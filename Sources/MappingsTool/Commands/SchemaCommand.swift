@@ -1,6 +1,7 @@
 import ArgumentParser
 import Mappings
 import MappingsSpark
+import MappingsStream
 
 /// `mappings schema`: the shape of a context's output, as JSON Schema or as a Spark schema.
 struct SchemaCommand: ParsableCommand, LoadingCommand {

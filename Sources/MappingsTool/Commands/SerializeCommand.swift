@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Mappings
+import MappingsStream
 
 /// `mappings serialize`: the reverse of `map`, an object back into the payload its context reads.
 struct SerializeCommand: ParsableCommand, LoadingCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 package import Mappings
 import MappingsLua
+import MappingsStream
 
 /// `mappings serve`: the mapping as an HTTP service.
 struct ServeCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Mappings
 import MappingsSpark
+import MappingsStream
 
 /// `mappings stream`: map NDJSON records one per line, keeping order, isolating bad lines.
 struct StreamCommand: ParsableCommand, LoadingCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mappings
+import MappingsStream
 
 /// `mappings test`: run the `"@tests"` the contexts carry.
 struct TestCommand: ParsableCommand, LoadingCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Mappings
+import MappingsStream
 
 /// An unknown subcommand or option in the arguments, said plainly, with the closest known name.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsStream
 
 /// Reads one JSON payload from a file or stdin, for the commands that map a single payload.
 enum PayloadInput {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MappingsStream
 
 /// `--color auto|always|never`: whether diagnostics on stderr are colored.
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsStream
 
 /// What a shell completes, beyond what swift-argument-parser knows by itself: the context
 /// names of the catalog the command line names (or of the current folder's `contexts`).

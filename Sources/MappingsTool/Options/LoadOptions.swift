@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Mappings
 import MappingsLua
+import MappingsStream
 
 /// The options every subcommand that loads contexts shares: where the contexts and scripts
 /// are, the traits, and (through `LuaOptions`) the Lua limits.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import MappingsLua
+import MappingsStream
 
 /// The `--lua-*` options: the limits each Lua interpreter, call and result are held to, and
 /// where the scripts run.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MappingsStream
 
 /// The range a numeric option accepts, checked with a message that names the range and the
 /// value given: `--lua-timeout must be between 1 and 3600000 ms, not -5`.

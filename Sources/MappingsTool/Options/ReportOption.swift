@@ -1,4 +1,5 @@
 import ArgumentParser
+import MappingsStream
 
 /// `--report FILE`: where `map`, `fetch` and `serialize` also write the issues, as a JSON array.
 struct ReportOption: ParsableArguments {
@@ -25,3 +26,5 @@ struct StrictOption: ParsableArguments {
             "Convert values only from their own JSON kind (\"@conversions\": \"strict\") where a context says nothing.")
     var strict = false
 }
+
+extension IssuePolicy: ExpressibleByArgument {}

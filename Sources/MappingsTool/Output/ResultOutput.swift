@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsStream
 
 /// How `map`, `fetch` and `serialize` hand a result over: the value as one line of JSON on
 /// stdout, the issues on stderr (and in `--report`), exit status 1 when one is an error

@@ -3,7 +3,7 @@ import Foundation
 
 /// `--progress` and `--stats-interval`: what a stream says while it runs, each at most as often
 /// as its interval allows.
-struct StreamProgress {
+package struct StreamProgress {
     /// With `--progress`: at most four times a second, the counts so far and the rate, on
     /// stderr (over the previous line on a terminal, one line each otherwise).
     let showProgress: Bool

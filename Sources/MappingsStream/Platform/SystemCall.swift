@@ -6,7 +6,7 @@
 
 /// The C library's calls the tool makes where a method of the same name would hide them,
 /// spelled once for Linux's C library and Darwin's.
-enum SystemCall {
+package enum SystemCall {
     static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
         #if canImport(Glibc)
             Glibc.open(path, flags, mode)

@@ -1,5 +1,5 @@
 /// The tool's exit statuses.
-enum ExitStatus: Int32 {
+package enum ExitStatus: Int32 {
     /// Everything went through.
     case success = 0
     /// Mapped, with issues.

@@ -13,13 +13,13 @@ import Synchronization
 ///
 /// Not `Sendable`: the stream's thread owns it. The signal handlers, on Dispatch's queue,
 /// touch only the two atomics.
-final class StopSignal {
+package final class StopSignal {
     private let raised = Atomic<Int32>(0)
     private let hangups = Atomic<Int>(0)
     /// Kept alive for the life of the run; only touched in `init`.
     private let sources: [any DispatchSourceSignal]
 
-    init() {
+    package init() {
         let numbers = [SIGINT, SIGTERM, SIGHUP]
         sources = numbers.map { number in
             SystemCall.ignore(signal: number)

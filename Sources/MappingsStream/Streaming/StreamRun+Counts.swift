@@ -2,10 +2,10 @@ import Mappings
 
 extension StreamRun {
     /// What the counts say at the end: `read == written + rejected + filtered + unprocessed`.
-    struct Counts {
+    package struct Counts {
         var read = 0
         var written = 0
-        var rejected = 0
+        package var rejected = 0
         /// Dropped by the context's `@filter`: neither written nor rejected.
         var filtered = 0
         /// Read, but never mapped: the stream stopped first (a signal, or --on-issue fail).
@@ -13,7 +13,7 @@ extension StreamRun {
         /// Rejected because the stream stopped while they were being mapped, a part of `rejected`.
         var interrupted = 0
         /// Records written with issues (`--on-issue emit`), a part of `written`.
-        var withIssues = 0
+        package var withIssues = 0
         /// Rejected because the line was not JSON (or too long, or cut off), a part of `rejected`.
         var invalid = 0
 

@@ -175,7 +175,7 @@ extension StreamRun {
     }
 
     /// Notes where a run that stopped between inputs starts again: the next one, from its top.
-    mutating func noteResume(atStartOf file: String?) {
+    package mutating func noteResume(atStartOf file: String?) {
         noteResume(Resume(file: file, line: 1, offset: 0))
     }
 }

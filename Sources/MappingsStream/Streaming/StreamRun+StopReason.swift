@@ -6,11 +6,11 @@
 
 extension StreamRun {
     /// Why a stream stopped before the end of its input.
-    enum StopReason: CustomStringConvertible {
+    package enum StopReason: CustomStringConvertible {
         case signal(Int32)
         case failure
 
-        var description: String {
+        package var description: String {
             switch self {
             case .signal(let number): number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "signal \(number)"
             case .failure: "the first record with issues (--on-issue fail)"

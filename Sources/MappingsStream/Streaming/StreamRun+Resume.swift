@@ -5,19 +5,19 @@ extension StreamRun {
     /// Where a stream that stopped early starts again: the first record it did not process
     /// (every record before it was written or rejected), as `--stats` and the summary give it
     /// and `--resume-from FILE:LINE` takes it.
-    struct Resume: Equatable {
+    package struct Resume: Equatable {
         /// The input as given on the command line; `nil` for standard input (`-`).
-        var file: String?
+        package var file: String?
         /// The line, 1-based, counting every line of the input (blank ones too).
-        var line: Int
+        package var line: Int
         /// Where that line starts in the input, in bytes; `nil` when a stop came while a resumed
         /// run was still skipping standard input up to it.
-        var offset: Int?
+        package var offset: Int?
         /// The checksum of the input's bytes before `offset` (`InputFingerprint`), when known.
-        var digest: String?
+        package var digest: String?
 
         /// `FILE:LINE` for `--resume-from`, quoted for a shell when the name needs it.
-        var argument: String {
+        package var argument: String {
             let name = file ?? "-"
             let plain = name.unicodeScalars.allSatisfy {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
@@ -56,16 +56,16 @@ extension StreamRun {
     /// What `--resume-from` asks: a place, and, when it names the stats file of the stopped run,
     /// what that run recorded of its inputs (the place's offset and checksum, every input's size),
     /// for the run to check that the inputs are those it left.
-    struct ResumeRequest {
-        var place: Resume
+    package struct ResumeRequest {
+        package var place: Resume
         /// The stats file it was read from, or `nil` for `FILE:LINE`.
-        var statsFile: String?
+        package var statsFile: String?
         /// Each input's size when the run stopped (`--stats`'s `inputs`), by its name as given.
-        var sizes: [String: Int] = [:]
+        package var sizes: [String: Int] = [:]
 
         /// `FILE:LINE`, or the path of a stats file a stopped stream wrote; `inputs` are the
         /// stream's (`-` for standard input). Throws the message that says what is wrong.
-        init(_ argument: String, inputs: [String]) throws(Refusal) {
+        package init(_ argument: String, inputs: [String]) throws(Refusal) {
             if let place = Resume(argument: argument), inputs.contains(place.file ?? "-") {
                 self.init(place: place)
                 return
@@ -136,8 +136,8 @@ extension StreamRun {
         }
 
         /// Why `--resume-from` is refused.
-        struct Refusal: Error {
-            var message: String
+        package struct Refusal: Error {
+            package var message: String
             init(_ message: String) { self.message = message }
         }
     }

@@ -1,13 +1,13 @@
 import Foundation
-import Mappings
+package import Mappings
 import Synchronization
 
 /// Writes to the standard streams; diagnostics on stderr in color when `--color` says so.
-enum Terminal {
+package enum Terminal {
     private static let colors = Atomic<Bool>(false)
 
     /// Colors diagnostics from now on (or not): set once, from `--color`, before a command runs.
-    static func useColors(_ on: Bool) {
+    package static func useColors(_ on: Bool) {
         colors.store(on, ordering: .relaxed)
     }
 
@@ -19,7 +19,7 @@ enum Terminal {
     /// Writes a line to stderr; a leading `error:`, `warning:` or `note:` is colored like a diagnostic's.
     /// Control and invisible characters in it (a file name, a context name, a reason that quotes
     /// a file) are escaped, line by line: nothing reaches the terminal as a command.
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         let shown = text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { DiagnosticRenderer.printable(String($0)) }.joined(separator: "\n")
         FileHandle.standardError.write(Data((DiagnosticRenderer(style: style).styled(shown) + "\n").utf8))
@@ -27,7 +27,7 @@ enum Terminal {
 
     /// Writes diagnostics that do not stop a command (warnings, notes) to stderr, rendered with
     /// their source lines as `severity` (`warning`, `note`), the lines read from their files.
-    static func diagnostics(_ diagnostics: [Diagnostic], severity: String) {
+    package static func diagnostics(_ diagnostics: [Diagnostic], severity: String) {
         guard !diagnostics.isEmpty else { return }
         let files = Set(diagnostics.compactMap { $0.location?.file })
         let sources = Dictionary(
@@ -42,14 +42,14 @@ enum Terminal {
 
     /// Writes an error to stderr: a `MappingsError`'s diagnostics rendered with their source
     /// lines, any other error as its description.
-    static func diagnostics(_ error: any Error) {
+    package static func diagnostics(_ error: any Error) {
         guard let error = error as? MappingsError else { return Self.error(String(describing: error)) }
         let renderer = DiagnosticRenderer(sources: error.sources, style: style)
         let text = renderer.render(error.diagnostics, warnings: error.warnings)
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    static func output(_ text: String) {
+    package static func output(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }

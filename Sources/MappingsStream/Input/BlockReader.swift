@@ -8,7 +8,7 @@ import Foundation
 /// When the lanes read (`lanesRead`: a regular file, several lanes) it reads nothing: it hands
 /// out the file's byte ranges in order (`range`), and the lane that maps each reads it
 /// (`LaneRead`), so no one thread reads for every lane.
-final class BlockReader {
+package final class BlockReader {
     enum Item {
         /// Whole lines (the last one without its end only at the end of the input), and
         /// where they start in the input.
@@ -35,13 +35,13 @@ final class BlockReader {
     /// Whether the input ended (a read found no more).
     @exclusivity(unchecked) private(set) var reachedEnd = false
     /// Why reading stopped before the end, when the system refused a read.
-    private(set) var failure: InputFile.Failure?
+    package private(set) var failure: InputFile.Failure?
     /// Whether the input is a regular file (reading it never waits on a writer).
     let isRegularFile: Bool
 
     /// Reads `descriptor` from where it stands, which is `offset` bytes into the input; with
     /// `lanesRead`, a regular file is left to the lanes to read (a pipe is read here).
-    init(descriptor: Int32, blockSize: Int, startingAt offset: Int = 0, lanesRead: Bool = false) {
+    package init(descriptor: Int32, blockSize: Int, startingAt offset: Int = 0, lanesRead: Bool = false) {
         self.descriptor = descriptor
         self.blockSize = max(blockSize, 1 << 12)
         carryOffset = offset

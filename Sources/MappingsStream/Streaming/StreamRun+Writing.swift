@@ -256,7 +256,7 @@ extension StreamRun {
     }
 
     /// Prints the summary; `read == written + rejected + filtered + unprocessed` always holds.
-    func finish() {
+    package func finish() {
         board?.publish(counts, version: stats.version)
         if framesRecords {
             // The stats close the frames; the summary line would only be noise in a Spark task's log.

@@ -1,7 +1,5 @@
-import ArgumentParser
-
 /// What `mappings stream` does with a record that mapped with issues (`--on-issue`).
-enum IssuePolicy: String, ExpressibleByArgument, CaseIterable {
+package enum IssuePolicy: String, CaseIterable, Sendable {
     /// Write it to the rejects, not to the output (the default).
     case reject
     /// Write it to the output anyway, and its issues to stderr.

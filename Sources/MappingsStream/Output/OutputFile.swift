@@ -2,10 +2,10 @@ import Foundation
 
 /// Creates the files a command writes besides stdout (`--report`, `--rejects`, `--stats`), with
 /// the system's reason when it cannot: `cannot write the report "out/r.json": No such file or directory`.
-enum OutputFile {
+package enum OutputFile {
     /// A descriptor open for writing `path`, created or truncated; with `appending`, created or
     /// written after what it holds (a resumed stream's rejects).
-    static func open(_ path: String, appending: Bool = false) throws(InputFile.Failure) -> Int32 {
+    package static func open(_ path: String, appending: Bool = false) throws(InputFile.Failure) -> Int32 {
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (appending ? O_APPEND : O_TRUNC)
         let descriptor = SystemCall.open(path, flags, 0o644)
         guard descriptor >= 0 else { throw InputFile.Failure(errno: errno) }
@@ -13,7 +13,7 @@ enum OutputFile {
     }
 
     /// Writes `bytes` to the file at `path`, replacing what it held.
-    static func write(_ bytes: [UInt8], to path: String) throws(InputFile.Failure) {
+    package static func write(_ bytes: [UInt8], to path: String) throws(InputFile.Failure) {
         let descriptor = try open(path)
         defer { close(descriptor) }
         var offset = 0
@@ -31,7 +31,7 @@ enum OutputFile {
 
     /// Checks that a file can later be written at `path` through a temporary file beside it and
     /// a rename (how `--stats` writes), without creating or changing `path` itself.
-    static func checkReplaceable(_ path: String) throws(InputFile.Failure) {
+    package static func checkReplaceable(_ path: String) throws(InputFile.Failure) {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { throw InputFile.Failure(errno: EISDIR) }
         let probe = path + ".tmp-\(getpid())"
@@ -40,7 +40,7 @@ enum OutputFile {
     }
 
     /// Reports that `path` cannot be written and why, and ends the command with exit status 2.
-    static func unwritable(_ failure: InputFile.Failure, path: String, what: String) -> ToolFailure {
+    package static func unwritable(_ failure: InputFile.Failure, path: String, what: String) -> ToolFailure {
         Terminal.error("error: cannot write \(what) \"\(path)\": \(failure.reason)")
         return ToolFailure(status: .loadFailure)
     }

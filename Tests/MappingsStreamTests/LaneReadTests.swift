@@ -1,7 +1,7 @@
 import Foundation
 import Mappings
+import MappingsStream
 import MappingsTestSupport
-import MappingsTool
 import Testing
 
 /// With `--workers N` on a regular file each lane reads its own byte range (`LaneRead`): the

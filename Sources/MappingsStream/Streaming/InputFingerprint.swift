@@ -7,17 +7,17 @@ import Foundation
 /// The checksum is a 64-bit one of this tool's own (eight bytes a step, four lanes, so that
 /// reading the bytes again costs little more than reading them), written as 16 hex digits: it
 /// tells a file that changed from one that did not, and is no cryptographic digest.
-struct InputFingerprint {
+package struct InputFingerprint {
     /// The bytes before `offset` of an input: their checksum, and the line breaks among them.
-    struct Prefix: Equatable {
-        var offset: Int
-        var digest: String
+    package struct Prefix: Equatable {
+        package var offset: Int
+        package var digest: String
         var lineBreaks: Int
     }
 
     /// Where line `line` (from 1) of the input starts, with the checksum of the bytes before it;
     /// or, when the input has fewer lines, how many it has.
-    enum LineStart: Equatable {
+    package enum LineStart: Equatable {
         case found(Prefix)
         case pastEnd(lines: Int)
     }
@@ -28,7 +28,7 @@ struct InputFingerprint {
     /// the start of line `line`. A line starts after the break ending the one before it, so the
     /// line just after a last break (the end of the file) still starts: where a run that read a
     /// file to its last break but not to its end resumes.
-    static func lineStart(_ line: Int, of descriptor: Int32) throws(InputFile.Failure) -> LineStart {
+    package static func lineStart(_ line: Int, of descriptor: Int32) throws(InputFile.Failure) -> LineStart {
         let wanted = line - 1
         var hasher = Hasher64()
         var breaks = 0
@@ -86,7 +86,7 @@ struct InputFingerprint {
     }
 
     /// The size of the file open at `descriptor`, or `nil` when it is no regular file.
-    static func size(of descriptor: Int32) -> Int? {
+    package static func size(of descriptor: Int32) -> Int? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int(status.st_size)
@@ -96,7 +96,7 @@ struct InputFingerprint {
 /// The checksum of `InputFingerprint`: bytes taken eight at a time into four lanes, each mixed
 /// by a multiply and a shift; the lanes, the tail and the length folded together at the end.
 /// Fed in pieces of any lengths, it gives what one piece of all the bytes gives.
-struct Hasher64 {
+package struct Hasher64 {
     private var lanes: (UInt64, UInt64, UInt64, UInt64) = (
         0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9, 0x85EB_CA77_C2B2_AE63
     )

@@ -10,7 +10,7 @@ import Mappings
 /// the reload timeout, and only if it still has the context; every swap (with its version) and
 /// refusal is logged on stderr. The stream waits for a reload once, up to a second, then goes on
 /// with the version it has and looks again between blocks without waiting.
-struct StreamReloads {
+package struct StreamReloads {
     let reloader: CatalogReloader
     /// How long a reload may take before it is refused.
     let timeout: Duration

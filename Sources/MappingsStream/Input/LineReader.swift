@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Lines end with `\n` (a `\r` before it is dropped). A line longer than `maximumLine` is
 /// reported as `.tooLong` with its start, and skipped up to its end.
-final class LineReader {
+package final class LineReader {
     enum Item {
         /// A complete line, without its end.
         case line([UInt8])

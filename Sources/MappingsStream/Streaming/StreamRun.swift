@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Mappings
-import MappingsLua
-import MappingsSpark
+package import Mappings
+package import MappingsLua
+package import MappingsSpark
 
 /// One `mappings stream` run: reads its inputs in blocks of whole lines, has the lanes of a
 /// `RecordPipeline` map them, and writes each block's output and events in input order.
@@ -11,7 +11,7 @@ import MappingsSpark
 /// block's last line end), writes each block's output in one piece, and handles the events of
 /// the records that were more than an output line (rejects, warnings, log lines). Every record
 /// read is written, rejected, or (when the stream stops before it) counted as not processed.
-struct StreamRun {
+package struct StreamRun {
     /// How records are mapped now (a reload swaps it between blocks).
     var records: RecordMapper
     /// With `--watch`: the reloads.
@@ -23,7 +23,7 @@ struct StreamRun {
     let rejects: OutputBuffer
     /// Whether rejects go to the terminal (no `--rejects`): then each is one line saying why,
     /// and the record itself is left to a rejects file.
-    var rejectsSummarized = false
+    package var rejectsSummarized = false
     /// Whether the line saying where a record and all its issues go was written.
     var rejectsHinted = false
     /// `--spark-frames`: stdout holds a frame per record (its Spark row, its reject, or that it
@@ -35,11 +35,11 @@ struct StreamRun {
     let grace: Duration
     /// When the grace period after a stop signal ends.
     private var graceEnds: ContinuousClock.Instant?
-    var counts = Counts()
+    package var counts = Counts()
     var stats = Stats()
-    var stopReason: StopReason?
+    package var stopReason: StopReason?
     /// Where a run that stopped early should start again: the first record not processed.
-    var resume: Resume?
+    package var resume: Resume?
     /// Where scripts' log lines go: its count of dropped lines is in the stats.
     let scriptLog: LuaLog
     var progress: StreamProgress
@@ -48,15 +48,15 @@ struct StreamRun {
     /// `--omit-nulls`: records leave unset properties out.
     let omitNulls: Bool
     /// Whether a version swapped in prints its load warnings (not with `--quiet`).
-    var showsLoadWarnings = true
+    package var showsLoadWarnings = true
     /// With `--metrics-listen`: where the counts are published for the metrics endpoint.
-    var board: StreamBoard?
+    package var board: StreamBoard?
     /// Resuming standard input at a line it does not have: the lines it had.
-    var inputEndedBeforeResume: Int?
+    package var inputEndedBeforeResume: Int?
     /// Each input as given and its size at the end (`nil`: not a regular file), for `--stats`.
     var inputSizes: [(file: String, size: Int?)] = []
 
-    init(
+    package init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
         policy: IssuePolicy, output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool, maxInFlight: Int,
         grace: Duration, reloadTimeout: Duration, scriptLog: LuaLog = .standardError,
@@ -84,7 +84,7 @@ struct StreamRun {
 
     /// The size of a block: small enough that each lane has a few in flight within the bound,
     /// large enough that the reader and the writer do little per byte.
-    var blockSize: Int {
+    package var blockSize: Int {
         min(1 << 20, max(1 << 16, maxInFlight / (4 * (workers + 1))))
     }
 
@@ -116,13 +116,19 @@ struct StreamRun {
 
     /// Where reading an input starts (`--resume-from`): a file is read from the offset of the
     /// line, the lines before it counted; standard input skips them.
-    struct Start {
+    package struct Start {
         /// Where the reader starts in the input, in bytes.
-        var offset = 0
+        package var offset = 0
         /// The lines of the input before `offset`.
-        var linesBefore = 0
+        package var linesBefore = 0
         /// Lines to read and skip before the first record.
-        var skipLines = 0
+        package var skipLines = 0
+
+        package init(offset: Int = 0, linesBefore: Int = 0, skipLines: Int = 0) {
+            self.offset = offset
+            self.linesBefore = linesBefore
+            self.skipLines = skipLines
+        }
     }
 
     /// What `consume` keeps from one round of reading and writing to the next.
@@ -140,7 +146,7 @@ struct StreamRun {
 
     /// Reads and maps every record of one input, until its end, a stop signal or a failure,
     /// from `start` (`--resume-from`).
-    mutating func consume(_ reader: BlockReader, file: String?, stop: StopSignal, from start: Start = Start()) {
+    package mutating func consume(_ reader: BlockReader, file: String?, stop: StopSignal, from start: Start = Start()) {
         // Half the bound for the input read ahead, half for the output not yet written.
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2) { body in LuaLog.capturing(body) }
         defer { pipeline.finish() }

@@ -140,7 +140,7 @@ extension StreamRun {
     /// Writes the stats to `path` atomically (a temporary file beside it, renamed over it), so
     /// a reader never sees half a file; `running` while the stream goes on (`--stats-interval`).
     /// Throws when it cannot be written.
-    func writeStats(to path: String, running: Bool = false) throws(InputFile.Failure) {
+    package func writeStats(to path: String, running: Bool = false) throws(InputFile.Failure) {
         let bytes = Array((JSONWriter.string(statsJSON(running: running)) + "\n").utf8)
         let temporary = path + ".tmp-\(getpid())"
         try OutputFile.write(bytes, to: temporary)
@@ -153,7 +153,7 @@ extension StreamRun {
 
     /// Records what a resumed run checks: each input's size now, and the checksum of the bytes
     /// before the place to resume from (read again from the file, once, at the stop).
-    mutating func fingerprint(_ sources: [(name: String?, descriptor: Int32)]) {
+    package mutating func fingerprint(_ sources: [(name: String?, descriptor: Int32)]) {
         inputSizes = sources.map { ($0.name ?? "-", InputFingerprint.size(of: $0.descriptor)) }
         guard let place = resume, let offset = place.offset, place.file != nil,
             let source = sources.first(where: { $0.name == place.file }),

@@ -5,18 +5,18 @@ import Foundation
 ///
 /// Each command ends with exit status 2 on such an input: nothing of it is mapped, and nothing
 /// is said to have been read when it was not.
-enum InputFile {
+package enum InputFile {
     /// Why an input could not be read: the system's words for `errno`.
-    struct Failure: Error {
+    package struct Failure: Error {
         var reason: String
 
-        init(errno code: Int32) {
+        package init(errno code: Int32) {
             reason = String(cString: strerror(code))
         }
     }
 
     /// A descriptor open for reading `path`; directories are refused (reading one fails only later).
-    static func open(_ path: String) throws(Failure) -> Int32 {
+    package static func open(_ path: String) throws(Failure) -> Int32 {
         let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(errno: errno) }
         var status = stat()
@@ -42,7 +42,7 @@ enum InputFile {
     }
 
     /// The bytes of the file at `path`, or of stdin when `path` is `nil`.
-    static func bytes(_ path: String?) throws(Failure) -> [UInt8] {
+    package static func bytes(_ path: String?) throws(Failure) -> [UInt8] {
         guard let path else { return try readAll(STDIN_FILENO) }
         let descriptor = try open(path)
         defer { close(descriptor) }
@@ -50,7 +50,7 @@ enum InputFile {
     }
 
     /// Reports that `path` cannot be read and why, and ends the command with exit status 2.
-    static func unreadable(_ failure: Failure, path: String?, what: String) -> ToolFailure {
+    package static func unreadable(_ failure: Failure, path: String?, what: String) -> ToolFailure {
         Terminal.error("error: cannot read \(what) \"\(path ?? "<stdin>")\": \(failure.reason)")
         return ToolFailure(status: .loadFailure)
     }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// Lines written to a file descriptor in large writes instead of one system call per line.
-final class OutputBuffer {
+package final class OutputBuffer {
     private let descriptor: Int32
     // `@exclusivity(unchecked)`: written by the stream's thread only; no runtime check per line.
     @exclusivity(unchecked) private var bytes: [UInt8] = []
 
-    init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
         bytes.reserveCapacity(1 << 16)
     }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Shared with its thread, it holds only constants and the outcome behind a `Mutex`; what the
 /// stream decides about it (whether it waited, whether it gave up) stays in `StreamRun`.
-final class PendingReload: Sendable {
+package final class PendingReload: Sendable {
     let started = ContinuousClock.now
     private let result = Mutex<CatalogReloader.Outcome?>(nil)
 

@@ -1,12 +1,12 @@
 /// How a stream's memory behaves: its blocks of input and output come and go by the hundred a
 /// second, each a megabyte or so.
-enum StreamMemory {
+package enum StreamMemory {
     /// Has the C allocator serve allocations of up to 64 MiB from its heap and keep up to
     /// 128 MiB of freed memory there, instead of mapping fresh pages for each large block and
     /// unmapping them when it is freed: the kernel would zero and fault in every page of every
     /// block. Memory stays bounded by `--max-in-flight`: what is freed is reused, not grown.
     /// (glibc's; other C libraries keep their own policy.)
-    static func keepBlocksOnTheHeap() {
+    package static func keepBlocksOnTheHeap() {
         #if os(Linux)
             _ = mallopt(mmapThreshold, 64 << 20)
             _ = mallopt(trimThreshold, 128 << 20)

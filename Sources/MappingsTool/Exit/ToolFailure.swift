@@ -1,4 +1,0 @@
-/// A failure already reported on stderr, carrying the exit status it ends with.
-struct ToolFailure: Error {
-    var status: ExitStatus
-}
