@@ -92,26 +92,8 @@ extension LuaScripts {
         func failure(_ failure: LuaFailure, prelude: Bool = false) -> TransformerResolution {
             // After a limit tripped, the interpreter holds whatever was half-built: it goes.
             if !failure.poisonsInterpreter { checkIn(engine) }
-            let what = prelude ? "\"@luaPrelude\"" : "\"\(inline.keyword)\""
-            var message = failure.message
-            var location = prelude ? inline.prelude?.location : inline.code.location
-            if let place = LuaMessage.place(in: failure.message), place.file == name {
-                location = InlineChunk.place(
-                    ofLine: place.line, near: InlineChunk.token(in: place.rest), in: inline, preludeLines: preludeLines)
-                message = place.rest
-                // A block the code leaves open is closed by the lines after it: say so plainly.
-                let codeLines = inline.code.code.unicodeScalars.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-                if !prelude, place.line > preludeLines + codeLines {
-                    message = "the code ends inside a block (is an `end` missing?)"
-                }
-            }
             return .failed(
-                Diagnostic(
-                    message: "\(what) does not compile: \(message)", location: location,
-                    help: prelude
-                        ? "the prelude is Lua statements, such as \"local function cents(n) return n / 100 end\""
-                        : "write a Lua expression of `value`, such as \"value:lower()\", or statements that end in `return …`"
-                ))
+                Self.compileFailure(failure, prelude: prelude, of: inline, name: name, preludeLines: preludeLines))
         }
         if let prelude = inline.prelude,
             let problem = engine.compile(prelude.code, chunkName: "=" + name, limits: limits)
@@ -134,7 +116,12 @@ extension LuaScripts {
         checkIn(engine)
         let chunk = InlineChunk(inline: inline, preludeLines: preludeLines, isExpression: isExpression)
         let module = add(chunk)
-        // Resolving loads the module: the prelude runs (once per interpreter) here first.
+        return load(chunk, module: module, of: inline)
+    }
+
+    /// Loads an inline chunk's module, which runs its prelude (once per interpreter), and
+    /// returns its function; a prelude that fails is a diagnostic at its place.
+    private func load(_ chunk: InlineChunk, module: String, of inline: InlineLua) -> TransformerResolution {
         let resolving: any LuaEngine
         switch checkOut() {
         case .success(let found): resolving = found
@@ -164,5 +151,31 @@ extension LuaScripts {
         checkIn(resolving)
         let id = identifier(of: LuaFunction(module: module, name: "lua", source: module, line: line))
         return .found(LuaTransformer(scripts: self, function: id, display: inline.code.location.description))
+    }
+
+    /// The diagnostic of inline code (or its prelude) that does not compile, at its place in the
+    /// `.mappings` file.
+    private static func compileFailure(
+        _ failure: LuaFailure, prelude: Bool, of inline: InlineLua, name: String, preludeLines: Int
+    ) -> Diagnostic {
+        let what = prelude ? "\"@luaPrelude\"" : "\"\(inline.keyword)\""
+        var message = failure.message
+        var location = prelude ? inline.prelude?.location : inline.code.location
+        if let place = LuaMessage.place(in: failure.message), place.file == name {
+            location = InlineChunk.place(
+                ofLine: place.line, near: InlineChunk.token(in: place.rest), in: inline, preludeLines: preludeLines)
+            message = place.rest
+            // A block the code leaves open is closed by the lines after it: say so plainly.
+            let codeLines = inline.code.code.unicodeScalars.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+            if !prelude, place.line > preludeLines + codeLines {
+                message = "the code ends inside a block (is an `end` missing?)"
+            }
+        }
+        return Diagnostic(
+            message: "\(what) does not compile: \(message)", location: location,
+            help: prelude
+                ? "the prelude is Lua statements, such as \"local function cents(n) return n / 100 end\""
+                : "write a Lua expression of `value`, such as \"value:lower()\", or statements that end in `return …`"
+        )
     }
 }

@@ -85,49 +85,7 @@ struct StoredProperties {
                         + "`\(binding.pattern.trimmedDescription)` with a `var` of its own")
                 continue
             }
-            if isLet {
-                report.error(
-                    variable.bindingSpecifier, "mapped-model-let",
-                    "@MappedModel cannot bind `let \(name)`: mapping sets a model property after `init()`; "
-                        + "make it a `var`, or leave it out with @MappedIgnored",
-                    fixIt: FixIt(
-                        message: Fix("make it a `var`"),
-                        changes: [
-                            .replace(
-                                oldNode: Syntax(variable.bindingSpecifier),
-                                newNode: Syntax(variable.bindingSpecifier.with(\.tokenKind, .keyword(.var))))
-                        ]))
-                continue
-            }
-            if let modifier = variable.modifiers.first(where: {
-                [.keyword(.lazy), .keyword(.weak), .keyword(.unowned)].contains($0.name.tokenKind)
-            }) {
-                report.error(
-                    modifier, "mapped-model-modifier",
-                    "@MappedModel cannot bind a `\(modifier.name.text)` property (`\(name)`): "
-                        + "leave it out with @MappedIgnored",
-                    fixIt: Self.ignoreFix(variable))
-                continue
-            }
-            if let type, let problem = TypeCheck.problem(of: type) {
-                report.error(
-                    problem.node, "mapped-model-type",
-                    "@MappedModel cannot bind `\(name)`: \(problem.reason)",
-                    fixIt: problem.replacement.map { replacement in
-                        FixIt(
-                            message: Fix("use `\(replacement)`"),
-                            changes: [
-                                .replace(
-                                    oldNode: problem.node,
-                                    newNode: Syntax(
-                                        IdentifierTypeSyntax(
-                                            leadingTrivia: problem.node.leadingTrivia,
-                                            name: .identifier(replacement),
-                                            trailingTrivia: problem.node.trailingTrivia)))
-                            ])
-                    } ?? Self.ignoreFix(variable))
-                continue
-            }
+            if Self.refuses(variable, name: name, type: type, isLet: isLet, &report) { continue }
             if renamed != nil && bindings.count > 1 {
                 // The compiler refuses the attribute on `var a, b`; binding both under one name
                 // would only add a duplicate to its error.
@@ -141,6 +99,57 @@ struct StoredProperties {
             )
         }
         return result
+    }
+
+    /// Says why `name`, declared by `variable`, cannot be bound, when it cannot: a `let`, a
+    /// `lazy`, `weak` or `unowned` property, or a type that is not a mappable value.
+    private static func refuses(
+        _ variable: VariableDeclSyntax, name: String, type: TypeSyntax?, isLet: Bool, _ report: inout Report
+    ) -> Bool {
+        if isLet {
+            report.error(
+                variable.bindingSpecifier, "mapped-model-let",
+                "@MappedModel cannot bind `let \(name)`: mapping sets a model property after `init()`; "
+                    + "make it a `var`, or leave it out with @MappedIgnored",
+                fixIt: FixIt(
+                    message: Fix("make it a `var`"),
+                    changes: [
+                        .replace(
+                            oldNode: Syntax(variable.bindingSpecifier),
+                            newNode: Syntax(variable.bindingSpecifier.with(\.tokenKind, .keyword(.var))))
+                    ]))
+            return true
+        }
+        if let modifier = variable.modifiers.first(where: {
+            [.keyword(.lazy), .keyword(.weak), .keyword(.unowned)].contains($0.name.tokenKind)
+        }) {
+            report.error(
+                modifier, "mapped-model-modifier",
+                "@MappedModel cannot bind a `\(modifier.name.text)` property (`\(name)`): "
+                    + "leave it out with @MappedIgnored",
+                fixIt: Self.ignoreFix(variable))
+            return true
+        }
+        if let type, let problem = TypeCheck.problem(of: type) {
+            report.error(
+                problem.node, "mapped-model-type",
+                "@MappedModel cannot bind `\(name)`: \(problem.reason)",
+                fixIt: problem.replacement.map { replacement in
+                    FixIt(
+                        message: Fix("use `\(replacement)`"),
+                        changes: [
+                            .replace(
+                                oldNode: problem.node,
+                                newNode: Syntax(
+                                    IdentifierTypeSyntax(
+                                        leadingTrivia: problem.node.leadingTrivia,
+                                        name: .identifier(replacement),
+                                        trailingTrivia: problem.node.trailingTrivia)))
+                        ])
+                } ?? Self.ignoreFix(variable))
+            return true
+        }
+        return false
     }
 
     /// Says that the type cannot be made with `init()`, when it cannot: declared initializers

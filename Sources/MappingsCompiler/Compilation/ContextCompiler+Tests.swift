@@ -31,66 +31,76 @@ extension ContextCompiler {
         var test = ContextTest(
             name: nil, input: .null, output: nil, outputIncludes: nil, issues: nil, many: false, location: node.location
         )
-        var hasInput = false
         var valid = true
-        for member in members {
-            switch member.key {
-            case "name":
-                test.name = member.value.stringValue
-            case "input":
-                test.input = member.value.jsonValue
-                hasInput = true
-            case "output":
-                test.output = member.value.jsonValue
-            case "outputIncludes":
-                switch member.value.kind {
-                case .object, .array:
-                    test.outputIncludes = member.value.jsonValue
-                default:
-                    diagnostics.append(
-                        Diagnostic(
-                            message:
-                                "\"outputIncludes\" is an object (or, with \"many\", an array) of what the output must hold, not \(member.value.typeName)",
-                            location: member.value.location,
-                            help: "write \"outputIncludes\": { \"name\": \"Ann\" }, or \"output\" for the whole output")
-                    )
-                    valid = false
-                }
-            case "many":
-                guard case .bool(let flag) = member.value.kind else {
-                    diagnostics.append(
-                        Diagnostic(message: "\"many\" is true or false", location: member.value.location))
-                    valid = false
-                    continue
-                }
-                test.many = flag
-            case "into":
-                guard case .object = member.value.kind else {
-                    diagnostics.append(
-                        Diagnostic(
-                            message:
-                                "\"into\" is the existing object (as JSON) the input populates, not \(member.value.typeName)",
-                            location: member.value.location))
-                    valid = false
-                    continue
-                }
-                test.into = member.value.jsonValue
-            case "issues":
-                guard let issues = compileExpectedIssues(member.value) else {
-                    valid = false
-                    continue
-                }
-                test.issues = issues
+        for member in members where !compileTestMember(member, into: &test) { valid = false }
+        if !checkTestCombination(test, members: members) { valid = false }
+        if !members.contains(where: { $0.key == "input" }) {
+            diagnostics.append(
+                Diagnostic(message: "this test has no \"input\"", location: node.location, help: "add \"input\": { … }")
+            )
+            valid = false
+        }
+        return valid ? test : nil
+    }
+
+    /// One member of a test object, into `test`; whether it is valid (its error reported when not).
+    private mutating func compileTestMember(_ member: SyntaxMember, into test: inout ContextTest) -> Bool {
+        switch member.key {
+        case "name":
+            test.name = member.value.stringValue
+        case "input":
+            test.input = member.value.jsonValue
+        case "output":
+            test.output = member.value.jsonValue
+        case "outputIncludes":
+            switch member.value.kind {
+            case .object, .array:
+                test.outputIncludes = member.value.jsonValue
             default:
                 diagnostics.append(
                     Diagnostic(
-                        message: "unknown key \"\(member.key)\" in a test", location: member.keyLocation,
-                        help: Suggestion.help(for: member.key, among: Self.testKeys)
-                            ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\", \"into\" and \"name\""
-                    ))
-                valid = false
+                        message:
+                            "\"outputIncludes\" is an object (or, with \"many\", an array) of what the output must hold, not \(member.value.typeName)",
+                        location: member.value.location,
+                        help: "write \"outputIncludes\": { \"name\": \"Ann\" }, or \"output\" for the whole output")
+                )
+                return false
             }
+        case "many":
+            guard case .bool(let flag) = member.value.kind else {
+                diagnostics.append(
+                    Diagnostic(message: "\"many\" is true or false", location: member.value.location))
+                return false
+            }
+            test.many = flag
+        case "into":
+            guard case .object = member.value.kind else {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "\"into\" is the existing object (as JSON) the input populates, not \(member.value.typeName)",
+                        location: member.value.location))
+                return false
+            }
+            test.into = member.value.jsonValue
+        case "issues":
+            guard let issues = compileExpectedIssues(member.value) else { return false }
+            test.issues = issues
+        default:
+            diagnostics.append(
+                Diagnostic(
+                    message: "unknown key \"\(member.key)\" in a test", location: member.keyLocation,
+                    help: Suggestion.help(for: member.key, among: Self.testKeys)
+                        ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\", \"into\" and \"name\""
+                ))
+            return false
         }
+        return true
+    }
+
+    /// Whether the members of a test go together (each conflict reported).
+    private mutating func checkTestCombination(_ test: ContextTest, members: [SyntaxMember]) -> Bool {
+        var valid = true
         if test.output != nil, test.outputIncludes != nil,
             let both = members.first(where: { $0.key == "outputIncludes" })
         {
@@ -130,13 +140,7 @@ extension ContextCompiler {
             default: break
             }
         }
-        if !hasInput {
-            diagnostics.append(
-                Diagnostic(message: "this test has no \"input\"", location: node.location, help: "add \"input\": { … }")
-            )
-            valid = false
-        }
-        return valid ? test : nil
+        return valid
     }
 
     private mutating func compileExpectedIssues(_ node: SyntaxNode) -> [ContextTest.ExpectedIssue]? {

@@ -34,29 +34,7 @@ extension ContextCompiler {
                 ))
             return nil
         }
-        var discriminator: SyntaxMember?
-        var cases: SyntaxMember?
-        var otherwise: SyntaxMember?
-        var valid = true
-        for option in options {
-            switch option.key {
-            case "@discriminator": discriminator = option
-            case "@cases": cases = option
-            case "@otherwise": otherwise = option
-            case "@class", "@mappings":
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "the objects of a union are mapped by their \"@cases\", so \"\(option.key)\" has no place here",
-                        location: option.keyLocation,
-                        help: "name each case's context in \"@cases\"; its \"@class\" is the member it builds"))
-                valid = false
-            default:
-                diagnostics.append(
-                    unknownKeyword(option, in: "the \"@object\" of a union", allowed: Keywords.union))
-                valid = false
-            }
-        }
+        var (discriminator, cases, otherwise, valid) = unionOptions(options)
         let type = propertyType.map(String.init(describing:)) ?? "a union"
         guard let cases else {
             // A misspelled "@cases" was reported with its suggestion: that is the mistake.
@@ -106,6 +84,37 @@ extension ContextCompiler {
         guard valid, let path else { return nil }
         return ObjectRule(
             model: nil, context: nil, union: UnionRule(discriminator: path, cases: compiled, otherwise: fallback))
+    }
+
+    /// A union's `@discriminator`, `@cases` and `@otherwise`, and whether the other options were
+    /// all valid (each that was not reported).
+    private mutating func unionOptions(
+        _ options: [SyntaxMember]
+    ) -> (discriminator: SyntaxMember?, cases: SyntaxMember?, otherwise: SyntaxMember?, valid: Bool) {
+        var discriminator: SyntaxMember?
+        var cases: SyntaxMember?
+        var otherwise: SyntaxMember?
+        var valid = true
+        for option in options {
+            switch option.key {
+            case "@discriminator": discriminator = option
+            case "@cases": cases = option
+            case "@otherwise": otherwise = option
+            case "@class", "@mappings":
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "the objects of a union are mapped by their \"@cases\", so \"\(option.key)\" has no place here",
+                        location: option.keyLocation,
+                        help: "name each case's context in \"@cases\"; its \"@class\" is the member it builds"))
+                valid = false
+            default:
+                diagnostics.append(
+                    unknownKeyword(option, in: "the \"@object\" of a union", allowed: Keywords.union))
+                valid = false
+            }
+        }
+        return (discriminator, cases, otherwise, valid)
     }
 
     /// `@discriminator`'s key path: keys only (serialize writes the value back there).

@@ -107,14 +107,12 @@ extension ContextCompiler {
         return nil
     }
 
-    /// For each mapped value, the key `serialize` writes back: the only key that maps to it, or
-    /// the one `@reverseValue` names. `nil` after reporting a value two keys map to that
-    /// `@reverseValue` does not settle, or a `@reverseValue` that is not of this map.
-    private mutating func reverseChoices(
-        _ held: [(key: SyntaxMember, value: Value)], option: SyntaxMember?, forwardOnly: Bool
-    ) -> [(held: Value, key: String)]? {
-        // Mapped values by what the property holds (`"1"` and `1` are one Int): text → keys.
-        // Strings by their text (a `JSON` entry's too), compared by code points.
+    /// Mapped values by what the property holds (`"1"` and `1` are one Int): their texts in
+    /// order, and each one's value and keys. Strings by their text (a `JSON` entry's too),
+    /// compared by code points.
+    private static func grouped(
+        _ held: [(key: SyntaxMember, value: Value)]
+    ) -> (order: [String], groups: [CodePointKey: (value: Value, keys: [SyntaxMember])]) {
         var order: [String] = []
         var groups: [CodePointKey: (value: Value, keys: [SyntaxMember])] = [:]
         for (key, value) in held {
@@ -129,6 +127,16 @@ extension ContextCompiler {
             }
             groups[CodePointKey(text)]?.keys.append(key)
         }
+        return (order, groups)
+    }
+
+    /// For each mapped value, the key `serialize` writes back: the only key that maps to it, or
+    /// the one `@reverseValue` names. `nil` after reporting a value two keys map to that
+    /// `@reverseValue` does not settle, or a `@reverseValue` that is not of this map.
+    private mutating func reverseChoices(
+        _ held: [(key: SyntaxMember, value: Value)], option: SyntaxMember?, forwardOnly: Bool
+    ) -> [(held: Value, key: String)]? {
+        let (order, groups) = Self.grouped(held)
         var choices: [CodePointKey: String] = [:]
         // Mapped values `@reverseValue` names, rightly or not: not reported again as ambiguous.
         var named: Set<CodePointKey> = []

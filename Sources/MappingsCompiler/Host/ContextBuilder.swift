@@ -188,59 +188,10 @@ public struct ContextBuilder {
         if let defaultValue { options.append(("@defaultValue", SyntaxNode(json: defaultValue, at: at))) }
         if let type { options.append(("@type", string(type))) }
         if let dateFormat { options.append(("@dateFormat", string(dateFormat))) }
-        if let transform {
-            let reference: TransformerReference
-            switch transform.kind {
-            case .named(let className, let selector):
-                reference = TransformerReference(className: className, selector: selector, userData: nil)
-            case .closure(let forward, let reverse):
-                let selector = "\(fileID)#\(line)#\(closures.count)"
-                reference = TransformerReference(className: Transform.closureClass, selector: selector, userData: nil)
-                closures.append((reference, forward))
-                if let reverse {
-                    closures.append(
-                        (
-                            TransformerReference(
-                                className: Transform.closureClass, selector: selector + "#reverse", userData: nil),
-                            reverse
-                        ))
-                }
-            }
-            options.append(("@transformClass", string(reference.className)))
-            options.append(("@transformSelector", string(reference.selector)))
-            if let userData = transform.userData {
-                options.append(("@transformUserData", SyntaxNode(json: userData, at: at)))
-            }
-            switch transform.kind {
-            case .named(_, _):
-                if let reverse = transform.reverseSelector {
-                    options.append(("@reverseTransformSelector", string(reverse)))
-                }
-            case .closure(_, let reverse):
-                if reverse != nil {
-                    options.append(("@reverseTransformSelector", string(reference.selector + "#reverse")))
-                }
-            }
-        }
+        if let transform { options += transformOptions(transform, fileID: fileID, line: line, at: at) }
         if let lua { options.append(("@lua", string(lua))) }
         if let reverseLua { options.append(("@reverseLua", string(reverseLua))) }
-        if let object {
-            var objectMembers: [(String, SyntaxNode)] = []
-            if let className = object.className { objectMembers.append(("@class", string(className))) }
-            switch object.kind {
-            case .context(let identifier): objectMembers.append(("@mappings", string(identifier)))
-            case .inline(let builder):
-                closures += builder.closures
-                for (file, path) in builder.sourcePaths { sourcePaths[file] = path }
-                objectMembers.append(("@mappings", builder.node))
-            case .model: break
-            case .union(let discriminator, let cases, let otherwise):
-                objectMembers.append(("@discriminator", string(discriminator)))
-                objectMembers.append(("@cases", Self.object(cases.map { ($0.0, string($0.1)) }, at: at)))
-                if let otherwise { objectMembers.append(("@otherwise", string(otherwise))) }
-            }
-            options.append(("@object", Self.object(objectMembers, at: at)))
-        }
+        if let object { options.append(("@object", objectNode(object, at: at))) }
         if clearContent { options.append(("@clearContent", SyntaxNode(.bool(true), at: at))) }
         if insertContentAtBegin { options.append(("@insertContentAtBegin", SyntaxNode(.bool(true), at: at))) }
         if let reverseFanOut { options.append(("@reverseFanOut", SyntaxNode(.bool(reverseFanOut), at: at))) }
@@ -271,6 +222,68 @@ public struct ContextBuilder {
             value = Self.object(options, at: at)
         }
         members.append(SyntaxMember(key: property, keyLocation: at, value: value))
+    }
+
+    /// A transformer's options: its class and selector (a closure registered under a selector of
+    /// its own), user data, and the reverse selector.
+    private mutating func transformOptions(
+        _ transform: Transform, fileID: String, line: Int, at: SourceLocation
+    ) -> [(String, SyntaxNode)] {
+        func string(_ text: String) -> SyntaxNode { SyntaxNode(.string(text), at: at) }
+        var options: [(String, SyntaxNode)] = []
+        let reference: TransformerReference
+        switch transform.kind {
+        case .named(let className, let selector):
+            reference = TransformerReference(className: className, selector: selector, userData: nil)
+        case .closure(let forward, let reverse):
+            let selector = "\(fileID)#\(line)#\(closures.count)"
+            reference = TransformerReference(className: Transform.closureClass, selector: selector, userData: nil)
+            closures.append((reference, forward))
+            if let reverse {
+                closures.append(
+                    (
+                        TransformerReference(
+                            className: Transform.closureClass, selector: selector + "#reverse", userData: nil),
+                        reverse
+                    ))
+            }
+        }
+        options.append(("@transformClass", string(reference.className)))
+        options.append(("@transformSelector", string(reference.selector)))
+        if let userData = transform.userData {
+            options.append(("@transformUserData", SyntaxNode(json: userData, at: at)))
+        }
+        switch transform.kind {
+        case .named(_, _):
+            if let reverse = transform.reverseSelector {
+                options.append(("@reverseTransformSelector", string(reverse)))
+            }
+        case .closure(_, let reverse):
+            if reverse != nil {
+                options.append(("@reverseTransformSelector", string(reference.selector + "#reverse")))
+            }
+        }
+        return options
+    }
+
+    /// An `@object` entry's object: its class and its context, inline builder, or union.
+    private mutating func objectNode(_ object: NestedObject, at: SourceLocation) -> SyntaxNode {
+        func string(_ text: String) -> SyntaxNode { SyntaxNode(.string(text), at: at) }
+        var objectMembers: [(String, SyntaxNode)] = []
+        if let className = object.className { objectMembers.append(("@class", string(className))) }
+        switch object.kind {
+        case .context(let identifier): objectMembers.append(("@mappings", string(identifier)))
+        case .inline(let builder):
+            closures += builder.closures
+            for (file, path) in builder.sourcePaths { sourcePaths[file] = path }
+            objectMembers.append(("@mappings", builder.node))
+        case .model: break
+        case .union(let discriminator, let cases, let otherwise):
+            objectMembers.append(("@discriminator", string(discriminator)))
+            objectMembers.append(("@cases", Self.object(cases.map { ($0.0, string($0.1)) }, at: at)))
+            if let otherwise { objectMembers.append(("@otherwise", string(otherwise))) }
+        }
+        return Self.object(objectMembers, at: at)
     }
 
     /// Says what mapping does with payload keys, at this context's level, that no entry reads

@@ -29,17 +29,23 @@ package struct CursorPlace: Sendable, Equatable {
         case array
     }
 
-    /// The place of the cursor at `line` and `column` (1-based, columns in Unicode scalars).
-    package init(text: String, line: Int, column: Int) {
-        var frames: [Frame] = []
+    /// Walks a text's Unicode scalars up to the cursor, counting lines and columns.
+    private struct Scanner {
+        let scalars: [Unicode.Scalar]
+        let line: Int
+        let column: Int
+        var index = 0
         var currentLine = 1
         var currentColumn = 1
-        let scalars = Array(text.unicodeScalars)
-        var index = 0
-        func atCursor() -> Bool {
-            currentLine > line || (currentLine == line && currentColumn >= column)
+
+        var atEnd: Bool { index >= scalars.count }
+        var atCursor: Bool { currentLine > line || (currentLine == line && currentColumn >= column) }
+
+        func starts(_ first: Unicode.Scalar, _ second: Unicode.Scalar) -> Bool {
+            index + 1 < scalars.count && scalars[index] == first && scalars[index + 1] == second
         }
-        func advance() {
+
+        mutating func advance() {
             if scalars[index] == "\n" {
                 currentLine += 1
                 currentColumn = 1
@@ -48,78 +54,93 @@ package struct CursorPlace: Sendable, Equatable {
             }
             index += 1
         }
+
+        /// Past a `/* … */` comment, or up to the cursor inside it.
+        mutating func skipBlockComment() {
+            advance()
+            advance()
+            while !atEnd, !atCursor {
+                if starts("*", "/") {
+                    advance()
+                    advance()
+                    return
+                }
+                advance()
+            }
+        }
+
+        /// A string's text from its opening quote, up to its closing quote, the line's end or the
+        /// cursor; whether it closed, and the column its text starts at.
+        mutating func string() -> (text: String, closed: Bool, column: Int) {
+            advance()
+            let textColumn = currentColumn
+            var string = ""
+            while !atEnd, !atCursor {
+                let next = scalars[index]
+                if next == "\n" { break }
+                if next == "\\", index + 1 < scalars.count {
+                    advance()
+                    string.unicodeScalars.append(scalars[index])
+                    advance()
+                    continue
+                }
+                if next == "\"" {
+                    advance()
+                    return (string, true, textColumn)
+                }
+                string.unicodeScalars.append(next)
+                advance()
+            }
+            return (string, false, textColumn)
+        }
+    }
+
+    /// The place of the cursor at `line` and `column` (1-based, columns in Unicode scalars).
+    package init(text: String, line: Int, column: Int) {
+        var frames: [Frame] = []
+        var scanner = Scanner(scalars: Array(text.unicodeScalars), line: line, column: column)
         startColumn = column
-        while index < scalars.count, !atCursor() {
-            let scalar = scalars[index]
-            switch scalar {
-            case "/" where index + 1 < scalars.count && scalars[index + 1] == "/":
-                while index < scalars.count, scalars[index] != "\n", !atCursor() { advance() }
-                if atCursor() {
+        while !scanner.atEnd, !scanner.atCursor {
+            switch scanner.scalars[scanner.index] {
+            case "/" where scanner.starts("/", "/"):
+                while !scanner.atEnd, scanner.scalars[scanner.index] != "\n", !scanner.atCursor { scanner.advance() }
+                if scanner.atCursor {
                     finish(frames, inComment: true)
                     return
                 }
-            case "/" where index + 1 < scalars.count && scalars[index + 1] == "*":
-                advance()
-                advance()
-                while index < scalars.count, !atCursor() {
-                    if scalars[index] == "*", index + 1 < scalars.count, scalars[index + 1] == "/" {
-                        advance()
-                        advance()
-                        break
-                    }
-                    advance()
-                }
+            case "/" where scanner.starts("/", "*"):
+                scanner.skipBlockComment()
             case "\"":
-                advance()
-                let textColumn = currentColumn
-                var string = ""
-                var closed = false
-                while index < scalars.count, !atCursor() {
-                    let next = scalars[index]
-                    if next == "\n" { break }
-                    if next == "\\", index + 1 < scalars.count {
-                        advance()
-                        string.unicodeScalars.append(scalars[index])
-                        advance()
-                        continue
-                    }
-                    if next == "\"" {
-                        advance()
-                        closed = true
-                        break
-                    }
-                    string.unicodeScalars.append(next)
-                    advance()
-                }
-                if !closed, atCursor() || index == scalars.count {
+                let string = scanner.string()
+                if !string.closed, scanner.atCursor || scanner.atEnd {
                     inString = true
-                    prefix = string
-                    startColumn = textColumn
+                    prefix = string.text
+                    startColumn = string.column
                     finish(frames, inComment: false)
                     return
                 }
                 if case .object(_, true) = frames.last {
-                    frames[frames.count - 1] = .object(key: string, expectingKey: true)
+                    frames[frames.count - 1] = .object(key: string.text, expectingKey: true)
                 }
             case "{":
                 frames.append(.object(key: nil, expectingKey: true))
-                advance()
+                scanner.advance()
             case "[":
                 frames.append(.array)
-                advance()
+                scanner.advance()
             case "}", "]":
                 if !frames.isEmpty { frames.removeLast() }
-                advance()
+                scanner.advance()
             case ":":
                 if case .object(let key, _) = frames.last {
                     frames[frames.count - 1] = .object(key: key, expectingKey: false)
                 }
-                advance()
+                scanner.advance()
             case ",":
                 if case .object = frames.last { frames[frames.count - 1] = .object(key: nil, expectingKey: true) }
-                advance()
+                scanner.advance()
             default:
-                advance()
+                scanner.advance()
             }
         }
         finish(frames, inComment: false)

@@ -166,6 +166,20 @@ extension MappingRun {
         return identity.properties.count > 1 ? "(" + text + ")" : text
     }
 
+    /// Where an upsert stands: the existing elements, those the payload added, and which
+    /// element of the payload touched each, by identity.
+    private struct Upserting {
+        var old: [Value]
+        /// Where each identity is: `n >= 0` is old[n], `n < 0` is added[-n - 1].
+        var index: [IdentityKey: Int] = [:]
+        var touchedBy: [Int?]
+        var added: [Value] = []
+        var addedFrom: [Int] = []
+        var addedKeys: [IdentityKey?] = []
+        var updatedKeys: [IdentityKey?] = []
+        var failed = false
+    }
+
     /// Maps a payload array into a `[Model]` property with `@identity`.
     mutating func upsert(
         _ items: [JSONValue], with object: ObjectRule, rule: Rule, path: () -> String, target: inout Value,
@@ -175,111 +189,117 @@ extension MappingRun {
             return
         }
         let steps = rule.target.steps[...]
-        var old: [Value] = []
+        var state = Upserting(old: [], touchedBy: [])
         var hadCollection = false
         if case .array(let existing)? = Target.value(at: steps, in: target) {
-            old = existing
+            state.old = existing
             hadCollection = true
         }
-        // Where each identity is: `n >= 0` is old[n], `n < 0` is added[-n - 1].
-        var index: [IdentityKey: Int] = [:]
-        index.reserveCapacity(old.count + items.count)
-        for (position, element) in old.enumerated() {
-            if let key = Self.existingIdentity(element, reader: reader), index[key] == nil { index[key] = position }
+        state.index.reserveCapacity(state.old.count + items.count)
+        for (position, element) in state.old.enumerated() {
+            if let key = Self.existingIdentity(element, reader: reader), state.index[key] == nil {
+                state.index[key] = position
+            }
         }
-        var touchedBy = [Int?](repeating: nil, count: old.count)
-        var added: [Value] = []
-        var addedFrom: [Int] = []
-        var addedKeys: [IdentityKey?] = []
-        var updatedKeys: [IdentityKey?] = []
-        var failed = false
+        state.touchedBy = [Int?](repeating: nil, count: state.old.count)
         for (offset, item) in items.enumerated() {
-            func itemPath() -> String { PathText.appending("[\(offset)]", to: path()) }
-            func itemProperty() -> String { property() + "[\(offset)]" }
-            let key = payloadIdentity(item, reader: reader)
-            let position = key.flatMap { index[$0] }
-            var existing: Value?
-            var earlier: Int?
-            if let position {
-                if position >= 0 {
-                    (existing, earlier) = (old[position], touchedBy[position])
-                } else {
-                    (existing, earlier) = (added[-position - 1], addedFrom[-position - 1])
-                }
-            }
-            if let earlier, let key {
-                issues.append(
-                    MappingIssue(
-                        kind: .duplicateIdentity, path: itemPath(), property: itemProperty(),
-                        rule: identity.provenance, value: nil,
-                        message:
-                            "the elements [\(earlier)] and [\(offset)] have the same \(identity.description) \(Self.text(key, identity)): merged in order, [\(offset)] wins",
-                        severity: .warning))
-            }
-            let before = issues.count
-            var built = element(
-                item, with: object, rule: rule, path: itemPath, existing: existing, property: itemProperty)
-            // Dropped by its context's `@filter`: as if the payload did not hold it.
-            if droppedElement { continue }
-            storeUnmappedIdentity(item, reader: reader, rule: rule, path: itemPath, property: itemProperty, in: &built)
-            let outcome = elementOutcome(since: before, rule: rule)
-            if outcome == .failed { failed = true }
-            // An element no case of a union takes is already an issue, and no object.
-            if key == nil, outcome == .kept, built != .null {
-                // Before the element's own issues, in payload order.
-                issues.insert(
-                    MappingIssue(
-                        kind: .missingIdentity, path: itemPath(), property: itemProperty(), rule: identity.provenance,
-                        value: nil, message: "no \(identity.description) to match the element by: added as a new one",
-                        severity: .warning), at: before)
-            }
-            switch position {
-            case let position? where position >= 0:
-                // Mentioned, so kept by a sync even when the update is skipped; an object no
-                // case of a union takes (an issue) leaves the element as it was.
-                if outcome == .kept, reader.union == nil || built != .null {
-                    old[position] = built
-                    if touchedBy[position] == nil { updatedKeys.append(key) }
-                }
-                touchedBy[position] = offset
-            case let position?:
-                if outcome == .kept { added[-position - 1] = built }
-                addedFrom[-position - 1] = offset
-            case nil:
-                guard outcome == .kept else { continue }
-                if let key { index[key] = -added.count - 1 }
-                added.append(built)
-                addedFrom.append(offset)
-                addedKeys.append(key)
-            }
+            upsert(
+                item, at: offset, into: &state, with: object, rule: rule, identity: identity, reader: reader,
+                path: path,
+                property: property)
         }
-        if failed {
+        if state.failed {
             failProperty(rule, at: path, property: property)
             return
         }
-        var kept = old
+        var kept = state.old
         var removedKeys: [IdentityKey?] = []
         if rule.clearContent {
             kept = []
-            kept.reserveCapacity(old.count)
-            for (position, element) in old.enumerated() {
-                if touchedBy[position] != nil {
+            kept.reserveCapacity(state.old.count)
+            for (position, element) in state.old.enumerated() {
+                if state.touchedBy[position] != nil {
                     kept.append(element)
                 } else {
                     removedKeys.append(Self.existingIdentity(element, reader: reader))
                 }
             }
         }
-        let result = rule.insertContentAtBegin ? added + kept : kept + added
+        let result = rule.insertContentAtBegin ? state.added + kept : kept + state.added
         Target.assign(.array(result), at: steps, in: &target, models: mapper.catalog.models)
         if hadCollection {
             reportChanges(
                 rule: rule, identity: identity, at: path, property: property,
                 [
-                    ("updated", updatedKeys.map { $0.map { Self.text($0, identity) } }),
-                    ("added", addedKeys.map { $0.map { Self.text($0, identity) } }),
+                    ("updated", state.updatedKeys.map { $0.map { Self.text($0, identity) } }),
+                    ("added", state.addedKeys.map { $0.map { Self.text($0, identity) } }),
                     ("removed", removedKeys.map { $0.map { Self.text($0, identity) } }),
                 ])
+        }
+    }
+
+    /// One payload element of an upsert: it updates the existing element of its identity, merges
+    /// into an earlier element of the payload with the same identity, or is added.
+    private mutating func upsert(
+        _ item: JSONValue, at offset: Int, into state: inout Upserting, with object: ObjectRule, rule: Rule,
+        identity: IdentityRule, reader: IdentityReader, path: () -> String, property: () -> String
+    ) {
+        func itemPath() -> String { PathText.appending("[\(offset)]", to: path()) }
+        func itemProperty() -> String { property() + "[\(offset)]" }
+        let key = payloadIdentity(item, reader: reader)
+        let position = key.flatMap { state.index[$0] }
+        var existing: Value?
+        var earlier: Int?
+        if let position {
+            if position >= 0 {
+                (existing, earlier) = (state.old[position], state.touchedBy[position])
+            } else {
+                (existing, earlier) = (state.added[-position - 1], state.addedFrom[-position - 1])
+            }
+        }
+        if let earlier, let key {
+            issues.append(
+                MappingIssue(
+                    kind: .duplicateIdentity, path: itemPath(), property: itemProperty(),
+                    rule: identity.provenance, value: nil,
+                    message:
+                        "the elements [\(earlier)] and [\(offset)] have the same \(identity.description) \(Self.text(key, identity)): merged in order, [\(offset)] wins",
+                    severity: .warning))
+        }
+        let before = issues.count
+        var built = element(item, with: object, rule: rule, path: itemPath, existing: existing, property: itemProperty)
+        // Dropped by its context's `@filter`: as if the payload did not hold it.
+        if droppedElement { return }
+        storeUnmappedIdentity(item, reader: reader, rule: rule, path: itemPath, property: itemProperty, in: &built)
+        let outcome = elementOutcome(since: before, rule: rule)
+        if outcome == .failed { state.failed = true }
+        // An element no case of a union takes is already an issue, and no object.
+        if key == nil, outcome == .kept, built != .null {
+            // Before the element's own issues, in payload order.
+            issues.insert(
+                MappingIssue(
+                    kind: .missingIdentity, path: itemPath(), property: itemProperty(), rule: identity.provenance,
+                    value: nil, message: "no \(identity.description) to match the element by: added as a new one",
+                    severity: .warning), at: before)
+        }
+        switch position {
+        case let position? where position >= 0:
+            // Mentioned, so kept by a sync even when the update is skipped; an object no
+            // case of a union takes (an issue) leaves the element as it was.
+            if outcome == .kept, reader.union == nil || built != .null {
+                state.old[position] = built
+                if state.touchedBy[position] == nil { state.updatedKeys.append(key) }
+            }
+            state.touchedBy[position] = offset
+        case let position?:
+            if outcome == .kept { state.added[-position - 1] = built }
+            state.addedFrom[-position - 1] = offset
+        case nil:
+            guard outcome == .kept else { return }
+            if let key { state.index[key] = -state.added.count - 1 }
+            state.added.append(built)
+            state.addedFrom.append(offset)
+            state.addedKeys.append(key)
         }
     }
 

@@ -41,53 +41,16 @@ struct ReverseRun {
             func at() -> String { rule.source.payloadPath(from: path()) }
             guard var written = value == .null ? .json(.null) : json(value, rule: rule, path: at, property: name)
             else { continue }
-            if let reference = rule.transformer, value != .null {
-                guard let reverse = rule.reverseTransform else {
-                    report(
-                        rule, path: at(), property: name(), value: value,
-                        message:
-                            "\(reference.displayName) has no reverse transformer (\(reference.inline == nil ? "\"@reverseTransformSelector\"" : "\"@reverseLua\"")): \(name()) is left out (an entry that is never serialized says \"@reverse\": false)"
-                    )
+            if rule.transformer != nil, value != .null {
+                guard let reversed = reverseTransformed(written, of: value, rule: rule, path: at, property: name) else {
                     continue
                 }
-                do {
-                    let input = Self.jsonValue(written)
-                    var output = try reverse.transform(input, userData: reference.userData)
-                    // An empty Lua table of no kind is the empty collection a collection property needs.
-                    if case .object(let object) = output, object.isKindlessEmpty, rule.type?.isCollection == true {
-                        output = .array([])
-                    }
-                    written = .json(output)
-                } catch {
-                    report(
-                        rule, path: at(), property: name(), value: value,
-                        message:
-                            "\(rule.reverseTransformer?.displayName ?? reference.displayName) failed: \(error.transformerReason)"
-                    )
-                    continue
-                }
+                written = reversed
             }
             if let selection = rule.selection {
-                // A keyed selection writes each of its keys' values where its first key path reads.
-                let members: [(key: String, value: Value)]
-                switch written {
-                case .json(.object(let object)): members = object.members.map { ($0.key, .json($0.value)) }
-                case .dictionary(let dictionary): members = dictionary.entries.map { ($0.key, $0.value) }
-                default:
-                    report(
-                        rule, path: at(), property: name(), value: value,
-                        message:
-                            "the keyed selection \(selection.description) writes back an object of its keys, but \(name()) is \(Converter.describe(Self.jsonValue(written))): it is left out"
-                    )
-                    continue
-                }
-                for selected in selection {
-                    guard let member = members.first(where: { $0.key == selected.key }) else { continue }
-                    var writer = PayloadWriter(rule: rule, property: name(), writers: writers, objectsOnly: objectsOnly)
-                    writer.write(member.value, at: selected.paths[0].components[...], into: &out, path: path())
-                    writers = writer.writers
-                    issues += writer.issues
-                }
+                write(
+                    selection, of: written, value: value, rule: rule, into: &out, writers: &writers,
+                    objectsOnly: objectsOnly, path: path, at: at, property: name)
                 continue
             }
             guard !rule.source.components.contains(.count) else { continue }
@@ -112,6 +75,64 @@ struct ReverseRun {
         return Self.ordered(
             out, as: context.rules.flatMap { rule in rule.selection?.map(\.paths[0].keys) ?? [rule.source.keys] },
             prefix: [])
+    }
+
+    /// What a rule's reverse transformer makes of the value written back; `nil` after reporting
+    /// that it has none, or that it failed.
+    private mutating func reverseTransformed(
+        _ written: Value, of value: Value, rule: Rule, path at: () -> String, property name: () -> String
+    ) -> Value? {
+        guard let reference = rule.transformer else { return written }
+        guard let reverse = rule.reverseTransform else {
+            report(
+                rule, path: at(), property: name(), value: value,
+                message:
+                    "\(reference.displayName) has no reverse transformer (\(reference.inline == nil ? "\"@reverseTransformSelector\"" : "\"@reverseLua\"")): \(name()) is left out (an entry that is never serialized says \"@reverse\": false)"
+            )
+            return nil
+        }
+        do {
+            var output = try reverse.transform(Self.jsonValue(written), userData: reference.userData)
+            // An empty Lua table of no kind is the empty collection a collection property needs.
+            if case .object(let object) = output, object.isKindlessEmpty, rule.type?.isCollection == true {
+                output = .array([])
+            }
+            return .json(output)
+        } catch {
+            report(
+                rule, path: at(), property: name(), value: value,
+                message:
+                    "\(rule.reverseTransformer?.displayName ?? reference.displayName) failed: \(error.transformerReason)"
+            )
+            return nil
+        }
+    }
+
+    /// A keyed selection writes each of its keys' values back where that key's first key path reads.
+    private mutating func write(
+        _ selection: [SelectedKey], of written: Value, value: Value, rule: Rule, into out: inout Value,
+        writers: inout [String: Rule], objectsOnly: Set<[PayloadKeyPath.Component]>, path: () -> String,
+        at: () -> String, property name: () -> String
+    ) {
+        let members: [(key: String, value: Value)]
+        switch written {
+        case .json(.object(let object)): members = object.members.map { ($0.key, .json($0.value)) }
+        case .dictionary(let dictionary): members = dictionary.entries.map { ($0.key, $0.value) }
+        default:
+            report(
+                rule, path: at(), property: name(), value: value,
+                message:
+                    "the keyed selection \(selection.description) writes back an object of its keys, but \(name()) is \(Converter.describe(Self.jsonValue(written))): it is left out"
+            )
+            return
+        }
+        for selected in selection {
+            guard let member = members.first(where: { $0.key == selected.key }) else { continue }
+            var writer = PayloadWriter(rule: rule, property: name(), writers: writers, objectsOnly: objectsOnly)
+            writer.write(member.value, at: selected.paths[0].components[...], into: &out, path: path())
+            writers = writer.writers
+            issues += writer.issues
+        }
     }
 
     /// Whether serialize writes a rule's collection as an array of objects at the key before

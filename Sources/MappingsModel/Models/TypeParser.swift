@@ -88,69 +88,15 @@ package struct TypeParser {
                 message: "a type is missing", offset: index, length: 1,
                 help: "write a type such as String, Int, [String] or UserModel")
         }
-        if characters[index] == "(" {
-            let open = index
-            index += 1
-            skipSpaces()
-            type = try parseType()
-            skipSpaces()
-            guard index < characters.count, characters[index] == ")" else {
-                throw Failure(
-                    message: "this \"(\" is not closed", offset: open, length: 1, help: "add the closing \")\"")
-            }
-            index += 1
-        } else if characters[index] == "[" {
-            let open = index
-            index += 1
-            skipSpaces()
-            let first = try parseType()
-            skipSpaces()
-            if index < characters.count, characters[index] == ":" {
-                guard first == .string else {
-                    throw Failure(
-                        message: "dictionary keys are String, not \(first)", offset: open + 1,
-                        length: 1, help: "write [String: T]")
-                }
-                index += 1
-                skipSpaces()
-                let value = try parseType()
-                skipSpaces()
-                type = .dictionary(value)
-            } else {
-                type = .array(first)
-            }
-            guard index < characters.count, characters[index] == "]" else {
-                throw Failure(
-                    message: "this \"[\" is not closed", offset: open, length: 1, help: "add the closing \"]\"")
-            }
-            index += 1
-        } else if characters[index] == "{" {
-            let open = index
-            index += 1
-            skipSpaces()
-            let element = try parseType()
-            skipSpaces()
-            guard index < characters.count, characters[index] == "}" else {
-                throw Failure(
-                    message: "this \"{\" is not closed", offset: open, length: 1, help: "add the closing \"}\"")
-            }
-            index += 1
-            type = .set(element)
-        } else {
-            let start = index
-            while index < characters.count,
-                characters[index].isLetter || characters[index].isNumber
-                    || characters[index] == "_"
-            {
-                index += 1
-            }
-            guard index > start else {
-                throw Failure(
-                    message: "unexpected \"\(characters[index])\" where a type was expected",
-                    offset: index, length: 1, help: "write a type such as String, Int, [String] or UserModel")
-            }
-            let name = String(characters[start..<index])
-            type = TypeReference.scalars[name] ?? .model(name)
+        switch characters[index] {
+        case "(":
+            type = try enclosed(closing: ")") { parser, _ throws(Failure) in try parser.parseType() }
+        case "[":
+            type = try enclosed(closing: "]") { parser, open throws(Failure) in try parser.parseCollection(open: open) }
+        case "{":
+            type = .set(try enclosed(closing: "}") { parser, _ throws(Failure) in try parser.parseType() })
+        default:
+            type = try parseName()
         }
         skipSpaces()
         if index < characters.count, characters[index] == "?" {
@@ -164,6 +110,58 @@ package struct TypeParser {
             type = .optional(type)
         }
         return type
+    }
+
+    /// What `inner` parses between the bracket at `index` and `closing`.
+    private mutating func enclosed(
+        closing: Character, _ inner: (inout TypeParser, Int) throws(Failure) -> TypeReference
+    ) throws(Failure) -> TypeReference {
+        let open = index
+        let opening = characters[open]
+        index += 1
+        skipSpaces()
+        let type = try inner(&self, open)
+        skipSpaces()
+        guard index < characters.count, characters[index] == closing else {
+            throw Failure(
+                message: "this \"\(opening)\" is not closed", offset: open, length: 1,
+                help: "add the closing \"\(closing)\"")
+        }
+        index += 1
+        return type
+    }
+
+    /// The inside of `[…]` (its `[` at `open`): an array's element, or a dictionary's `String: value`.
+    private mutating func parseCollection(open: Int) throws(Failure) -> TypeReference {
+        let first = try parseType()
+        skipSpaces()
+        guard index < characters.count, characters[index] == ":" else { return .array(first) }
+        guard first == .string else {
+            throw Failure(
+                message: "dictionary keys are String, not \(first)", offset: open + 1, length: 1,
+                help: "write [String: T]")
+        }
+        index += 1
+        skipSpaces()
+        let value = try parseType()
+        return .dictionary(value)
+    }
+
+    /// A scalar's or a model's name.
+    private mutating func parseName() throws(Failure) -> TypeReference {
+        let start = index
+        while index < characters.count,
+            characters[index].isLetter || characters[index].isNumber || characters[index] == "_"
+        {
+            index += 1
+        }
+        guard index > start else {
+            throw Failure(
+                message: "unexpected \"\(characters[index])\" where a type was expected",
+                offset: index, length: 1, help: "write a type such as String, Int, [String] or UserModel")
+        }
+        let name = String(characters[start..<index])
+        return TypeReference.scalars[name] ?? .model(name)
     }
 
     private mutating func skipSpaces() {
