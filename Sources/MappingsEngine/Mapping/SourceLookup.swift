@@ -114,30 +114,9 @@ package enum SourceLookup {
                 guard let next = object[key] else { return .missing(path: path ?? "") }
                 current = next
             case (.key(let key), .array(let elements)):
-                if !fanned, holes != nil { holes = Array(repeating: false, count: elements.count) }
-                var values: [JSONValue] = []
-                values.reserveCapacity(elements.count)
-                for (index, element) in elements.enumerated() {
-                    switch element {
-                    case .object(let object):
-                        if let member = object[key] {
-                            values.append(member)
-                        } else {
-                            values.append(.null)
-                            holes?[index] = true
-                        }
-                    case .null:
-                        values.append(.null)
-                    default:
-                        guard let path else { return .invalid("", path: "") }
-                        let at = fanned ? PathText.appending("[\(index)]", to: path) : path + "[\(index)]"
-                        return .invalid(
-                            "cannot read \(describe(component)) from \(Converter.describe(element))", path: at)
-                    }
-                }
-                path? += (fanned ? "" : "[*]") + PathText.member(key)
-                fanned = true
-                current = .array(values)
+                let outcome = fanOut(key, of: elements, fanned: &fanned, holes: &holes, path: &path)
+                guard case .found(let values, _) = outcome else { return outcome }
+                current = values
             case (.index(let index), .array(let elements)):
                 let position = index < 0 ? elements.count + index : index
                 guard let picked = pick(position, of: elements, fanned: &fanned, path: &path, holes: holes) else {
@@ -174,6 +153,36 @@ package enum SourceLookup {
             }
         }
         return .found(current, path: path ?? "")
+    }
+
+    /// `key` of each element of `elements` (a fan-out, or its next key): found (null where an
+    /// object has no such key, `holes` marking it), or an element that cannot be read.
+    private static func fanOut(
+        _ key: String, of elements: [JSONValue], fanned: inout Bool, holes: inout [Bool]?, path: inout String?
+    ) -> Outcome {
+        if !fanned, holes != nil { holes = Array(repeating: false, count: elements.count) }
+        var values: [JSONValue] = []
+        values.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            switch element {
+            case .object(let object):
+                if let member = object[key] {
+                    values.append(member)
+                } else {
+                    values.append(.null)
+                    holes?[index] = true
+                }
+            case .null:
+                values.append(.null)
+            default:
+                guard let path else { return .invalid("", path: "") }
+                let at = fanned ? PathText.appending("[\(index)]", to: path) : path + "[\(index)]"
+                return .invalid("cannot read \(describe(.key(key))) from \(Converter.describe(element))", path: at)
+            }
+        }
+        path? += (fanned ? "" : "[*]") + PathText.member(key)
+        fanned = true
+        return .found(.array(values), path: "")
     }
 
     /// The element at `position`: after a fan-out, the path names it in place of the `[*]` and
