@@ -40,3 +40,29 @@ struct CatalogReloaderTests {
         #expect(outcome() == "swapped 3")
     }
 }
+
+/// `ReloadSchedule`: when `stream --watch` and `serve` look at the files again.
+@Suite("the reload schedule")
+struct ReloadScheduleTests {
+    @Test("a reload asked for is due at once and forced; watching, a look is due each interval")
+    func due() {
+        let watching = ReloadSchedule(watchEvery: .seconds(1))
+        let start = ContinuousClock.now
+        #expect(watching.due(now: start) == nil)
+        #expect(watching.due(now: start + .milliseconds(999)) == nil)
+        #expect(watching.due(now: start + .seconds(1)) == .ifChanged)
+        #expect(watching.due(now: start + .milliseconds(1500)) == nil)
+        watching.ask()
+        watching.ask()
+        #expect(watching.due(now: start + .milliseconds(1600)) == .forced)
+        // Asked twice before a look: one reload. A forced one restarts the interval.
+        #expect(watching.due(now: start + .milliseconds(2500)) == nil)
+        #expect(watching.due(now: start + .milliseconds(2600)) == .ifChanged)
+
+        let asked = ReloadSchedule(watchEvery: nil)
+        #expect(asked.due(now: start + .seconds(60)) == nil)
+        asked.ask()
+        #expect(asked.due() == .forced)
+        #expect(asked.due() == nil)
+    }
+}

@@ -214,27 +214,27 @@ struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Reloads on SIGHUP and, with `--watch`, when a file changes (checked every second).
+/// Reloads on SIGHUP and, with `--watch`, when a file changes (looked at every second), on the
+/// schedule every surface keeps (`ReloadSchedule`).
 struct ReloadService: Service {
     let service: MappingService
     let watch: Bool
 
     func run() async throws {
+        let schedule = ReloadSchedule(watchEvery: watch ? .seconds(1) : nil)
         let signals = await UnixSignalsSequence(trapping: .sighup)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await _ in signals.cancelOnGracefulShutdown() {
-                        _ = await MappingServer.offload { service.reload(onlyIfChanged: false) }
-                    }
+                    for await _ in signals.cancelOnGracefulShutdown() { schedule.ask() }
                 }
-                if watch {
-                    group.addTask {
-                        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                            try? await Task.sleep(for: .seconds(1))
-                            if Task.isShuttingDownGracefully { break }
-                            _ = await MappingServer.offload { service.reload(onlyIfChanged: true) }
+                group.addTask {
+                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                        if let due = schedule.due() {
+                            _ = await MappingServer.offload { service.reload(onlyIfChanged: due == .ifChanged) }
+                            continue
                         }
+                        try? await Task.sleep(for: .milliseconds(50))
                     }
                 }
                 await group.waitForAll()

@@ -14,7 +14,8 @@ package struct StreamReloads {
     let reloader: CatalogReloader
     /// How long a reload may take before it is refused.
     let timeout: Duration
-    private var lastWatch = DispatchTime.now()
+    /// When to look: SIGHUP at once, edits every 250 ms.
+    private let schedule = ReloadSchedule(watchEvery: .milliseconds(250))
     private var pending: PendingReload?
     /// Whether the stream has waited for `pending` (it waits at most once, at the start).
     private var waited = false
@@ -38,12 +39,10 @@ package struct StreamReloads {
     /// Starts a reload when one is due (SIGHUP, or `--watch`'s interval), and says what the one
     /// under way came to, if it has ended.
     mutating func look(_ stop: StopSignal) -> Change {
+        if stop.takeHangup() { schedule.ask() }
         if pending == nil {
-            let forced = stop.takeHangup()
-            let now = DispatchTime.now()
-            guard forced || now.uptimeNanoseconds - lastWatch.uptimeNanoseconds >= 250_000_000 else { return .none }
-            lastWatch = now
-            pending = PendingReload(reloader: reloader, forced: forced, timeout: timeout)
+            guard let due = schedule.due() else { return .none }
+            pending = PendingReload(reloader: reloader, forced: due == .forced, timeout: timeout)
             waited = false
             abandoned = false
         }
