@@ -251,14 +251,7 @@ package final class RecordPipeline: @unchecked Sendable {
                     stopped = true
                     return false
                 }
-                if block.isBlank(line) {
-                    return result.update { state in
-                        guard !state.abandoned, line.lowerBound < state.block.range.upperBound else { return false }
-                        state.lines = lineNumber
-                        state.nextLine = next
-                        return next < state.block.range.upperBound
-                    }
-                }
+                if block.isBlank(line) { return passBlank(line, number: lineNumber, next: next, in: result) }
                 waitForRoom(result)
                 let record = UnsafeBufferPointer(rebasing: bytes[line])
                 let number = lineNumber
@@ -273,29 +266,8 @@ package final class RecordPipeline: @unchecked Sendable {
                 wakeIdleLanes()
                 scratch.removeAll(keepingCapacity: true)
                 let startTime = DispatchTime.now().uptimeNanoseconds
-                if records.batchesCalls, prepared[line.lowerBound] == nil {
-                    var chunk: (memos: [Int: TransformerMemo], next: Int)
-                    // The chunk made ahead starts here, or at a blank line just before.
-                    if let pending = ahead, pending.start <= line.lowerBound {
-                        chunk = pending.wait()
-                    } else {
-                        _ = ahead?.wait()
-                        // A short first chunk: the lane has records to write sooner, while the next is made.
-                        chunk = prepare(
-                            from: line.lowerBound, of: block, result, bytes: bytes, records: records,
-                            count: Self.firstBatchRecords)
-                    }
-                    prepared = chunk.memos
-                    ahead = nil
-                    // The next chunk's calls are made while this one's records are written.
-                    if chunk.next < result.update({ $0.block.range.upperBound }) {
-                        let next = chunk.next
-                        ahead = PreparedAhead(start: next) {
-                            self.prepare(
-                                from: next, of: block, result, bytes: bytes, records: records, count: Self.batchRecords)
-                        }
-                    }
-                }
+                prepareMemos(
+                    at: line, of: block, result, bytes: bytes, records: records, prepared: &prepared, ahead: &ahead)
                 let memo = prepared.removeValue(forKey: line.lowerBound)
                 var outcome = RecordOutcome(kind: .clean)
                 var log: [ScriptLogEntry] = []
@@ -305,35 +277,9 @@ package final class RecordPipeline: @unchecked Sendable {
                     outcome = records.map(record, into: &scratch, memo: memo)
                 }
                 let took = DispatchTime.now().uptimeNanoseconds &- startTime
-                return result.update { state in
-                    guard !state.abandoned else { return false }
-                    let written =
-                        outcome.kind == .clean || outcome.kind == .withWarnings
-                        || (outcome.kind == .withErrors && block.writesErrors && !outcome.unwritable)
-                    let outputStart = state.output.count
-                    if written {
-                        state.output.append(contentsOf: scratch)
-                        state.output.append(0x0A)
-                        unaccounted += scratch.count + 1
-                        if unaccounted >= Self.heldStep {
-                            outputHeld.add(unaccounted, ordering: .relaxed)
-                            unaccounted = 0
-                        }
-                    }
-                    if outcome.kind != .clean || !log.isEmpty {
-                        state.events.append(
-                            RecordEvent(
-                                line: number, range: line, outputStart: outputStart, written: written,
-                                outcome: outcome, log: log))
-                    }
-                    state.records += 1
-                    if outcome.byFastPlan { state.planned += 1 }
-                    state.latency.record(nanoseconds: took)
-                    state.lines = number
-                    state.nextLine = next
-                    state.current = nil
-                    return next < state.block.range.upperBound
-                }
+                return publish(
+                    outcome, log: log, output: scratch, line: line, number: number, next: next, took: took,
+                    of: block, in: result, unaccounted: &unaccounted)
             }
         }
         let cpu = ThreadClock.cpuNanoseconds() - cpuStart
@@ -341,6 +287,84 @@ package final class RecordPipeline: @unchecked Sendable {
             state.current = nil
             state.cpuNanoseconds += cpu
             if !stopped { state.finished = true }
+        }
+    }
+
+    /// A blank line: counted and passed over; `false` when the block ends there or was cut.
+    private func passBlank(_ line: Range<Int>, number: Int, next: Int, in result: BlockResult) -> Bool {
+        result.update { state in
+            guard !state.abandoned, line.lowerBound < state.block.range.upperBound else { return false }
+            state.lines = number
+            state.nextLine = next
+            return next < state.block.range.upperBound
+        }
+    }
+
+    /// When the records' transformer calls are made in batches and the record at `line` has no
+    /// memo yet: takes the chunk made ahead (or makes a short first one) into `prepared`, and
+    /// starts making the next chunk on another thread.
+    private func prepareMemos(
+        at line: Range<Int>, of block: RecordBlock, _ result: BlockResult, bytes: UnsafeBufferPointer<UInt8>,
+        records: RecordMapper, prepared: inout [Int: TransformerMemo], ahead: inout PreparedAhead?
+    ) {
+        guard records.batchesCalls, prepared[line.lowerBound] == nil else { return }
+        var chunk: (memos: [Int: TransformerMemo], next: Int)
+        // The chunk made ahead starts here, or at a blank line just before.
+        if let pending = ahead, pending.start <= line.lowerBound {
+            chunk = pending.wait()
+        } else {
+            _ = ahead?.wait()
+            // A short first chunk: the lane has records to write sooner, while the next is made.
+            chunk = prepare(
+                from: line.lowerBound, of: block, result, bytes: bytes, records: records,
+                count: Self.firstBatchRecords)
+        }
+        prepared = chunk.memos
+        ahead = nil
+        // The next chunk's calls are made while this one's records are written.
+        if chunk.next < result.update({ $0.block.range.upperBound }) {
+            let next = chunk.next
+            ahead = PreparedAhead(start: next) {
+                self.prepare(from: next, of: block, result, bytes: bytes, records: records, count: Self.batchRecords)
+            }
+        }
+    }
+
+    /// Puts a mapped record into its block's result: its output line when it is written, an
+    /// event when it is more than that, its counts and latency; `false` when the block ends
+    /// after it or was abandoned.
+    private func publish(
+        _ outcome: RecordOutcome, log: [ScriptLogEntry], output: [UInt8], line: Range<Int>, number: Int, next: Int,
+        took: UInt64, of block: RecordBlock, in result: BlockResult, unaccounted: inout Int
+    ) -> Bool {
+        result.update { state in
+            guard !state.abandoned else { return false }
+            let written =
+                outcome.kind == .clean || outcome.kind == .withWarnings
+                || (outcome.kind == .withErrors && block.writesErrors && !outcome.unwritable)
+            let outputStart = state.output.count
+            if written {
+                state.output.append(contentsOf: output)
+                state.output.append(0x0A)
+                unaccounted += output.count + 1
+                if unaccounted >= Self.heldStep {
+                    outputHeld.add(unaccounted, ordering: .relaxed)
+                    unaccounted = 0
+                }
+            }
+            if outcome.kind != .clean || !log.isEmpty {
+                state.events.append(
+                    RecordEvent(
+                        line: number, range: line, outputStart: outputStart, written: written, outcome: outcome,
+                        log: log))
+            }
+            state.records += 1
+            if outcome.byFastPlan { state.planned += 1 }
+            state.latency.record(nanoseconds: took)
+            state.lines = number
+            state.nextLine = next
+            state.current = nil
+            return next < state.block.range.upperBound
         }
     }
 }

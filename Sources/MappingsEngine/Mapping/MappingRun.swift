@@ -93,28 +93,16 @@ struct MappingRun {
         }
     }
 
+    /// Applies one entry: finds its value (key paths, fallbacks or a keyed selection), runs its
+    /// transformer and value map, then sets the property — or its default, or nothing — and
+    /// reports what went wrong. Each step is a function below; a step that reported or set
+    /// what the entry comes to ends the entry.
     mutating func apply(
         _ rule: Rule, from source: JSONValue, path: () -> String, to target: inout Value, parent: () -> String
     ) {
         func property() -> String { parent() + "." + rule.target.description }
-        let lookup: SourceLookup.Found
-        let used: Int
         selectionShown = nil
-        if let selection = rule.selection {
-            if explanations != nil { selectionShown = Self.shown(selection, in: source, base: path()) }
-            // A keyed selection: an object of its values (each null when nothing is found).
-            switch Self.select(selection, in: source, base: path) {
-            case .success(let object): (lookup, used) = (.value(object), 0)
-            case .failure(let invalid):
-                report(
-                    .invalidSource, at: invalid.at, property: property(), rule: rule, value: nil,
-                    message: invalid.message)
-                explain(property(), rule, invalid.at, .failed(invalid.message))
-                return
-            }
-        } else {
-            (lookup, used) = Self.find(rule, in: source, cursor: &lookupCursor)
-        }
+        guard let (lookup, used) = lookUp(rule, in: source, path: path, property: property) else { return }
         func keyPath() -> PayloadKeyPath { used == 0 ? rule.source : rule.fallbacks[used - 1] }
         func valuePath() -> String { SourceLookup.lookup(keyPath(), in: source, base: path()).path }
         if payloadRepeatsKeys {
@@ -126,17 +114,14 @@ struct MappingRun {
         // Whether the key path found `null` (which counts as missing), told apart from no key.
         var foundNull = false
         switch lookup {
-        case .value(let found):
-            if case .null = found {
-                if rule.policies.null == .clear {
-                    clear(rule, at: valuePath, target: &target, property: property, keyPath: used)
-                    return
-                }
-                value = nil
-                foundNull = true
-            } else {
-                value = found
+        case .value(.null):
+            if rule.policies.null == .clear {
+                clear(rule, at: valuePath, target: &target, property: property, keyPath: used)
+                return
             }
+            foundNull = true
+        case .value(let found):
+            value = found
         case .missing:
             break
         case .invalid:
@@ -147,22 +132,12 @@ struct MappingRun {
         }
         let found = value
         if let transform = rule.transform, let input = value, let reference = rule.transformer {
-            do {
-                let output =
-                    try memo?.call(transform, reference, input)
-                    ?? transform.transform(input, userData: reference.userData)
-                value = output == .null ? nil : output
-            } catch {
-                let message = "\(reference.displayName) failed: \(error.transformerReason)"
-                let defaulted = defaultOnError(rule, target: &target)
-                report(
-                    .transformerFailed, at: valuePath(), property: property(), rule: rule,
-                    value: Converter.describe(input), message: message, severity: defaulted ? .warning : .error)
-                explain(
-                    property(), rule, valuePath(), defaulted ? .defaulted("failed: \(message)") : .failed(message),
-                    keyPath: used)
-                return
-            }
+            guard
+                let output = transformed(
+                    input, by: transform, reference, rule: rule, used: used, at: valuePath, target: &target,
+                    property: property)
+            else { return }
+            value = output == .null ? nil : output
         }
         var unmapped: JSONValue?
         if let valueMap = rule.valueMap, let input = value {
@@ -171,24 +146,9 @@ struct MappingRun {
         }
         guard let value else {
             // A value the transformer made null still came from the key path that won.
-            let winner = found == nil ? nil : used
-            let why = found != nil ? "null after the transformer" : foundNull ? "null" : "missing"
-            if !rule.isOptional {
-                let message =
-                    found == nil
-                    ? Converter.missingValue(for: property(), isNull: foundNull) + Self.tried(rule)
-                    : "missing required value for \(property()): the transformer gave null"
-                report(
-                    .missingRequiredValue, at: valuePath(), property: property(), rule: rule, value: nil,
-                    message: message)
-                let said = why == "missing" ? "missing required value" : "missing required value (\(why))"
-                explain(property(), rule, valuePath(), .failed(said), keyPath: winner)
-            } else if let defaultValue = rule.defaultValue {
-                Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
-                explain(property(), rule, valuePath(), .defaulted(why), keyPath: winner)
-            } else {
-                explain(property(), rule, valuePath(), .skipped(why), keyPath: winner)
-            }
+            absent(
+                rule, found: found, foundNull: foundNull, used: used, at: valuePath, target: &target, property: property
+            )
             return
         }
         if explanations != nil {
@@ -209,25 +169,110 @@ struct MappingRun {
         // or a selection's array is not the key path's).
         var holes = FanOutHoles(
             keyPath: rule.selection == nil && rule.transform == nil ? keyPath() : nil, source: source)
-        if rule.policies.onElementError != .keep {
-            if case .array(let items) = value, case .array(let elementType) = type.unwrapped {
-                convertElements(
-                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property,
-                    holes: &holes)
-                return
-            }
-            if case .array(let items) = value, case .set(let elementType) = type.unwrapped {
-                convertElements(
-                    items, to: elementType, rule: rule, path: valuePath, target: &target, property: property,
-                    holes: &holes, distinct: true)
-                return
-            }
-            if case .object(let members) = value, case .dictionary(let elementType) = type.unwrapped {
-                convertMembers(
-                    members, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
-                return
-            }
+        if rule.policies.onElementError != .keep,
+            convertedByElement(
+                value, to: type, rule: rule, path: valuePath, target: &target, property: property, holes: &holes)
+        {
+            return
         }
+        convert(
+            value, to: type, rule: rule, used: used, in: source, path: path, at: valuePath, target: &target,
+            property: property, holes: &holes)
+    }
+
+    /// Where the entry's value is: its keyed selection's object, or what its key paths find and
+    /// which one found it; `nil` when the selection could not be read (reported).
+    private mutating func lookUp(
+        _ rule: Rule, in source: JSONValue, path: () -> String, property: () -> String
+    ) -> (SourceLookup.Found, Int)? {
+        guard let selection = rule.selection else { return Self.find(rule, in: source, cursor: &lookupCursor) }
+        if explanations != nil { selectionShown = Self.shown(selection, in: source, base: path()) }
+        // A keyed selection: an object of its values (each null when nothing is found).
+        switch Self.select(selection, in: source, base: path) {
+        case .success(let object): return (.value(object), 0)
+        case .failure(let invalid):
+            report(
+                .invalidSource, at: invalid.at, property: property(), rule: rule, value: nil, message: invalid.message)
+            explain(property(), rule, invalid.at, .failed(invalid.message))
+            return nil
+        }
+    }
+
+    /// What the entry's transformer makes of `input`; `nil` when it failed (reported, and the
+    /// entry's default set under `"@onError": "default"`).
+    private mutating func transformed(
+        _ input: JSONValue, by transform: any Transformer, _ reference: TransformerReference, rule: Rule, used: Int,
+        at valuePath: () -> String, target: inout Value, property: () -> String
+    ) -> JSONValue? {
+        do {
+            return try memo?.call(transform, reference, input)
+                ?? transform.transform(input, userData: reference.userData)
+        } catch {
+            let message = "\(reference.displayName) failed: \(error.transformerReason)"
+            let defaulted = defaultOnError(rule, target: &target)
+            report(
+                .transformerFailed, at: valuePath(), property: property(), rule: rule,
+                value: Converter.describe(input), message: message, severity: defaulted ? .warning : .error)
+            explain(
+                property(), rule, valuePath(), defaulted ? .defaulted("failed: \(message)") : .failed(message),
+                keyPath: used)
+            return nil
+        }
+    }
+
+    /// An entry without a value (missing, null, or null after its transformer): an error when it
+    /// is required, else its default or nothing.
+    private mutating func absent(
+        _ rule: Rule, found: JSONValue?, foundNull: Bool, used: Int, at valuePath: () -> String,
+        target: inout Value, property: () -> String
+    ) {
+        let winner = found == nil ? nil : used
+        let why = found != nil ? "null after the transformer" : foundNull ? "null" : "missing"
+        if !rule.isOptional {
+            let message =
+                found == nil
+                ? Converter.missingValue(for: property(), isNull: foundNull) + Self.tried(rule)
+                : "missing required value for \(property()): the transformer gave null"
+            report(
+                .missingRequiredValue, at: valuePath(), property: property(), rule: rule, value: nil, message: message)
+            let said = why == "missing" ? "missing required value" : "missing required value (\(why))"
+            explain(property(), rule, valuePath(), .failed(said), keyPath: winner)
+        } else if let defaultValue = rule.defaultValue {
+            Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            explain(property(), rule, valuePath(), .defaulted(why), keyPath: winner)
+        } else {
+            explain(property(), rule, valuePath(), .skipped(why), keyPath: winner)
+        }
+    }
+
+    /// `@onElementError` `skip` or `fail` on an array, a set or a dictionary: converts each
+    /// element on its own; `false` when the value is not such a collection.
+    private mutating func convertedByElement(
+        _ value: JSONValue, to type: TypeReference, rule: Rule, path valuePath: () -> String, target: inout Value,
+        property: () -> String, holes: inout FanOutHoles
+    ) -> Bool {
+        switch (value, type.unwrapped) {
+        case (.array(let items), .array(let elementType)):
+            convertElements(
+                items, to: elementType, rule: rule, path: valuePath, target: &target, property: property, holes: &holes)
+        case (.array(let items), .set(let elementType)):
+            convertElements(
+                items, to: elementType, rule: rule, path: valuePath, target: &target, property: property,
+                holes: &holes, distinct: true)
+        case (.object(let members), .dictionary(let elementType)):
+            convertMembers(members, to: elementType, rule: rule, path: valuePath, target: &target, property: property)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Converts the entry's value to its type and sets the property, reporting each part that
+    /// failed; under `"@onError": "default"` an error sets the default instead.
+    private mutating func convert(
+        _ value: JSONValue, to type: TypeReference, rule: Rule, used: Int, in source: JSONValue, path: () -> String,
+        at valuePath: () -> String, target: inout Value, property: () -> String, holes: inout FanOutHoles
+    ) {
         var failures: [ConversionFailure] = []
         let converted = converter.convert(value, to: type, dateFormat: rule.dateFormats, failures: &failures)
         if !failures.isEmpty {
