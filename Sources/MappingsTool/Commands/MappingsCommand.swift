@@ -27,13 +27,15 @@ package struct MappingsCommand: ParsableCommand {
     static var subcommands: [any ParsableCommand.Type] {
         #if MAPPINGS_PORTABLE
             [
-                CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
+                InitCommand.self, CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self,
+                ExplainCommand.self,
                 SerializeCommand.self, SchemaCommand.self, FormatCommand.self, LanguageServerCommand.self,
                 ServeCommand.self, PlaygroundCommand.self,
             ]
         #else
             [
-                CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self, ExplainCommand.self,
+                InitCommand.self, CheckCommand.self, MapCommand.self, StreamCommand.self, TestCommand.self,
+                ExplainCommand.self,
                 FetchCommand.self, SerializeCommand.self, SchemaCommand.self, FormatCommand.self,
                 LanguageServerCommand.self, ServeCommand.self, PlaygroundCommand.self,
             ]

@@ -1,0 +1,145 @@
+import Foundation
+import MappingsModel
+
+/// A property's type as `mappings init` writes it: a scalar type name, a model, or a
+/// collection of them.
+package indirect enum InferredType: Equatable {
+    case scalar(String)
+    case model(String)
+    case array(InferredType, optionalElements: Bool)
+    case dictionary(InferredType, optionalValues: Bool)
+
+    /// The type as a `.mappings` file writes it (`[Label]`, `[String: Double?]`).
+    package var text: String {
+        switch self {
+        case .scalar(let name), .model(let name): name
+        case .array(let element, let optional): "[" + element.text + (optional ? "?" : "") + "]"
+        case .dictionary(let value, let optional): "[String: " + value.text + (optional ? "?" : "") + "]"
+        }
+    }
+
+    /// The model this type holds, at any depth of collections.
+    package var model: String? {
+        switch self {
+        case .scalar: nil
+        case .model(let name): name
+        case .array(let element, _): element.model
+        case .dictionary(let value, _): value.model
+        }
+    }
+
+    /// A weaker type that holds more values: what a property falls back to when a sample's
+    /// value does not convert to this one.
+    package var weaker: InferredType {
+        switch self {
+        case .scalar("Int"): .scalar("Double")
+        case .scalar("Double"): .scalar("Decimal")
+        case .scalar("Date"), .scalar("URL"): .scalar("String")
+        case .array(let element, let optional) where element != .scalar("JSON"):
+            .array(element.weaker, optionalElements: optional)
+        case .dictionary(let value, let optional) where value != .scalar("JSON"):
+            .dictionary(value.weaker, optionalValues: optional)
+        default: .scalar("JSON")
+        }
+    }
+}
+
+/// A property `mappings init` infers: its name, the payload key it reads, its type, and how
+/// its dates are written.
+package struct InferredProperty: Equatable {
+    package var name: String
+    package var key: String
+    package var type: InferredType
+    package var isOptional: Bool
+    package var dateFormat: String?
+}
+
+/// A model `mappings init` infers from the objects found at one place of the sample.
+package struct InferredModel: Equatable {
+    package var name: String
+    package var properties: [InferredProperty]
+}
+
+/// Names for models and properties made from payload keys: camelCase properties, PascalCase
+/// models, each valid in a `.mappings` file and unique where it must be.
+package enum InferredNames {
+    /// `html_url` → `htmlUrl`, `Content-Type` → `contentType`, `ID` → `id`, `1h` → `_1h`, `+1` → `plus1`;
+    /// a key with no letter or digit is `field`.
+    package static func property(_ key: String) -> String {
+        // GitHub's reactions: "+1" → plus1, "-1" → minus1.
+        var key = key
+        if key.hasPrefix("+") { key = "plus " + key.dropFirst() }
+        if key.hasPrefix("-"), key.dropFirst().first?.isNumber == true { key = "minus " + key.dropFirst() }
+        let words = self.words(key)
+        guard let first = words.first else { return "field" }
+        var name = first.allSatisfy { !$0.isLetter || $0.isUppercase } ? first.lowercased() : lowerFirst(first)
+        for word in words.dropFirst() { name += upperFirst(word) }
+        if let start = name.unicodeScalars.first, !start.properties.isAlphabetic { name = "_" + name }
+        return name
+    }
+
+    /// `user` → `User`, `closed_by` → `ClosedBy`; a built-in type's name gets `Object` after it.
+    package static func model(_ key: String) -> String {
+        let words = self.words(key)
+        var name = words.map(upperFirst).joined()
+        if name.isEmpty { name = "Item" }
+        if let start = name.unicodeScalars.first, !start.properties.isAlphabetic { name = "Model" + name }
+        if TypeReference.scalars[name] != nil { name += "Object" }
+        return name
+    }
+
+    /// The model of one element of an array held at `key`: `labels` → `Label`, `entries` → `Entry`.
+    package static func element(_ key: String) -> String {
+        model(singular(key))
+    }
+
+    /// `issues` → `issue`, `categories` → `category`, `addresses` → `address`; other words as they are.
+    package static func singular(_ word: String) -> String {
+        let lower = word.lowercased()
+        if lower.hasSuffix("ies"), word.count > 4 { return String(word.dropLast(3)) + "y" }
+        for ending in ["sses", "shes", "ches", "xes"] where lower.hasSuffix(ending) {
+            return String(word.dropLast(2))
+        }
+        if lower.hasSuffix("s"), !lower.hasSuffix("ss"), !lower.hasSuffix("us"), !lower.hasSuffix("is"),
+            word.count > 3
+        {
+            return String(word.dropLast())
+        }
+        return word
+    }
+
+    /// `name` when `taken` does not hold it, else `name2`, `name3`…
+    package static func unique(_ name: String, in taken: Set<String>) -> String {
+        guard taken.contains(name) else { return name }
+        var number = 2
+        while taken.contains(name + String(number)) { number += 1 }
+        return name + String(number)
+    }
+
+    /// The words of a key: runs of letters and digits, split at other characters and where a
+    /// lower-case letter meets an upper-case one (`createdAt` → `created`, `At`).
+    static func words(_ key: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var previous: Character?
+        for character in key {
+            guard character.isLetter || character.isNumber else {
+                if !word.isEmpty { words.append(word) }
+                word = ""
+                previous = nil
+                continue
+            }
+            if let previous, previous.isLowercase, character.isUppercase, !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+            word.append(character)
+            previous = character
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
+    }
+
+    static func upperFirst(_ word: String) -> String { word.prefix(1).uppercased() + word.dropFirst() }
+    static func lowerFirst(_ word: String) -> String { word.prefix(1).lowercased() + word.dropFirst() }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Infers models from sample records: every key of every object becomes a property, typed by
+/// the values it held (`ValueShape`). Objects become models, named after their key; objects
+/// whose keys all start with a digit become dictionaries. A model that comes out the same as
+/// one already named is that model.
+package struct ModelInference {
+    /// The models, the root's first, the others in the order their keys were met.
+    package private(set) var models: [InferredModel] = []
+    /// Types forced weaker, by model and property (`InitProject` sets them when a sample's
+    /// value does not convert).
+    package var overrides: [String: [String: InferredType]] = [:]
+    /// Properties forced optional, by model.
+    package var optional: [String: Set<String>] = [:]
+
+    package init() {}
+
+    /// The models of `records` (objects), the root one named `root`.
+    package mutating func infer(_ records: [JSONObject], root: String) {
+        models = []
+        var shape = ObjectShape()
+        for record in records { shape.add(record) }
+        _ = model(of: shape, named: root, parent: nil)
+    }
+
+    /// Names the model of `shape` (`preferred`, or one made unique) and adds it, with the models
+    /// of its properties before it is added; returns its name.
+    private mutating func model(of shape: ObjectShape, named preferred: String, parent: String?) -> String {
+        let taken = Set(models.map(\.name))
+        // A name of its own first, so that a property holding the same model can name it.
+        var name = preferred
+        if taken.contains(name) {
+            // A weather in a Weather is a WeatherItem; a user in an Issue, when User is taken, an IssueUser.
+            let qualified = parent.map { $0 == preferred ? preferred + "Item" : $0 + preferred } ?? preferred
+            name = InferredNames.unique(qualified, in: taken)
+        }
+        let index = models.count
+        models.append(InferredModel(name: name, properties: []))
+        var properties: [InferredProperty] = []
+        // A key that is its property's name already keeps it (`userId` beside `user_id`); the
+        // others get theirs in payload order, numbered when taken.
+        var names = Set(shape.keys.filter { InferredNames.property($0) == $0 })
+        var named: [String: String] = Dictionary(uniqueKeysWithValues: names.map { ($0, $0) })
+        for key in shape.keys where named[key] == nil {
+            let name = InferredNames.unique(InferredNames.property(key), in: names)
+            names.insert(name)
+            named[key] = name
+        }
+        for key in shape.keys {
+            let field = shape.fields[key]!
+            let propertyName = named[key]!
+            let (type, format) =
+                overrides[name]?[propertyName].map { ($0, nil) } ?? self.type(of: field, key: key, parent: name)
+            properties.append(
+                InferredProperty(
+                    name: propertyName, key: key, type: type,
+                    isOptional: field.isOptional || optional[name]?.contains(propertyName) == true,
+                    dateFormat: format))
+        }
+        models[index].properties = properties
+        // A model already inferred with the same properties (a user, an assignee, a closer) is
+        // that model: use it, and drop this copy.
+        if !properties.isEmpty, let same = models.first(where: { $0.name != name && $0.properties == properties }) {
+            models.remove(at: index)
+            return same.name
+        }
+        return name
+    }
+
+    /// The type of the values of `field` (found at `key` in objects of the model `parent`), and
+    /// its date format when it is a date.
+    private mutating func type(of field: ValueShape, key: String, parent: String) -> (InferredType, String?) {
+        guard field.values > 0, field.kinds == 1 else { return (.scalar("JSON"), nil) }
+        if field.bools > 0 { return (.scalar("Bool"), nil) }
+        if let object = field.object {
+            // Only ever empty: nothing to name properties after.
+            if object.keys.isEmpty { return (.scalar("JSON"), nil) }
+            if object.keys.allSatisfy({ $0.first?.isNumber == true }) {
+                var values = ValueShape()
+                for key in object.keys { values.merge(object.fields[key]!) }
+                let (type, format) = self.type(of: values, key: InferredNames.singular(key), parent: parent)
+                return (.dictionary(type, optionalValues: values.nulls > 0), format)
+            }
+            return (.model(model(of: object, named: InferredNames.model(key), parent: parent)), nil)
+        }
+        if let array = field.array {
+            let elements = array.elements
+            guard elements.values > 0 else { return (.array(.scalar("JSON"), optionalElements: false), nil) }
+            let (type, format) = self.type(
+                of: elements, key: InferredNames.singular(key), parent: parent)
+            return (.array(type, optionalElements: elements.nulls > 0), format)
+        }
+        if !field.strings.isEmpty { return Self.stringType(field.strings) }
+        return numberType(field, key: key)
+    }
+
+    /// `Int` for whole numbers, `Double` when some have a fraction (and a Double holds every
+    /// whole one), else `Decimal`; whole numbers in the range of Unix times at a key that names
+    /// a time are dates.
+    private func numberType(_ field: ValueShape, key: String) -> (InferredType, String?) {
+        if field.exactNumbers > 0 { return (.scalar("Decimal"), nil) }
+        if field.doubles == 0 {
+            if let format = DateSamples.unixFormat(field.numbers, key: key) { return (.scalar("Date"), format) }
+            return (.scalar("Int"), nil)
+        }
+        return field.largestInteger > 1 << 53 ? (.scalar("Decimal"), nil) : (.scalar("Double"), nil)
+    }
+
+    /// `Date` when every string is a date in one format, `URL` when every one is an absolute
+    /// http(s) URL written as `URL` writes it, else `String`.
+    private static func stringType(_ strings: [String]) -> (InferredType, String?) {
+        if let format = DateSamples.format(of: strings) { return (.scalar("Date"), format) }
+        if strings.allSatisfy(Self.isURL) { return (.scalar("URL"), nil) }
+        return (.scalar("String"), nil)
+    }
+
+    private static func isURL(_ string: String) -> Bool {
+        guard string.hasPrefix("https://") || string.hasPrefix("http://"),
+            !string.contains(where: { $0.isWhitespace }), let url = URL(string: string), url.host != nil
+        else { return false }
+        return url.absoluteString == string
+    }
+}
+
+extension ValueShape {
+    /// Adds the values of `other`, as if they had been seen here.
+    mutating func merge(_ other: ValueShape) {
+        present += other.present
+        missing += other.missing
+        nulls += other.nulls
+        bools += other.bools
+        integers += other.integers
+        doubles += other.doubles
+        exactNumbers += other.exactNumbers
+        largestInteger = max(largestInteger, other.largestInteger)
+        strings += other.strings
+        numbers += other.numbers
+        if let object = other.object {
+            var merged = self.object ?? ObjectShape()
+            merged.merge(object)
+            self.object = merged
+        }
+        if let array = other.array {
+            var merged = self.array ?? ArrayShape()
+            merged.count += array.count
+            merged.elements.merge(array.elements)
+            self.array = merged
+        }
+    }
+}
+
+extension ObjectShape {
+    /// Adds the objects of `other`: a key one side lacks is missing from that side's objects.
+    mutating func merge(_ other: ObjectShape) {
+        for key in keys where other.fields[key] == nil { fields[key]!.missing += other.count }
+        for key in other.keys {
+            if fields[key] == nil {
+                keys.append(key)
+                var shape = ValueShape()
+                shape.missing = count
+                fields[key] = shape
+            }
+            fields[key]!.merge(other.fields[key]!)
+        }
+        count += other.count
+    }
+}
