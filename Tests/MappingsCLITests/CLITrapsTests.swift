@@ -147,3 +147,65 @@ struct CLITrapsTests {
         #expect(spark.stdout.hasSuffix(#","containsNull":false}"# + "\n"), "\(spark)")
     }
 }
+
+/// The traps a new user met in issue 47: no `contexts/` here, `--context` with one context, `-`
+/// for stdin, an array mapped without `--many`.
+@Suite("CLI traps of a first mapping")
+struct FirstMappingTrapsTests {
+    @Test("no contexts/ where the tool runs: the error says mappings init, or --mappings")
+    func noContexts() throws {
+        let directory = try ToolRunner.directory(with: ["p.json": "{}"])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for command in [["map", "p.json"], ["check"], ["stream", "p.json"], ["test"]] {
+            let result = try ToolRunner.run(command, in: directory)
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("error: no contexts/ folder here"), "\(command): \(result)")
+            #expect(result.stderr.contains("'mappings init --from PAYLOAD'"), "\(result)")
+            #expect(result.stderr.contains("--mappings PATH"), "\(result)")
+        }
+    }
+
+    @Test("--context may be left out when the files hold one context; with several, the error lists them")
+    func oneContext() throws {
+        let directory = try ToolRunner.directory(with: [
+            "one.mappings": #"{ "@models": { "P": { "price": "Int" } }, "$Price": { "@class": "P", "price": "price" } }"#,
+            "two.mappings": CLITrapsTests.catalog,
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for command in ["map", "explain", "stream", "schema"] {
+            let result = try ToolRunner.run(
+                [command, "--mappings", "one.mappings"] + (command == "schema" ? [] : ["-"]), in: directory,
+                input: #"{"price": 3}"#)
+            #expect(result.status == 0, "\(command): \(result)")
+        }
+        let mapped = try ToolRunner.run(["map", "--mappings", "one.mappings"], in: directory, input: #"{"price": 3}"#)
+        #expect(mapped.stdout == #"{"price":3}"# + "\n", "\(mapped)")
+        let serialized = try ToolRunner.run(
+            ["serialize", "--mappings", "one.mappings"], in: directory, input: #"{"price": 3}"#)
+        #expect(serialized.stdout == #"{"price":3}"# + "\n", "\(serialized)")
+        let several = try ToolRunner.run(["map", "--mappings", "two.mappings"], in: directory, input: #"{"price": 3}"#)
+        #expect(several.status == 2)
+        #expect(
+            several.stderr.contains("--context is needed: the files hold 2 contexts ('$Price', '$Price-v2')"),
+            "\(several)")
+    }
+
+    @Test("- is stdin for map, explain, serialize and stream; an array without --many writes nothing on stdout")
+    func stdinAndArrays() throws {
+        let directory = try ToolRunner.directory(with: ["c.mappings": CLITrapsTests.catalog])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for command in ["map", "explain", "stream", "serialize"] {
+            let result = try ToolRunner.run(
+                [command, "--mappings", "c.mappings", "--context", "$Price", "-"], in: directory,
+                input: #"{"price": 3}"#)
+            #expect(result.status == 0, "\(command): \(result)")
+            #expect(result.stdout.contains("3"), "\(command): \(result)")
+        }
+        let array = try ToolRunner.run(
+            ["map", "--mappings", "c.mappings", "--context", "$Price", "-"], in: directory,
+            input: #"[{"price": 1}]"#)
+        #expect(array.status == 1)
+        #expect(array.stdout.isEmpty, "\(array)")
+        #expect(array.stderr.contains("add --many"), "\(array)")
+    }
+}

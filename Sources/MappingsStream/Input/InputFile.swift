@@ -16,7 +16,13 @@ package enum InputFile {
     }
 
     /// A descriptor open for reading `path`; directories are refused (reading one fails only later).
+    /// `-` is stdin, as for every Unix tool (a descriptor of its own, which the caller closes).
     package static func open(_ path: String) throws(Failure) -> Int32 {
+        if path == "-" {
+            let descriptor = dup(STDIN_FILENO)
+            guard descriptor >= 0 else { throw Failure(errno: errno) }
+            return descriptor
+        }
         let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw Failure(errno: errno) }
         var status = stat()
@@ -41,9 +47,9 @@ package enum InputFile {
         }
     }
 
-    /// The bytes of the file at `path`, or of stdin when `path` is `nil`.
+    /// The bytes of the file at `path`, or of stdin when `path` is `nil` or `-`.
     package static func bytes(_ path: String?) throws(Failure) -> [UInt8] {
-        guard let path else { return try readAll(STDIN_FILENO) }
+        guard let path, path != "-" else { return try readAll(STDIN_FILENO) }
         let descriptor = try open(path)
         defer { close(descriptor) }
         return try readAll(descriptor)

@@ -29,9 +29,9 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context to map with.", valueName: "id"),
+        help: ArgumentHelp("The identifier of the context to map with; without it, the one context the files hold.", valueName: "id"),
         completion: Completions.contexts)
-    var context: String
+    var context: String?
 
     @Option(
         help: ArgumentHelp(
@@ -55,6 +55,7 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
         if many { return try runMany() }
         defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
+        let context = try LoadOptions.contextIdentifier(self.context, in: catalog)
         let payload = try PayloadInput.read(input, what: "the input")
         var explained: (result: MappingResult, explanations: [Explanation])
         do {
@@ -80,7 +81,7 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
         let catalog = try load.loadCatalog()
         let payload = try PayloadInput.read(input, what: "the input")
         let mapper = Mapper(catalog: catalog).strictConversions(strict.strict)
-        let compiled = try LoadOptions.context(context, of: mapper)
+        let compiled = try LoadOptions.context(try LoadOptions.contextIdentifier(context, in: catalog), of: mapper)
         guard case .array(let elements) = payload else {
             Terminal.error("mappings explain: --many takes an array of payloads, not \(Converter.describe(payload))")
             throw ToolFailure(status: .issues)

@@ -30,9 +30,9 @@ struct MapCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"),
+        help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'; without it, the one context the files hold.", valueName: "id"),
         completion: Completions.contexts)
-    var context: String
+    var context: String?
 
     @Flag(help: "Map a JSON array into an array of objects, one per element.")
     var many = false
@@ -67,6 +67,7 @@ struct MapCommand: ParsableCommand, LoadingCommand {
     func run() throws {
         defer { load.lua.reportDroppedLogLines() }
         let catalog = try load.loadCatalog()
+        let context = try LoadOptions.contextIdentifier(self.context, in: catalog)
         let mapper = Mapper(catalog: catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
@@ -88,6 +89,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             // from reading the array as one payload (the report still has them all).
             var shown = outcome.issues
             if isArray, outcome.kind == .withErrors {
+                // Nothing on stdout: an object of nulls made of an array is no output to keep.
+                text = []
                 let fromArray = outcome.issues.allSatisfy { $0.path.hasPrefix("$[") }
                 Terminal.error(
                     "note: the input is an array; to map each of its elements into \(context), add --many"

@@ -28,9 +28,9 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"),
+        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'; without it, the one context the files hold.", valueName: "id"),
         completion: Completions.contexts)
-    var context: String
+    var context: String?
 
     @Option(help: "The schema language: json-schema or spark.")
     var format: Format = .jsonSchema
@@ -46,7 +46,8 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
 
     func run() throws {
         let catalog = try load.loadCatalog()
-        let compiled = try LoadOptions.context(context, of: Mapper(catalog: catalog))
+        let compiled = try LoadOptions.context(
+            try LoadOptions.contextIdentifier(context, in: catalog), of: Mapper(catalog: catalog))
         let schema =
             switch format {
             case .jsonSchema: catalog.outputSchema(of: compiled, as: .jsonSchema)

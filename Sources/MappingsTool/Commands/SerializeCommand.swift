@@ -26,9 +26,9 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'.", valueName: "id"),
+        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'; without it, the one context the files hold.", valueName: "id"),
         completion: Completions.contexts)
-    var context: String
+    var context: String?
 
     @Flag(help: "Read a JSON array of objects and write an array of payloads.")
     var many = false
@@ -52,7 +52,9 @@ struct SerializeCommand: ParsableCommand, LoadingCommand {
     var input: String?
 
     func run() throws {
-        let mapper = Mapper(catalog: try load.loadCatalog()).strictConversions(strict.strict)
+        let catalog = try load.loadCatalog()
+        let context = try LoadOptions.contextIdentifier(self.context, in: catalog)
+        let mapper = Mapper(catalog: catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         Terminal.diagnostics(mapper.reverseNotes(for: compiled), severity: "note")
         let json = try PayloadInput.read(input, what: "the input")

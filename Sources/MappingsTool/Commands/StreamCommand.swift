@@ -61,9 +61,9 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var strict: StrictOption
 
     @Option(
-        help: ArgumentHelp("The identifier of the context to map each record with.", valueName: "id"),
+        help: ArgumentHelp("The identifier of the context to map each record with; without it, the one context the files hold.", valueName: "id"),
         completion: Completions.contexts)
-    var context: String
+    var context: String?
 
     @Option(
         help: ArgumentHelp(
@@ -194,6 +194,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         defer { load.lua.reportDroppedLogLines() }
         StreamMemory.keepBlocksOnTheHeap()
         let catalog = try load.loadCatalog()
+        let context = try LoadOptions.contextIdentifier(self.context, in: catalog)
         let tests: CatalogReloader.TestScope = requireTests ? .all : .used(by: context)
         let reloader = try watch ? self.reloader(tests) : nil
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog).strictConversions(strict.strict)
@@ -221,10 +222,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } },
             usesFastPlan: !generalEngine, omitNulls: nulls.omit,
-            sparkRows: try sparkFrames ? sparkRows(catalog.sparkSchema(of: compiled)) : nil)
+            sparkRows: try sparkFrames ? sparkRows(catalog.sparkSchema(of: compiled), of: context) : nil)
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
-        run.board = try startMetricsEndpoint()
+        run.board = try startMetricsEndpoint(context)
         let unreadable = read(sources, into: &run, from: start)
         run.fingerprint(given)
         run.finish()
@@ -279,7 +280,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     }
 
     /// `--spark-frames`' row encoder for the context's Spark schema, or exit 2 when a type has no row layout.
-    func sparkRows(_ schema: JSONValue) throws -> SparkRowEncoder {
+    func sparkRows(_ schema: JSONValue, of context: String) throws -> SparkRowEncoder {
         guard let encoder = SparkRowEncoder(schema: schema) else {
             Terminal.error("mappings stream: the Spark schema of \(context) has a type --spark-frames cannot write")
             throw ToolFailure(status: .loadFailure)
@@ -288,7 +289,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     }
 
     /// With `--metrics-listen`: the board the endpoint shows, once it listens; exit 2 when it cannot.
-    func startMetricsEndpoint() throws -> StreamBoard? {
+    func startMetricsEndpoint(_ context: String) throws -> StreamBoard? {
         guard let metricsListen, let (host, port) = ServeCommand.address(metricsListen) else { return nil }
         let board = StreamBoard()
         do {

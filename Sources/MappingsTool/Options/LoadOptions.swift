@@ -70,6 +70,21 @@ struct LoadOptions: ParsableArguments {
 
     /// The context `identifier` of `mapper`, looked up once; an unknown one is printed with its
     /// suggestion and fails with exit status 2.
+    /// The context `--context` names, or, without `--context`, the one context of the files;
+    /// more than one is an error that lists them.
+    static func contextIdentifier(_ given: String?, in catalog: Catalog) throws -> String {
+        if let given { return given }
+        let identifiers = catalog.identifiers
+        if identifiers.count == 1 { return identifiers[0] }
+        let listed = identifiers.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
+        Terminal.error(
+            identifiers.isEmpty
+                ? "error: the files hold no context: write one (docs/language.md, \"Contexts\"), or 'mappings init'"
+                : "error: --context is needed: the files hold \(identifiers.count) contexts (\(listed)"
+                    + (identifiers.count > 8 ? ", …" : "") + "); for example --context '\(identifiers[0])'")
+        throw ToolFailure(status: .loadFailure)
+    }
+
     static func context(_ identifier: String, of mapper: Mapper) throws -> CompiledContext {
         do {
             return try mapper.context(identifier)
@@ -89,6 +104,14 @@ struct LoadOptions: ParsableArguments {
                     InputFile.Failure(errno: errno), path: scripts, what: "the scripts directory")
             }
             closedir(directory)
+        }
+        if paths.isEmpty, !FileManager.default.fileExists(atPath: "contexts") {
+            Terminal.error(
+                "error: no contexts/ folder here, where the .mappings files are read from by default ("
+                    + FileManager.default.currentDirectoryPath + ")\n"
+                    + "  = help: 'mappings init --from PAYLOAD' writes a project inferred from a payload; "
+                    + "or name the files: --mappings PATH")
+            throw ToolFailure(status: .loadFailure)
         }
         do {
             let catalog = try Catalog.load(mappingsPaths, traits: traits, transformers: transformers)

@@ -24,7 +24,8 @@ enum ResultOutput {
         throws
     {
         if let report { try writeReport(issues, to: report) }
-        FileHandle.standardOutput.write(Data(text + [UInt8(ascii: "\n")]))
+        // Empty: nothing at all on stdout, not an empty line.
+        if !text.isEmpty { FileHandle.standardOutput.write(Data(text + [UInt8(ascii: "\n")])) }
         for issue in shown ?? issues { Terminal.error(issue.description) }
         if issues.contains(where: { $0.severity == .error }) { throw ToolFailure(status: .issues) }
     }
