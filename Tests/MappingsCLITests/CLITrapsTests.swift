@@ -168,7 +168,8 @@ struct FirstMappingTrapsTests {
     @Test("--context may be left out when the files hold one context; with several, the error lists them")
     func oneContext() throws {
         let directory = try ToolRunner.directory(with: [
-            "one.mappings": #"{ "@models": { "P": { "price": "Int" } }, "$Price": { "@class": "P", "price": "price" } }"#,
+            "one.mappings":
+                #"{ "@models": { "P": { "price": "Int" } }, "$Price": { "@class": "P", "price": "price" } }"#,
             "two.mappings": CLITrapsTests.catalog,
         ])
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -8,7 +8,7 @@ import Testing
 @Suite("mappings, for people: did you mean, reasons, ranges, traits, colors")
 struct FriendlyToolTests {
     static let mapUsage = """
-        Usage: mappings map [<options>] --context <id> [<input>]
+        Usage: mappings map [<options>] [<input>]
           See 'mappings map --help' for more information.
 
         """
@@ -29,7 +29,7 @@ struct FriendlyToolTests {
         #expect(far.status == 2)
         #expect(
             far.stderr.hasPrefix(
-                "Error: Unknown subcommand 'frobnicate'. The subcommands are check, map, stream, test, explain, fetch, serialize, schema, fmt, lsp, serve, playground, help.\n"
+                "Error: Unknown subcommand 'frobnicate'. The subcommands are init, check, map, stream, test, explain, fetch, serialize, schema, fmt, lsp, serve, playground, help.\n"
             ))
     }
 

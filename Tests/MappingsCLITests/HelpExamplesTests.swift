@@ -8,7 +8,7 @@ import Testing
 struct HelpExamplesTests {
     static let subcommands = ["check", "map", "stream", "test", "explain", "fetch", "serialize", "schema"]
     /// Subcommands whose examples are checked for width only: they rewrite files, or serve until stopped.
-    static let servingOrWriting = ["fmt", "lsp", "serve", "playground"]
+    static let servingOrWriting = ["init", "fmt", "lsp", "serve", "playground"]
 
     /// The example commands of `help`: the lines under `Example(s)…` (a paragraph), one command per line
     /// indented by two, continued by lines indented by four (after `\` or `|`).

@@ -24,7 +24,8 @@ struct InitCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let made = try ToolRunner.run(["init", "--from", "weather.json"], in: directory)
         #expect(made.status == 0, "\(made)")
-        #expect(made.stdout.contains("wrote ./contexts/models.mappings (5 models: Weather, Coord, WeatherItem"), "\(made)")
+        #expect(
+            made.stdout.contains("wrote ./contexts/models.mappings (5 models: Weather, Coord, WeatherItem"), "\(made)")
         #expect(made.stdout.contains("mappings map --context '$Weather' weather.json"), "\(made)")
         let models = try String(
             contentsOf: directory.appendingPathComponent("contexts/models.mappings"), encoding: .utf8)
@@ -35,7 +36,8 @@ struct InitCommandTests {
             contentsOf: directory.appendingPathComponent("contexts/Weather.mappings"), encoding: .utf8)
         #expect(context.contains(#""dt": { "@keyPath": "dt", "@dateFormat": "@unixSeconds" }"#), "\(context)")
         #expect(context.contains(#""tempMin": "temp_min""#), "\(context)")
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("scripts/Transformers.lua").path))
+        #expect(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent("scripts/Transformers.lua").path))
 
         #expect(try ToolRunner.run(["check"], in: directory).status == 0)
         let tests = try ToolRunner.run(["test"], in: directory)
@@ -62,8 +64,10 @@ struct InitCommandTests {
         #expect(models.contains(#""createdAt": "String""#), "\(models)")
         #expect(models.contains(#""labels": "[String]?""#), "\(models)")
         let streamed = try ToolRunner.run(
-            ["stream", "--mappings", "project/contexts", "--scripts", "project/scripts", "--context", "$Ticket",
-             "issues.ndjson"], in: directory)
+            [
+                "stream", "--mappings", "project/contexts", "--scripts", "project/scripts", "--context", "$Ticket",
+                "issues.ndjson",
+            ], in: directory)
         #expect(streamed.status == 0, "\(streamed)")
         #expect(streamed.stdout.split(separator: "\n").count == 2, "\(streamed)")
         let tests = try ToolRunner.run(
@@ -97,7 +101,8 @@ struct InitCommandTests {
         #expect(made.status == 0, "\(made)")
         #expect(try ToolRunner.run(["test"], in: directory).status == 0)
         let mapped = try ToolRunner.run(
-            ["map"], in: directory, input: #"{"id": 2, "title": "x", "created_at": "2024-01-01T00:00:00Z", "tags": []}"#)
+            ["map"], in: directory, input: #"{"id": 2, "title": "x", "created_at": "2024-01-01T00:00:00Z", "tags": []}"#
+        )
         #expect(mapped.status == 0, "\(mapped)")
         let refused = try ToolRunner.run(["init", "--from", "list.json", "--dir", "other"], in: directory)
         #expect(refused.status == 2)

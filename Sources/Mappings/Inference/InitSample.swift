@@ -61,21 +61,24 @@ package struct InitSample {
         return records.count > 1 ? InitSample(records: records, form: .lines) : nil
     }
 
-    /// The records that become tests: the first, then while some key is present only in records
+    /// The records that become tests: the first, then while some key has a value only in records
     /// not chosen yet, the one that has most of them (three at most).
     static func testRecords(_ records: [JSONObject]) -> [Int] {
         guard !records.isEmpty else { return [] }
         var chosen = [0]
-        var covered = Set(records[0].members.map(\.key))
+        func present(_ record: JSONObject) -> Set<String> {
+            Set(record.members.filter { $0.value != .null }.map(\.key))
+        }
+        var covered = present(records[0])
         while chosen.count < 3 {
             var best: (index: Int, adds: Int)?
             for (index, record) in records.enumerated() where !chosen.contains(index) {
-                let adds = Set(record.members.filter { $0.value != .null }.map(\.key)).subtracting(covered).count
+                let adds = present(record).subtracting(covered).count
                 if adds > 0, adds > (best?.adds ?? 0) { best = (index, adds) }
             }
             guard let best else { break }
             chosen.append(best.index)
-            covered.formUnion(records[best.index].members.map(\.key))
+            covered.formUnion(present(records[best.index]))
         }
         return chosen
     }

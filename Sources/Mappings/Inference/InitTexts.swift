@@ -24,9 +24,9 @@ struct InitTexts {
 
     private var modelsText: String {
         var text = """
-            // The models `mappings init` inferred from \(sampleName): a property a key, its type what the
-            // key's values were there — a key missing or null in some record is optional (`?`), whole
-            // and fractional numbers together are `Double`, dates in one format are `Date`, objects are
+            // The models `mappings init` inferred from \(sampleName): each key a property, typed by the
+            // values it had there — a key missing or null in some record is optional (`?`), whole and
+            // fractional numbers together are `Double`, dates in one format are `Date`, objects are
             // models and arrays of them `[Model]`. Edit the types here: docs/language.md, "Types".
             {
                 "@models": {

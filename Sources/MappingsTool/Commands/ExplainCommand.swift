@@ -29,7 +29,8 @@ struct ExplainCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context to map with; without it, the one context the files hold.", valueName: "id"),
+        help: ArgumentHelp(
+            "The identifier of the context to map with; without it, the one context the files hold.", valueName: "id"),
         completion: Completions.contexts)
     var context: String?
 

@@ -29,7 +29,7 @@ struct InitCommand: ParsableCommand {
             Examples:
               mappings init --from issues.json
               mappings init --from weather.json --model Weather --dir weather
-              curl -s https://api.github.com/repos/swiftlang/swift/issues | mappings init --from - --model Issue
+              mappings init --from - --model Issue < issues.ndjson
             """
     )
 

@@ -30,7 +30,9 @@ struct MapCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'; without it, the one context the files hold.", valueName: "id"),
+        help: ArgumentHelp(
+            "The identifier of the context to map with, such as '$TweetModel'; without it, the one context the files hold.",
+            valueName: "id"),
         completion: Completions.contexts)
     var context: String?
 

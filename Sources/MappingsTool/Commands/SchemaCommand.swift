@@ -28,7 +28,9 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var load: LoadOptions
 
     @Option(
-        help: ArgumentHelp("The identifier of the context, such as '$TweetModel'; without it, the one context the files hold.", valueName: "id"),
+        help: ArgumentHelp(
+            "The identifier of the context, such as '$TweetModel'; without it, the one context the files hold.",
+            valueName: "id"),
         completion: Completions.contexts)
     var context: String?
 

@@ -61,7 +61,9 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     @OptionGroup var strict: StrictOption
 
     @Option(
-        help: ArgumentHelp("The identifier of the context to map each record with; without it, the one context the files hold.", valueName: "id"),
+        help: ArgumentHelp(
+            "The identifier of the context to map each record with; without it, the one context the files hold.",
+            valueName: "id"),
         completion: Completions.contexts)
     var context: String?
 
