@@ -65,6 +65,53 @@ struct InlineChunk: Sendable {
         return "\(self.place(ofLine: place.line, near: Self.token(in: place.rest))): \(place.rest)"
     }
 
+    /// The innermost `(`, `[` or `{` that `code` leaves open, and its offset (in Unicode
+    /// scalars); strings and comments are passed over.
+    static func unclosedBracket(in code: String) -> (Character, Int)? {
+        let scalars = Array(code.unicodeScalars)
+        var open: [(Character, Int)] = []
+        var index = 0
+        func longBracket(at start: Int) -> Int? {
+            // `[[`, `[=[`…: the level, when one starts at `start`.
+            guard start < scalars.count, scalars[start] == "[" else { return nil }
+            var level = 0
+            while start + 1 + level < scalars.count, scalars[start + 1 + level] == "=" { level += 1 }
+            return start + 1 + level < scalars.count && scalars[start + 1 + level] == "[" ? level : nil
+        }
+        func skipLong(from start: Int, level: Int) -> Int {
+            let close = "]" + String(repeating: "=", count: level) + "]"
+            let rest = String(String.UnicodeScalarView(scalars[start...]))
+            guard let range = rest.range(of: close) else { return scalars.count }
+            return start + rest.unicodeScalars.distance(from: rest.unicodeScalars.startIndex, to: range.upperBound)
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            switch scalar {
+            case "\"", "'":
+                index += 1
+                while index < scalars.count, scalars[index] != scalar {
+                    if scalars[index] == "\\" { index += 1 }
+                    index += 1
+                }
+            case "-" where index + 1 < scalars.count && scalars[index + 1] == "-":
+                if let level = longBracket(at: index + 2) {
+                    index = skipLong(from: index + 4 + level, level: level) - 1
+                } else {
+                    while index < scalars.count, scalars[index] != "\n" { index += 1 }
+                }
+            case "[" where longBracket(at: index) != nil:
+                let level = longBracket(at: index)!
+                index = skipLong(from: index + 2 + level, level: level) - 1
+            case "(", "[", "{": open.append((Character(scalar), index))
+            case ")", "]", "}":
+                if !open.isEmpty { open.removeLast() }
+            default: break
+            }
+            index += 1
+        }
+        return open.last
+    }
+
     /// The token a syntax error names (`near 'x'`, `near <eof>`).
     static func token(in message: String) -> String? {
         if message.hasSuffix("near <eof>") { return "<eof>" }
@@ -168,7 +215,13 @@ extension LuaScripts {
             // A block the code leaves open is closed by the lines after it: say so plainly.
             let codeLines = inline.code.code.unicodeScalars.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
             if !prelude, place.line > preludeLines + codeLines {
-                message = "the code ends inside a block (is an `end` missing?)"
+                if let (bracket, offset) = InlineChunk.unclosedBracket(in: inline.code.code) {
+                    let closer = bracket == "(" ? ")" : bracket == "[" ? "]" : "}"
+                    message = "this '\(bracket)' is not closed (is a '\(closer)' missing?)"
+                    location = inline.code.place(ofOffset: offset)
+                } else {
+                    message = "the code ends inside a block (is an `end` missing?)"
+                }
             }
         }
         return Diagnostic(

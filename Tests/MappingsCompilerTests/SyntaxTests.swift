@@ -93,12 +93,33 @@ struct SyntaxTests {
             (
                 #"{ "a": 1 "b": 2 }"#,
                 """
-                error: expected ',' or '}' after this member
+                error: expected ',' or '}' after this value
+                 --> t.mappings:1:9
+                  |
+                1 | { "a": 1 "b": 2 }
+                  |         ^
+                  = note: the next member starts here
                  --> t.mappings:1:10
                   |
                 1 | { "a": 1 "b": 2 }
                   |          ^
-                  = help: add a ',' between the members
+                  = help: add a ',' here, between the members
+                """
+            ),
+            (
+                #"{ "a": ["x" {"b": 1}] }"#,
+                """
+                error: expected ',' or ']' after this value
+                 --> t.mappings:1:12
+                  |
+                1 | { "a": ["x" {"b": 1}] }
+                  |            ^
+                  = note: the next element starts here
+                 --> t.mappings:1:13
+                  |
+                1 | { "a": ["x" {"b": 1}] }
+                  |             ^
+                  = help: add a ',' here, between the elements
                 """
             ),
             (

@@ -112,6 +112,17 @@ struct InlineLuaTests {
         let open = Self.loadErrors(
             #"{ "$C": { "a": { "@keyPath": "a", "@lua": "if value then return 1", "@type": "Int" } } }"#)
         #expect(open.contains("the code ends inside a block (is an `end` missing?)"), "\(open)")
+        // An unclosed bracket is said as such, at the bracket; brackets in strings and comments do not count.
+        let unclosed = Self.loadErrors(
+            #"{ "$C": { "a": { "@keyPath": "a", "@lua": "value:upper(", "@type": "String" } } }"#)
+        let bracket = #"{ "$C": { "a": { "@keyPath": "a", "@lua": "value:upper"#.count + 1
+        #expect(unclosed.contains("this '(' is not closed (is a ')' missing?)"), "\(unclosed)")
+        #expect(unclosed.contains("c.mappings:1:\(bracket)"), "\(unclosed)")
+        let table = Self.loadErrors(
+            #"{ "$C": { "a": { "@keyPath": "a", "@lua": "{ '(', \"[\", -- )\n value", "@type": "JSON" } } }"#)
+        #expect(table.contains("this '{' is not closed (is a '}' missing?)"), "\(table)")
+        #expect(InlineChunkProbe.unclosed("f(a[1], [[ ( ]]) .. '('") == nil)
+        #expect(InlineChunkProbe.unclosed("f(g(1)") == 1)
         let prelude = Self.loadErrors(
             #"{ "@luaPrelude": "local function f(\n  return 1 end", "$C": { "a": { "@keyPath": "a", "@lua": "f()", "@type": "Int" } } }"#
         )
@@ -308,4 +319,9 @@ struct InlineLuaTests {
             from: try JSONParser.parse(#"{"metadata": {}, "a": 1, "total": "x"}"#), context: "$M")
         #expect(wrong.issues.map(\.path) == ["$.total"], "\(wrong.issues)")
     }
+}
+
+/// The bracket scanner of inline code, as the load error uses it.
+enum InlineChunkProbe {
+    static func unclosed(_ code: String) -> Int? { InlineChunk.unclosedBracket(in: code)?.1 }
 }

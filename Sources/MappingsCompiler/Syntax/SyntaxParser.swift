@@ -120,6 +120,8 @@ struct SyntaxParser {
             index += 1
             try skipTrivia()
             let value = try parseValue()
+            // Where a missing comma belongs: right after the value, not at the next member.
+            let afterValue = location()
             if let first = seen[CodePointKey(key)] {
                 diagnostics.append(
                     Diagnostic(
@@ -141,7 +143,12 @@ struct SyntaxParser {
             }
             if bytes[index] == UInt8(ascii: "}") { index += 1; break }
             if bytes[index] == UInt8(ascii: "\"") {
-                throw fail("expected ',' or '}' after this member", help: "add a ',' between the members")
+                diagnostics.append(
+                    Diagnostic(
+                        message: "expected ',' or '}' after this value", location: afterValue,
+                        notes: [Diagnostic.Note(message: "the next member starts here", location: location())],
+                        help: "add a ',' here, between the members"))
+                throw Failure()
             }
             throw unexpected(expecting: "',' or '}'")
         }
@@ -161,6 +168,7 @@ struct SyntaxParser {
             }
             if bytes[index] == UInt8(ascii: "]") { index += 1; break }
             elements.append(try parseValue())
+            let afterValue = location()
             try skipTrivia()
             guard index < bytes.count else {
                 throw fail("unexpected end of file: this array is not closed", at: start, help: "add the closing ']'")
@@ -171,6 +179,14 @@ struct SyntaxParser {
                 continue
             }
             if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            if [UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "[")].contains(bytes[index]) {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "expected ',' or ']' after this value", location: afterValue,
+                        notes: [Diagnostic.Note(message: "the next element starts here", location: location())],
+                        help: "add a ',' here, between the elements"))
+                throw Failure()
+            }
             throw unexpected(expecting: "',' or ']'")
         }
         depth -= 1
