@@ -146,6 +146,17 @@ package enum MappingsFormatter {
         }
     }
 
+    /// A selector in its one written form, the function's name: AppCoreKit's
+    /// `"coordinate2DFromDictionary:userData:error:"` is `"coordinate2DFromDictionary"` (what
+    /// follows the first `:` never mattered: the function is named by what comes before it).
+    static func canonical(_ value: Node, key: String?) -> Node {
+        guard key == "\"@transformSelector\"" || key == "\"@reverseTransformSelector\"",
+            case .scalar(let text) = value, text.hasPrefix("\""), let colon = text.firstIndex(of: ":"),
+            text.index(after: text.startIndex) < colon
+        else { return value }
+        return .scalar(String(text[..<colon]) + "\"")
+    }
+
     indirect enum Node {
         case scalar(String)
         /// An object (`close` `}`) or array (`]`), and the comments before its closing bracket.
@@ -217,7 +228,7 @@ package enum MappingsFormatter {
                     member.afterColon = comments()
                 }
                 guard let value = value() else { return nil }
-                member.value = value
+                member.value = MappingsFormatter.canonical(value, key: member.key)
                 // Comments before a comma stand between the value and it; without a comma, the
                 // first one on the value's line trails the member.
                 let comma = kindAfterComments() == .comma
