@@ -127,11 +127,57 @@ package struct PlaygroundSession: Sendable {
 
     /// A run of `context` on `payload` with the page's edits.
     package func run(context: String?, edits: [String: String], payload: String) -> JSONValue {
+        answer(load(edits), context: context, payload: payload)
+    }
+
+    /// A run of a new project the page holds alone (`New from this payload`): its files, by
+    /// path (`contexts/…` and `scripts/…`), none of them on disk.
+    package func run(project files: [String: String], context: String?, payload: String) -> JSONValue {
+        let loaded: Result<Catalog, MappingsError>
+        do {
+            var registry = TransformerRegistry()
+            registry.add(
+                LuaScripts(
+                    directory: "scripts", limits: limits, unsaved: files.filter { $0.key.hasPrefix("scripts/") }))
+            loaded = .success(
+                try Catalog.load(["contexts"], from: .memory(files.filter { $0.key.hasSuffix(".mappings") }),
+                    traits: traits, transformers: registry))
+        } catch {
+            loaded = .failure(error)
+        }
+        return answer(loaded, context: context, payload: payload)
+    }
+
+    /// A new project inferred from `payload` (`mappings init`'s), its root model `model`: its
+    /// files and context, or why there is none.
+    package func newProject(from payload: String, model: String) -> JSONValue {
+        do {
+            let project = try InitProject.infer(
+                from: try InitSample.read(Array(payload.utf8)), model: model, sampleName: "the playground's payload")
+            return [
+                "context": .string(project.context),
+                "files": .array(
+                    project.files.map { file in
+                        [
+                            "path": .string(file.path), "text": .string(file.text),
+                            "kind": .string(file.path.hasSuffix(".lua") ? "script" : "mappings"),
+                        ]
+                    }),
+            ]
+        } catch {
+            return ["error": .string(error.description)]
+        }
+    }
+
+    /// What the page shows of a load: the output, issues, explanations and tests of `context` on
+    /// `payload`, or the diagnostics that refuse the files (the tests then not run).
+    private func answer(_ loaded: Result<Catalog, MappingsError>, context: String?, payload: String) -> JSONValue {
         var answer: [String: JSONValue] = [
-            "diagnostics": [], "issues": [], "explain": [], "tests": [], "output": .null, "contexts": [],
+            "diagnostics": [], "issues": [], "explain": [], "tests": [], "testsRun": false, "output": .null,
+            "contexts": [],
         ]
         let catalog: Catalog
-        switch load(edits) {
+        switch loaded {
         case .failure(let error):
             answer["diagnostics"] = .array(error.diagnostics.map { Self.json($0, severity: "error") })
             return .object(JSONObject(answer.sorted { $0.key < $1.key }))
@@ -149,6 +195,7 @@ package struct PlaygroundSession: Sendable {
             answer["diagnostics"] = .array(error.diagnostics.map { Self.json($0, severity: "error") })
             return .object(JSONObject(answer.sorted { $0.key < $1.key }))
         }
+        answer["testsRun"] = true
         answer["tests"] = .array(
             ContextTestRunner.run(catalog, contexts: [identifier]).map { result in
                 [

@@ -1,7 +1,7 @@
 /// The playground's one page: plain HTML, CSS and JavaScript, served by the tool itself (nothing
 /// fetched from elsewhere). The elements tests and automation drive keep their ids: `context`,
 /// `file`, `mappings` and `payload` (the texts edited), `output`, `issues`, `diagnostics`,
-/// `explain`, `tests`, `share`, `save`.
+/// `explain`, `tests`, `share`, `save`, `format-payload`, `new-project` and `new-model`.
 enum PlaygroundPage {
     static let html = #"""
         <!doctype html>
@@ -36,6 +36,8 @@ enum PlaygroundPage {
           ul.list li.passed { color: #1a7f37; }
           ul.list li.failed { color: #b3261e; }
           ul.list li.none { color: #8a96a3; }
+          pre.result.stale { opacity: .45; }
+          h2 button, h2 input { font: inherit; font-size: .8em; font-weight: normal; margin-left: .6em; }
           #share-box { padding: .5em 1em; background: #fff6d6; border-bottom: 1px solid #e7d38a; font-size: .9em; }
           #share-box input { width: 60%; font: 12px ui-monospace, monospace; }
         </style>
@@ -57,7 +59,9 @@ enum PlaygroundPage {
           <section>
             <h2 id="file-title">Mappings</h2>
             <div class="editor"><pre class="gutter" id="mappings-gutter"></pre><textarea id="mappings" spellcheck="false" aria-label="the file"></textarea></div>
-            <h2>Payload</h2>
+            <h2>Payload <button id="format-payload" type="button">Format</button>
+              <button id="new-project" type="button" title="mappings init on this payload: models, contexts and tests inferred from it">New from this payload</button>
+              <input id="new-model" value="Record" size="10" aria-label="the new project's model name"></h2>
             <div class="editor payload"><pre class="gutter" id="payload-gutter"></pre><textarea id="payload" spellcheck="false" aria-label="the payload"></textarea></div>
             <h2>Load diagnostics</h2>
             <ul class="list" id="diagnostics"></ul>
@@ -78,6 +82,8 @@ enum PlaygroundPage {
         const $ = (id) => document.getElementById(id);
         const files = {}, original = {}, kinds = {};
         let contextFiles = {}, contextLines = {}, current = null, writes = false, sequence = 0, timer = null, lastAnswer = null;
+        // A new project from the payload (`New from this payload`): its files are the page's alone.
+        let project = false;
 
         function option(select, value, text) {
           const element = document.createElement("option");
@@ -149,8 +155,15 @@ enum PlaygroundPage {
         function render(answer) {
           lastAnswer = answer;
           const output = $("output"), issues = $("issues"), diagnostics = $("diagnostics"), tests = $("tests");
-          output.textContent = answer.output != null ? answer.output
-            : answer.filtered ? "dropped by \"@filter\": no result" : "";
+          // While the files do not load, the last output stays, dimmed: what the edit is about to change.
+          const unloaded = !answer.testsRun && (answer.diagnostics || []).some((d) => d.severity !== "warning");
+          output.classList.toggle("stale", unloaded && output.textContent !== "");
+          if (unloaded) output.title = output.textContent ? "the files do not load: the last output, kept" : "";
+          else {
+            output.title = "";
+            output.textContent = answer.output != null ? answer.output
+              : answer.filtered ? "dropped by \"@filter\": no result" : "";
+          }
           issues.replaceChildren(); diagnostics.replaceChildren(); tests.replaceChildren();
           for (const issue of answer.issues || []) {
             item(issues, issue.path + "  " + issue.property + "  [" + issue.kind + "]  " + issue.message
@@ -168,7 +181,9 @@ enum PlaygroundPage {
             item(tests, (test.passed ? "✔ " : "✘ ") + test.title
               + (test.failures.length ? "\n  " + test.failures.join("\n  ") : ""), test.passed ? "passed" : "failed");
           }
-          if (!tests.children.length) item(tests, "no @tests", "none");
+          if (!tests.children.length) {
+            item(tests, answer.testsRun ? "no @tests" : "not run: the files do not load", "none");
+          }
           $("explain").textContent = (answer.explain || []).join("\n");
           const contexts = answer.contexts || [];
           if (contexts.length && contexts.join() !== Array.from($("context").options).map((o) => o.value).join()) {
@@ -185,7 +200,7 @@ enum PlaygroundPage {
           try {
             const response = await fetch("api/run", {
               method: "POST", headers: {"Content-Type": "application/json"},
-              body: JSON.stringify({context: $("context").value, files, payload: $("payload").value}),
+              body: JSON.stringify({context: $("context").value, files, payload: $("payload").value, project}),
             });
             const answer = await response.json();
             if (mine !== sequence) return;
@@ -194,6 +209,50 @@ enum PlaygroundPage {
           } catch (error) {
             if (mine === sequence) $("status").textContent = "the playground does not answer: " + error;
           }
+        }
+
+        // The payload indented two spaces a level, every string and number as written (JSON.parse
+        // only checks it: it would round big numbers).
+        function formatPayload() {
+          const text = $("payload").value;
+          try { JSON.parse(text); } catch (error) { $("status").textContent = "the payload is not JSON: " + error.message; return; }
+          const tokens = text.match(/"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+/g) || [];
+          let out = "", depth = 0;
+          const line = () => "\n" + "  ".repeat(depth);
+          for (let i = 0; i < tokens.length; i++) {
+            const token = tokens[i];
+            if (token === "{" || token === "[") {
+              const close = token === "{" ? "}" : "]";
+              if (tokens[i + 1] === close) { out += token + close; i++; continue; }
+              depth++; out += token + line();
+            } else if (token === "}" || token === "]") { depth--; out += line() + token; }
+            else if (token === ",") out += "," + line();
+            else if (token === ":") out += ": ";
+            else out += token;
+          }
+          $("payload").value = out;
+          refreshGutters();
+          schedule();
+        }
+
+        async function newProject() {
+          const response = await fetch("api/new", {method: "POST", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({payload: $("payload").value, model: $("new-model").value})});
+          const answer = await response.json();
+          if (!response.ok) { $("status").textContent = answer.error; return; }
+          project = true;
+          for (const path of Object.keys(files)) { delete files[path]; delete original[path]; delete kinds[path]; }
+          $("file").replaceChildren(); $("context").replaceChildren();
+          for (const file of answer.files) {
+            files[file.path] = original[file.path] = file.text; kinds[file.path] = file.kind; option($("file"), file.path);
+          }
+          option($("context"), answer.context);
+          $("context").value = answer.context;
+          contextFiles = {}; contextLines = {};
+          $("save").hidden = true;
+          show(answer.files[1].path);
+          $("status").textContent = "a new project from the payload, in this page only: mappings init --from PAYLOAD writes it";
+          run();
         }
 
         function schedule() { clearTimeout(timer); timer = setTimeout(run, 150); }
@@ -235,6 +294,8 @@ enum PlaygroundPage {
         $("mappings").addEventListener("scroll", () => { $("mappings-gutter").scrollTop = $("mappings").scrollTop; });
         $("payload").addEventListener("scroll", () => { $("payload-gutter").scrollTop = $("payload").scrollTop; });
         $("file").addEventListener("change", () => show($("file").value));
+        $("format-payload").addEventListener("click", formatPayload);
+        $("new-project").addEventListener("click", newProject);
         $("context").addEventListener("change", () => {
           const file = contextFiles[$("context").value];
           if (file && file in files) { show(file); scrollTo(contextLines[$("context").value]); }

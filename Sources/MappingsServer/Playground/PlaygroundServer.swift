@@ -49,7 +49,27 @@ struct PlaygroundServer: Sendable {
             let context = body["context"]?.stringValue
             let payload = body["payload"]?.stringValue ?? ""
             let edits = Self.edits(body["files"])
+            // A new project the page holds alone: its files, none on disk.
+            if body["project"] == .bool(true) {
+                let answer = await MappingServer.offload {
+                    session.run(project: edits, context: context, payload: payload)
+                }
+                return Self.json(200, answer)
+            }
             let answer = await MappingServer.offload { session.run(context: context, edits: edits, payload: payload) }
+            return Self.json(200, answer)
+        }
+        // `mappings init` on the page's payload: a new project, which the page then edits alone.
+        router.post("api/new") { request, _ in
+            let body: JSONObject
+            switch await Self.body(request, limits: limits) {
+            case .success(let object): body = object
+            case .failure(let refusal): return refusal.response
+            }
+            let payload = body["payload"]?.stringValue ?? ""
+            let model = body["model"]?.stringValue ?? "Record"
+            let answer = await MappingServer.offload { session.newProject(from: payload, model: model) }
+            if case .object(let object) = answer, object["error"] != nil { return Self.json(422, answer) }
             return Self.json(200, answer)
         }
         router.post("api/save") { request, _ in

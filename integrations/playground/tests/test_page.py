@@ -101,7 +101,10 @@ def test_an_edit_changes_the_output_and_a_broken_edit_marks_its_line(playground,
     diagnosed = {str(li.get_attribute("data-line")) for li in browser.find_elements(By.CSS_SELECTOR, "#diagnostics li")
                  if li.get_attribute("data-file") == "contexts/twitter.mappings"}
     assert str(line) in marked and set(marked) == diagnosed, (marked, diagnosed)
-    assert text(browser, "output") == ""
+    # The last output stays, dimmed, while the files do not load; the tests say they did not run.
+    assert '"message": "240859602684612608"' in text(browser, "output")
+    assert "stale" in browser.find_element(By.ID, "output").get_attribute("class")
+    assert "not run: the files do not load" in text(browser, "tests")
     # Nothing was written.
     assert (workspace / "contexts" / "twitter.mappings").read_text() == original
 
@@ -151,3 +154,47 @@ def test_a_page_reached_by_another_name_is_refused(playground):
         wait_for(driver, lambda: '"240859602684612608"' in text(driver, "output"))
     finally:
         driver.quit()
+
+
+def test_format_lays_the_payload_out_keeping_every_number_as_written(playground, browser):
+    server = playground("--context", TWEET, "--input", "twitter/tweet.json")
+    browser.get(server.url)
+    wait_for(browser, lambda: '"240859602684612608"' in text(browser, "output"))
+    one_line = '{"id_str": "9", "text": "hi", "user": {"name": "Ann"}, "retweet_count": 18446744073709551617, "x": [1.50, {}]}'
+    type_into(browser, "payload", one_line)
+    wait_for(browser, lambda: '"hi"' in text(browser, "output"))
+    browser.find_element(By.ID, "format-payload").click()
+    laid_out = browser.find_element(By.ID, "payload").get_attribute("value")
+    assert laid_out.count("\n") > 5, laid_out
+    assert "18446744073709551617" in laid_out and "1.50" in laid_out and "{}" in laid_out, laid_out
+    assert json.loads(laid_out) == json.loads(one_line)
+    # Not JSON: left as it is, and said.
+    type_into(browser, "payload", "{not json")
+    browser.find_element(By.ID, "format-payload").click()
+    assert browser.find_element(By.ID, "payload").get_attribute("value") == "{not json"
+    assert "not JSON" in text(browser, "status")
+
+
+def test_new_from_this_payload_infers_a_project_that_maps_it(playground, browser, workspace):
+    server = playground("--context", TWEET, "--input", "twitter/tweet.json")
+    browser.get(server.url)
+    wait_for(browser, lambda: '"240859602684612608"' in text(browser, "output"))
+    issue = {"id": 7, "html_url": "https://github.com/o/r/issues/7", "created_at": "2024-04-22T13:33:48Z",
+             "user": {"login": "ann"}, "labels": [{"name": "bug"}], "closed_at": None}
+    type_into(browser, "payload", json.dumps(issue))
+    model = browser.find_element(By.ID, "new-model")
+    model.clear()
+    model.send_keys("Issue")
+    browser.find_element(By.ID, "new-project").click()
+    wait_for(browser, lambda: "contexts/Issue.mappings" in text(browser, "file"))
+    wait_for(browser, lambda: '"htmlUrl": "https://github.com/o/r/issues/7"' in text(browser, "output"))
+    assert browser.find_element(By.ID, "context").get_attribute("value") == "$Issue"
+    wait_for(browser, lambda: "✔" in text(browser, "tests"))
+    assert "✘" not in text(browser, "tests")
+    assert "no issues" in text(browser, "issues")
+    # An edit of the new project runs, in the page only: nothing was written.
+    edited = browser.find_element(By.ID, "mappings").get_attribute("value").replace(
+        '"htmlUrl": "html_url"', '"htmlUrl": "url"', 1)
+    type_into(browser, "mappings", edited)
+    wait_for(browser, lambda: "$.url" in text(browser, "issues"))
+    assert not (workspace / "contexts" / "Issue.mappings").exists()

@@ -210,3 +210,31 @@ def test_a_script_that_loops_is_a_timeout_issue_and_the_playground_stays_respons
     assert any("deadline" in issue["message"] or "budget" in issue["message"] for issue in answer["issues"]), answer["issues"]
     status, state = server.json("GET", "/api/state")
     assert status == 200
+
+
+def test_new_infers_a_project_from_the_payload_and_runs_it_from_the_page_alone(playground):
+    server = playground("--context", "$TweetModel")
+    payload = '{"name": "London", "dt": 1485789600, "main": {"temp": 280.32, "temp_min": 279.15}, "rain": {"1h": 0.5}}'
+    status, answer = server.json("POST", "/api/new", {"payload": payload, "model": "Weather"})
+    assert status == 200, answer
+    assert answer["context"] == "$Weather"
+    paths = [file["path"] for file in answer["files"]]
+    assert paths == ["contexts/models.mappings", "contexts/Weather.mappings", "scripts/Transformers.lua"]
+    files = {file["path"]: file["text"] for file in answer["files"]}
+    assert '"dt": "Date"' in files["contexts/models.mappings"]
+    status, run = server.json("POST", "/api/run", {"context": "$Weather", "files": files, "payload": payload,
+                                                  "project": True})
+    assert status == 200 and run["testsRun"] is True, run
+    assert '"dt": "2017-01-30T15:20:00Z"' in run["output"], run
+    assert run["issues"] == [] and all(test["passed"] for test in run["tests"]), run
+    # A payload that is no object is refused with the reason.
+    status, refused = server.json("POST", "/api/new", {"payload": "[1, 2]", "model": "X"})
+    assert status == 422 and "not an object" in refused["error"], refused
+
+
+def test_tests_not_run_while_the_files_do_not_load(playground, workspace):
+    server = playground("--context", "$TweetModel")
+    path = "contexts/twitter.mappings"
+    broken = (workspace / path).read_text().replace('"@class": "TweetModel"', '"@class": "TweetModl"', 1)
+    status, run = server.json("POST", "/api/run", {"context": "$TweetModel", "files": {path: broken}, "payload": "{}"})
+    assert status == 200 and run["testsRun"] is False and run["tests"] == [], run
