@@ -46,9 +46,11 @@
         var url: String
 
         @Option(
-            help: ArgumentHelp("The identifier of the context to map with, such as '$TweetModel'.", valueName: "id"),
+            help: ArgumentHelp(
+                "The identifier of the context to map with, such as '$TweetModel'; without it, the one context the files hold.",
+                valueName: "id"),
             completion: Completions.contexts)
-        var context: String
+        var context: String?
 
         @Option(
             help: ArgumentHelp(
@@ -124,7 +126,9 @@
 
         package func run() async throws {
             guard let runner = Self.runner else { Self.runFetchProgram() }
-            let mapper = Mapper(catalog: try load.loadCatalog())
+            let catalog = try load.loadCatalog()
+            let context = try LoadOptions.contextIdentifier(self.context, in: catalog)
+            let mapper = Mapper(catalog: catalog)
             _ = try LoadOptions.context(context, of: mapper)
             var plan = Plan(
                 url: URL(string: url)!, timeout: timeout, parameters: [], headers: [], body: nil, context: context,
