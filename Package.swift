@@ -358,6 +358,11 @@ if allocationSuite {
         "MappingsTestSupport", "CAllocationCount", "MappingsEngineTests",
     ]
     package.targets.removeAll { !kept.contains($0.name) }
+    // The suite and its fixtures alone, which import nothing `@testable` (tools/test builds them
+    // with --disable-testable-imports: the layers compile as the shipped tool's do).
+    for target in package.targets where target.name == "MappingsEngineTests" {
+        target.sources = ["PlanAllocationTests.swift", "BenchmarkPlans.swift"]
+    }
     package.products = [.library(name: "Mappings", targets: ["Mappings"])]
     package.dependencies = []
 }

@@ -62,28 +62,16 @@ struct FastPlanTests {
         }
     }
 
-    static func benchmarkCatalog() throws -> Catalog {
-        let directory = repository.appendingPathComponent("Benchmarks/contexts")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasSuffix(".mappings") }.sorted()
-        var registry = TransformerRegistry()
-        for selector in ["clientName", "handle", "topics", "userSummary", "score"] {
-            registry.register(className: "BenchTransformers", selector: selector) { value, _ in value }
-        }
-        return try Catalog.load(
-            files.map { directory.appendingPathComponent($0).path }, transformers: registry)
-    }
+    static func benchmarkCatalog() throws -> Catalog { try BenchmarkPlans.catalog() }
 
     /// A benchmark context, its mapper and its plan.
     static func benchmarkPlan(_ identifier: String) throws -> (Mapper, CompiledContext, FastPlan) {
-        let mapper = Mapper(catalog: try benchmarkCatalog())
-        let context = try mapper.context(identifier)
-        return (mapper, context, try mapper.fastPlan(for: context).get())
+        try BenchmarkPlans.plan(identifier)
     }
 
     /// Records of one benchmark shape, from the benchmarks' own seeded generator.
     static func records(shape: String, seed: Int = 11) throws -> [[UInt8]] {
-        try Fixtures.benchmarkRecords(shape: shape, seed: seed)
+        try BenchmarkPlans.records(shape: shape, seed: seed)
     }
 
     static let shapes: [(shape: String, context: String)] = [

@@ -2,7 +2,7 @@ import CAllocationCount
 import Foundation
 import Testing
 
-@testable import MappingsEngine
+import MappingsEngine
 
 /// What the per-record path allocates, counted by the test binary's malloc family
 /// (`CAllocationCount`): a record mapped by a plan allocates nothing but what its conversions
@@ -11,9 +11,9 @@ import Testing
 struct PlanAllocationTests {
     /// The allocations of mapping each of `records` (after mapping them all once), on this thread.
     static func allocations(_ identifier: String, shape: String) throws -> (perRecord: Double, records: Int) {
-        let (mapper, context, _) = try FastPlanTests.benchmarkPlan(identifier)
+        let (mapper, context, _) = try BenchmarkPlans.plan(identifier)
         let records = RecordMapper(mapper: mapper, context: context).independentCopy()
-        let lines = try FastPlanTests.records(shape: shape)
+        let lines = try BenchmarkPlans.records(shape: shape)
         var out: [UInt8] = []
         out.reserveCapacity(1 << 20)
         // Warm up: the scratch space grows to the largest record, the output to its size.
@@ -74,9 +74,9 @@ struct PlanAllocationTests {
     /// counter sees it (the test above cannot pass by counting nothing).
     @Test("a record the general engine maps allocates, and is counted")
     func generalEngineCounted() throws {
-        let (mapper, context, _) = try FastPlanTests.benchmarkPlan("$WideRecord")
+        let (mapper, context, _) = try BenchmarkPlans.plan("$WideRecord")
         let records = RecordMapper(mapper: mapper, context: context, usesFastPlan: false)
-        let line = try #require(try FastPlanTests.records(shape: "wide").first)
+        let line = try #require(try BenchmarkPlans.records(shape: "wide").first)
         var out: [UInt8] = []
         out.reserveCapacity(1 << 16)
         _ = records.map(line, into: &out)
