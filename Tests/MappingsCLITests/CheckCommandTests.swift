@@ -19,7 +19,14 @@ struct CheckCommandTests {
         var checked = 0
         while let path = enumerator?.nextObject() as? String {
             guard path.hasSuffix(".mappings"), !path.contains("broken") else { continue }
-            let result = try ToolRunner.run(["check", "--mappings", "Examples/" + path])
+            // A project of its own (`X/contexts/…` beside `X/scripts`) checks with its scripts.
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let scripts = folder.deletingLastPathComponent().appendingPathComponent("scripts").relativePath
+            let ownScripts =
+                folder.lastPathComponent == "contexts"
+                && FileManager.default.fileExists(atPath: examples.appendingPathComponent(scripts).path)
+            let result = try ToolRunner.run(
+                ["check", "--mappings", "Examples/" + path] + (ownScripts ? ["--scripts", "Examples/" + scripts] : []))
             #expect(result.status == 0, "\(path): \(result.stderr)")
             checked += 1
         }
