@@ -140,7 +140,8 @@ package struct PlaygroundSession: Sendable {
                 LuaScripts(
                     directory: "scripts", limits: limits, unsaved: files.filter { $0.key.hasPrefix("scripts/") }))
             loaded = .success(
-                try Catalog.load(["contexts"], from: .memory(files.filter { $0.key.hasSuffix(".mappings") }),
+                try Catalog.load(
+                    ["contexts"], from: .memory(files.filter { $0.key.hasSuffix(".mappings") }),
                     traits: traits, transformers: registry))
         } catch {
             loaded = .failure(error)

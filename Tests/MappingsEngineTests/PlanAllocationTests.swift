@@ -1,8 +1,7 @@
 import CAllocationCount
 import Foundation
-import Testing
-
 import MappingsEngine
+import Testing
 
 /// What the per-record path allocates, counted by the test binary's malloc family
 /// (`CAllocationCount`): a record mapped by a plan allocates nothing but what its conversions

@@ -143,12 +143,7 @@ struct SyntaxParser {
             }
             if bytes[index] == UInt8(ascii: "}") { index += 1; break }
             if bytes[index] == UInt8(ascii: "\"") {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "expected ',' or '}' after this value", location: afterValue,
-                        notes: [Diagnostic.Note(message: "the next member starts here", location: location())],
-                        help: "add a ',' here, between the members"))
-                throw Failure()
+                throw missingComma(after: afterValue, closer: "}", between: "member")
             }
             throw unexpected(expecting: "',' or '}'")
         }
@@ -180,12 +175,7 @@ struct SyntaxParser {
             }
             if bytes[index] == UInt8(ascii: "]") { index += 1; break }
             if [UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "[")].contains(bytes[index]) {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "expected ',' or ']' after this value", location: afterValue,
-                        notes: [Diagnostic.Note(message: "the next element starts here", location: location())],
-                        help: "add a ',' here, between the elements"))
-                throw Failure()
+                throw missingComma(after: afterValue, closer: "]", between: "element")
             }
             throw unexpected(expecting: "',' or ']'")
         }
@@ -398,6 +388,17 @@ struct SyntaxParser {
 
     private func error(_ message: String, at location: SourceLocation, help: String? = nil) -> Diagnostic {
         Diagnostic(message: message, location: location, help: help)
+    }
+
+    /// A value followed by the next one without a comma: said right after the value, where the
+    /// comma belongs, with a note where the next `member` or element starts.
+    private mutating func missingComma(after value: SourceLocation, closer: String, between what: String) -> Failure {
+        diagnostics.append(
+            Diagnostic(
+                message: "expected ',' or '\(closer)' after this value", location: value,
+                notes: [Diagnostic.Note(message: "the next \(what) starts here", location: location())],
+                help: "add a ',' here, between the \(what)s"))
+        return Failure()
     }
 
     private mutating func fail(_ message: String, at location: SourceLocation? = nil, help: String? = nil) -> Failure {
