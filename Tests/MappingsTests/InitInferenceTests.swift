@@ -81,6 +81,14 @@ struct InitInferenceTests {
         #expect(InitTexts.keyPath("0") == #"\0"#)
     }
 
+    @Test("a key no key path can name (the empty one) is left out, and said")
+    func emptyKey() throws {
+        let sample = try InitSample.read(Array(#"{"": 1, "b": 2}"#.utf8))
+        let project = try InitProject.infer(from: sample, model: "P", sampleName: "p.json")
+        #expect(project.models[0].properties.map(\.key) == ["b"])
+        #expect(project.notes == [#"the key "" of P cannot be read by a key path: left out"#])
+    }
+
     @Test("samples that are no objects are refused with the reason")
     func refusals() {
         for (text, reason) in [
@@ -268,7 +276,11 @@ indirect enum Shape {
         case .text: return .string(["", "0", "true", "2024", "http not a url"].randomElement(using: &random)!)
         case .object: return .object(record(using: &random))
         case .array(let element):
-            return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in element.value(using: &random) })
+            // Now and then a null element, which the inferred type must keep (`[Label?]`).
+            return .array(
+                (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    Int.random(in: 0..<8, using: &random) == 0 ? .null : element.value(using: &random)
+                })
         }
     }
 }

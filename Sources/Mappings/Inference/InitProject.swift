@@ -25,6 +25,8 @@ package struct InitProject {
     package var tests: Int
     /// Whether the sample was an array of records (`map --many` maps it) or NDJSON (`stream`).
     package var form: InitSample.Form
+    /// What the files leave out of the sample, and why (a key no key path can name).
+    package var notes: [String] = []
 
     /// The project of `sample`, its root model `model`; `sampleName` is the sample's file
     /// name, which the comments cite.
@@ -70,7 +72,7 @@ package struct InitProject {
             }
             return InitProject(
                 files: files, model: model, models: inference.models, records: sample.records.count,
-                tests: chosen.count, form: sample.form)
+                tests: chosen.count, form: sample.form, notes: inference.notes)
         }
         throw InitFailure("the sample's values kept failing to convert to any type inferred for them")
     }

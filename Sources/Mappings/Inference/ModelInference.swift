@@ -12,12 +12,15 @@ package struct ModelInference {
     package var overrides: [String: [String: InferredType]] = [:]
     /// Properties forced optional, by model.
     package var optional: [String: Set<String>] = [:]
+    /// What was left out, and why, for `init` to say.
+    package private(set) var notes: [String] = []
 
     package init() {}
 
     /// The models of `records` (objects), the root one named `root`.
     package mutating func infer(_ records: [JSONObject], root: String) {
         models = []
+        notes = []
         var shape = ObjectShape()
         for record in records { shape.add(record) }
         _ = model(of: shape, named: root, parent: nil)
@@ -37,16 +40,22 @@ package struct ModelInference {
         let index = models.count
         models.append(InferredModel(name: name, properties: []))
         var properties: [InferredProperty] = []
+        // The empty key: a key path of it reads the whole object, so no entry can read it.
+        let keys = shape.keys.filter { !$0.isEmpty }
+        if keys.count < shape.keys.count {
+            let note = "the key \"\" of \(name) cannot be read by a key path: left out"
+            if !notes.contains(note) { notes.append(note) }
+        }
         // A key that is its property's name already keeps it (`userId` beside `user_id`); the
         // others get theirs in payload order, numbered when taken.
-        var names = Set(shape.keys.filter { InferredNames.property($0) == $0 })
+        var names = Set(keys.filter { InferredNames.property($0) == $0 })
         var named: [String: String] = Dictionary(uniqueKeysWithValues: names.map { ($0, $0) })
-        for key in shape.keys where named[key] == nil {
+        for key in keys where named[key] == nil {
             let name = InferredNames.unique(InferredNames.property(key), in: names)
             names.insert(name)
             named[key] = name
         }
-        for key in shape.keys {
+        for key in keys {
             let field = shape.fields[key]!
             let propertyName = named[key]!
             let (type, format) =

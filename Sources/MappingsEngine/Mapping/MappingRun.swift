@@ -399,6 +399,18 @@ struct MappingRun {
             droppedElement = true
             return .null
         }
+        // A null element stays null: in a collection of optional objects (`[Label?]`) as it is, in
+        // one of objects an issue says so — never an object of nulls built from nothing.
+        if case .null = value, object.union == nil {
+            droppedElement = false
+            if let type = rule.type, !Self.holdsOptionalObjects(type) {
+                let model = Self.objectType(type).map { "\($0)" } ?? "an object"
+                report(
+                    .conversionFailed, at: path(), property: property(), rule: rule, value: "null",
+                    message: "expected \(model), found null")
+            }
+            return .null
+        }
         let built = builtElement(value, with: object, rule: rule, path: path, existing: existing, property: property)
         droppedElement = false
         return built
@@ -431,6 +443,32 @@ struct MappingRun {
             }
         }
         return converted
+    }
+
+    /// Whether the objects at the bottom of a collection type are optional (`[Label?]`,
+    /// `[[Card?]]`, `[String: User?]`); the collection's own `?` does not count.
+    static func holdsOptionalObjects(_ type: TypeReference) -> Bool {
+        var type = type.unwrapped
+        while true {
+            switch type {
+            case .array(let element), .dictionary(let element), .set(let element):
+                if case .optional(let inner) = element, !inner.isCollection { return true }
+                type = element.unwrapped
+            default: return false
+            }
+        }
+    }
+
+    /// The object type at the bottom of a collection type, for messages.
+    static func objectType(_ type: TypeReference) -> TypeReference? {
+        var type = type.unwrapped
+        while true {
+            switch type {
+            case .array(let element), .dictionary(let element), .set(let element): type = element.unwrapped
+            case .model, .union: return type
+            default: return nil
+            }
+        }
     }
 
     /// Puts collection elements into the target: appended by default, inserted at the front

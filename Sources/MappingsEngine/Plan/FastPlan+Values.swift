@@ -80,7 +80,7 @@ extension Writer {
                     let built: Value?
                     switch nodes[Int(element)].kind {
                     case .frame: built = objectValue(property.target, frame: element)
-                    case .null: built = objectValue(property.target, frame: -1)
+                    // A null element: the general engine keeps it null, or says it is one.
                     default: built = nil
                     }
                     guard let built else { return nil }

@@ -326,7 +326,7 @@ struct Writer {
                 let element = slots[Int(node.first) + offset]
                 switch nodes[Int(element)].kind {
                 case .frame: guard object(property.target, frame: element, into: &out) else { return false }
-                case .null: guard object(property.target, frame: -1, into: &out) else { return false }
+                // A null element: the general engine keeps it null, or says it is one.
                 default: return false
                 }
             }

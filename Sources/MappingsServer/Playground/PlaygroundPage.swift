@@ -251,7 +251,8 @@ enum PlaygroundPage {
           contextFiles = {}; contextLines = {};
           $("save").hidden = true;
           show(answer.files[1].path);
-          $("status").textContent = "a new project from the payload, in this page only: mappings init --from PAYLOAD writes it";
+          $("status").textContent = "a new project from the payload, in this page only: mappings init --from PAYLOAD writes it"
+            + (answer.notes || []).map((note) => "; " + note).join("");
           run();
         }
 

@@ -93,6 +93,7 @@ struct InitCommand: ParsableCommand {
                 throw OutputFile.unwritable(error, path: path, what: "the project's file")
             }
         }
+        for note in project.notes { Terminal.error("note: \(note)") }
         Terminal.output(summary(project, paths: paths))
     }
 
