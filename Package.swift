@@ -49,6 +49,9 @@ let package = Package(
         .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
         // `serve`, `playground` and `stream --metrics-listen`, which `mappings` runs; installed next to it.
         .executable(name: "mappings-server", targets: ["MappingsServerCLI"]),
+        // The native part of the Python package (tools/build-python-wheel links it with the
+        // module's C file into one extension); static, so that the wheel carries one library.
+        .library(name: "MappingsPython", type: .static, targets: ["MappingsPython"]),
     ]
         // `mappings fetch`'s HTTP client in a program of its own, installed beside `mappings`.
         + (portable ? [] : [.executable(name: "mappings-fetch", targets: ["MappingsFetchCLI"])])
@@ -150,6 +153,16 @@ let package = Package(
             dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
             swiftSettings: strictSettings
         ),
+        // The Arrow C Data Interface's structures, filled and released in C.
+        .target(name: "CArrowData"),
+        // What the Python module calls (C functions on handles): payloads and NDJSON mapped
+        // into tagged values it builds Python objects from, and Arrow columns handed over
+        // through the C Data Interface (docs/python.md).
+        .target(
+            name: "MappingsPython",
+            dependencies: ["Mappings", "MappingsLua", "MappingsSpark", "CArrowData"] + layers,
+            swiftSettings: strictSettings
+        ),
         // The stream: NDJSON inputs read in blocks (lanes reading their own ranges of a file),
         // mapped by the records pipeline, written in input order with their rejects, stats,
         // resume points and reloads between blocks; the tool's stderr and exit statuses.
@@ -196,6 +209,7 @@ let package = Package(
                 "MappingsLua",
                 "MappingsWorkspace",
                 "MappingsSpark",
+                "MappingsPython",
                 "MappingsStream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + layers,
@@ -270,6 +284,11 @@ let package = Package(
         .testTarget(
             name: "MappingsSparkTests",
             dependencies: ["MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsPythonTests",
+            dependencies: ["MappingsPython", "MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -172,7 +172,7 @@ package struct SparkRowEncoder: Sendable {
         out.reserveCapacity(out.count + json.count + json.count / 2 + 64)
         let done: Result<Void, Failure> = nodes.withUnsafeBufferPointer { nodes in
             names.withUnsafeBufferPointer { names in
-                var writer = Writer(nodes: nodes, names: names, reader: Reader(bytes: json))
+                var writer = Writer(nodes: nodes, names: names, reader: OutputReader(bytes: json))
                 return Result { () throws(Failure) in
                     writer.reader.skipSpace()
                     try writer.writeStruct(nodes[0], into: &out)
@@ -188,7 +188,7 @@ package struct SparkRowEncoder: Sendable {
     private struct Writer {
         let nodes: UnsafeBufferPointer<Node>
         let names: UnsafeBufferPointer<UInt8>
-        var reader: Reader
+        var reader: OutputReader
 
         func name(_ node: Node) -> UnsafeBufferPointer<UInt8> {
             UnsafeBufferPointer(rebasing: names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)])
@@ -493,21 +493,22 @@ package struct SparkRowEncoder: Sendable {
     }
 }
 
-/// A cursor over JSON text: just what the encoder needs (the text is a record's output, which
-/// `JSONWriter` wrote, but nothing here assumes it beyond its being JSON).
-private struct Reader {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var position = 0
+/// A cursor over JSON text: just what the encoders of a record's output need (Spark's rows,
+/// the Python values and Arrow columns of MappingsPython). The text is a record's output, which
+/// `JSONWriter` wrote, but nothing here assumes it beyond its being JSON.
+package struct OutputReader {
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var position = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    package init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    var atEnd: Bool { position >= bytes.count }
-    var peek: UInt8 { position < bytes.count ? bytes[position] : 0 }
-    mutating func advance() { position += 1 }
+    package var atEnd: Bool { position >= bytes.count }
+    package var peek: UInt8 { position < bytes.count ? bytes[position] : 0 }
+    package mutating func advance() { position += 1 }
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -516,16 +517,16 @@ private struct Reader {
         }
     }
 
-    func failure(_ what: String) -> SparkRowEncoder.Failure {
+    package func failure(_ what: String) -> SparkRowEncoder.Failure {
         SparkRowEncoder.Failure(problem: "\(what) (byte \(position + 1) of the output)")
     }
 
-    mutating func expect(_ byte: UInt8) throws(SparkRowEncoder.Failure) {
+    package mutating func expect(_ byte: UInt8) throws(SparkRowEncoder.Failure) {
         guard peek == byte else { throw failure("expected '\(Character(Unicode.Scalar(byte)))'") }
         position += 1
     }
 
-    mutating func takeNull() -> Bool {
+    package mutating func takeNull() -> Bool {
         guard position + 4 <= bytes.count, bytes[position] == UInt8(ascii: "n"),
             bytes[position + 1] == UInt8(ascii: "u"),
             bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l")
@@ -536,7 +537,7 @@ private struct Reader {
 
     /// Takes the key here when it is `name` written without escapes (as a record's output
     /// writes its keys); leaves the cursor where it was otherwise.
-    mutating func takeKey(_ name: UnsafeBufferPointer<UInt8>) throws(SparkRowEncoder.Failure) -> Bool {
+    package mutating func takeKey(_ name: UnsafeBufferPointer<UInt8>) throws(SparkRowEncoder.Failure) -> Bool {
         guard peek == UInt8(ascii: "\"") else { throw failure("expected a key") }
         let end = position + 1 + name.count
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
@@ -547,7 +548,7 @@ private struct Reader {
         return true
     }
 
-    mutating func boolean() throws(SparkRowEncoder.Failure) -> Bool {
+    package mutating func boolean() throws(SparkRowEncoder.Failure) -> Bool {
         if bytes[position...].starts(with: "true".utf8) {
             position += 4
             return true
@@ -560,7 +561,7 @@ private struct Reader {
     }
 
     /// The number's text, from here.
-    private mutating func numberText() throws(SparkRowEncoder.Failure) -> Range<Int> {
+    package mutating func numberText() throws(SparkRowEncoder.Failure) -> Range<Int> {
         let start = position
         scan: while position < bytes.count {
             switch bytes[position] {
@@ -575,7 +576,7 @@ private struct Reader {
         return start..<position
     }
 
-    mutating func integer() throws(SparkRowEncoder.Failure) -> Int64 {
+    package mutating func integer() throws(SparkRowEncoder.Failure) -> Int64 {
         let start = position
         let range = try numberText()
         var index = range.lowerBound
@@ -603,7 +604,7 @@ private struct Reader {
         return negative ? Int64(bitPattern: 0 &- magnitude) : Int64(magnitude)
     }
 
-    mutating func double() throws(SparkRowEncoder.Failure) -> Double {
+    package mutating func double() throws(SparkRowEncoder.Failure) -> Double {
         let range = try numberText()
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         guard let value = Double(text) else { throw failure("expected a number") }
@@ -612,7 +613,8 @@ private struct Reader {
 
     /// `body` of a string's value (escapes decoded), without its quotes: in place when it has
     /// no escape (a date, a dictionary's key, as a record's output writes them).
-    mutating func withString<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SparkRowEncoder.Failure)
+    package mutating func withString<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(SparkRowEncoder
+        .Failure)
         -> Result
     {
         let start = position
@@ -632,7 +634,7 @@ private struct Reader {
     }
 
     /// Appends a string's value (escapes decoded) to `out`, as UTF-8.
-    mutating func appendString(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+    package mutating func appendString(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
         try expect(UInt8(ascii: "\""))
         while position < bytes.count {
             // The run up to the next quote or backslash, in one piece.
@@ -689,7 +691,7 @@ private struct Reader {
     }
 
     /// Passes over one value of any kind.
-    mutating func skipValue() throws(SparkRowEncoder.Failure) {
+    package mutating func skipValue() throws(SparkRowEncoder.Failure) {
         var depth = 0
         repeat {
             skipSpace()
@@ -729,7 +731,7 @@ private struct Reader {
     }
 
     /// How many elements (or members) the array (or object) here holds.
-    mutating func countElements(closing: UInt8) throws(SparkRowEncoder.Failure) -> Int {
+    package mutating func countElements(closing: UInt8) throws(SparkRowEncoder.Failure) -> Int {
         position += 1
         skipSpace()
         if peek == closing { return 0 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mappings
+import MappingsPython
 import MappingsSpark
 import MappingsStream
 
@@ -34,7 +35,10 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
         completion: Completions.contexts)
     var context: String?
 
-    @Option(help: "The schema language: json-schema or spark.")
+    @Option(
+        help:
+            "The schema language: json-schema, spark, or arrow (the Arrow schema of the Python module's to_arrow, as pyarrow prints it)."
+    )
     var format: Format = .jsonSchema
 
     @Flag(help: "The schema of what 'mappings map --many' writes: an array of the context's objects.")
@@ -44,17 +48,29 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case jsonSchema = "json-schema"
         case spark
+        case arrow
+    }
+
+    func validate() throws {
+        if many && format == .arrow {
+            throw ValidationError("--many has no Arrow form: a table's rows are the objects")
+        }
     }
 
     func run() throws {
         let catalog = try load.loadCatalog()
         let compiled = try LoadOptions.context(
             try LoadOptions.contextIdentifier(context, in: catalog), of: Mapper(catalog: catalog))
-        let schema =
-            switch format {
-            case .jsonSchema: catalog.outputSchema(of: compiled, as: .jsonSchema)
-            case .spark: catalog.sparkSchema(of: compiled)
+        let schema: JSONValue
+        switch format {
+        case .jsonSchema: schema = catalog.outputSchema(of: compiled, as: .jsonSchema)
+        case .spark: schema = catalog.sparkSchema(of: compiled)
+        case .arrow:
+            guard let values = ValueSchema(spark: catalog.sparkSchema(of: compiled)) else {
+                throw ToolFailure(status: .loadFailure)
             }
+            return Terminal.output(ArrowBuilder.schemaText(values))
+        }
         Terminal.output((many ? Self.array(of: schema, format: format) : schema).jsonText)
     }
 
@@ -63,7 +79,7 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     static func array(of schema: JSONValue, format: Format) -> JSONValue {
         guard case .object(let object) = schema else { return schema }
         switch format {
-        case .spark:
+        case .spark, .arrow:
             return .object(
                 JSONObject([("type", .string("array")), ("elementType", schema), ("containsNull", .bool(false))]))
         case .jsonSchema:

@@ -1,0 +1,101 @@
+import Foundation
+import Mappings
+
+/// Maps NDJSON for the Python module on worker lanes, block after block: the caller submits
+/// blocks of whole lines and takes each block's results in input order, while the lanes map
+/// the next ones (the module builds Python objects meanwhile). With an Arrow builder, the
+/// records that map go into its columns and only the others come back.
+final class LineSession: @unchecked Sendable {
+    let context: PythonContext
+    private let pipeline: RecordPipeline
+    private var pending: [(result: BlockResult, firstLine: Int)] = []
+    /// Lines of the head block already taken.
+    private var delivered = 0
+    private var nextLine = 1
+    let arrow: ArrowBuilder?
+
+    init(context: PythonContext, workers: Int) {
+        self.context = context
+        pipeline = RecordPipeline(lanes: max(1, workers))
+        arrow = context.encoder.forArrow ? ArrowBuilder(schema: context.schema) : nil
+    }
+
+    deinit {
+        pipeline.stopLanes()
+    }
+
+    /// Blocks submitted and not all taken.
+    var pendingBlocks: Int { pending.count }
+
+    /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end).
+    func submit(_ bytes: [UInt8]) {
+        let block = RecordBlock(bytes: bytes, offset: 0, records: context.records, writesErrors: true)
+        pending.append((pipeline.submit(block), nextLine))
+        nextLine += block.lineCount()
+    }
+
+    /// Waits for the head block (or its first part) and returns its records' results
+    /// (`ResultWriter`'s form; with an Arrow builder, only the records that did not go in);
+    /// `nil` when nothing is pending.
+    func take() -> [UInt8]? {
+        guard let head = pending.first else { return nil }
+        pipeline.setHead(head.result)
+        while !pipeline.wait(for: head.result, timeout: 1) {}
+        let piece = head.result.take()
+        var out: [UInt8] = []
+        var events = piece.events[...]
+        var outputStart = 0
+        var lineNumber = 0
+        piece.block.forEachLine { line, _ in
+            lineNumber += 1
+            guard lineNumber <= piece.lines else { return false }
+            guard lineNumber > delivered, !piece.block.isBlank(line) else { return true }
+            let number = head.firstLine + lineNumber - 1
+            var outcome = RecordOutcome(kind: .clean)
+            var written = true
+            if let event = events.first, event.line == lineNumber {
+                events.removeFirst()
+                outcome = event.outcome
+                written = event.written
+            }
+            var value: ArraySlice<UInt8>?
+            if written, outputStart + 4 <= piece.output.count {
+                let length = piece.output[outputStart..<(outputStart + 4)].reversed().reduce(0) { $0 << 8 | Int($1) }
+                value = piece.output[(outputStart + 4)..<(outputStart + 4 + length)]
+                // The frame, then the line feed the lane ends each record's output with.
+                outputStart += 4 + length + 1
+            }
+            if outcome.kind == .filtered { return true }
+            if let arrow, outcome.kind == .clean || outcome.kind == .withWarnings, let tags = value {
+                let misfit = tags.withUnsafeBytes { arrow.misfit($0) }
+                guard let misfit else {
+                    tags.withUnsafeBytes { arrow.append($0) }
+                    return true
+                }
+                outcome = RecordOutcome(
+                    kind: .withErrors,
+                    issues: outcome.issues + [
+                        MappingIssue(
+                            record: .outputNotInSchema,
+                            message: "the record's output does not fit the context's Arrow schema: \(misfit)",
+                            context: context.compiled)
+                    ])
+                value = nil
+            }
+            ResultWriter.append(
+                line: number, outcome: outcome, context: context.compiled, value: value,
+                input: piece.block.bytes[line], into: &out)
+            return true
+        }
+        delivered = piece.lines
+        if piece.finished {
+            delivered = 0
+            if let tail = piece.tail {
+                pending[0] = (tail, head.firstLine + piece.lines)
+            } else {
+                pending.removeFirst()
+            }
+        }
+        return out
+    }
+}

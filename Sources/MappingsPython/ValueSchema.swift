@@ -1,0 +1,93 @@
+package import MappingsJSON
+
+/// The types a context's output takes, as Python values and Arrow columns read it: the
+/// context's Spark schema (`Catalog.sparkSchema(of:)`, which already resolves nested models,
+/// unions, recursion and collections) read back into a flat node table, with the two types
+/// Spark keeps as strings named again: a field marked `{"mappings.type": "Decimal"}` holds
+/// decimals, one marked `"JSON"` holds any JSON value.
+package struct ValueSchema: Sendable {
+    package enum Kind: UInt8, Sendable {
+        case integer, double, boolean, date, string, decimal, json, structure, list, map
+    }
+
+    /// One type, or one field of a struct (a type with a name).
+    package struct Node: Sendable {
+        package var kind: Kind
+        /// A struct's first field (its fields are the `count` nodes from there); a list's
+        /// element; a map's value.
+        package var first: Int32 = 0
+        package var count: Int32 = 0
+        /// A field's name.
+        package var name: [UInt8] = []
+        /// Whether the value may be null (a field's, a list element's, a map value's).
+        package var nullable = true
+    }
+
+    /// Node 0 is the record's struct.
+    package let nodes: [Node]
+
+    /// The schema of `spark` (a `StructType` in its JSON form); `nil` when it holds a type
+    /// this reading does not know.
+    package init?(spark: JSONValue) {
+        var nodes = [Node(kind: .structure, nullable: false)]
+        guard Self.read(spark, marking: nil, at: 0, into: &nodes) else { return nil }
+        self.nodes = nodes
+    }
+
+    /// Reads `type` into `nodes[index]` (its kind and children); `marking` is the field's
+    /// `mappings.type`, which applies to the strings of its lists and maps too.
+    private static func read(_ type: JSONValue, marking: String?, at index: Int, into nodes: inout [Node]) -> Bool {
+        switch type {
+        case .string("long"): nodes[index].kind = .integer
+        case .string("double"): nodes[index].kind = .double
+        case .string("boolean"): nodes[index].kind = .boolean
+        case .string("timestamp"): nodes[index].kind = .date
+        case .string("string"):
+            nodes[index].kind = marking == "Decimal" ? .decimal : marking == "JSON" ? .json : .string
+        case .object(let object):
+            switch object["type"] {
+            case .string("struct")?:
+                guard case .array(let fields)? = object["fields"] else { return false }
+                let first = nodes.count
+                nodes[index].kind = .structure
+                nodes[index].first = Int32(first)
+                nodes[index].count = Int32(fields.count)
+                var markings: [String?] = []
+                for field in fields {
+                    guard case .object(let member) = field, case .string(let name)? = member["name"] else {
+                        return false
+                    }
+                    var marked: String?
+                    if case .object(let metadata)? = member["metadata"],
+                        case .string(let mark)? = metadata["mappings.type"]
+                    {
+                        marked = mark
+                    }
+                    markings.append(marked)
+                    let nullable = member["nullable"] != .bool(false)
+                    nodes.append(Node(kind: .json, name: Array(name.utf8), nullable: nullable))
+                }
+                for (offset, field) in fields.enumerated() {
+                    guard case .object(let member) = field, let type = member["type"],
+                        read(type, marking: markings[offset], at: first + offset, into: &nodes)
+                    else { return false }
+                }
+            case .string("array")?:
+                guard let element = object["elementType"] else { return false }
+                nodes[index].kind = .list
+                nodes[index].first = Int32(nodes.count)
+                nodes.append(Node(kind: .json, nullable: object["containsNull"] != .bool(false)))
+                return read(element, marking: marking, at: nodes.count - 1, into: &nodes)
+            case .string("map")?:
+                guard let value = object["valueType"] else { return false }
+                nodes[index].kind = .map
+                nodes[index].first = Int32(nodes.count)
+                nodes.append(Node(kind: .json, nullable: object["valueContainsNull"] != .bool(false)))
+                return read(value, marking: marking, at: nodes.count - 1, into: &nodes)
+            default: return false
+            }
+        default: return false
+        }
+        return true
+    }
+}
