@@ -1,0 +1,258 @@
+"""Mappings from Python: JSON payloads into typed values and Arrow tables, by `.mappings` files.
+
+    import mappings
+    catalog = mappings.load("contexts", scripts="scripts", traits={"apiVersion": "2"})
+    r = catalog.map("$TweetModel", payload)          # bytes or str of JSON text
+    for r in catalog.map_lines("$TweetModel", lines, workers=2): ...
+    table, rejects = catalog.to_arrow("$TweetModel", "tweets.ndjson")
+
+The mapping runs in the Swift library this package carries (the same engine as the
+`mappings` tool, its Lua sandbox included), with the GIL released; Python objects are built
+from its typed values, no JSON is parsed in Python. docs/python.md.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+
+from . import _native
+from ._native import LoadError, Result
+
+__all__ = ["load", "Catalog", "Result", "LoadError"]
+__version__ = "0.1.0"
+
+_logger = logging.getLogger("mappings")
+
+
+def _log(line: str) -> None:
+    # A script's log() or print(): `scripts/Geo.lua:12: message`, at INFO on the "mappings" logger.
+    _logger.info(line.rstrip("\n"))
+
+
+def _issues_type() -> Any:
+    import pyarrow as pa
+
+    fields = ["kind", "path", "property", "rule", "provenance", "value", "message", "severity"]
+    return pa.list_(pa.struct([(name, pa.string()) for name in fields]))
+
+
+# Lines are handed to the library in blocks of about this many bytes.
+_BLOCK_BYTES = 1 << 20
+
+
+def load(
+    contexts: Union[str, os.PathLike] = "contexts",
+    scripts: Union[str, os.PathLike, None] = None,
+    traits: Optional[Mapping[str, Union[str, bool, int, float]]] = None,
+    *,
+    lua_memory_mib: int = 64,
+    lua_budget: int = 10_000_000,
+    lua_timeout_ms: int = 1000,
+    lua_max_result_mib: int = 8,
+) -> "Catalog":
+    """Loads the `.mappings` files of `contexts` (a folder, or one file) and the Lua scripts of
+    `scripts` (default: the `scripts` folder beside `contexts`, as `mappings init` lays a
+    project out). `traits` are what `@when` selectors test (the tool's --trait KEY=VALUE); the
+    Lua limits are the tool's --lua-memory, --lua-budget, --lua-timeout and --lua-max-result.
+
+    Raises LoadError, whose `diagnostics` is what `mappings check` prints."""
+    contexts = os.fspath(contexts)
+    if scripts is None:
+        folder = os.path.dirname(os.path.abspath(contexts)) if os.path.isdir(contexts) else os.path.dirname(
+            os.path.dirname(os.path.abspath(contexts)))
+        scripts = os.path.join(folder, "scripts")
+    options = {
+        "traits": {str(key): (value if isinstance(value, (str, bool)) else str(value))
+                   for key, value in (traits or {}).items()},
+        "luaMemoryMiB": int(lua_memory_mib),
+        "luaBudget": int(lua_budget),
+        "luaTimeoutMs": int(lua_timeout_ms),
+        "luaMaxResultMiB": int(lua_max_result_mib),
+    }
+    if not os.path.exists(contexts):
+        raise LoadError(f"error: no such file or folder: {contexts}")
+    return Catalog(_native.load(contexts, os.fspath(scripts), json.dumps(options), _log))
+
+
+def _payload_bytes(payload: Union[bytes, bytearray, memoryview, str]) -> bytes:
+    if isinstance(payload, str):
+        return payload.encode("utf-8", "surrogatepass")
+    if isinstance(payload, (bytearray, memoryview)):
+        return bytes(payload)
+    if isinstance(payload, bytes):
+        return payload
+    raise TypeError(f"a payload is bytes or str of JSON text, not {type(payload).__name__}")
+
+
+def _blocks(source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterable[Union[bytes, str]]]) -> Iterator[bytes]:
+    """Whole lines of NDJSON in blocks of about _BLOCK_BYTES, from a path, bytes of NDJSON, or
+    an iterable of lines (bytes or str; a line's own line feed is optional)."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as file:
+            rest = b""
+            while True:
+                chunk = file.read(_BLOCK_BYTES)
+                if not chunk:
+                    break
+                chunk = rest + chunk
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = chunk
+                    continue
+                rest = chunk[cut:]
+                yield chunk[:cut]
+            if rest:
+                yield rest
+        return
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        start = 0
+        while start < len(data):
+            end = min(len(data), start + _BLOCK_BYTES)
+            if end < len(data):
+                cut = data.find(b"\n", end)
+                end = len(data) if cut < 0 else cut + 1
+            yield data[start:end]
+            start = end
+        return
+    parts: List[bytes] = []
+    size = 0
+    for line in source:
+        if isinstance(line, str):
+            line = line.encode("utf-8", "surrogatepass")
+        elif not isinstance(line, bytes):
+            line = bytes(line)
+        if b"\n" in line.rstrip(b"\r\n"):
+            raise ValueError("a line holds a line feed: NDJSON is one record per line")
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        parts.append(line)
+        size += len(line)
+        if size >= _BLOCK_BYTES:
+            yield b"".join(parts)
+            parts, size = [], 0
+    if parts:
+        yield b"".join(parts)
+
+
+class Catalog:
+    """Loaded `.mappings` files: map payloads and NDJSON with their contexts. One catalog may be
+    used by several threads at once."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        self._contexts: Dict[Tuple[str, bool], Any] = {}
+        self._lock = threading.Lock()
+
+    def _context(self, identifier: str, arrow: bool = False) -> Any:
+        key = (identifier, arrow)
+        context = self._contexts.get(key)
+        if context is None:
+            with self._lock:
+                context = self._contexts.get(key)
+                if context is None:
+                    context = self._native.context(identifier, arrow)
+                    self._contexts[key] = context
+        return context
+
+    @property
+    def contexts(self) -> List[str]:
+        """The identifiers of the catalog's contexts."""
+        text = self._native.identifiers()
+        return text.split("\n") if text else []
+
+    def map(self, context: str, payload: Union[bytes, bytearray, memoryview, str]) -> Result:
+        """Maps one JSON payload (an object; an array maps each element, as `map --many`)."""
+        return self._context(context).map(_payload_bytes(payload))
+
+    def map_lines(
+        self,
+        context: str,
+        lines: Union[str, os.PathLike, bytes, Iterable[Union[bytes, str]]],
+        workers: int = 1,
+    ) -> Iterator[Result]:
+        """Maps NDJSON on `workers` threads and yields each record's Result in input order
+        (`line` is its line, from 1). Blank lines are no records; records the context's
+        `@filter` drops are not yielded. `lines`: a path, bytes of NDJSON, or an iterable of
+        lines (bytes or str)."""
+        session = self._context(context).lines(max(1, int(workers)))
+        ahead = 2 * max(1, int(workers)) + 1
+        blocks = _blocks(lines)
+        ended = False
+        while True:
+            while not ended and session.pending() < ahead:
+                block = next(blocks, None)
+                if block is None:
+                    ended = True
+                    break
+                session.submit(block)
+            results = session.take()
+            if results is None:
+                if ended:
+                    return
+                continue
+            yield from results
+
+    def to_arrow(
+        self,
+        context: str,
+        source: Union[str, os.PathLike, bytes, Iterable[Union[bytes, str]]],
+        workers: int = 1,
+        batch_rows: int = 65536,
+    ) -> Tuple[Any, Any]:
+        """Maps NDJSON into a pyarrow.Table of the context's Arrow schema (`mappings schema
+        --format arrow`), built in record batches of about `batch_rows` rows by the library and
+        handed over through the Arrow C Data Interface; and a table of the rejects: line, input
+        and issues (a list of the issue's fields)."""
+        import pyarrow as pa
+
+        native = self._context(context, True)
+        schema = native.arrow_schema(pa.Schema._import_from_c)
+        session = native.lines(max(1, int(workers)))
+        ahead = 2 * max(1, int(workers)) + 1
+        batches = []
+        reject_lines: List[int] = []
+        reject_inputs: List[bytes] = []
+        reject_issues: List[List[Dict[str, Any]]] = []
+        importer = pa.RecordBatch._import_from_c
+        blocks = _blocks(source)
+        ended = False
+        while True:
+            while not ended and session.pending() < ahead:
+                block = next(blocks, None)
+                if block is None:
+                    ended = True
+                    break
+                session.submit(block)
+            results = session.take()
+            if results is None and ended:
+                break
+            for result in results or ():
+                reject_lines.append(result.line)
+                reject_inputs.append(result.input if result.input is not None else b"")
+                reject_issues.append(result.issues)
+            rows, held = session.arrow_rows()
+            if rows >= batch_rows or held >= (256 << 20):
+                batches.append(session.arrow_batch(importer))
+        if session.arrow_rows()[0] > 0:
+            batches.append(session.arrow_batch(importer))
+        table = pa.Table.from_batches(batches, schema=schema)
+        _ISSUES = _issues_type()
+        rejects = pa.table(
+            {
+                "line": pa.array(reject_lines, pa.int64()),
+                "input": pa.array([line.decode("utf-8", "replace") for line in reject_inputs], pa.string()),
+                "issues": pa.array(reject_issues, _ISSUES),
+            }
+        )
+        return table, rejects
+
+    def arrow_schema(self, context: str) -> Any:
+        """The context's Arrow schema (a pyarrow.Schema)."""
+        import pyarrow as pa
+
+        return self._context(context, True).arrow_schema(pa.Schema._import_from_c)

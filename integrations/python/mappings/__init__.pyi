@@ -1,0 +1,52 @@
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+
+import pyarrow
+
+__version__: str
+
+_Payload = Union[bytes, bytearray, memoryview, str]
+_Lines = Union[str, os.PathLike[str], bytes, Iterable[Union[bytes, str]]]
+_Value = Union[Dict[str, Any], List[Any], str, int, float, bool, None]
+
+class LoadError(Exception):
+    """The files (or a context) could not be loaded."""
+
+    diagnostics: str
+
+class Result:
+    """One record's result."""
+
+    @property
+    def value(self) -> _Value: ...
+    @property
+    def issues(self) -> List[Dict[str, str]]: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def input(self) -> Optional[bytes]: ...
+
+class Catalog:
+    @property
+    def contexts(self) -> List[str]: ...
+    def map(self, context: str, payload: _Payload) -> Result: ...
+    def map_lines(self, context: str, lines: _Lines, workers: int = 1) -> Iterator[Result]: ...
+    def to_arrow(
+        self, context: str, source: _Lines, workers: int = 1, batch_rows: int = 65536
+    ) -> Tuple[pyarrow.Table, pyarrow.Table]: ...
+    def arrow_schema(self, context: str) -> pyarrow.Schema: ...
+
+def load(
+    contexts: Union[str, os.PathLike[str]] = "contexts",
+    scripts: Union[str, os.PathLike[str], None] = None,
+    traits: Optional[Mapping[str, Union[str, bool, int, float]]] = None,
+    *,
+    lua_memory_mib: int = 64,
+    lua_budget: int = 10_000_000,
+    lua_timeout_ms: int = 1000,
+    lua_max_result_mib: int = 8,
+) -> Catalog: ...
