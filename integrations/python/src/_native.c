@@ -314,7 +314,7 @@ static PyObject *result_from(tag_reader *reader) {
     result_object *result = PyObject_New(result_object, (PyTypeObject *)state.result_type);
     if (result == NULL) return NULL;
     result->value = result->issues = result->line = result->input = result->status = NULL;
-    result->ok = status <= 1;
+    result->ok = status <= 1 || status == 4;
     result->line = PyLong_FromUnsignedLong(line);
     result->status = PyUnicode_FromString(status_names[status < 5 ? status : 4]);
     result->value = value_object(reader);

@@ -1,0 +1,279 @@
+"""The package as a Python user calls it: load, map, map_lines, errors, logging, limits,
+threads, the GIL, and the wheel alone on a machine without the tool."""
+
+import datetime
+import decimal
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import mappings
+from conftest import KINDS, SHOP, order, tool
+
+
+def test_the_installed_wheel_is_what_is_tested():
+    assert "site-packages" in mappings.__file__, mappings.__file__
+    assert os.path.exists(os.path.join(os.path.dirname(mappings.__file__), "py.typed"))
+    assert os.path.exists(os.path.join(os.path.dirname(mappings.__file__), "__init__.pyi"))
+
+
+def test_load_lists_the_contexts(shop):
+    assert shop.contexts == ["$Customer", "$Order", "$Wait"]
+
+
+def test_a_load_error_carries_the_diagnostics_as_check_prints_them(tmp_path):
+    (tmp_path / "contexts").mkdir()
+    (tmp_path / "contexts" / "bad.mappings").write_text('{\n  "$A": { "@class": "Nope", "x": "x" }\n}\n')
+    with pytest.raises(mappings.LoadError) as raised:
+        mappings.load(tmp_path / "contexts")
+    diagnostics = raised.value.diagnostics
+    assert "bad.mappings:2:" in diagnostics and "^" in diagnostics, diagnostics
+    expected, status = tool("check", "--mappings", str(tmp_path / "contexts"), "--color", "never")
+    assert status != 0
+
+
+def test_an_unknown_context_and_a_missing_folder_are_load_errors(shop, tmp_path):
+    with pytest.raises(mappings.LoadError) as raised:
+        shop.map("$Nope", b"{}")
+    assert "$Nope" in raised.value.diagnostics
+    with pytest.raises(mappings.LoadError):
+        mappings.load(tmp_path / "nowhere")
+
+
+def test_map_gives_typed_values(shop):
+    result = shop.map("$Order", json.dumps(order(7, total="12345678901234567890.123456789", rate=-0.0)))
+    assert result.ok and result.status == "clean" and result.issues == [] and result.line == 1
+    value = result.value
+    assert value["id"] == 7 and value["code"] == "C7"
+    assert value["total"] == decimal.Decimal("12345678901234567890.123456789")
+    assert isinstance(value["total"], decimal.Decimal)
+    assert value["rate"] == 0.0 and math.copysign(1, value["rate"]) == -1
+    assert value["placed"] == datetime.datetime(2024, 8, 17, 7, 30, 0, 7, tzinfo=datetime.timezone.utc)
+    assert value["customer"] == {"id": 21, "name": "Zoë 7 😀"}
+    assert value["extra"] == {"n": 7, "list": [1.5, None, "x"]}
+    assert value["counts"] == {"a": 7, "b": -7} and value["tags"] == ["t", "7"]
+
+
+def test_map_takes_str_bytes_and_arrays(shop):
+    one = shop.map("$Order", json.dumps(order(1)).encode())
+    many = shop.map("$Order", json.dumps([order(1), order(2)]))
+    assert isinstance(many.value, list) and many.value[0] == one.value and many.value[1]["id"] == 2
+    with pytest.raises(TypeError):
+        shop.map("$Order", 42)
+
+
+def test_errors_and_invalid_json_are_results_not_exceptions(shop):
+    bad = shop.map("$Order", json.dumps(order(3, placed_at="yesterday")))
+    assert not bad.ok and bad.status == "errors"
+    (issue,) = bad.issues
+    assert issue["path"] == "$.placed_at" and issue["property"] == "Order.placed"
+    assert issue["rule"].startswith(os.path.join(SHOP, "contexts", "shop.mappings") + ":") or issue["rule"].endswith(
+        "shop.mappings:26"), issue
+    assert set(issue) >= {"kind", "path", "property", "rule", "message", "severity"}
+    invalid = shop.map("$Order", b'{"id": 1,')
+    assert not invalid.ok and invalid.status == "invalid" and invalid.value is None
+    assert invalid.issues[0]["kind"] == "invalid JSON"
+
+
+def test_a_filtered_payload_has_no_value(shop):
+    dropped = shop.map("$Order", json.dumps(order(4, test=True)))
+    assert dropped.status == "filtered" and dropped.value is None and dropped.ok
+
+
+def lines_of(records):
+    return [json.dumps(record) for record in records]
+
+
+def test_map_lines_keeps_input_order_on_two_workers(shop):
+    records = [order(number) for number in range(1, 3001)]
+    records[100] = order(101, placed_at="never")
+    records[200] = order(201, test=True)
+    text = "\n".join(lines_of(records)).encode() + b"\n\n"
+    one = list(shop.map_lines("$Order", text, workers=1))
+    two = list(shop.map_lines("$Order", iter(lines_of(records)), workers=2))
+    assert [r.line for r in one] == [n for n in range(1, 3001) if n != 201]
+    assert [(r.line, r.value, r.ok) for r in one] == [(r.line, r.value, r.ok) for r in two]
+    bad = [r for r in one if not r.ok]
+    assert [r.line for r in bad] == [101] and json.loads(bad[0].input)["placed_at"] == "never"
+    assert one[0].value == shop.map("$Order", json.dumps(records[0])).value
+
+
+def test_map_lines_reads_a_path(shop, tmp_path):
+    path = tmp_path / "orders.ndjson"
+    path.write_text("\n".join(lines_of(order(n) for n in range(1, 501))) + "\nnot json\n")
+    results = list(shop.map_lines("$Order", str(path), workers=2))
+    assert len(results) == 501 and results[-1].status == "invalid" and results[-1].line == 501
+    with pytest.raises(ValueError):
+        list(shop.map_lines("$Order", ['{"id": 1,\n"code": "x"}']))
+
+
+def test_values_equal_the_tools_output(shop, tmp_path):
+    """Every value of the kinds fixture (the Spark tests'), and the shop's orders, as `mappings
+    map` writes them: the same numbers, digits, dates, text."""
+    import mappings as package
+
+    catalog = package.load(os.path.join(KINDS, "contexts"), scripts=os.path.join(KINDS, "scripts"))
+    with open(os.path.join(KINDS, "kinds.ndjson"), "rb") as file:
+        lines = [line for line in file.read().split(b"\n") if line.strip()]
+    for line in lines:
+        written, status = tool("map", "--mappings", os.path.join(KINDS, "contexts"), "--scripts",
+                               os.path.join(KINDS, "scripts"), "--context", "$Kinds",
+                               input=line)
+        result = catalog.map("$Kinds", line)
+        assert result.ok == (status == 0), (line, result.issues)
+        if status != 0:
+            continue
+        expected = json.loads(written, parse_float=decimal.Decimal)
+        compare(result.value, expected, "$")
+
+
+def compare(value, expected, path):
+    """`value` (the package's) against `expected` (the tool's JSON, floats kept as decimals)."""
+    if isinstance(value, datetime.datetime):
+        assert value == datetime.datetime.fromisoformat(expected.replace("Z", "+00:00")), path
+    elif isinstance(value, float):
+        assert float(expected) == value and math.copysign(1, value) == math.copysign(1, float(expected)), path
+        assert decimal.Decimal(repr(value)) == decimal.Decimal(str(expected)), path
+    elif isinstance(value, decimal.Decimal):
+        assert isinstance(expected, (decimal.Decimal, int)) and decimal.Decimal(expected) == value, path
+    elif isinstance(value, dict):
+        assert isinstance(expected, dict) and list(value) == list(expected), path
+        for key in value:
+            compare(value[key], expected[key], f"{path}.{key}")
+    elif isinstance(value, list):
+        assert isinstance(expected, list) and len(value) == len(expected), path
+        for index, element in enumerate(value):
+            compare(element, expected[index], f"{path}[{index}]")
+    else:
+        assert type(value) is type(expected) and value == expected, (path, value, expected)
+
+
+def test_a_scripts_log_goes_to_python_logging(shop, caplog):
+    with caplog.at_level(logging.INFO, logger="mappings"):
+        result = shop.map("$Order", json.dumps(order(5, code="log-me")))
+    assert result.value["code"] == "LOG-ME"
+    assert any("code log-me" in record.getMessage() for record in caplog.records if record.name == "mappings")
+
+
+def test_the_limits_stop_a_script_that_never_ends(tmp_path):
+    catalog = mappings.load(os.path.join(SHOP, "contexts"), lua_timeout_ms=100)
+    started = time.monotonic()
+    result = catalog.map("$Order", json.dumps(order(6, code="LOOP")))
+    assert time.monotonic() - started < 10
+    assert not result.ok and "Shop.lua" in json.dumps(result.issues), result.issues
+
+
+def test_threads_share_one_catalog(shop):
+    payloads = [json.dumps(order(n)) for n in range(1, 401)]
+    expected = [shop.map("$Order", payload).value for payload in payloads]
+    results = {}
+
+    def work(worker):
+        results[worker] = [shop.map("$Order", payload).value for payload in payloads]
+
+    threads = [threading.Thread(target=work, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(results[worker] == expected for worker in range(4))
+
+
+def test_the_gil_is_released_while_records_map(shop):
+    """A record whose transformer spins for 400 ms: meanwhile, another thread runs Python."""
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        time.sleep(0.05)
+        started = time.monotonic()
+        result = shop.map("$Wait", b'{"id": 1, "ms": 400}')
+        ended = time.monotonic()
+    finally:
+        done.set()
+        ticker.join()
+    assert result.ok and result.value == {"id": 1, "done": True}
+    assert ended - started >= 0.3
+    during = [t for t in ticks if started < t < ended]
+    assert len(during) >= 20, len(during)
+
+
+def test_the_wheel_alone_maps_without_the_tool(tmp_path):
+    """A process whose PATH has this venv's python and the system's folders, and no `mappings`."""
+    path = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])
+    script = (
+        "import json, shutil, mappings\n"
+        "assert shutil.which('mappings') is None, shutil.which('mappings')\n"
+        f"c = mappings.load({os.path.join(SHOP, 'contexts')!r})\n"
+        "r = c.map('$Customer', '{\"id\": 1, \"name\": \"x\"}')\n"
+        "print(json.dumps(r.value))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path,
+                          env={"PATH": path, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"id": 1, "name": "x"}
+    assert shutil.which("mappings", path=path) is None
+
+
+def random_order(generator, number):
+    """An order with values drawn at random from the edges the fidelity rule names."""
+    def text():
+        alphabet = "aé😀\"\\\n\t\u0001 zß中"
+        return "".join(generator.choice(alphabet) for _ in range(generator.randint(0, 12)))
+
+    # One record in ten beyond what the engine keeps (more than 38 digits, a year far from 2001).
+    wild = generator.random() < 0.1
+    digits = "".join(generator.choice("0123456789") for _ in range(generator.randint(1, 30 if wild else 20)))
+    fraction = "".join(generator.choice("0123456789") for _ in range(generator.randint(0, 25 if wild else 15)))
+    total = decimal.Decimal(("-" if generator.random() < 0.3 else "") + digits + ("." + fraction if fraction else ""))
+    rate = generator.choice([-0.0, 0.0, 5e-324, 1.7976931348623157e308, generator.uniform(-1e9, 1e9), 0.1, 1 / 3])
+    big = generator.choice([2 ** 63 - 1, -(2 ** 63), 2 ** 64 + generator.randint(0, 10 ** 6), -(10 ** 30)])
+    micros = generator.randint(0, 999999)
+    record = order(number, code=text() or "x", rate=rate, customer={"id": big % (2 ** 62), "name": text()},
+                   extra={"big": big, "f": rate, "s": text(), "d": [decimal.Decimal("0." + "1" * 25)]},
+                   placed_at=f"{generator.randint(1, 9999) if wild else generator.randint(1900, 2100):04d}-02-28T23:59:59.{micros:06d}Z")
+    record["total"] = total
+    return record
+
+
+def test_random_records_equal_the_tools_output(shop, tmp_path):
+    """200 random orders through map_lines and through `mappings stream`: the same values."""
+    import random
+
+    generator = random.Random(7)
+    records = [random_order(generator, number) for number in range(1, 201)]
+    text = "\n".join(json.dumps(record, default=str).replace('"total": "', '"total": ').replace(
+        '", "rate"', ', "rate"') for record in records) + "\n"
+    text = text.replace('"0.1111111111111111111111111"', "0.1111111111111111111111111")
+    path = tmp_path / "orders.ndjson"
+    path.write_text(text)
+    rejects = tmp_path / "rejects.ndjson"
+    written, status = tool("stream", "--mappings", os.path.join(SHOP, "contexts"), "--scripts",
+                           os.path.join(SHOP, "scripts"), "--context", "$Order", "--quiet", "--rejects",
+                           str(rejects), str(path))
+    assert status in (0, 1)
+    expected = [json.loads(line, parse_float=decimal.Decimal) for line in written.splitlines() if line]
+    rejected = [json.loads(line)["line"] for line in rejects.read_text().splitlines() if line]
+    results = list(shop.map_lines("$Order", str(path), workers=2))
+    assert len(results) == 200 and len(expected) + len(rejected) == 200
+    # Dates this far from 2001 lose microseconds, decimals beyond 38 digits: the engine refuses them.
+    assert [result.line for result in results if not result.ok] == rejected and len(expected) > 150
+    for result, tools in zip((result for result in results if result.ok), expected):
+        compare(result.value, tools, f"line {result.line}")
+        assert isinstance(result.value["total"], decimal.Decimal)
+        assert isinstance(result.value["extra"]["d"][0], decimal.Decimal)
