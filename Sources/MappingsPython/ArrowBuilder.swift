@@ -10,12 +10,10 @@ import MappingsJSON
 /// Types: `Int` int64, `Double` float64, `Bool` bool, `Date` timestamp[us, tz=UTC], `Decimal`
 /// decimal128(38, 18) (a value that does not fit is the record's issue, never rounded),
 /// strings, URLs, UUIDs and `JSON` (its JSON text) utf8, nested models structs, collections
-/// lists, dictionaries maps of utf8 keys. `ArrowBuilder.schemaText` writes the schema as
+/// lists, dictionaries maps of utf8 keys; a union one struct of its members' fields, a
+/// recursive model its JSON text. `ArrowBuilder.schemaText` writes the schema as
 /// pyarrow prints it (`mappings schema --format arrow`).
 package final class ArrowBuilder {
-    package static let decimalPrecision = 38
-    package static let decimalScale = 18
-
     let schema: ValueSchema
     private var root: Column
     package private(set) var rows = 0
@@ -27,14 +25,7 @@ package final class ArrowBuilder {
         root = Column(node: 0, schema: schema)
     }
 
-    /// Why a record's tags do not fit the schema (`nil`: they fit), checked before any column
-    /// takes a value, so that a record goes in whole or not at all.
-    package func misfit(_ tags: UnsafeRawBufferPointer) -> String? {
-        var reader = TagReader(bytes: tags)
-        return root.misfit(&reader, schema: schema, path: "$")
-    }
-
-    /// Appends a record whose tags fit (`misfit` returned `nil`).
+    /// Appends a record's tags, which `ValueEncoder` (`forArrow`) checked against the schema.
     package func append(_ tags: UnsafeRawBufferPointer) {
         var reader = TagReader(bytes: tags)
         root.append(&reader, schema: schema)
@@ -62,7 +53,7 @@ package final class ArrowBuilder {
         case .double: "g"
         case .boolean: "b"
         case .date: "tsu:UTC"
-        case .decimal: "d:\(decimalPrecision),\(decimalScale)"
+        case .decimal: "d:\(Decimal128.precision),\(Decimal128.scale)"
         case .string, .json: "u"
         case .structure: "+s"
         case .list: "+l"
@@ -80,7 +71,7 @@ package final class ArrowBuilder {
             for offset in 0..<Int(node.count) {
                 let field = Int(node.first) + offset
                 let child = schemaNode(
-                    field, schema: schema, name: String(decoding: schema.nodes[field].name, as: UTF8.self))
+                    field, schema: schema, name: String(decoding: schema.name(field), as: UTF8.self))
                 mappings_arrow_schema_set_child(exported, Int64(offset), child)
             }
             return exported
@@ -106,7 +97,7 @@ package final class ArrowBuilder {
         return (0..<Int(root.count)).map { offset in
             field(
                 Int(root.first) + offset, schema: schema,
-                name: String(decoding: schema.nodes[Int(root.first) + offset].name, as: UTF8.self))
+                name: String(decoding: schema.name(Int(root.first) + offset), as: UTF8.self))
         }.joined(separator: "\n")
     }
 
@@ -122,13 +113,13 @@ package final class ArrowBuilder {
         case .double: return "double"
         case .boolean: return "bool"
         case .date: return "timestamp[us, tz=UTC]"
-        case .decimal: return "decimal128(\(decimalPrecision), \(decimalScale))"
+        case .decimal: return "decimal128(\(Decimal128.precision), \(Decimal128.scale))"
         case .string, .json: return "string"
         case .structure:
             let fields = (0..<Int(node.count)).map { offset in
                 let field = Int(node.first) + offset
                 return Self.field(
-                    field, schema: schema, name: String(decoding: schema.nodes[field].name, as: UTF8.self))
+                    field, schema: schema, name: String(decoding: schema.name(field), as: UTF8.self))
             }
             return "struct<" + fields.joined(separator: ", ") + ">"
         case .list: return "list<" + field(Int(node.first), schema: schema, name: "item") + ">"
@@ -168,6 +159,7 @@ struct TagReader {
         switch tag {
         case .null, .yes, .no, .absent: break
         case .integer, .double, .date: position += 8
+        case .decimal128: position += 16
         case .bigInteger, .string, .decimal: _ = text()
         case .object:
             for _ in 0..<count() {
@@ -180,18 +172,20 @@ struct TagReader {
     }
 }
 
-/// One column (or a nested array) being built.
+/// One column (or a nested array) being built. Its storage is the builder's alone, touched by
+/// one thread at a time (the one taking a session's results): without the run-time exclusivity
+/// checks, which cost a fifth of a record's appending.
 private final class Column {
     let node: Int
     let kind: ValueSchema.Kind
-    var length = 0
-    var nulls = 0
-    var validity: [UInt8] = []
+    @exclusivity(unchecked) var length = 0
+    @exclusivity(unchecked) var nulls = 0
+    @exclusivity(unchecked) var validity: [UInt8] = []
     /// Fixed-width values (8 bytes; 16 for decimals; bits for booleans).
-    var values: [UInt8] = []
+    @exclusivity(unchecked) var values: [UInt8] = []
     /// Offsets of strings, lists and maps (`length + 1` of them).
-    var offsets: [Int32] = [0]
-    var data: [UInt8] = []
+    @exclusivity(unchecked) var offsets: [Int32] = [0]
+    @exclusivity(unchecked) var data: [UInt8] = []
     /// A struct's fields; a list's element; a map's keys and values.
     var children: [Column] = []
     /// Field names, for finding a member.
@@ -206,7 +200,7 @@ private final class Column {
             for offset in 0..<Int(described.count) {
                 let field = Int(described.first) + offset
                 children.append(Column(node: field, schema: schema))
-                names.append(schema.nodes[field].name)
+                names.append(Array(schema.name(field)))
             }
         case .list:
             children = [Column(node: Int(described.first), schema: schema)]
@@ -228,103 +222,14 @@ private final class Column {
 
     /// The field whose name is `key`, looked for from `from` (members come in schema order).
     func field(named key: UnsafeRawBufferPointer, from: Int) -> Int? {
-        if from < names.count, names[from].elementsEqual(key) { return from }
-        return names.firstIndex { $0.elementsEqual(key) }
+        func matches(_ index: Int) -> Bool {
+            names[index].withUnsafeBytes { name in
+                name.count == key.count && (key.isEmpty || memcmp(name.baseAddress!, key.baseAddress!, key.count) == 0)
+            }
+        }
+        if from < names.count, matches(from) { return from }
+        return names.indices.first(where: matches)
     }
-
-    func misfit(_ reader: inout TagReader, schema: ValueSchema, path: String) -> String? {
-        let tag = reader.tag()
-        if tag == .null {
-            return node >= 0 && !schema.nodes[node].nullable ? "\(path): null in a column that is not nullable" : nil
-        }
-        func wrong() -> String {
-            "\(path): a value of another kind than the column's (\(ArrowBuilder.format(schema.nodes[max(node, 0)])))"
-        }
-        switch kind {
-        case .integer: guard tag == .integer else { return wrong() }
-        case .double: guard tag == .double else { return wrong() }
-        case .date: guard tag == .date else { return wrong() }
-        case .boolean: guard tag == .yes || tag == .no else { return wrong() }
-        case .string, .json: guard tag == .string else { return wrong() }
-        case .decimal:
-            guard tag == .decimal || tag == .integer || tag == .double else { return wrong() }
-            reader.position -= 1
-            let start = reader.position
-            guard Self.decimal(&reader) != nil else {
-                reader.position = start
-                let text = reader.tag() == .decimal ? String(decoding: reader.text(), as: UTF8.self) : "the number"
-                return
-                    "\(path): \(text) does not fit decimal128(\(ArrowBuilder.decimalPrecision), \(ArrowBuilder.decimalScale))"
-            }
-            return nil
-        case .structure:
-            guard tag == .object else { return wrong() }
-            var next = 0
-            var seen = [Bool](repeating: false, count: children.count)
-            for _ in 0..<reader.count() {
-                let key = reader.text()
-                guard let index = field(named: key, from: next) else {
-                    reader.skip(reader.tag())
-                    continue
-                }
-                next = index + 1
-                seen[index] = true
-                if let problem = children[index].misfit(
-                    &reader, schema: schema, path: path + "." + String(decoding: key, as: UTF8.self))
-                {
-                    return problem
-                }
-            }
-            for (index, present) in seen.enumerated() where !present && !schema.nodes[children[index].node].nullable {
-                return
-                    "\(path).\(String(decoding: names[index], as: UTF8.self)): missing in a column that is not nullable"
-            }
-            return nil
-        case .list:
-            guard tag == .array else { return wrong() }
-            for element in 0..<reader.count() {
-                if let problem = children[0].misfit(&reader, schema: schema, path: "\(path)[\(element)]") {
-                    return problem
-                }
-            }
-            return nil
-        case .map:
-            guard tag == .object else { return wrong() }
-            for _ in 0..<reader.count() {
-                let key = String(decoding: reader.text(), as: UTF8.self)
-                if let problem = children[1].misfit(&reader, schema: schema, path: "\(path).\(key)") { return problem }
-            }
-            return nil
-        }
-        reader.skip(tag)
-        return nil
-    }
-
-    /// A decimal tag's (or a number's) value at the builder's scale, when it fits.
-    static func decimal(_ reader: inout TagReader) -> Int128? {
-        let tag = reader.tag()
-        let read: DecimalDigits?
-        switch tag {
-        case .integer: return Int128(Int64(bitPattern: reader.word())) * scaleFactor
-        case .double: read = DecimalDigits(Double(bitPattern: reader.word()))
-        default: read = DecimalDigits(literal: String(decoding: reader.text(), as: UTF8.self))
-        }
-        guard let digits = read else { return nil }
-        let shift = digits.exponent + ArrowBuilder.decimalScale
-        guard shift >= 0, digits.digits.count + shift <= ArrowBuilder.decimalPrecision else {
-            return digits.digits.isEmpty ? 0 : nil
-        }
-        var value: Int128 = 0
-        for digit in digits.digits { value = value * 10 + Int128(digit - 48) }
-        for _ in 0..<shift { value *= 10 }
-        return digits.negative ? -value : value
-    }
-
-    static let scaleFactor: Int128 = {
-        var factor: Int128 = 1
-        for _ in 0..<ArrowBuilder.decimalScale { factor *= 10 }
-        return factor
-    }()
 
     func setValid(_ valid: Bool) {
         if length % 8 == 0 { validity.append(0) }
@@ -346,9 +251,8 @@ private final class Column {
             if length % 8 == 0 { values.append(0) }
             if tag == .yes { values[length / 8] |= 1 << UInt8(length % 8) }
         case .decimal:
-            reader.position -= 1
-            let value = Self.decimal(&reader) ?? 0
-            withUnsafeBytes(of: value.littleEndian) { values.append(contentsOf: $0) }
+            values.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.bytes[reader.position..<(reader.position + 16)]))
+            reader.position += 16
         case .string, .json:
             data.append(contentsOf: reader.text())
             offsets.append(Int32(data.count))

@@ -66,21 +66,11 @@ final class LineSession: @unchecked Sendable {
                 outputStart += 4 + length + 1
             }
             if outcome.kind == .filtered { return true }
+            // The encoder checked the tags against the Arrow schema on the lane: a record that
+            // does not fit has errors (and no tags), and comes back as the others that failed.
             if let arrow, outcome.kind == .clean || outcome.kind == .withWarnings, let tags = value {
-                let misfit = tags.withUnsafeBytes { arrow.misfit($0) }
-                guard let misfit else {
-                    tags.withUnsafeBytes { arrow.append($0) }
-                    return true
-                }
-                outcome = RecordOutcome(
-                    kind: .withErrors,
-                    issues: outcome.issues + [
-                        MappingIssue(
-                            record: .outputNotInSchema,
-                            message: "the record's output does not fit the context's Arrow schema: \(misfit)",
-                            context: context.compiled)
-                    ])
-                value = nil
+                tags.withUnsafeBytes { arrow.append($0) }
+                return true
             }
             ResultWriter.append(
                 line: number, outcome: outcome, context: context.compiled, value: value,

@@ -19,6 +19,8 @@ package enum ValueTag: UInt8 {
     case decimal = 7
     /// Microseconds since 1970, UTC (eight bytes).
     case date = 8
+    /// A decimal at `Decimal128.scale` (16 bytes): for Arrow only.
+    case decimal128 = 11
     /// A 4-byte member count, then each member: a 4-byte key length, the key, its value.
     case object = 9
     /// A 4-byte element count, then the elements.
@@ -32,8 +34,11 @@ package enum ValueTag: UInt8 {
 /// dates become microseconds (a date whose text is no ISO 8601 instant stays a string),
 /// decimals keep their digits, whole numbers beyond 64 bits their digits.
 ///
-/// `forArrow`: a `JSON` value (and a value of another kind where a string is expected) is
-/// its JSON text, as the Arrow column (a string) holds it; otherwise it is the value.
+/// `forArrow`: the tags are what the Arrow columns take, checked here (on the lanes) so that
+/// the builder only copies: a `JSON` value (and a value of another kind where a string is
+/// expected) is its JSON text, a decimal its decimal128 at the builder's scale, and a value the
+/// schema cannot hold — null where it is not nullable, a field missing, a decimal beyond
+/// decimal128(38, 18), a date that is no instant — fails the record, never rounded or dropped.
 package struct ValueEncoder: Sendable {
     package let schema: ValueSchema
     package let forArrow: Bool
@@ -48,11 +53,18 @@ package struct ValueEncoder: Sendable {
         throws(SparkRowEncoder.Failure)
     {
         out.reserveCapacity(out.count + json.count + 64)
-        var writer = Writer(nodes: schema.nodes, forArrow: forArrow, reader: OutputReader(bytes: json))
-        writer.reader.skipSpace()
-        try writer.value(node, into: &out)
-        writer.reader.skipSpace()
-        guard writer.reader.atEnd else { throw writer.reader.failure("text after the value") }
+        let done: Result<Void, SparkRowEncoder.Failure> = schema.nodes.withUnsafeBufferPointer { nodes in
+            schema.names.withUnsafeBufferPointer { names in
+                var writer = Writer(nodes: nodes, names: names, forArrow: forArrow, reader: OutputReader(bytes: json))
+                return Result { () throws(SparkRowEncoder.Failure) in
+                    writer.reader.skipSpace()
+                    try writer.value(node, into: &out)
+                    writer.reader.skipSpace()
+                    guard writer.reader.atEnd else { throw writer.reader.failure("text after the value") }
+                }
+            }
+        }
+        try done.get()
     }
 
     /// Appends the tags of the JSON array `json` whose elements are read as node 0 (what
@@ -60,56 +72,81 @@ package struct ValueEncoder: Sendable {
     package func encodeArray(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8])
         throws(SparkRowEncoder.Failure)
     {
-        var writer = Writer(nodes: schema.nodes, forArrow: forArrow, reader: OutputReader(bytes: json))
-        writer.reader.skipSpace()
-        try writer.array(element: 0, into: &out)
+        let done: Result<Void, SparkRowEncoder.Failure> = schema.nodes.withUnsafeBufferPointer { nodes in
+            schema.names.withUnsafeBufferPointer { names in
+                var writer = Writer(nodes: nodes, names: names, forArrow: forArrow, reader: OutputReader(bytes: json))
+                return Result { () throws(SparkRowEncoder.Failure) in
+                    writer.reader.skipSpace()
+                    try writer.array(element: 0, into: &out)
+                }
+            }
+        }
+        try done.get()
     }
 
     private struct Writer {
-        let nodes: [ValueSchema.Node]
+        let nodes: UnsafeBufferPointer<ValueSchema.Node>
+        let names: UnsafeBufferPointer<UInt8>
         let forArrow: Bool
         var reader: OutputReader
 
+        func name(_ node: ValueSchema.Node) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)])
+        }
+
         mutating func value(_ index: Int, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+            let node = nodes[index]
             if reader.takeNull() {
+                if forArrow, !node.nullable { throw reader.failure("null in a column that is not nullable") }
                 out.append(ValueTag.null.rawValue)
                 return
             }
-            let node = nodes[index]
             switch node.kind {
             case .integer:
                 let start = reader.position
-                if let integer = try? reader.integer() {
+                if reader.peek != UInt8(ascii: "\""), let integer = try? reader.integer() {
                     out.append(ValueTag.integer.rawValue)
                     Self.put(UInt64(bitPattern: integer), into: &out)
                 } else {
                     reader.position = start
-                    try any(into: &out)
+                    try other("an integer of 64 bits", into: &out)
                 }
             case .double:
-                guard reader.peek != UInt8(ascii: "\"") else { return try any(into: &out) }
+                guard reader.peek != UInt8(ascii: "\""), reader.peek != UInt8(ascii: "{"),
+                    reader.peek != UInt8(ascii: "["), reader.peek != UInt8(ascii: "t"), reader.peek != UInt8(ascii: "f")
+                else { return try other("a number", into: &out) }
                 out.append(ValueTag.double.rawValue)
                 Self.put(try reader.double().bitPattern, into: &out)
             case .boolean:
-                try any(into: &out)
+                guard reader.peek == UInt8(ascii: "t") || reader.peek == UInt8(ascii: "f") else {
+                    return try other("a boolean", into: &out)
+                }
+                out.append(try reader.boolean() ? ValueTag.yes.rawValue : ValueTag.no.rawValue)
             case .date:
-                guard reader.peek == UInt8(ascii: "\"") else { return try any(into: &out) }
+                guard reader.peek == UInt8(ascii: "\"") else { return try other("an ISO 8601 instant", into: &out) }
                 let start = reader.position
                 if let micros = try reader.withString({ SparkRowEncoder.microseconds(iso8601: $0) }),
-                    Self.isPythonDate(micros) || forArrow
+                    forArrow || Self.isPythonDate(micros)
                 {
                     out.append(ValueTag.date.rawValue)
                     Self.put(UInt64(bitPattern: micros), into: &out)
                 } else {
                     reader.position = start
-                    try any(into: &out)
+                    try other("an ISO 8601 instant", into: &out)
                 }
             case .decimal:
                 guard reader.peek != UInt8(ascii: "\""), reader.peek != UInt8(ascii: "{"),
-                    reader.peek != UInt8(ascii: "[")
-                else { return try any(into: &out) }
+                    reader.peek != UInt8(ascii: "["), reader.peek != UInt8(ascii: "t"), reader.peek != UInt8(ascii: "f")
+                else { return try other("a decimal", into: &out) }
                 let range = try reader.numberText()
-                Self.text(.decimal, UnsafeBufferPointer(rebasing: reader.bytes[range]), into: &out)
+                let text = UnsafeBufferPointer(rebasing: reader.bytes[range])
+                guard forArrow else { return Self.text(.decimal, text, into: &out) }
+                guard let scaled = Decimal128.scaled(text) else {
+                    throw reader.failure(
+                        "\(String(decoding: text, as: UTF8.self)) does not fit decimal128(\(Decimal128.precision), \(Decimal128.scale))")
+                }
+                out.append(ValueTag.decimal128.rawValue)
+                withUnsafeBytes(of: scaled.littleEndian) { out.append(contentsOf: $0) }
             case .string:
                 if reader.peek == UInt8(ascii: "\"") {
                     try string(into: &out)
@@ -121,32 +158,127 @@ package struct ValueEncoder: Sendable {
             case .json:
                 if forArrow { try rawText(into: &out) } else { try any(into: &out) }
             case .structure:
-                guard reader.peek == UInt8(ascii: "{") else { return try mismatch(into: &out) }
-                try object(fields: Int(node.first)..<Int(node.first + node.count), value: nil, into: &out)
+                guard reader.peek == UInt8(ascii: "{") else { return try other("an object", into: &out) }
+                try structure(node, into: &out)
             case .list:
-                guard reader.peek == UInt8(ascii: "[") else { return try mismatch(into: &out) }
+                guard reader.peek == UInt8(ascii: "[") else { return try other("an array", into: &out) }
                 try array(element: Int(node.first), into: &out)
             case .map:
-                guard reader.peek == UInt8(ascii: "{") else { return try mismatch(into: &out) }
-                try object(fields: 0..<0, value: Int(node.first), into: &out)
+                guard reader.peek == UInt8(ascii: "{") else { return try other("an object", into: &out) }
+                try map(value: Int(node.first), into: &out)
             }
         }
 
-        /// A value whose JSON kind is not the schema's: as it is for Python; an error for Arrow.
-        mutating func mismatch(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
-            if forArrow { throw reader.failure("a value of another kind than the schema's") }
+        /// A value whose JSON kind is not the schema's: as it is for Python; for Arrow, no
+        /// column takes it.
+        mutating func other(_ expected: String, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+            if forArrow {
+                let from = reader.position
+                try reader.skipValue()
+                let text = String(decoding: UnsafeBufferPointer(rebasing: reader.bytes[from..<min(reader.position, from + 60)]), as: UTF8.self)
+                reader.position = from
+                throw reader.failure("expected \(expected), found \(text)")
+            }
             try any(into: &out)
         }
 
-        /// An object: members named in `fields` by their node, the others (or every one, with
-        /// `value`: a map's values) by `value`'s node, or as they are.
-        mutating func object(fields: Range<Int>, value: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        /// A struct: its fields by their nodes (for Python, the other members as they are);
+        /// for Arrow, a field that is not nullable must be there.
+        mutating func structure(_ node: ValueSchema.Node, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+            let first = Int(node.first)
+            let fields = first..<(first + Int(node.count))
+            var seen: [Bool] = forArrow && fields.count > 64 ? Array(repeating: false, count: fields.count) : []
+            var seenBits: UInt64 = 0
             try reader.expect(UInt8(ascii: "{"))
             out.append(ValueTag.object.rawValue)
             let countAt = out.count
             Self.put32(0, into: &out)
             var count: UInt32 = 0
-            var expected = fields.lowerBound
+            var expected = first
+            reader.skipSpace()
+            if reader.peek != UInt8(ascii: "}") {
+                while true {
+                    reader.skipSpace()
+                    var field: Int?
+                    let keyStart = reader.position
+                    if expected < fields.upperBound, try reader.takeKey(name(nodes[expected])) {
+                        field = expected
+                    } else {
+                        var key: [UInt8] = []
+                        try reader.appendString(into: &key)
+                        field = key.withUnsafeBufferPointer { key in
+                            fields.first { name(nodes[$0]).elementsEqual(key) }
+                        }
+                        if field == nil, !forArrow {
+                            reader.position = keyStart
+                        }
+                    }
+                    reader.skipSpace()
+                    if let field {
+                        expected = field + 1
+                        Self.text(nil, name(nodes[field]), into: &out)
+                        try reader.expect(UInt8(ascii: ":"))
+                        reader.skipSpace()
+                        do throws(SparkRowEncoder.Failure) {
+                            try value(field, into: &out)
+                        } catch {
+                            throw error.within("." + String(decoding: name(nodes[field]), as: UTF8.self))
+                        }
+                        count += 1
+                        if forArrow {
+                            let offset = field - first
+                            if offset < 64 { seenBits |= 1 << UInt64(offset) } else { seen[offset] = true }
+                        }
+                    } else if forArrow {
+                        // No column takes a member the schema does not name.
+                        try reader.expect(UInt8(ascii: ":"))
+                        reader.skipSpace()
+                        try reader.skipValue()
+                    } else {
+                        try member(value: nil, into: &out)
+                        count += 1
+                    }
+                    reader.skipSpace()
+                    if reader.peek == UInt8(ascii: ",") {
+                        reader.advance()
+                        continue
+                    }
+                    try reader.expect(UInt8(ascii: "}"))
+                    break
+                }
+            } else {
+                reader.advance()
+            }
+            Self.patch32(count, at: countAt, in: &out)
+            guard forArrow else { return }
+            for offset in 0..<fields.count where !nodes[first + offset].nullable {
+                let present = offset < 64 ? seenBits & (1 << UInt64(offset)) != 0 : seen[offset]
+                guard present else {
+                    throw reader.failure("missing in a column that is not nullable").within(
+                        "." + String(decoding: name(nodes[first + offset]), as: UTF8.self))
+                }
+            }
+        }
+
+        /// A member's key and value, the value by `value`'s node or as it is.
+        mutating func member(value: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+            let keyAt = out.count
+            Self.put32(0, into: &out)
+            try reader.appendString(into: &out)
+            Self.patch32(UInt32(out.count - keyAt - 4), at: keyAt, in: &out)
+            reader.skipSpace()
+            try reader.expect(UInt8(ascii: ":"))
+            reader.skipSpace()
+            if let value { try self.value(value, into: &out) } else { try any(into: &out) }
+        }
+
+        /// An object whose values are all of node `value` (a map), or as they are (`nil`).
+        mutating func map(value: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+            try reader.expect(UInt8(ascii: "{"))
+            out.append(ValueTag.object.rawValue)
+            let countAt = out.count
+            Self.put32(0, into: &out)
+            var count: UInt32 = 0
             reader.skipSpace()
             if reader.peek == UInt8(ascii: "}") {
                 reader.advance()
@@ -154,31 +286,7 @@ package struct ValueEncoder: Sendable {
             }
             while true {
                 reader.skipSpace()
-                var node = value
-                if expected < fields.upperBound,
-                    try nodes[expected].name.withUnsafeBufferPointer({ name throws(SparkRowEncoder.Failure) in
-                        try reader.takeKey(name)
-                    })
-                {
-                    node = expected
-                    Self.text(nil, nodes[expected].name, into: &out)
-                    expected += 1
-                } else {
-                    let keyAt = out.count
-                    Self.put32(0, into: &out)
-                    try reader.appendString(into: &out)
-                    Self.patch32(UInt32(out.count - keyAt - 4), at: keyAt, in: &out)
-                    if value == nil,
-                        let found = fields.first(where: { nodes[$0].name.elementsEqual(out[(keyAt + 4)...]) })
-                    {
-                        node = found
-                        expected = found + 1
-                    }
-                }
-                reader.skipSpace()
-                try reader.expect(UInt8(ascii: ":"))
-                reader.skipSpace()
-                if let node { try self.value(node, into: &out) } else { try any(into: &out) }
+                try member(value: value, into: &out)
                 count += 1
                 reader.skipSpace()
                 if reader.peek == UInt8(ascii: ",") {
@@ -204,7 +312,15 @@ package struct ValueEncoder: Sendable {
             }
             while true {
                 reader.skipSpace()
-                if let element { try value(element, into: &out) } else { try any(into: &out) }
+                if let element {
+                    do throws(SparkRowEncoder.Failure) {
+                        try value(element, into: &out)
+                    } catch {
+                        throw error.within("[\(count)]")
+                    }
+                } else {
+                    try any(into: &out)
+                }
                 count += 1
                 reader.skipSpace()
                 if reader.peek == UInt8(ascii: ",") {
@@ -221,7 +337,7 @@ package struct ValueEncoder: Sendable {
         mutating func any(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
             switch reader.peek {
             case UInt8(ascii: "\""): try string(into: &out)
-            case UInt8(ascii: "{"): try object(fields: 0..<0, value: nil, into: &out)
+            case UInt8(ascii: "{"): try map(value: nil, into: &out)
             case UInt8(ascii: "["): try array(element: nil, into: &out)
             case UInt8(ascii: "t"), UInt8(ascii: "f"):
                 out.append(try reader.boolean() ? ValueTag.yes.rawValue : ValueTag.no.rawValue)
@@ -229,7 +345,6 @@ package struct ValueEncoder: Sendable {
                 guard reader.takeNull() else { throw reader.failure("expected a value") }
                 out.append(ValueTag.null.rawValue)
             default:
-                if forArrow { return try rawText(into: &out) }
                 let range = try reader.numberText()
                 Self.number(UnsafeBufferPointer(rebasing: reader.bytes[range]), into: &out)
             }
@@ -278,7 +393,7 @@ package struct ValueEncoder: Sendable {
             micros >= -62_135_596_800_000_000 && micros <= 253_402_300_799_999_999
         }
 
-        static func text(_ tag: ValueTag?, _ bytes: some Collection<UInt8>, into out: inout [UInt8]) {
+        static func text(_ tag: ValueTag?, _ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
             if let tag { out.append(tag.rawValue) }
             put32(UInt32(bytes.count), into: &out)
             out.append(contentsOf: bytes)
@@ -298,6 +413,25 @@ package struct ValueEncoder: Sendable {
             out[offset + 2] = UInt8(truncatingIfNeeded: value >> 16)
             out[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
         }
+    }
+}
+
+/// Arrow's decimal128 at the scale the builder gives every decimal column.
+package enum Decimal128 {
+    package static let precision = 38
+    package static let scale = 18
+
+    /// The number `text` times 10^scale, when that is a whole number of at most `precision`
+    /// digits; `nil` otherwise (the value does not fit: never rounded).
+    package static func scaled(_ text: UnsafeBufferPointer<UInt8>) -> Int128? {
+        guard let digits = DecimalDigits(literal: String(decoding: text, as: UTF8.self)) else { return nil }
+        guard !digits.digits.isEmpty else { return 0 }
+        let shift = digits.exponent + scale
+        guard shift >= 0, digits.digits.count + shift <= precision else { return nil }
+        var value: Int128 = 0
+        for digit in digits.digits { value = value * 10 + Int128(digit - 48) }
+        for _ in 0..<shift { value *= 10 }
+        return digits.negative ? -value : value
     }
 }
 

@@ -10,33 +10,47 @@ package struct ValueSchema: Sendable {
         case integer, double, boolean, date, string, decimal, json, structure, list, map
     }
 
-    /// One type, or one field of a struct (a type with a name).
+    /// One type, or one field of a struct (a type with a name). Plain data: the encoders walk
+    /// the table without counting references.
     package struct Node: Sendable {
         package var kind: Kind
         /// A struct's first field (its fields are the `count` nodes from there); a list's
         /// element; a map's value.
         package var first: Int32 = 0
         package var count: Int32 = 0
-        /// A field's name.
-        package var name: [UInt8] = []
+        /// A field's name: where it is in `names`.
+        package var nameStart: Int32 = 0
+        package var nameCount: Int32 = 0
         /// Whether the value may be null (a field's, a list element's, a map value's).
         package var nullable = true
     }
 
     /// Node 0 is the record's struct.
     package let nodes: [Node]
+    /// The fields' names, one after the other.
+    package let names: [UInt8]
+
+    /// A field's name.
+    package func name(_ index: Int) -> ArraySlice<UInt8> {
+        let node = nodes[index]
+        return names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)]
+    }
 
     /// The schema of `spark` (a `StructType` in its JSON form); `nil` when it holds a type
     /// this reading does not know.
     package init?(spark: JSONValue) {
         var nodes = [Node(kind: .structure, nullable: false)]
-        guard Self.read(spark, marking: nil, at: 0, into: &nodes) else { return nil }
+        var names: [UInt8] = []
+        guard Self.read(spark, marking: nil, at: 0, into: &nodes, names: &names) else { return nil }
         self.nodes = nodes
+        self.names = names
     }
 
     /// Reads `type` into `nodes[index]` (its kind and children); `marking` is the field's
     /// `mappings.type`, which applies to the strings of its lists and maps too.
-    private static func read(_ type: JSONValue, marking: String?, at index: Int, into nodes: inout [Node]) -> Bool {
+    private static func read(
+        _ type: JSONValue, marking: String?, at index: Int, into nodes: inout [Node], names: inout [UInt8]
+    ) -> Bool {
         switch type {
         case .string("long"): nodes[index].kind = .integer
         case .string("double"): nodes[index].kind = .double
@@ -65,11 +79,15 @@ package struct ValueSchema: Sendable {
                     }
                     markings.append(marked)
                     let nullable = member["nullable"] != .bool(false)
-                    nodes.append(Node(kind: .json, name: Array(name.utf8), nullable: nullable))
+                    nodes.append(
+                        Node(
+                            kind: .json, nameStart: Int32(names.count), nameCount: Int32(name.utf8.count),
+                            nullable: nullable))
+                    names += name.utf8
                 }
                 for (offset, field) in fields.enumerated() {
                     guard case .object(let member) = field, let type = member["type"],
-                        read(type, marking: markings[offset], at: first + offset, into: &nodes)
+                        read(type, marking: markings[offset], at: first + offset, into: &nodes, names: &names)
                     else { return false }
                 }
             case .string("array")?:
@@ -77,13 +95,13 @@ package struct ValueSchema: Sendable {
                 nodes[index].kind = .list
                 nodes[index].first = Int32(nodes.count)
                 nodes.append(Node(kind: .json, nullable: object["containsNull"] != .bool(false)))
-                return read(element, marking: marking, at: nodes.count - 1, into: &nodes)
+                return read(element, marking: marking, at: nodes.count - 1, into: &nodes, names: &names)
             case .string("map")?:
                 guard let value = object["valueType"] else { return false }
                 nodes[index].kind = .map
                 nodes[index].first = Int32(nodes.count)
                 nodes.append(Node(kind: .json, nullable: object["valueContainsNull"] != .bool(false)))
-                return read(value, marking: marking, at: nodes.count - 1, into: &nodes)
+                return read(value, marking: marking, at: nodes.count - 1, into: &nodes, names: &names)
             default: return false
             }
         default: return false

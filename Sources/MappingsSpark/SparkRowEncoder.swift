@@ -52,7 +52,7 @@ package struct SparkRowEncoder: Sendable {
             "$" + steps.reversed().joined() + ": " + problem
         }
 
-        func within(_ step: String) -> Failure {
+        package func within(_ step: String) -> Failure {
             var failure = self
             failure.steps.append(step)
             return failure

@@ -68,6 +68,10 @@ import Testing
                 + (0..<reader.count()).map { _ in
                     String(decoding: reader.text(), as: UTF8.self) + ":" + describe(&reader)
                 }.joined(separator: ",") + "}"
+        case .decimal128:
+            let low = reader.word()
+            let high = reader.word()
+            return "decimal128(\(Int128(bitPattern: UInt128(high) << 64 | UInt128(low))))"
         case .absent: return "absent"
         }
     }
@@ -101,7 +105,7 @@ import Testing
                 """)
     }
 
-    @Test func aDecimalBeyondTheColumnIsAMisfitNotARoundedValue() throws {
+    @Test func aDecimalBeyondTheColumnFailsTheRecordNotARoundedValue() throws {
         let (records, schema) = try Self.context(forArrow: true)
         let builder = ArrowBuilder(schema: schema)
         // 20 digits before the point and 18 after fit decimal128(38, 18); 21 before do not, nor 19 after.
@@ -109,19 +113,46 @@ import Testing
             (Self.record, true),
             (Self.record.replacingOccurrences(of: "12345678901234567890.125", with: "123456789012345678901.5"), false),
             (Self.record.replacingOccurrences(of: "12345678901234567890.125", with: "0.1234567890123456789"), false),
+            (Self.record.replacingOccurrences(of: "12345678901234567890.125", with: "-1e-18"), true),
         ]
         for (record, fits) in cases {
             var output: [UInt8] = []
             _ = records.map(Array(record.utf8), into: &output)
             var tags: [UInt8] = []
-            try output.withUnsafeBufferPointer {
-                try ValueEncoder(schema: schema, forArrow: true).encode($0, into: &tags)
+            let failure = output.withUnsafeBufferPointer { json -> String? in
+                do throws(SparkRowEncoder.Failure) {
+                    try ValueEncoder(schema: schema, forArrow: true).encode(json, into: &tags)
+                    return nil
+                } catch {
+                    return error.message
+                }
             }
-            let misfit = tags.withUnsafeBytes { builder.misfit($0) }
-            #expect((misfit == nil) == fits, "\(misfit ?? "fits")")
+            #expect((failure == nil) == fits, "\(failure ?? "fits")")
+            if let failure { #expect(failure.hasPrefix("$.total.amount: ") && failure.contains("decimal128(38, 18)")) }
             if fits { tags.withUnsafeBytes { builder.append($0) } }
         }
-        #expect(builder.rows == 1)
-        #expect(ArrowBuilder.schemaText(schema).hasPrefix("id: int64"))
+        #expect(builder.rows == 2)
+    }
+
+    @Test func nullAndMissingFieldsWhereTheSchemaSaysNotFailForArrow() throws {
+        let (_, schema) = try Self.context(forArrow: true)
+        let encoder = ValueEncoder(schema: schema, forArrow: true)
+        func failure(_ output: String) -> String? {
+            var tags: [UInt8] = []
+            return Array(output.utf8).withUnsafeBufferPointer { json -> String? in
+                do throws(SparkRowEncoder.Failure) {
+                    try encoder.encode(json, into: &tags)
+                    return nil
+                } catch {
+                    return error.message
+                }
+            }
+        }
+        let whole = #"{"id":1,"placed":null,"total":null,"lines":[],"tags":{},"extra":null,"paid":false}"#
+        #expect(failure(whole) == nil)
+        #expect(failure(whole.replacingOccurrences(of: #""id":1,"#, with: ""))?.hasPrefix("$.id: missing") == true)
+        #expect(failure(whole.replacingOccurrences(of: #""paid":false"#, with: #""paid":null"#))?.hasPrefix("$.paid: null") == true)
+        #expect(failure(whole.replacingOccurrences(of: #""id":1"#, with: #""id":"1""#))?.hasPrefix("$.id: expected an integer") == true)
+        #expect(failure(whole.replacingOccurrences(of: #""lines":[]"#, with: #""lines":[null]"#))?.hasPrefix("$.lines[0]: null") == true)
     }
 }
