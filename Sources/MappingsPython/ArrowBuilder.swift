@@ -251,7 +251,8 @@ private final class Column {
             if length % 8 == 0 { values.append(0) }
             if tag == .yes { values[length / 8] |= 1 << UInt8(length % 8) }
         case .decimal:
-            values.append(contentsOf: UnsafeRawBufferPointer(rebasing: reader.bytes[reader.position..<(reader.position + 16)]))
+            values.append(
+                contentsOf: UnsafeRawBufferPointer(rebasing: reader.bytes[reader.position..<(reader.position + 16)]))
             reader.position += 16
         case .string, .json:
             data.append(contentsOf: reader.text())

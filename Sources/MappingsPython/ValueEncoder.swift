@@ -143,7 +143,8 @@ package struct ValueEncoder: Sendable {
                 guard forArrow else { return Self.text(.decimal, text, into: &out) }
                 guard let scaled = Decimal128.scaled(text) else {
                     throw reader.failure(
-                        "\(String(decoding: text, as: UTF8.self)) does not fit decimal128(\(Decimal128.precision), \(Decimal128.scale))")
+                        "\(String(decoding: text, as: UTF8.self)) does not fit decimal128(\(Decimal128.precision), \(Decimal128.scale))"
+                    )
                 }
                 out.append(ValueTag.decimal128.rawValue)
                 withUnsafeBytes(of: scaled.littleEndian) { out.append(contentsOf: $0) }
@@ -175,7 +176,9 @@ package struct ValueEncoder: Sendable {
             if forArrow {
                 let from = reader.position
                 try reader.skipValue()
-                let text = String(decoding: UnsafeBufferPointer(rebasing: reader.bytes[from..<min(reader.position, from + 60)]), as: UTF8.self)
+                let text = String(
+                    decoding: UnsafeBufferPointer(rebasing: reader.bytes[from..<min(reader.position, from + 60)]),
+                    as: UTF8.self)
                 reader.position = from
                 throw reader.failure("expected \(expected), found \(text)")
             }

@@ -151,8 +151,14 @@ import Testing
         let whole = #"{"id":1,"placed":null,"total":null,"lines":[],"tags":{},"extra":null,"paid":false}"#
         #expect(failure(whole) == nil)
         #expect(failure(whole.replacingOccurrences(of: #""id":1,"#, with: ""))?.hasPrefix("$.id: missing") == true)
-        #expect(failure(whole.replacingOccurrences(of: #""paid":false"#, with: #""paid":null"#))?.hasPrefix("$.paid: null") == true)
-        #expect(failure(whole.replacingOccurrences(of: #""id":1"#, with: #""id":"1""#))?.hasPrefix("$.id: expected an integer") == true)
-        #expect(failure(whole.replacingOccurrences(of: #""lines":[]"#, with: #""lines":[null]"#))?.hasPrefix("$.lines[0]: null") == true)
+        #expect(
+            failure(whole.replacingOccurrences(of: #""paid":false"#, with: #""paid":null"#))?.hasPrefix("$.paid: null")
+                == true)
+        #expect(
+            failure(whole.replacingOccurrences(of: #""id":1"#, with: #""id":"1""#))?.hasPrefix(
+                "$.id: expected an integer") == true)
+        #expect(
+            failure(whole.replacingOccurrences(of: #""lines":[]"#, with: #""lines":[null]"#))?.hasPrefix(
+                "$.lines[0]: null") == true)
     }
 }

@@ -53,6 +53,17 @@ enum {
     TAG_DECIMAL = 7, TAG_DATE = 8, TAG_OBJECT = 9, TAG_ARRAY = 10, TAG_ABSENT = 0xFF
 };
 
+// The prefix of CPython's datetime C API (its capsule, datetime.datetime_CAPI), which has kept
+// this layout since 3.7, new members only ever appended: a datetime made in one C call, where
+// calling the class would parse a tuple of arguments. NULL when the capsule is missing, and the
+// class is called instead.
+typedef struct {
+    PyTypeObject *DateType, *DateTimeType, *TimeType, *DeltaType, *TZInfoType;
+    PyObject *TimeZone_UTC;
+    PyObject *(*Date_FromDate)(int, int, int, PyTypeObject *);
+    PyObject *(*DateTime_FromDateAndTime)(int, int, int, int, int, int, int, PyObject *, PyTypeObject *);
+} datetime_api;
+
 typedef struct {
     PyObject *decimal;   // decimal.Decimal
     PyObject *datetime;  // datetime.datetime
@@ -60,6 +71,8 @@ typedef struct {
     PyObject *load_error;
     PyObject *log;       // the function log lines go to (mappings._log), or NULL
     PyObject *result_type, *catalog_type, *context_type, *session_type;
+    PyObject *statuses[5];  // 'clean', 'warnings', 'errors', 'invalid', 'filtered'
+    datetime_api *dates;
 } module_state;
 
 static module_state state;
@@ -149,6 +162,11 @@ static PyObject *date_object(int64_t micros) {
     }
     int year, month, day;
     civil(days, &year, &month, &day);
+    if (state.dates != NULL) {
+        return state.dates->DateTime_FromDateAndTime(year, month, day, (int)(in_day / 3600), (int)(in_day / 60 % 60),
+                                                     (int)(in_day % 60), (int)fraction, state.utc,
+                                                     state.dates->DateTimeType);
+    }
     return PyObject_CallFunction(state.datetime, "iiiiiiiO", year, month, day, (int)(in_day / 3600),
                                  (int)(in_day / 60 % 60), (int)(in_day % 60), (int)fraction, state.utc);
 }
@@ -304,7 +322,6 @@ static PyType_Slot result_slots[] = {
 
 static PyType_Spec result_spec = {"mappings.Result", sizeof(result_object), 0, Py_TPFLAGS_DEFAULT, result_slots};
 
-static const char *status_names[] = {"clean", "warnings", "errors", "invalid", "filtered"};
 
 // Reads one result (ResultWriter's form) into a Result.
 static PyObject *result_from(tag_reader *reader) {
@@ -316,7 +333,8 @@ static PyObject *result_from(tag_reader *reader) {
     result->value = result->issues = result->line = result->input = result->status = NULL;
     result->ok = status <= 1 || status == 4;
     result->line = PyLong_FromUnsignedLong(line);
-    result->status = PyUnicode_FromString(status_names[status < 5 ? status : 4]);
+    result->status = state.statuses[status < 5 ? status : 4];
+    Py_INCREF(result->status);
     result->value = value_object(reader);
     if (result->value != NULL) result->issues = value_object(reader);
     if (result->issues != NULL && (status == 2 || status == 3)) {
@@ -619,6 +637,13 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *timezone = attribute("datetime", "timezone");
     state.utc = timezone != NULL ? PyObject_GetAttrString(timezone, "utc") : NULL;
     Py_XDECREF(timezone);
+    state.dates = (datetime_api *)PyCapsule_Import("datetime.datetime_CAPI", 0);
+    if (state.dates == NULL) PyErr_Clear();
+    static const char *status_names[] = {"clean", "warnings", "errors", "invalid", "filtered"};
+    for (int index = 0; index < 5; index++) {
+        state.statuses[index] = PyUnicode_InternFromString(status_names[index]);
+        if (state.statuses[index] == NULL) return NULL;
+    }
     state.load_error = PyErr_NewExceptionWithDoc(
         "mappings.LoadError", "The .mappings files (or a context) could not be loaded: `diagnostics` holds what "
                               "`mappings check` prints.",

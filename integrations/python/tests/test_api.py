@@ -277,3 +277,14 @@ def test_random_records_equal_the_tools_output(shop, tmp_path):
         compare(result.value, tools, f"line {result.line}")
         assert isinstance(result.value["total"], decimal.Decimal)
         assert isinstance(result.value["extra"]["d"][0], decimal.Decimal)
+
+
+def test_the_benchmark_runs_and_its_peers_agree():
+    """B10 in its smoke mode (Benchmarks/python_bench.py): every contender's output equals the
+    package's before a timing counts, so a peer that drifts fails here."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SHOP))))
+    done = subprocess.run([sys.executable, os.path.join(root, "Benchmarks", "python_bench.py"), "--smoke",
+                           "--data-dir", os.path.join(os.environ.get("TMPDIR", "/tmp"), "mappings-b10-smoke")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "goal: to_arrow vs pyarrow + compute" in done.stdout
