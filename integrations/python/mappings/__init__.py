@@ -139,6 +139,27 @@ def _blocks(source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterab
         yield b"".join(parts)
 
 
+def _taken(session: Any, source: Any, workers: int) -> Iterator[List[Result]]:
+    """Feeds a session the blocks of `source`, a few ahead of the one taken (so that its
+    workers map while the caller builds values), and yields each block's results in order."""
+    ahead = 2 * max(1, int(workers)) + 1
+    blocks = _blocks(source)
+    ended = False
+    while True:
+        while not ended and session.pending() < ahead:
+            block = next(blocks, None)
+            if block is None:
+                ended = True
+                break
+            session.submit(block)
+        results = session.take()
+        if results is None:
+            if ended:
+                return
+            continue
+        yield results
+
+
 class Catalog:
     """Loaded `.mappings` files: map payloads and NDJSON with their contexts. One catalog may be
     used by several threads at once."""
@@ -180,21 +201,7 @@ class Catalog:
         `@filter` drops are not yielded. `lines`: a path, bytes of NDJSON, or an iterable of
         lines (bytes or str)."""
         session = self._context(context).lines(max(1, int(workers)))
-        ahead = 2 * max(1, int(workers)) + 1
-        blocks = _blocks(lines)
-        ended = False
-        while True:
-            while not ended and session.pending() < ahead:
-                block = next(blocks, None)
-                if block is None:
-                    ended = True
-                    break
-                session.submit(block)
-            results = session.take()
-            if results is None:
-                if ended:
-                    return
-                continue
+        for results in _taken(session, lines, workers):
             yield from results
 
     def to_arrow(
@@ -213,25 +220,13 @@ class Catalog:
         native = self._context(context, True)
         schema = native.arrow_schema(pa.Schema._import_from_c)
         session = native.lines(max(1, int(workers)))
-        ahead = 2 * max(1, int(workers)) + 1
         batches = []
         reject_lines: List[int] = []
         reject_inputs: List[bytes] = []
         reject_issues: List[List[Dict[str, Any]]] = []
         importer = pa.RecordBatch._import_from_c
-        blocks = _blocks(source)
-        ended = False
-        while True:
-            while not ended and session.pending() < ahead:
-                block = next(blocks, None)
-                if block is None:
-                    ended = True
-                    break
-                session.submit(block)
-            results = session.take()
-            if results is None and ended:
-                break
-            for result in results or ():
+        for results in _taken(session, source, workers):
+            for result in results:
                 reject_lines.append(result.line)
                 reject_inputs.append(result.input if result.input is not None else b"")
                 reject_issues.append(result.issues)
@@ -241,12 +236,12 @@ class Catalog:
         if session.arrow_rows()[0] > 0:
             batches.append(session.arrow_batch(importer))
         table = pa.Table.from_batches(batches, schema=schema)
-        _ISSUES = _issues_type()
+        issues_type = _issues_type()
         rejects = pa.table(
             {
                 "line": pa.array(reject_lines, pa.int64()),
                 "input": pa.array([line.decode("utf-8", "replace") for line in reject_inputs], pa.string()),
-                "issues": pa.array(reject_issues, _ISSUES),
+                "issues": pa.array(reject_issues, issues_type),
             }
         )
         return table, rejects
