@@ -152,3 +152,26 @@ public func mappingsPyArrowSchema(context: UnsafeMutableRawPointer, schema: Unsa
 public func mappingsPyArrowSchemaText(context: UnsafeMutableRawPointer) -> UnsafeMutablePointer<CChar> {
     copy(ArrowBuilder.schemaText(object(context, as: PythonContext.self).schema))
 }
+
+/// Runs the `"@tests"` of a catalog's contexts (of `identifier` alone, when not NULL), as
+/// `mappings test` does: a list of objects (`context`, `number`, `title`, `passed`,
+/// `failures`) in tags.
+@_cdecl("mappings_py_tests")
+public func mappingsPyTests(
+    catalog: UnsafeMutableRawPointer, identifier: UnsafePointer<CChar>?, length: UnsafeMutablePointer<Int64>
+) -> UnsafeMutablePointer<UInt8> {
+    let loaded = object(catalog, as: PythonCatalog.self).catalog
+    let results = ContextTestRunner.run(loaded, contexts: identifier.map { [String(cString: $0)] })
+    let list = JSONValue.array(
+        results.map { result in
+            .object(
+                JSONObject([
+                    ("context", .string(result.context)), ("number", .integer(Int64(result.number))),
+                    ("title", .string(result.title)), ("passed", .bool(result.passed)),
+                    ("failures", .array(result.failures.map { .string($0) })),
+                ]))
+        })
+    var out: [UInt8] = []
+    ResultWriter.appendJSON(list, into: &out)
+    return buffer(out, length: length)
+}

@@ -10,9 +10,23 @@ import Foundation
 /// `NSCondition`, since idle threads wait on it, which `Mutex` cannot).
 package final class LanePool: @unchecked Sendable {
     package static let shared = LanePool()
-    private let condition = NSCondition()
+    private var condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var idle = 0
+
+    private init() {
+        // A process forked from one that mapped (Python's multiprocessing, a pre-forking
+        // server) has none of the parent's threads: the child starts from an empty pool, with a
+        // lock no thread of the parent may be holding.
+        pthread_atfork(nil, nil) { LanePool.shared.forgetThreads() }
+    }
+
+    /// In a forked child: no thread of the pool exists, and none holds its lock.
+    private func forgetThreads() {
+        condition = NSCondition()
+        jobs = []
+        idle = 0
+    }
 
     package func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()

@@ -246,6 +246,11 @@ class Catalog:
         )
         return table, rejects
 
+    def run_tests(self, context: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Runs the contexts' `@tests` (those of `context` alone, when given), as `mappings test`
+        does: one dict a test — context, number, title, passed, failures (what differed)."""
+        return self._native.tests(context)
+
     def arrow_schema(self, context: str) -> Any:
         """The context's Arrow schema (a pyarrow.Schema)."""
         import pyarrow as pa

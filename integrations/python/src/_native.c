@@ -28,6 +28,7 @@ int64_t mappings_py_arrow_rows(void *session, int64_t *bytes);
 void mappings_py_arrow_export(void *session, void *array, void *schema);
 void mappings_py_arrow_schema(void *context, void *schema);
 char *mappings_py_arrow_schema_text(void *context);
+uint8_t *mappings_py_tests(void *catalog, const char *identifier, int64_t *length);
 
 // The C Data Interface's structures, as big as the specification lays them out (only their
 // size and release callback are used here).
@@ -268,13 +269,16 @@ static PyObject *value_object(tag_reader *reader) {
 
 // ---- Result: one record's outcome.
 
+// A Result holds what every record has (its value, status, ok) as objects, and what is seldom
+// read as C values made into objects on first reading: its line, and its issues when it has
+// none (most records) — a list a record would allocate, and the collector visit, for nothing.
 typedef struct {
     PyObject_HEAD
     PyObject *value;
-    PyObject *issues;
-    PyObject *line;
+    PyObject *issues;  // NULL: none yet made (the record has none)
     PyObject *input;
     PyObject *status;
+    uint32_t line;
     char ok;
 } result_object;
 
@@ -282,7 +286,6 @@ static void result_dealloc(PyObject *self) {
     result_object *result = (result_object *)self;
     Py_XDECREF(result->value);
     Py_XDECREF(result->issues);
-    Py_XDECREF(result->line);
     Py_XDECREF(result->input);
     Py_XDECREF(result->status);
     PyTypeObject *type = Py_TYPE(self);
@@ -291,24 +294,44 @@ static void result_dealloc(PyObject *self) {
     Py_DECREF(type);
 }
 
+static PyObject *result_issues(PyObject *self, void *unused) {
+    result_object *result = (result_object *)self;
+    if (result->issues == NULL) {
+        result->issues = PyList_New(0);
+        if (result->issues == NULL) return NULL;
+    }
+    Py_INCREF(result->issues);
+    return result->issues;
+}
+
+static PyObject *result_line(PyObject *self, void *unused) {
+    return PyLong_FromUnsignedLong(((result_object *)self)->line);
+}
+
 static PyObject *result_repr(PyObject *self) {
     result_object *result = (result_object *)self;
-    return PyUnicode_FromFormat("Result(line=%R, ok=%s, status=%R, issues=%zd)", result->line,
-                                result->ok ? "True" : "False", result->status, PyList_Size(result->issues));
+    return PyUnicode_FromFormat("Result(line=%lu, ok=%s, status=%R, issues=%zd)", (unsigned long)result->line,
+                                result->ok ? "True" : "False", result->status,
+                                result->issues != NULL ? PyList_Size(result->issues) : (Py_ssize_t)0);
 }
 
 static PyMemberDef result_members[] = {
     {"value", T_OBJECT, offsetof(result_object, value), READONLY,
      "The mapped value: a dict (a list for an array payload); None when the record has none."},
-    {"issues", T_OBJECT, offsetof(result_object, issues), READONLY,
-     "The issues, each a dict of the project's issue shape (kind, path, property, rule, provenance, message, "
-     "severity)."},
-    {"line", T_OBJECT, offsetof(result_object, line), READONLY, "The record's line in its input, from 1."},
     {"input", T_OBJECT, offsetof(result_object, input), READONLY,
      "The record's input line (bytes) when it has an error, else None."},
     {"status", T_OBJECT, offsetof(result_object, status), READONLY,
-     "'clean', 'warnings', 'errors' or 'invalid' (not JSON)."},
+     "'clean', 'warnings', 'errors', 'invalid' (not JSON) or 'filtered'."},
     {"ok", T_BOOL, offsetof(result_object, ok), READONLY, "Whether the record has no error issue."},
+    {NULL},
+};
+
+static PyGetSetDef result_getset[] = {
+    {"issues", result_issues, NULL,
+     "The issues, each a dict of the project's issue shape (kind, path, property, rule, provenance, value, "
+     "message, severity).",
+     NULL},
+    {"line", result_line, NULL, "The record's line in its input, from 1.", NULL},
     {NULL},
 };
 
@@ -316,12 +339,12 @@ static PyType_Slot result_slots[] = {
     {Py_tp_dealloc, (void *)result_dealloc},
     {Py_tp_repr, (void *)result_repr},
     {Py_tp_members, result_members},
+    {Py_tp_getset, result_getset},
     {Py_tp_doc, "One record's result: value, issues, ok, line, status, input."},
     {0, NULL},
 };
 
 static PyType_Spec result_spec = {"mappings.Result", sizeof(result_object), 0, Py_TPFLAGS_DEFAULT, result_slots};
-
 
 // Reads one result (ResultWriter's form) into a Result.
 static PyObject *result_from(tag_reader *reader) {
@@ -330,31 +353,36 @@ static PyObject *result_from(tag_reader *reader) {
     uint8_t status = reader->bytes[reader->position++];
     result_object *result = PyObject_New(result_object, (PyTypeObject *)state.result_type);
     if (result == NULL) return NULL;
-    result->value = result->issues = result->line = result->input = result->status = NULL;
+    result->value = result->issues = result->input = NULL;
+    result->line = line;
     result->ok = status <= 1 || status == 4;
-    result->line = PyLong_FromUnsignedLong(line);
     result->status = state.statuses[status < 5 ? status : 4];
     Py_INCREF(result->status);
     result->value = value_object(reader);
-    if (result->value != NULL) result->issues = value_object(reader);
-    if (result->issues != NULL && (status == 2 || status == 3)) {
-        if (need(reader, 4)) {
-            uint32_t length = count32(reader);
-            if (need(reader, length)) {
-                result->input = PyBytes_FromStringAndSize((const char *)reader->bytes + reader->position, length);
-                reader->position += length;
-            }
-        }
-    } else if (result->issues != NULL) {
+    if (result->value == NULL) goto failed;
+    // No issue: an empty array's tag and count, passed over; the list is made when read.
+    if (reader->position + 5 <= reader->length && reader->bytes[reader->position] == TAG_ARRAY &&
+        memcmp(reader->bytes + reader->position + 1, "\0\0\0\0", 4) == 0) {
+        reader->position += 5;
+    } else {
+        result->issues = value_object(reader);
+        if (result->issues == NULL) goto failed;
+    }
+    if (status == 2 || status == 3) {
+        if (!need(reader, 4)) goto failed;
+        uint32_t length = count32(reader);
+        if (!need(reader, length)) goto failed;
+        result->input = PyBytes_FromStringAndSize((const char *)reader->bytes + reader->position, length);
+        reader->position += length;
+        if (result->input == NULL) goto failed;
+    } else {
         Py_INCREF(Py_None);
         result->input = Py_None;
     }
-    if (result->line == NULL || result->status == NULL || result->value == NULL || result->issues == NULL ||
-        result->input == NULL) {
-        Py_DECREF(result);
-        return NULL;
-    }
     return (PyObject *)result;
+failed:
+    Py_DECREF(result);
+    return NULL;
 }
 
 // A list of the results a buffer holds.
@@ -440,7 +468,23 @@ static PyObject *catalog_identifiers(PyObject *self, PyObject *unused) {
     return result;
 }
 
+// Catalog.tests(identifier or None) -> list of dicts
+static PyObject *catalog_tests(PyObject *self, PyObject *args) {
+    const char *identifier = NULL;
+    if (!PyArg_ParseTuple(args, "|z", &identifier)) return NULL;
+    int64_t length = 0;
+    uint8_t *results;
+    void *catalog = ((handle_object *)self)->handle;
+    Py_BEGIN_ALLOW_THREADS results = mappings_py_tests(catalog, identifier, &length);
+    Py_END_ALLOW_THREADS
+    tag_reader reader = {results, length, 0};
+    PyObject *list = value_object(&reader);
+    mappings_py_free(results);
+    return list;
+}
+
 static PyMethodDef catalog_methods[] = {
+    {"tests", catalog_tests, METH_VARARGS, "Runs the contexts' @tests: a list of dicts."},
     {"context", catalog_context, METH_VARARGS, "A context of the catalog, by its identifier."},
     {"identifiers", catalog_identifiers, METH_NOARGS, "The contexts' identifiers, one per line."},
     {NULL},

@@ -288,3 +288,58 @@ def test_the_benchmark_runs_and_its_peers_agree():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr + done.stdout
     assert "goal: to_arrow vs pyarrow + compute" in done.stdout
+
+
+def test_run_tests_runs_the_contexts_tests(tmp_path):
+    """The first mapping's @tests pass; one edited to expect another title fails, and says so."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SHOP))))
+    project = os.path.join(root, "Examples", "first-mapping")
+    results = mappings.load(os.path.join(project, "contexts")).run_tests()
+    assert results and all(result["passed"] for result in results), results
+    assert results[0]["context"] == "$Issue" and results[0]["number"] == 1
+    shutil.copytree(project, tmp_path / "project")
+    path = tmp_path / "project" / "contexts" / "Issue.mappings"
+    text = path.read_text()
+    path.write_text(text.replace('"title": "Found a bug"', '"title": "Found two bugs"', 1))
+    failed = [result for result in mappings.load(tmp_path / "project" / "contexts").run_tests("$Issue")
+              if not result["passed"]]
+    assert len(failed) == 1 and "title" in failed[0]["failures"][0], failed
+
+
+def test_a_forked_child_maps_lines(shop):
+    """A process forked after the parent mapped on workers (multiprocessing's fork, a
+    pre-forking server) has none of the parent's threads: its own map_lines must still run."""
+    lines = [json.dumps(order(n)) for n in range(1, 2001)]
+    assert len(list(shop.map_lines("$Order", lines, workers=2))) == 2000
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = 0 if len(list(shop.map_lines("$Order", lines, workers=2))) == 2000 else 2
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child's map_lines did not finish in 30 s")
+
+
+def test_deep_and_hostile_payloads_are_results(shop):
+    """Nesting to the reader's limit maps; beyond it, and bytes that are no UTF-8, are issues of
+    the record, never a crash of the interpreter."""
+    deep = order(9)
+    deep["extra"] = json.loads("[" * 500 + "]" * 500)
+    result = shop.map("$Order", json.dumps(deep))
+    assert result.ok and result.value["extra"] == json.loads("[" * 500 + "]" * 500)
+    deeper = json.dumps(order(9)).replace('"extra": {', '"extra": ' + "[" * 600 + "]" * 600 + ', "x": {')
+    assert shop.map("$Order", deeper).status == "invalid"
+    broken = json.dumps(order(9)).encode().replace(b"c9", b"c\xff\xfe")
+    results = list(shop.map_lines("$Order", [broken, json.dumps(order(10))]))
+    assert [r.status for r in results] == ["invalid", "clean"]
+    assert shop.map("$Order", "\ud800").status == "invalid"
