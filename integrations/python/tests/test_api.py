@@ -343,3 +343,54 @@ def test_deep_and_hostile_payloads_are_results(shop):
     results = list(shop.map_lines("$Order", [broken, json.dumps(order(10))]))
     assert [r.status for r in results] == ["invalid", "clean"]
     assert shop.map("$Order", "\ud800").status == "invalid"
+
+
+def other_pythons():
+    """CPythons of other versions on this machine (pyenv's, or on PATH), the oldest and the newest."""
+    found = {}
+    roots = [os.path.expanduser("~/.pyenv/versions")]
+    for root in roots:
+        if os.path.isdir(root):
+            for name in os.listdir(root):
+                path = os.path.join(root, name, "bin", "python3")
+                parts = name.split(".")
+                if os.access(path, os.X_OK) and len(parts) >= 2 and parts[0] == "3" and parts[1].isdigit():
+                    found[(3, int(parts[1]))] = path
+    for minor in range(9, 15):
+        path = shutil.which(f"python3.{minor}")
+        if path:
+            found.setdefault((3, minor), path)
+    usable = sorted(version for version in found if version >= (3, 9) and version != sys.version_info[:2])
+    return [found[version] for version in (usable[:1] + usable[-1:])] if usable else []
+
+
+@pytest.mark.parametrize("python", other_pythons() or [None])
+def test_the_one_wheel_serves_other_pythons(python, tmp_path):
+    """The wheel is cp39-abi3: the same file installs and maps on the oldest and newest other
+    CPython this machine has (3.9 and 3.13 here)."""
+    wheel = os.environ.get("MAPPINGS_WHEEL")
+    if python is None or not wheel:
+        pytest.skip("no other CPython 3.9+ here, or MAPPINGS_WHEEL unset (tools/test sets it)")
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", "--without-pip", str(venv)], check=True)
+    version, site = subprocess.run(
+        [str(venv / "bin" / "python"), "-c",
+         "import sys, sysconfig; print('%d.%d' % sys.version_info[:2], sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True).stdout.split()
+    # This pip installs it for that Python: the wheel's tags must admit its version.
+    platform = os.path.basename(wheel)[:-len(".whl")].split("-")[-1]
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check",
+         "--only-binary", ":all:", "--python-version", version, "--implementation", "cp", "--platform", platform,
+         "--target", site, wheel], capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr
+    script = (
+        "import json, sys, mappings\n"
+        f"c = mappings.load({os.path.join(SHOP, 'contexts')!r})\n"
+        f"lines = [json.dumps(r) for r in {[order(1), order(2, placed_at='x')]!r}]\n"
+        "results = list(c.map_lines('$Order', lines, workers=2))\n"
+        "print(sys.version_info[:2], [r.status for r in results], results[0].value['placed'].isoformat())\n"
+    )
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(") ", 1)[1].strip() == "['clean', 'errors'] 2024-02-11T01:30:00.000001+00:00"
