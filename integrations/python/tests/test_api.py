@@ -16,7 +16,7 @@ import time
 import pytest
 
 import mappings
-from conftest import KINDS, SHOP, order, tool
+from conftest import KINDS, SHOP, binary, order, tool
 
 
 def test_the_installed_wheel_is_what_is_tested():
@@ -29,15 +29,19 @@ def test_load_lists_the_contexts(shop):
     assert shop.contexts == ["$Customer", "$Order", "$Wait"]
 
 
-def test_a_load_error_carries_the_diagnostics_as_check_prints_them(tmp_path):
+def test_a_load_error_carries_the_diagnostics_as_check_prints_them(tmp_path, monkeypatch):
     (tmp_path / "contexts").mkdir()
     (tmp_path / "contexts" / "bad.mappings").write_text('{\n  "$A": { "@class": "Nope", "x": "x" }\n}\n')
     with pytest.raises(mappings.LoadError) as raised:
-        mappings.load(tmp_path / "contexts")
+        monkeypatch.chdir(tmp_path)
+        mappings.load("contexts")
     diagnostics = raised.value.diagnostics
-    assert "bad.mappings:2:" in diagnostics and "^" in diagnostics, diagnostics
-    expected, status = tool("check", "--mappings", str(tmp_path / "contexts"), "--color", "never")
-    assert status != 0
+    assert "bad.mappings:2:21" in diagnostics and "^^^^^^" in diagnostics and "= help:" in diagnostics, diagnostics
+    checked = subprocess.run([binary(), "check", "--mappings", "contexts", "--color", "never"], cwd=tmp_path,
+                             capture_output=True, text=True)
+    assert checked.returncode == 2
+    # What check prints, but its count of errors at the end.
+    assert checked.stderr.rstrip("\n").rsplit("\n\nmappings: ", 1)[0] == diagnostics.rstrip("\n")
 
 
 def test_an_unknown_context_and_a_missing_folder_are_load_errors(shop, tmp_path):
