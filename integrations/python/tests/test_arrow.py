@@ -4,6 +4,7 @@
 import datetime
 import decimal
 import json
+import math
 import os
 
 import pyarrow as pa
@@ -20,6 +21,8 @@ def test_the_table_holds_what_map_gives(shop):
     text = orders(12000)
     table, rejects = shop.to_arrow("$Order", text, workers=2, batch_rows=2000)
     assert table.num_rows == 12000 and rejects.num_rows == 0
+    # Every buffer as the Arrow format lays it out: offsets, validity, children's lengths.
+    table.validate(full=True)
     # A batch is handed over once it holds batch_rows rows (with the rest of a block of lines).
     assert len(table.to_batches()) >= 2
     values = [result.value for result in shop.map_lines("$Order", text)]
@@ -51,6 +54,8 @@ def test_every_kind_of_the_spark_fixture(kinds):
     with open(os.path.join(KINDS, "kinds.ndjson"), "rb") as file:
         text = file.read()
     table, rejects = kinds.to_arrow("$Kinds", text)
+    table.validate(full=True)
+    rejects.validate(full=True)
     printed, status = tool("schema", "--mappings", os.path.join(KINDS, "contexts"), "--scripts",
                            os.path.join(KINDS, "scripts"), "--context", "$Kinds", "--format", "arrow")
     assert status == 0 and printed.splitlines() == [
@@ -116,3 +121,41 @@ def test_to_arrow_needs_pyarrow_only_when_called():
     script = "import sys; sys.modules['pyarrow'] = None\nimport mappings\nprint('ok')"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_random_orders_are_the_same_rows_as_map_lines_values(shop):
+    """200 random orders (test_api's generator: extreme doubles, long decimals, far dates,
+    unicode): every record map_lines maps is a row with its values, in order; every other one,
+    and every decimal decimal128(38, 18) cannot hold, is a reject."""
+    import random
+
+    from test_api import random_order
+
+    generator = random.Random(11)
+    records = [random_order(generator, number) for number in range(1, 201)]
+    lines = [json.dumps(record, default=str).replace('"total": "', '"total": ').replace('", "rate"', ', "rate"')
+             .replace('"0.1111111111111111111111111"', "0.1111111111111111111111111") for record in records]
+    table, rejects = shop.to_arrow("$Order", lines, workers=2, batch_rows=50)
+    table.validate(full=True)
+    results = list(shop.map_lines("$Order", lines))
+    fits = [r for r in results if r.ok and abs(r.value["total"].as_tuple().exponent) <= 18
+            and r.value["total"].adjusted() < 20]
+    assert table.num_rows == len(fits) and table.num_rows + rejects.num_rows == len(results)
+    assert sorted(rejects.column("line").to_pylist() + [r.line for r in fits]) == list(range(1, 201))
+    for row, result in zip(table.to_pylist(), fits):
+        value = result.value
+        assert row["total"] == value["total"] and row["placed"] == value["placed"]
+        assert row["code"] == value["code"] and row["customer"] == value["customer"]
+        assert row["rate"] == value["rate"] or (math.isnan(row["rate"]) and math.isnan(value["rate"]))
+        assert json.loads(row["extra"], parse_float=decimal.Decimal) == exact(value["extra"])
+
+
+def exact(value):
+    """A value with its floats as the decimals they read back as (what JSON text compares as)."""
+    if isinstance(value, float):
+        return decimal.Decimal(repr(value))
+    if isinstance(value, dict):
+        return {key: exact(member) for key, member in value.items()}
+    if isinstance(value, list):
+        return [exact(element) for element in value]
+    return value
