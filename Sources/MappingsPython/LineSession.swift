@@ -72,8 +72,10 @@ final class LineSession: @unchecked Sendable {
                 tags.withUnsafeBytes { arrow.append($0) }
                 return true
             }
+            // A reject of an Arrow session goes back without its tags, which are Arrow's (its
+            // decimals as decimal128), not values: `to_arrow` keeps its line, input and issues.
             ResultWriter.append(
-                line: number, outcome: outcome, context: context.compiled, value: value,
+                line: number, outcome: outcome, context: context.compiled, value: arrow == nil ? value : nil,
                 input: piece.block.bytes[line], into: &out)
             return true
         }

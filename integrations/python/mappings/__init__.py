@@ -41,6 +41,7 @@ def _issues_type() -> Any:
 
 
 # Lines are handed to the library in blocks of about this many bytes.
+_MAX_WORKERS = 64
 _BLOCK_BYTES = 1 << 20
 
 
@@ -74,7 +75,9 @@ def load(
         "luaMaxResultMiB": int(lua_max_result_mib),
     }
     if not os.path.exists(contexts):
-        raise LoadError(f"error: no such file or folder: {contexts}")
+        error = LoadError(f"error: no such file or folder: {contexts}")
+        error.diagnostics = str(error)
+        raise error
     return Catalog(_native.load(contexts, os.fspath(scripts), json.dumps(options), _log))
 
 
@@ -126,10 +129,11 @@ def _blocks(source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterab
             line = line.encode("utf-8", "surrogatepass")
         elif not isinstance(line, bytes):
             line = bytes(line)
-        if b"\n" in line.rstrip(b"\r\n"):
+        # A line's own end (\n or \r\n) is optional; any other line feed would make two lines.
+        body = line[:-1] if line.endswith(b"\n") else line
+        if b"\n" in body:
             raise ValueError("a line holds a line feed: NDJSON is one record per line")
-        if not line.endswith(b"\n"):
-            line += b"\n"
+        line = body + b"\n"
         parts.append(line)
         size += len(line)
         if size >= _BLOCK_BYTES:
@@ -137,6 +141,11 @@ def _blocks(source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterab
             parts, size = [], 0
     if parts:
         yield b"".join(parts)
+
+
+def _workers(workers: int) -> int:
+    """Threads to map on: at least 1, at most _MAX_WORKERS (each has a stack of 8 MiB)."""
+    return max(1, min(_MAX_WORKERS, int(workers)))
 
 
 def _taken(session: Any, source: Any, workers: int) -> Iterator[List[Result]]:
@@ -200,7 +209,8 @@ class Catalog:
         (`line` is its line, from 1). Blank lines are no records; records the context's
         `@filter` drops are not yielded. `lines`: a path, bytes of NDJSON, or an iterable of
         lines (bytes or str)."""
-        session = self._context(context).lines(max(1, int(workers)))
+        workers = _workers(workers)
+        session = self._context(context).lines(workers)
         for results in _taken(session, lines, workers):
             yield from results
 
@@ -219,7 +229,8 @@ class Catalog:
 
         native = self._context(context, True)
         schema = native.arrow_schema(pa.Schema._import_from_c)
-        session = native.lines(max(1, int(workers)))
+        workers = _workers(workers)
+        session = native.lines(workers)
         batches = []
         reject_lines: List[int] = []
         reject_inputs: List[bytes] = []
@@ -249,6 +260,8 @@ class Catalog:
     def run_tests(self, context: Optional[str] = None) -> List[Dict[str, Any]]:
         """Runs the contexts' `@tests` (those of `context` alone, when given), as `mappings test`
         does: one dict a test — context, number, title, passed, failures (what differed)."""
+        if context is not None:
+            self._context(context)  # LoadError when the catalog has no such context
         return self._native.tests(context)
 
     def arrow_schema(self, context: str) -> Any:

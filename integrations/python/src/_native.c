@@ -208,13 +208,30 @@ static PyObject *value_object(tag_reader *reader) {
         // Digits: copied with a terminator for the parsers that want one.
         char small[64];
         char *digits = length < sizeof small ? small : malloc(length + 1);
+        if (digits == NULL) return PyErr_NoMemory();
         memcpy(digits, text, length);
         digits[length] = 0;
-        PyObject *result;
+        PyObject *result = NULL;
         if (tag == TAG_BIG) {
             result = PyLong_FromString(digits, NULL, 10);
+            if (result == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
+                // Past the digits str-to-int takes (Python's 4300 by default): through a Decimal,
+                // which has no such limit, to the same int.
+                PyErr_Clear();
+                PyObject *exact = PyObject_CallFunction(state.decimal, "s", digits);
+                if (exact != NULL) {
+                    result = PyNumber_Long(exact);
+                    Py_DECREF(exact);
+                }
+            }
         } else {
             result = PyObject_CallFunction(state.decimal, "s", digits);
+            if (result == NULL && PyErr_ExceptionMatches(PyExc_ArithmeticError)) {
+                // An exponent past what a Decimal holds (beyond ±10^18): the number's text,
+                // every digit, rather than a value that says something else.
+                PyErr_Clear();
+                result = PyUnicode_FromStringAndSize(digits, length);
+            }
         }
         if (digits != small) free(digits);
         return result;
@@ -282,6 +299,14 @@ typedef struct {
     char ok;
 } result_object;
 
+// The module's types are made by the module only: one made from Python would hold no handle
+// (or no values) for the library to read.
+static PyObject *refuse_new(PyTypeObject *type, PyObject *args, PyObject *keywords) {
+    PyErr_SetString(PyExc_TypeError,
+                    "mappings: catalogs come from mappings.load and results from its calls, not from their types");
+    return NULL;
+}
+
 static void result_dealloc(PyObject *self) {
     result_object *result = (result_object *)self;
     Py_XDECREF(result->value);
@@ -338,6 +363,7 @@ static PyGetSetDef result_getset[] = {
 static PyType_Slot result_slots[] = {
     {Py_tp_dealloc, (void *)result_dealloc},
     {Py_tp_repr, (void *)result_repr},
+    {Py_tp_new, (void *)refuse_new},
     {Py_tp_members, result_members},
     {Py_tp_getset, result_getset},
     {Py_tp_doc, "One record's result: value, issues, ok, line, status, input."},
@@ -491,6 +517,7 @@ static PyMethodDef catalog_methods[] = {
 };
 
 static PyType_Slot catalog_slots[] = {
+    {Py_tp_new, (void *)refuse_new},
     {Py_tp_dealloc, (void *)handle_dealloc}, {Py_tp_methods, catalog_methods}, {0, NULL}};
 static PyType_Spec catalog_spec = {"mappings._native.Catalog", sizeof(handle_object), 0, Py_TPFLAGS_DEFAULT,
                                    catalog_slots};
@@ -548,6 +575,7 @@ static PyObject *hand_over(PyObject *importer, struct ArrowArray *array, struct 
 // Context.arrow_schema(importer) -> pyarrow.Schema
 static PyObject *context_arrow_schema(PyObject *self, PyObject *importer) {
     struct ArrowSchema *schema = calloc(1, sizeof(struct ArrowSchema));
+    if (schema == NULL) return PyErr_NoMemory();
     void *context = ((handle_object *)self)->handle;
     Py_BEGIN_ALLOW_THREADS mappings_py_arrow_schema(context, schema);
     Py_END_ALLOW_THREADS
@@ -563,6 +591,7 @@ static PyMethodDef context_methods[] = {
 };
 
 static PyType_Slot context_slots[] = {
+    {Py_tp_new, (void *)refuse_new},
     {Py_tp_dealloc, (void *)handle_dealloc}, {Py_tp_methods, context_methods}, {0, NULL}};
 static PyType_Spec context_spec = {"mappings._native.Context", sizeof(handle_object), 0, Py_TPFLAGS_DEFAULT,
                                    context_slots};
@@ -606,6 +635,11 @@ static PyObject *session_arrow_rows(PyObject *self, PyObject *unused) {
 static PyObject *session_arrow_batch(PyObject *self, PyObject *importer) {
     struct ArrowArray *array = calloc(1, sizeof(struct ArrowArray));
     struct ArrowSchema *schema = calloc(1, sizeof(struct ArrowSchema));
+    if (array == NULL || schema == NULL) {
+        free(array);
+        free(schema);
+        return PyErr_NoMemory();
+    }
     void *session = ((handle_object *)self)->handle;
     Py_BEGIN_ALLOW_THREADS mappings_py_arrow_export(session, array, schema);
     Py_END_ALLOW_THREADS
@@ -622,6 +656,7 @@ static PyMethodDef session_methods[] = {
 };
 
 static PyType_Slot session_slots[] = {
+    {Py_tp_new, (void *)refuse_new},
     {Py_tp_dealloc, (void *)handle_dealloc}, {Py_tp_methods, session_methods}, {0, NULL}};
 static PyType_Spec session_spec = {"mappings._native.Session", sizeof(handle_object), 0, Py_TPFLAGS_DEFAULT,
                                    session_slots};

@@ -398,3 +398,25 @@ def test_the_one_wheel_serves_other_pythons(python, tmp_path):
     done = subprocess.run([str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split(") ", 1)[1].strip() == "['clean', 'errors'] 2024-02-11T01:30:00.000001+00:00"
+
+
+def test_what_a_review_found(shop, tmp_path):
+    """Numbers past int(str)'s digits or Decimal's exponents, types made from Python, lines
+    with line feeds of their own, an unknown context for run_tests, a missing folder."""
+    huge = "9" * 5000
+    payload = json.dumps(order(1)).replace('"extra": {', '"extra": {"huge": ' + huge + ', "tiny": 1e-99999999999999999999, ')
+    for result in [shop.map("$Order", payload), next(shop.map_lines("$Order", [payload]))]:
+        assert result.ok and result.value["extra"]["huge"] == 10 ** 5000 - 1
+        assert result.value["extra"]["tiny"] == "1e-99999999999999999999"
+    for made in [shop._native, shop._context("$Order"), shop._context("$Order").lines(1), result]:
+        with pytest.raises(TypeError):
+            type(made)()
+    with pytest.raises(ValueError):
+        list(shop.map_lines("$Order", [json.dumps(order(1)) + "\n\n", json.dumps(order(2))]))
+    lines = [json.dumps(order(1)) + "\r\n", json.dumps(order(2)).encode() + b"\n", json.dumps(order(3))]
+    assert [r.line for r in shop.map_lines("$Order", lines)] == [1, 2, 3]
+    with pytest.raises(mappings.LoadError):
+        shop.run_tests("$Nope")
+    with pytest.raises(mappings.LoadError) as raised:
+        mappings.load(tmp_path / "nowhere")
+    assert "nowhere" in raised.value.diagnostics

@@ -159,3 +159,13 @@ def exact(value):
     if isinstance(value, list):
         return [exact(element) for element in value]
     return value
+
+
+def test_a_record_with_errors_whose_output_fits_is_a_reject(shop):
+    """An error in a field the output still holds (a rate that is no number leaves it null):
+    the record is a reject of to_arrow, with its issue, not a failure of the call."""
+    lines = [json.dumps(order(1)), json.dumps(order(2, rate="fast")), json.dumps(order(3))]
+    table, rejects = shop.to_arrow("$Order", lines)
+    assert table.column("id").to_pylist() == [1, 3]
+    assert rejects.column("line").to_pylist() == [2]
+    assert rejects.column("issues").to_pylist()[0][0]["path"] == "$.rate"
