@@ -6,9 +6,20 @@ import Mappings
 /// the next ones (the module builds Python objects meanwhile). With an Arrow builder, the
 /// records that map go into its columns and only the others come back.
 final class LineSession: @unchecked Sendable {
+    /// The longest line that is a record, as `mappings stream` reads them: a longer one is a
+    /// reject that says so, with its first bytes (and no block holds it).
+    static let maximumLine = 64 << 20
+
+    /// What is queued, in input order: a block on the lanes (from line `firstLine`), or a line
+    /// over the limit.
+    private enum Pending {
+        case block(BlockResult, firstLine: Int)
+        case overlong(line: Int, head: [UInt8])
+    }
+
     let context: PythonContext
     private let pipeline: RecordPipeline
-    private var pending: [(result: BlockResult, firstLine: Int)] = []
+    private var pending: [Pending] = []
     /// Lines of the head block already taken.
     private var delivered = 0
     private var nextLine = 1
@@ -27,10 +38,28 @@ final class LineSession: @unchecked Sendable {
     /// Blocks submitted and not all taken.
     var pendingBlocks: Int { pending.count }
 
-    /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end).
+    /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end);
+    /// a line over `maximumLine` is cut out of the block, a reject of its own.
     func submit(_ bytes: [UInt8]) {
-        let block = RecordBlock(bytes: bytes, offset: 0, records: context.records, writesErrors: true)
-        pending.append((pipeline.submit(block), nextLine))
+        var overlong: [Range<Int>] = []
+        RecordBlock.forEachLine(in: bytes, range: bytes.indices) { line, next in
+            if line.count > Self.maximumLine { overlong.append(line.lowerBound..<next) }
+            return true
+        }
+        var start = 0
+        for cut in overlong {
+            queue(bytes, start..<cut.lowerBound)
+            pending.append(.overlong(line: nextLine, head: Array(bytes[cut.lowerBound..<(cut.lowerBound + 1024)])))
+            nextLine += 1
+            start = cut.upperBound
+        }
+        queue(bytes, start..<bytes.count)
+    }
+
+    private func queue(_ bytes: [UInt8], _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        let block = RecordBlock(bytes: bytes, range: range, offset: 0, records: context.records, writesErrors: true)
+        pending.append(.block(pipeline.submit(block), firstLine: nextLine))
         nextLine += block.lineCount()
     }
 
@@ -38,7 +67,22 @@ final class LineSession: @unchecked Sendable {
     /// (`ResultWriter`'s form; with an Arrow builder, only the records that did not go in);
     /// `nil` when nothing is pending.
     func take() -> [UInt8]? {
-        guard let head = pending.first else { return nil }
+        guard let first = pending.first else { return nil }
+        let head: (result: BlockResult, firstLine: Int)
+        switch first {
+        case .overlong(let line, let headBytes):
+            pending.removeFirst()
+            let issue = MappingIssue(
+                record: .lineTooLong, message: "the line is longer than \(Self.maximumLine) bytes",
+                context: context.compiled)
+            var out: [UInt8] = []
+            ResultWriter.append(
+                line: line, outcome: RecordOutcome(kind: .invalid, issues: [issue]), context: context.compiled,
+                value: nil, input: headBytes, into: &out, issues: [issue])
+            return out
+        case .block(let result, let firstLine):
+            head = (result, firstLine)
+        }
         pipeline.setHead(head.result)
         while !pipeline.wait(for: head.result, timeout: 1) {}
         let piece = head.result.take()
@@ -83,7 +127,7 @@ final class LineSession: @unchecked Sendable {
         if piece.finished {
             delivered = 0
             if let tail = piece.tail {
-                pending[0] = (tail, head.firstLine + piece.lines)
+                pending[0] = .block(tail, firstLine: head.firstLine + piece.lines)
             } else {
                 pending.removeFirst()
             }

@@ -136,9 +136,10 @@ enum ResultWriter {
         }
     }
 
+    /// `issues`: the record's issues when they are not the outcome's (a line over the limit).
     static func append(
         line: Int, outcome: RecordOutcome, context: CompiledContext, value: ArraySlice<UInt8>?,
-        input: some Collection<UInt8>, into out: inout [UInt8]
+        input: some Collection<UInt8>, into out: inout [UInt8], issues: [MappingIssue]? = nil
     ) {
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: line).littleEndian) { out.append(contentsOf: $0) }
         out.append(status(outcome.kind))
@@ -147,10 +148,12 @@ enum ResultWriter {
         } else {
             out.append(ValueTag.absent.rawValue)
         }
-        appendJSON(.array(outcome.rejectIssues(context: context).map(\.json)), into: &out)
+        appendJSON(.array((issues ?? outcome.rejectIssues(context: context)).map(\.json)), into: &out)
         if outcome.kind == .withErrors || outcome.kind == .invalid {
-            withUnsafeBytes(of: UInt32(input.count).littleEndian) { out.append(contentsOf: $0) }
-            out.append(contentsOf: input)
+            // A payload past 4 GiB (a `map` of one, not a line of a stream) comes back cut there.
+            let kept = input.prefix(Int(UInt32.max))
+            withUnsafeBytes(of: UInt32(kept.count).littleEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: kept)
         }
     }
 

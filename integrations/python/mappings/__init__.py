@@ -96,20 +96,21 @@ def _blocks(source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterab
     an iterable of lines (bytes or str; a line's own line feed is optional)."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as file:
-            rest = b""
+            # The start of a line that goes on past the chunks read so far (a long line is
+            # joined once, not copied again at every chunk).
+            rest: List[bytes] = []
             while True:
                 chunk = file.read(_BLOCK_BYTES)
                 if not chunk:
                     break
-                chunk = rest + chunk
                 cut = chunk.rfind(b"\n") + 1
                 if cut == 0:
-                    rest = chunk
+                    rest.append(chunk)
                     continue
-                rest = chunk[cut:]
-                yield chunk[:cut]
+                yield b"".join(rest + [chunk[:cut]])
+                rest = [chunk[cut:]] if cut < len(chunk) else []
             if rest:
-                yield rest
+                yield b"".join(rest)
         return
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)

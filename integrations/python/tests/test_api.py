@@ -420,3 +420,19 @@ def test_what_a_review_found(shop, tmp_path):
     with pytest.raises(mappings.LoadError) as raised:
         mappings.load(tmp_path / "nowhere")
     assert "nowhere" in raised.value.diagnostics
+
+
+def test_a_line_past_64_mib_is_a_reject_as_the_stream_says(shop, tmp_path):
+    """The stream's limit: a line longer than 64 MiB is no record but a reject with its first
+    bytes; the lines around it map, with their own line numbers."""
+    huge = json.dumps(order(2, code="x" * (64 << 20)))
+    lines = [json.dumps(order(1)), huge, json.dumps(order(3))]
+    path = tmp_path / "long.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    for source in (lines, str(path)):
+        results = list(shop.map_lines("$Order", source))
+        assert [(r.line, r.status) for r in results] == [(1, "clean"), (2, "invalid"), (3, "clean")]
+        assert results[1].issues[0]["message"] == "the line is longer than 67108864 bytes"
+        assert results[1].input == huge.encode()[:1024]
+    table, rejects = shop.to_arrow("$Order", str(path))
+    assert table.column("id").to_pylist() == [1, 3] and rejects.column("line").to_pylist() == [2]
