@@ -277,60 +277,50 @@ package struct ValueEncoder: Sendable {
 
         /// An object whose values are all of node `value` (a map), or as they are (`nil`).
         mutating func map(value: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
-            try reader.expect(UInt8(ascii: "{"))
-            out.append(ValueTag.object.rawValue)
-            let countAt = out.count
-            Self.put32(0, into: &out)
-            var count: UInt32 = 0
-            reader.skipSpace()
-            if reader.peek == UInt8(ascii: "}") {
-                reader.advance()
-                return
-            }
-            while true {
-                reader.skipSpace()
-                try member(value: value, into: &out)
-                count += 1
-                reader.skipSpace()
-                if reader.peek == UInt8(ascii: ",") {
-                    reader.advance()
-                    continue
-                }
-                try reader.expect(UInt8(ascii: "}"))
-                Self.patch32(count, at: countAt, in: &out)
-                return
+            try container(.object, opening: UInt8(ascii: "{"), closing: UInt8(ascii: "}"), into: &out) {
+                writer, _, out throws(SparkRowEncoder.Failure) in
+                try writer.member(value: value, into: &out)
             }
         }
 
         mutating func array(element: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
-            try reader.expect(UInt8(ascii: "["))
-            out.append(ValueTag.array.rawValue)
+            try container(.array, opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"), into: &out) {
+                writer, index, out throws(SparkRowEncoder.Failure) in
+                guard let element else { return try writer.any(into: &out) }
+                do throws(SparkRowEncoder.Failure) {
+                    try writer.value(element, into: &out)
+                } catch {
+                    throw error.within("[\(index)]")
+                }
+            }
+        }
+
+        /// An array or object: its tag, its count, and each element or member as `item`
+        /// writes it (given its index), up to `closing`.
+        mutating func container(
+            _ tag: ValueTag, opening: UInt8, closing: UInt8, into out: inout [UInt8],
+            _ item: (inout Writer, UInt32, inout [UInt8]) throws(SparkRowEncoder.Failure) -> Void
+        ) throws(SparkRowEncoder.Failure) {
+            try reader.expect(opening)
+            out.append(tag.rawValue)
             let countAt = out.count
             Self.put32(0, into: &out)
-            var count: UInt32 = 0
             reader.skipSpace()
-            if reader.peek == UInt8(ascii: "]") {
+            if reader.peek == closing {
                 reader.advance()
                 return
             }
+            var count: UInt32 = 0
             while true {
                 reader.skipSpace()
-                if let element {
-                    do throws(SparkRowEncoder.Failure) {
-                        try value(element, into: &out)
-                    } catch {
-                        throw error.within("[\(count)]")
-                    }
-                } else {
-                    try any(into: &out)
-                }
+                try item(&self, count, &out)
                 count += 1
                 reader.skipSpace()
                 if reader.peek == UInt8(ascii: ",") {
                     reader.advance()
                     continue
                 }
-                try reader.expect(UInt8(ascii: "]"))
+                try reader.expect(closing)
                 Self.patch32(count, at: countAt, in: &out)
                 return
             }
