@@ -436,3 +436,18 @@ def test_a_line_past_64_mib_is_a_reject_as_the_stream_says(shop, tmp_path):
         assert results[1].input == huge.encode()[:1024]
     table, rejects = shop.to_arrow("$Order", str(path))
     assert table.column("id").to_pylist() == [1, 3] and rejects.column("line").to_pylist() == [2]
+
+
+def test_traits_select_as_the_tools_trait_option():
+    """`traits={"apiVersion": 2}` is `--trait apiVersion=2`: the `@when apiVersion >= 2` entries
+    of Examples/language/shop.mappings read the version 2 keys."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SHOP))))
+    shop_file = os.path.join(root, "Examples", "language", "shop.mappings")
+    payload = json.dumps({"uuid": "3f2b6a4e-8c1d-4b7a-9e5f-0a1b2c3d4e5f", "name": "old", "display_name": "new",
+                          "price": {"value": 1.5}})
+    first = mappings.load(shop_file).map("$Product", payload).value
+    second = mappings.load(shop_file, traits={"apiVersion": 2}).map("$Product", payload).value
+    assert (first["title"], second["title"]) == ("old", "new")
+    written, status = tool("map", "--mappings", shop_file, "--trait", "apiVersion=2", "--context", "$Product",
+                           input=payload.encode())
+    assert status == 0 and json.loads(written)["title"] == "new"
