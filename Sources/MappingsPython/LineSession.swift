@@ -24,9 +24,12 @@ final class LineSession: @unchecked Sendable {
     private var delivered = 0
     private var nextLine = 1
     let arrow: ArrowBuilder?
+    /// The most an Arrow batch's columns hold (`to_arrow` hands a batch over past 256 MiB).
+    let batchLimit: Int
 
-    init(context: PythonContext, workers: Int) {
+    init(context: PythonContext, workers: Int, batchLimit: Int = 1 << 30) {
         self.context = context
+        self.batchLimit = batchLimit
         pipeline = RecordPipeline(lanes: max(1, workers))
         arrow = context.encoder.forArrow ? ArrowBuilder(schema: context.schema) : nil
     }
@@ -113,8 +116,19 @@ final class LineSession: @unchecked Sendable {
             // The encoder checked the tags against the Arrow schema on the lane: a record that
             // does not fit has errors (and no tags), and comes back as the others that failed.
             if let arrow, outcome.kind == .clean || outcome.kind == .withWarnings, let tags = value {
-                tags.withUnsafeBytes { arrow.append($0) }
-                return true
+                // Arrow's strings and lists have 32-bit offsets: a record that would take a
+                // batch's columns past 1 GiB (outputs that scripts made far larger than their
+                // inputs) is a reject that says so, rather than offsets that wrap.
+                if arrow.heldBytes + tags.count <= batchLimit {
+                    tags.withUnsafeBytes { arrow.append($0) }
+                    return true
+                }
+                let issue = MappingIssue(
+                    record: .outputNotInSchema,
+                    message: "the record's output does not fit the Arrow batch: its columns would pass "
+                        + "\(batchLimit) bytes (the batch holds \(arrow.heldBytes))",
+                    context: context.compiled)
+                outcome = RecordOutcome(kind: .withErrors, issues: outcome.issues + [issue])
             }
             // A reject of an Arrow session goes back without its tags, which are Arrow's (its
             // decimals as decimal128), not values: `to_arrow` keeps its line, input and issues.

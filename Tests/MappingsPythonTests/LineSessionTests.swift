@@ -1,0 +1,68 @@
+import Foundation
+import Mappings
+import MappingsTestSupport
+import Testing
+
+@testable import MappingsPython
+
+/// The sessions `map_lines` and `to_arrow` run on: results in input order with their lines,
+/// and, for Arrow, a record that would take a batch past its limit is a reject, never offsets
+/// that wrap.
+@Suite struct LineSessionTests {
+    static func context(forArrow: Bool) throws -> PythonContext {
+        let folder = try Fixtures.directory(with: [
+            "contexts/orders.mappings": """
+            {
+              "@models": { "Order": { "id": "Int", "note": "String" } },
+              "$Order": { "@class": "Order", "id": "id", "note": "note" }
+            }
+            """
+        ])
+        let catalog = try PythonCatalog.load(
+            contexts: folder.appendingPathComponent("contexts").path,
+            scripts: folder.appendingPathComponent("scripts").path, options: .object(JSONObject()), log: { _ in })
+        return try PythonContext(owner: catalog, identifier: "$Order", forArrow: forArrow)
+    }
+
+    /// Each result's line and status, read from `ResultWriter`'s form.
+    static func lines(_ results: [UInt8]) -> [(line: Int, status: UInt8)] {
+        var found: [(Int, UInt8)] = []
+        results.withUnsafeBytes { bytes in
+            var reader = TagReader(bytes: bytes)
+            while reader.position < bytes.count {
+                let line = reader.count()
+                let status = bytes[reader.position]
+                reader.position += 1
+                reader.skip(reader.tag())
+                reader.skip(reader.tag())
+                if status == 2 || status == 3 { _ = reader.text() }
+                found.append((line, status))
+            }
+        }
+        return found
+    }
+
+    static func records(_ range: ClosedRange<Int>) -> [UInt8] {
+        Array(range.map { #"{"id": \#($0), "note": "\#(String(repeating: "n", count: 40))"}"# + "\n" }.joined().utf8)
+    }
+
+    @Test func resultsComeInInputOrderOnTwoLanes() throws {
+        let session = LineSession(context: try Self.context(forArrow: false), workers: 2)
+        session.submit(Self.records(1...300) + Array("\nnot json\n".utf8))
+        session.submit(Self.records(303...600))
+        var all: [(line: Int, status: UInt8)] = []
+        while let results = session.take() { all += Self.lines(results) }
+        #expect(all.map(\.line) == Array(1...300) + [302] + Array(303...600))
+        #expect(all.filter { $0.status == 3 }.map(\.line) == [302])
+    }
+
+    @Test func aRecordPastTheBatchLimitIsARejectOfItsOwn() throws {
+        let session = LineSession(context: try Self.context(forArrow: true), workers: 1, batchLimit: 2_000)
+        session.submit(Self.records(1...100))
+        var rejected: [Int] = []
+        while let results = session.take() { rejected += Self.lines(results).map(\.line) }
+        let kept = session.arrow?.rows ?? 0
+        #expect(kept > 0 && kept < 100)
+        #expect(rejected == Array((kept + 1)...100))
+    }
+}
