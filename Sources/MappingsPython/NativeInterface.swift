@@ -57,6 +57,12 @@ public func mappingsPyIdentifiers(catalog: UnsafeMutableRawPointer) -> UnsafeMut
     copy(object(catalog, as: PythonCatalog.self).catalog.identifiers.joined(separator: "\n"))
 }
 
+/// The load's warnings as the tool prints them (malloc'd; empty when none).
+@_cdecl("mappings_py_warnings")
+public func mappingsPyWarnings(catalog: UnsafeMutableRawPointer) -> UnsafeMutablePointer<CChar> {
+    copy(object(catalog, as: PythonCatalog.self).warningsText)
+}
+
 /// A context to map with (`arrow`: encoded for Arrow columns); NULL with `error` set when the
 /// catalog has no such context.
 @_cdecl("mappings_py_context")

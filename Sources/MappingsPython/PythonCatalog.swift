@@ -46,6 +46,17 @@ final class PythonCatalog: @unchecked Sendable {
         return PythonCatalog(catalog: try Catalog.load([contexts], traits: traits, transformers: registry))
     }
 
+    /// The warnings of the load, as the tool prints them on stderr (empty when there are none).
+    var warningsText: String {
+        let files = Set(catalog.warnings.compactMap { $0.location?.file })
+        let sources = Dictionary(
+            uniqueKeysWithValues: files.compactMap { file in
+                (try? String(contentsOfFile: file, encoding: .utf8)).map { (file, $0) }
+            })
+        let renderer = DiagnosticRenderer(sources: sources, style: .plain)
+        return catalog.warnings.map { renderer.render($0, severity: "warning") }.joined(separator: "\n")
+    }
+
     /// The diagnostics of a failed load (or of an unknown context) as `mappings check` prints them.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? MappingsError else { return String(describing: error) }
@@ -101,6 +112,10 @@ final class PythonContext: @unchecked Sendable {
                 }
             } catch {
                 outcome.kind = .withErrors
+                outcome.issues.append(
+                    MappingIssue(
+                        record: .outputNotInSchema,
+                        message: "the output does not fit \(encoder.target): \(error.message)", context: compiled))
                 tags = []
             }
             ResultWriter.append(

@@ -60,7 +60,8 @@ def load(
     project out). `traits` are what `@when` selectors test (the tool's --trait KEY=VALUE); the
     Lua limits are the tool's --lua-memory, --lua-budget, --lua-timeout and --lua-max-result.
 
-    Raises LoadError, whose `diagnostics` is what `mappings check` prints."""
+    Raises LoadError, whose `diagnostics` is what `mappings check` prints; the warnings of a
+    load that succeeds go to the "mappings" logger at WARNING."""
     contexts = os.fspath(contexts)
     if scripts is None:
         folder = os.path.dirname(os.path.abspath(contexts)) if os.path.isdir(contexts) else os.path.dirname(
@@ -78,7 +79,12 @@ def load(
         error = LoadError(f"error: no such file or folder: {contexts}")
         error.diagnostics = str(error)
         raise error
-    return Catalog(_native.load(contexts, os.fspath(scripts), json.dumps(options), _log))
+    native = _native.load(contexts, os.fspath(scripts), json.dumps(options), _log)
+    # The load's warnings, as the tool prints them on stderr: at WARNING on the "mappings" logger.
+    warnings = native.warnings()
+    if warnings:
+        _logger.warning(warnings)
+    return Catalog(native)
 
 
 def _payload_bytes(payload: Union[bytes, bytearray, memoryview, str]) -> bytes:

@@ -16,6 +16,7 @@ typedef void (*mappings_log_function)(const char *line, int64_t length);
 void *mappings_py_load(const char *contexts, const char *scripts, const char *options, mappings_log_function log,
                        char **error);
 char *mappings_py_identifiers(void *catalog);
+char *mappings_py_warnings(void *catalog);
 void *mappings_py_context(void *catalog, const char *identifier, int32_t arrow, char **error);
 void mappings_py_release(void *handle);
 void mappings_py_free(void *pointer);
@@ -509,7 +510,15 @@ static PyObject *catalog_tests(PyObject *self, PyObject *args) {
     return list;
 }
 
+static PyObject *catalog_warnings(PyObject *self, PyObject *unused) {
+    char *text = mappings_py_warnings(((handle_object *)self)->handle);
+    PyObject *result = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+    mappings_py_free(text);
+    return result;
+}
+
 static PyMethodDef catalog_methods[] = {
+    {"warnings", catalog_warnings, METH_NOARGS, "The load's warnings, as the tool prints them."},
     {"tests", catalog_tests, METH_VARARGS, "Runs the contexts' @tests: a list of dicts."},
     {"context", catalog_context, METH_VARARGS, "A context of the catalog, by its identifier."},
     {"identifiers", catalog_identifiers, METH_NOARGS, "The contexts' identifiers, one per line."},

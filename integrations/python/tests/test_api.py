@@ -451,3 +451,14 @@ def test_traits_select_as_the_tools_trait_option():
     written, status = tool("map", "--mappings", shop_file, "--trait", "apiVersion=2", "--context", "$Product",
                            input=payload.encode())
     assert status == 0 and json.loads(written)["title"] == "new"
+
+
+def test_a_loads_warnings_go_to_logging_as_the_tool_prints_them(caplog):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(SHOP))))
+    path = os.path.join(root, "Examples", "language", "selector-trap.mappings")
+    with caplog.at_level(logging.WARNING, logger="mappings"):
+        mappings.load(path)
+    (record,) = [record for record in caplog.records if record.name == "mappings"]
+    assert record.levelno == logging.WARNING
+    assert 'warning: "type" is a trait, not a payload key' in record.getMessage()
+    assert "selector-trap.mappings:10:" in record.getMessage()
