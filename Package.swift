@@ -163,6 +163,15 @@ let package = Package(
             dependencies: ["Mappings", "MappingsLua", "MappingsSpark", "CArrowData"] + layers,
             swiftSettings: strictSettings
         ),
+        // SQLite's and libpq's functions, loaded at run time (dlopen) by the database destinations.
+        .target(name: "CSQLClient"),
+        // `stream --to`: records into SQLite or PostgreSQL tables, in transactions that also
+        // keep each job's input position (docs/operations.md, "Into a database").
+        .target(
+            name: "MappingsSQL",
+            dependencies: ["Mappings", "MappingsSpark", "MappingsStream", "CSQLClient"] + layers,
+            swiftSettings: strictSettings
+        ),
         // The stream: NDJSON inputs read in blocks (lanes reading their own ranges of a file),
         // mapped by the records pipeline, written in input order with their rejects, stats,
         // resume points and reloads between blocks; the tool's stderr and exit statuses.
@@ -211,6 +220,7 @@ let package = Package(
                 "MappingsSpark",
                 "MappingsPython",
                 "MappingsStream",
+                "MappingsSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + layers,
             swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])
@@ -289,6 +299,12 @@ let package = Package(
         .testTarget(
             name: "MappingsPythonTests",
             dependencies: ["MappingsPython", "MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MappingsSQLTests",
+            dependencies: ["MappingsSQL", "MappingsStream", "MappingsSpark", "Mappings", "MappingsTestSupport"]
+                + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(

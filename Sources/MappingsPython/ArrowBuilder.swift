@@ -1,6 +1,7 @@
 internal import CArrowData
 import Foundation
 import MappingsJSON
+package import MappingsSpark
 
 /// Builds Arrow columns of a context's `ValueSchema` from records' tagged values
 /// (`ValueEncoder` with `forArrow`), and hands them over through the Arrow C Data Interface

@@ -32,4 +32,7 @@ public struct CompiledContext: Sendable {
     package internal(set) var filterTransform: (any Transformer)?
     /// Where `"@filter"` is written: the rule of the issues it gives.
     package var filterProvenance: Provenance?
+    /// `"@identity"`: the properties of its model that identify a record; a database
+    /// destination keys its table by them and upserts (`stream --to`).
+    package var identity: IdentityRule?
 }

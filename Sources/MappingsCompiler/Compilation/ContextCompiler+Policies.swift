@@ -118,11 +118,30 @@ extension ContextCompiler {
                 help: "add \"@object\": { \"@class\": …, \"@mappings\": … }")
             return nil
         }
+        return identityRule(option.value, of: elementModels, provenance: provenance)
+    }
+
+    /// A context's own `"@identity"`: the properties of its model that identify the record it
+    /// maps, which a database destination keys its table by (`stream --to`, docs/operations.md).
+    mutating func contextIdentity(_ member: SyntaxMember, model: String?) -> IdentityRule? {
+        guard let model, models[model] != nil else {
+            report(
+                member, "\"@identity\" names properties of the context's model, but this context builds none",
+                help: "add \"@class\" with the model it builds")
+            return nil
+        }
+        return identityRule(member.value, of: [model], provenance: provenance(member.keyLocation, member.value))
+    }
+
+    /// The identity properties `value` names (one name or a list of them) in `elementModels`.
+    private mutating func identityRule(_ value: SyntaxNode, of elementModels: [String], provenance: Provenance)
+        -> IdentityRule?
+    {
         let nodes: [SyntaxNode]
-        if case .array(let elements) = option.value.kind, !elements.isEmpty {
+        if case .array(let elements) = value.kind, !elements.isEmpty {
             nodes = elements
         } else {
-            nodes = [option.value]
+            nodes = [value]
         }
         var names: [String] = []
         var slots = [[Int]](repeating: [], count: elementModels.count)

@@ -80,6 +80,7 @@ struct ContextCompiler {
         var unknownKeys: UnknownKeys?
         var strictConversions: Bool?
         var filter: (reference: TransformerReference, provenance: Provenance)?
+        var identity: IdentityRule?
         for member in members where member.key != "@class" {
             if member.key == "@keyStyle" {
                 keyStyle = member
@@ -95,6 +96,10 @@ struct ContextCompiler {
             }
             if member.key == "@conversions" {
                 strictConversions = compileConversions(member)
+                continue
+            }
+            if member.key == "@identity" {
+                identity = contextIdentity(member, model: model)
                 continue
             }
             if member.key == "@filter" {
@@ -119,6 +124,7 @@ struct ContextCompiler {
         compiled.strictConversions = strictConversions
         compiled.filter = filter?.reference
         compiled.filterProvenance = filter?.provenance
+        compiled.identity = identity
         return compiled
     }
 

@@ -7,6 +7,7 @@ package enum Keywords {
     /// Keywords of a context (besides its entries).
     package static let context = [
         "@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions", "@filter",
+        "@identity",
     ]
     /// Keywords of a long-form entry.
     package static let entry = [

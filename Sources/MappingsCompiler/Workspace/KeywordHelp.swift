@@ -133,7 +133,8 @@ package enum KeywordHelp {
         "@identity": Entry(
             summary:
                 "The properties that identify an element of a collection of models: mapping into it updates "
-                + "the element with the same identity instead of appending.",
+                + "the element with the same identity instead of appending. On a context: what identifies its "
+                + "record, the key a database destination upserts by.",
             values: [], section: "@identity: upsert and sync"),
         "@onElementError": Entry(
             summary: "What a failing element of a collection does.",

@@ -45,7 +45,7 @@ extension StreamRun {
             self.init(file: name == "-" ? nil : name, line: line, offset: nil)
         }
 
-        init(file: String?, line: Int, offset: Int?, digest: String? = nil) {
+        package init(file: String?, line: Int, offset: Int?, digest: String? = nil) {
             self.file = file
             self.line = line
             self.offset = offset
@@ -62,6 +62,14 @@ extension StreamRun {
         package var statsFile: String?
         /// Each input's size when the run stopped (`--stats`'s `inputs`), by its name as given.
         package var sizes: [String: Int] = [:]
+        /// What the request's refusals name, when not `--resume-from`'s argument (`--job NAME`).
+        package var origin: String?
+
+        /// Where the job `job` of `stream --to` stopped (its last committed position).
+        package init(job: String, place: Resume) {
+            self.init(place: place)
+            origin = "--job \(job) (which stopped at \(place.argument))"
+        }
 
         /// `FILE:LINE`, or the path of a stats file a stopped stream wrote; `inputs` are the
         /// stream's (`-` for standard input). Throws the message that says what is wrong.

@@ -67,9 +67,13 @@ extension StreamRun {
                 break
             }
         }
-        output.write(state.output, range: framed..<max(framed, outputEnd))
-        // Each block's lines go out now: a slow or interactive input sees its records come back.
-        output.flush()
+        if let sink {
+            sink.add(state.output[framed..<max(framed, outputEnd)])
+        } else {
+            output.write(state.output, range: framed..<max(framed, outputEnd))
+            // Each block's lines go out now: a slow or interactive input sees its records come back.
+            output.flush()
+        }
         rejects.flush()
         if failed == nil {
             counts.read += state.records
@@ -123,6 +127,11 @@ extension StreamRun {
 
     /// One line of the rejects: where the record is, its text, its issues.
     mutating func writeReject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+        if let sink, sink.takesRejects {
+            counts.rejected += 1
+            sink.reject(file: file, line: line, input: input, issues: issues)
+            return
+        }
         if framesRecords {
             counts.rejected += 1
             let reject: JSONValue = [
@@ -252,11 +261,13 @@ extension StreamRun {
         if counts.withIssues > 0 { text += " (\(counts.withIssues) written with issues)" }
         if stats.withWarnings > 0 { text += " (\(stats.withWarnings) written with warnings)" }
         if counts.interrupted > 0 { text += " (\(counts.interrupted) rejected as interrupted)" }
+        if let sink { text += ", committed \(sink.committedRecords)" }
         return text
     }
 
     /// Prints the summary; `read == written + rejected + filtered + unprocessed` always holds.
-    package func finish() {
+    package mutating func finish() {
+        commitSink()
         board?.publish(counts, version: stats.version)
         if framesRecords {
             // The stats close the frames; the summary line would only be noise in a Spark task's log.
@@ -268,7 +279,45 @@ extension StreamRun {
         rejects.flush()
         var text = summary
         if let stopReason { text += ", stopped by \(stopReason)" }
-        if let resume { text += "; resume with --resume-from \(resume.argument)" }
+        if let resume {
+            text +=
+                resumesByJob
+                ? "; the job goes on from \(resume.argument) when started again"
+                : "; resume with --resume-from \(resume.argument)"
+        }
         FileHandle.standardError.write(Data(((progress.shown ? "\r" : "") + text + "\n").utf8))
+    }
+}
+
+/// `--to`: handing the sink how far the input is handled, and its last commit.
+extension StreamRun {
+    /// Every record before `position` is added or rejected; a failure of the sink stops the stream.
+    mutating func sinkReached(_ position: Resume) {
+        guard let sink, sinkFailure == nil else { return }
+        sinkLast = position
+        do {
+            try sink.reached(position)
+        } catch {
+            stopOnSink(error)
+        }
+    }
+
+    /// Commits what the sink holds, with where a next run starts: where this one stopped, or
+    /// the end of what it read.
+    mutating func commitSink() {
+        guard let sink, sinkFailure == nil else { return }
+        guard let position = resume ?? sinkLast else { return }
+        do {
+            try sink.finish(at: position)
+        } catch {
+            stopOnSink(error)
+        }
+    }
+
+    private mutating func stopOnSink(_ failure: SinkFailure) {
+        sinkFailure = failure
+        if stopReason == nil { stopReason = .destination(failure.message) }
+        // What was not committed is read again by the next run: it resumes at the last commit.
+        resume = sink?.committed
     }
 }

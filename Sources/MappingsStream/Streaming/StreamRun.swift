@@ -55,13 +55,21 @@ package struct StreamRun {
     package var inputEndedBeforeResume: Int?
     /// Each input as given and its size at the end (`nil`: not a regular file), for `--stats`.
     var inputSizes: [(file: String, size: Int?)] = []
+    /// `--to`: where records go instead of the output, committed with the input's position.
+    package let sink: (any RecordSink)?
+    /// Why the sink stopped taking records, when it did.
+    package var sinkFailure: SinkFailure?
+    /// The last position the sink was handed: where a run that read everything ends.
+    var sinkLast: Resume?
+    /// `--job`: a run stopped early resumes by being started again, not by `--resume-from`.
+    package var resumesByJob = false
 
     package init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
         policy: IssuePolicy, output: OutputBuffer, rejects: OutputBuffer, showProgress: Bool, maxInFlight: Int,
         grace: Duration, reloadTimeout: Duration, scriptLog: LuaLog = .standardError,
         statsFile: (path: String, interval: Duration)? = nil, usesFastPlan: Bool = true, omitNulls: Bool = false,
-        sparkRows: SparkRowEncoder? = nil
+        sparkRows: SparkRowEncoder? = nil, sink: (any RecordSink)? = nil
     ) {
         self.scriptLog = scriptLog
         self.maxInFlight = maxInFlight
@@ -70,7 +78,8 @@ package struct StreamRun {
         self.omitNulls = omitNulls
         let records = RecordMapper(
             mapper: mapper, context: compiled, usesFastPlan: usesFastPlan, omittingNulls: omitNulls)
-        self.records = sparkRows.map(records.encoding) ?? records
+        self.records = sink.map { records.encoding($0.encoding) } ?? sparkRows.map(records.encoding) ?? records
+        self.sink = sink
         self.framesRecords = sparkRows != nil
         self.reloads = reloader.map { StreamReloads(reloader: $0, timeout: reloadTimeout) }
         self.context = context
@@ -172,6 +181,12 @@ package struct StreamRun {
             if state.inputEnded, state.pending.isEmpty {
                 if state.toSkip > 0 { inputEndedBeforeResume = state.position.linesBefore }
                 reader.settle(at: reader.nextOffset)
+                if state.toSkip == 0 {
+                    sinkReached(
+                        Resume(
+                            file: file, line: state.position.linesBefore + 1,
+                            offset: reader.isRegularFile ? reader.nextOffset : nil))
+                }
                 return
             }
         }
@@ -277,6 +292,18 @@ package struct StreamRun {
                 return false
             }
             state.position.linesWritten = piece.lines
+            if sink != nil {
+                let block = piece.block
+                sinkReached(
+                    Resume(
+                        file: state.position.file, line: state.position.linesBefore + piece.lines + 1,
+                        offset: block.offset + (piece.nextLine - block.range.lowerBound)))
+                guard sinkFailure == nil else {
+                    state.pipeline.stopLanes()
+                    for case .block(let later, _) in state.pending { _ = later.abandon() }
+                    return false
+                }
+            }
             guard piece.finished else { break }
             state.position.linesBefore += piece.lines
             if let tail = piece.tail {

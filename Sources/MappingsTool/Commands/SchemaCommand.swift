@@ -1,6 +1,7 @@
 import ArgumentParser
 import Mappings
 import MappingsPython
+import MappingsSQL
 import MappingsSpark
 import MappingsStream
 
@@ -37,9 +38,22 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
 
     @Option(
         help:
-            "The schema language: json-schema, spark, or arrow (the Arrow schema of the Python module's to_arrow, as pyarrow prints it)."
+            "The schema language: json-schema, spark, arrow (the Arrow schema of the Python module's to_arrow, as pyarrow prints it), or sql (the table of stream --to)."
     )
     var format: Format = .jsonSchema
+
+    @Option(help: "With --format sql: the database, sqlite or postgresql.")
+    var dialect: Dialect = .sqlite
+
+    @Option(
+        help: ArgumentHelp(
+            "With --format sql: the table's name (default: the model's, in snake_case).", valueName: "name"))
+    var table: String?
+
+    /// `--dialect`'s values.
+    enum Dialect: String, ExpressibleByArgument, CaseIterable {
+        case sqlite, postgresql
+    }
 
     @Flag(help: "The schema of what 'mappings map --many' writes: an array of the context's objects.")
     var many = false
@@ -49,11 +63,16 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
         case jsonSchema = "json-schema"
         case spark
         case arrow
+        case sql
     }
 
     func validate() throws {
-        if many && format == .arrow {
-            throw ValidationError("--many has no Arrow form: a table's rows are the objects")
+        if many && (format == .arrow || format == .sql) {
+            throw ValidationError(
+                "--many has no \(format == .sql ? "SQL" : "Arrow") form: a table's rows are the objects")
+        }
+        if format != .sql, table != nil {
+            throw ValidationError("--table names the table of --format sql")
         }
     }
 
@@ -70,6 +89,14 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
                 throw ToolFailure(status: .loadFailure)
             }
             return Terminal.output(ArrowBuilder.schemaText(values))
+        case .sql:
+            do {
+                let table = try SQLTable.of(compiled, in: catalog, named: table)
+                return Terminal.output(String(table.script(dialect == .sqlite ? .sqlite : .postgresql).dropLast()))
+            } catch {
+                Terminal.error("error: \(compiled.identifier ?? "the context") has no table: \(error.message)")
+                throw ToolFailure(status: .loadFailure)
+            }
         }
         Terminal.output((many ? Self.array(of: schema, format: format) : schema).jsonText)
     }
@@ -79,7 +106,7 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     static func array(of schema: JSONValue, format: Format) -> JSONValue {
         guard case .object(let object) = schema else { return schema }
         switch format {
-        case .spark, .arrow:
+        case .spark, .arrow, .sql:
             return .object(
                 JSONObject([("type", .string("array")), ("elementType", schema), ("containsNull", .bool(false))]))
         case .jsonSchema:

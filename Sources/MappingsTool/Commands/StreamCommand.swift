@@ -41,10 +41,21 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             --resume-from FILE:LINE (or the --stats file of the stopped run, which also checks that \
             the inputs did not change) goes on from there; --rejects then appends.
 
+            --to sqlite:PATH or --to postgresql://USER@HOST:PORT/DB writes the records into a table \
+            (--table, default the model's name in snake_case; --create-tables creates it as \
+            'mappings schema --format sql' prints it) instead of stdout, in transactions of --batch \
+            records (or --batch-seconds). With --job NAME each transaction also records where the \
+            input stands in the table mappings_offsets: the same job started again goes on after its \
+            last committed record, whatever stopped it. A context with "@identity" upserts by it. \
+            While the database cannot be reached, batches are tried again for --retry-for seconds \
+            (docs/operations.md, "Into a database").
+
             Exit status: 0 every record mapped without errors (a record with warnings only is written, its \
             warnings on stderr); 1 some were rejected or had errors (or --on-issue \
-            fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded; 75 stopped by \
-            SIGINT or SIGTERM before the end of the input (resume it where the summary and --stats say).
+            fail stopped); 2 the contexts, scripts, arguments or inputs could not be loaded (or the \
+            database of --to refused them); 69 the database of --to could not be reached for \
+            --retry-for seconds; 75 stopped by SIGINT or SIGTERM before the end of the input (resume \
+            it where the summary and --stats say).
 
             Examples:
               mappings stream --context '$TweetModel' --rejects rejects.ndjson \\
@@ -151,6 +162,42 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             valueName: "host:port"))
     var metricsListen: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the records into a database instead of stdout: sqlite:PATH or a postgresql:// URI.",
+            valueName: "destination"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("The table of --to (default: the model's name in snake_case).", valueName: "name"))
+    var table: String?
+
+    @Flag(help: "With --to: create the table (and its primary key for @identity) when it is missing.")
+    var createTables = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --to: keep where the input stands under this name, in mappings_offsets; the same job started again resumes there.",
+            valueName: "name"))
+    var job: String?
+
+    @Option(help: ArgumentHelp("With --to: records a transaction (default 5000).", valueName: "n"))
+    var batch: Int?
+
+    @Option(help: ArgumentHelp("With --to: the longest a batch gathers (default 1).", valueName: "seconds"))
+    var batchSeconds: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --to: how long to try again while the database cannot be reached (default 60).",
+            valueName: "seconds"))
+    var retryFor: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --to: write rejects into this table (created when missing), in the records' transactions.",
+            valueName: "name"))
+    var rejectsTable: String?
+
     @Flag(
         help: """
             Write binary frames for mappings_spark instead of JSON lines: each record's Spark row (the layout \
@@ -184,6 +231,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                     "--spark-frames writes rejects and stats in its frames and rows of a fixed schema: drop \(name)")
             }
         }
+        try validateDestination()
         if let statsInterval {
             guard stats != nil else { throw ValidationError("--stats-interval needs --stats FILE") }
             try OptionRange(option: "--stats-interval", range: 1...86400, unit: "seconds").check(statsInterval)
@@ -202,6 +250,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
+        let sink = try destination(catalog, compiled, context: context)
         let given = try openInputs()
         var sources = given
         // Resuming: the inputs before the one named are skipped, and its lines before LINE (a
@@ -214,6 +263,9 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             }
             start = try Self.start(at: request, in: sources, index: index)
             sources.removeFirst(index)
+        } else if let sink, let stored = try jobStart(sink, in: sources) {
+            start = stored.start
+            sources.removeFirst(stored.index)
         }
         let rejectDescriptor = try openOutputs()
         var run = StreamRun(
@@ -224,7 +276,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             grace: .milliseconds(load.lua.timeout) + .seconds(1), reloadTimeout: .seconds(reloadTimeout),
             scriptLog: load.lua.log, statsFile: stats.flatMap { path in statsInterval.map { (path, .seconds($0)) } },
             usesFastPlan: !generalEngine, omitNulls: nulls.omit,
-            sparkRows: try sparkFrames ? sparkRows(catalog.sparkSchema(of: compiled), of: context) : nil)
+            sparkRows: try sparkFrames ? sparkRows(catalog.sparkSchema(of: compiled), of: context) : nil, sink: sink)
+        run.resumesByJob = job != nil
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
         run.board = try startMetricsEndpoint(context)
@@ -339,6 +392,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             }
         }
         if let unreadable { throw unreadable }
+        if let failure = run.sinkFailure {
+            Terminal.error("error: --to: \(failure.message)")
+            throw ToolFailure(status: failure.unavailable ? .destinationUnavailable : .loadFailure)
+        }
         if let lines = run.inputEndedBeforeResume, let resumeFrom {
             Terminal.error(
                 "error: --resume-from \(resumeFrom): standard input ended after \(lines) lines, before line \(start.skipLines + 1): nothing was mapped"
@@ -371,7 +428,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         let place = request.place
         let name = place.file ?? "-"
         func refuse(_ why: String) -> ToolFailure {
-            Terminal.error("error: --resume-from \(request.statsFile ?? place.argument): \(why)")
+            Terminal.error("error: \(request.origin ?? "--resume-from \(request.statsFile ?? place.argument)"): \(why)")
             return ToolFailure(status: .loadFailure)
         }
         let changed = "\(name) is not the file the stopped run read"

@@ -1,0 +1,239 @@
+import Foundation
+package import Mappings
+package import MappingsStream
+
+/// `stream --to`: records into a table of SQLite or PostgreSQL, in transactions of a batch,
+/// each of which also writes where the input stands to `mappings_offsets` under the job's name,
+/// so that the job started again resumes after its last committed record, whatever stopped it.
+package final class DatabaseSink: RecordSink {
+    /// Where records go.
+    package enum Destination: Sendable, Equatable {
+        case sqlite(path: String)
+        case postgresql(uri: String)
+
+        /// `sqlite:PATH`, or a PostgreSQL URI (`postgresql://…`, `postgres://…`); `nil` otherwise.
+        package init?(_ text: String) {
+            if text.hasPrefix("sqlite:") {
+                let path = String(text.dropFirst("sqlite:".count))
+                guard !path.isEmpty else { return nil }
+                self = .sqlite(path: path)
+            } else if text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") {
+                self = .postgresql(uri: text)
+            } else {
+                return nil
+            }
+        }
+
+        package var dialect: SQLDialect {
+            switch self {
+            case .sqlite: .sqlite
+            case .postgresql: .postgresql
+            }
+        }
+    }
+
+    package struct Options: Sendable {
+        package var createTables = false
+        /// `--job`: the name positions are kept under; `nil`: none kept.
+        package var job: String?
+        package var batchRecords = 5000
+        package var batchInterval: Duration = .seconds(1)
+        package var retryFor: Duration = .seconds(60)
+        package var rejectsTable: String?
+
+        package init() {}
+    }
+
+    private let writer: any TableWriter
+    private let encoder: SQLRowEncoder
+    private let options: Options
+    package var encoding: any RecordEncoding { encoder }
+    package var takesRejects: Bool { options.rejectsTable != nil }
+
+    /// The batch being gathered: the records' encodings, how many, the rejects.
+    private var rows: [UInt8] = []
+    private var rowCount = 0
+    private var rejects: [RejectRow] = []
+    private var position: StreamRun.Resume?
+    private var lastCommit = ContinuousClock.now
+    package private(set) var committed: StreamRun.Resume?
+    package private(set) var committedRecords = 0
+
+    /// Opens the destination and readies `table` in it: created when asked and missing, else
+    /// checked to take every column as the records write it. Throws what does not fit, before
+    /// any row.
+    package init(_ destination: Destination, table: SQLTable, options: Options) throws(SinkFailure) {
+        self.options = options
+        encoder = SQLRowEncoder(table: table, dialect: destination.dialect)
+        do {
+            switch destination {
+            case .sqlite(let path): writer = try SQLiteTableWriter(path: path, table: table, options: options)
+            case .postgresql(let uri): writer = try PostgresTableWriter(uri: uri, table: table, options: options)
+            }
+        } catch {
+            throw SinkFailure(error.message, unavailable: error.unavailable)
+        }
+    }
+
+    /// Where the job stopped last (`mappings_offsets`), when it has run before.
+    package func storedPosition() throws(SinkFailure) -> StreamRun.Resume? {
+        guard let job = options.job else { return nil }
+        do {
+            return try writer.position(of: job)
+        } catch {
+            throw SinkFailure(error.message, unavailable: error.unavailable)
+        }
+    }
+
+    package func add(_ records: ArraySlice<UInt8>) {
+        guard !records.isEmpty else { return }
+        rows += records
+        rowCount += encoder.dialect == .postgresql ? Self.lines(in: records) : Self.lengthPrefixed(in: records)
+    }
+
+    private static func lines(in bytes: ArraySlice<UInt8>) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var count = 0
+            for byte in buffer where byte == 0x0A { count += 1 }
+            return count
+        }
+    }
+
+    private static func lengthPrefixed(in bytes: ArraySlice<UInt8>) -> Int {
+        var count = 0
+        var offset = bytes.startIndex
+        while offset + 4 <= bytes.endIndex {
+            let length =
+                Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16
+                | Int(bytes[offset + 3]) << 24
+            offset += 4 + length + 1
+            count += 1
+        }
+        return count
+    }
+
+    package func reject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+        rejects.append(
+            RejectRow(
+                file: file ?? "-", line: line, input: String(decoding: input, as: UTF8.self),
+                issues: JSONWriter.string(.array(issues))))
+    }
+
+    package func reached(_ position: StreamRun.Resume) throws(SinkFailure) {
+        self.position = position
+        let due =
+            rowCount + rejects.count >= options.batchRecords || rows.count >= 64 << 20
+            || ContinuousClock.now - lastCommit >= options.batchInterval
+        if due { try commit() }
+    }
+
+    package func finish(at position: StreamRun.Resume) throws(SinkFailure) {
+        self.position = position
+        try commit()
+    }
+
+    /// Writes the batch and the position in one transaction; while the destination cannot be
+    /// reached, tries again (waiting twice as long each time, up to 5 s) for `retryFor`.
+    private func commit() throws(SinkFailure) {
+        guard let position, rowCount > 0 || !rejects.isEmpty || position != committed else { return }
+        let gaveUp = ContinuousClock.now + options.retryFor
+        var delay: Duration = .milliseconds(100)
+        while true {
+            do {
+                try writer.write(
+                    Batch(rows: rows, count: rowCount, rejects: rejects, position: position), job: options.job)
+                break
+            } catch {
+                guard error.unavailable else {
+                    throw SinkFailure(
+                        "the database refused a batch of \(rowCount) records (none of them is written): \(error.message)",
+                        unavailable: false)
+                }
+                guard ContinuousClock.now + delay < gaveUp else {
+                    throw SinkFailure(
+                        "the database cannot be reached (\(error.message)); gave up after \(options.retryFor) (--retry-for)",
+                        unavailable: true)
+                }
+                Terminal.error(
+                    "mappings stream: the database cannot be reached (\(error.message)); trying again in \(delay)")
+                Thread.sleep(
+                    forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                delay = min(delay * 2, .seconds(5))
+                writer.reconnect()
+            }
+        }
+        committed = position
+        committedRecords += rowCount
+        rows.removeAll(keepingCapacity: true)
+        rowCount = 0
+        rejects.removeAll()
+        lastCommit = ContinuousClock.now
+    }
+}
+
+/// A reject kept in `--rejects-table`.
+struct RejectRow {
+    var file: String
+    var line: Int
+    var input: String
+    var issues: String
+}
+
+/// One transaction's worth: the records' encodings, the rejects, where the input then stands.
+struct Batch {
+    var rows: [UInt8]
+    var count: Int
+    var rejects: [RejectRow]
+    var position: StreamRun.Resume
+}
+
+/// What writes batches into one kind of database.
+protocol TableWriter: AnyObject {
+    /// Writes `batch` and, under `job`, its position, in one transaction; nothing on failure.
+    func write(_ batch: Batch, job: String?) throws(DatabaseError)
+    /// The position stored for `job`.
+    func position(of job: String) throws(DatabaseError) -> StreamRun.Resume?
+    /// Connects again after the connection was lost (a failure is found by the next write).
+    func reconnect()
+}
+
+extension TableWriter {
+    /// Checks that the table's columns, as the database describes them (name, declared type,
+    /// nullable, whether it has a default), take what the records write: each column is
+    /// there, of a type that holds its values as written; the others may be left out.
+    static func check(
+        _ table: SQLTable, dialect: SQLDialect,
+        existing: [(name: String, type: String, nullable: Bool, hasDefault: Bool)]
+    ) throws(DatabaseError) {
+        guard !existing.isEmpty else {
+            throw DatabaseError(
+                "the table \"\(table.name)\" does not exist: add --create-tables, or create it with what `mappings schema --format sql --dialect \(dialect.rawValue)` prints",
+                unavailable: false)
+        }
+        var problems: [String] = []
+        for column in table.columns {
+            guard let found = existing.first(where: { $0.name == column.name }) else {
+                problems.append("it has no column \"\(column.name)\" (for \(column.property))")
+                continue
+            }
+            if !SQLTable.fits(column.kind, declared: found.type, dialect) {
+                problems.append(
+                    "its column \"\(column.name)\" is \(found.type.isEmpty ? "untyped" : found.type), which does not hold \(column.property)'s values as written (\(SQLTable.type(column.kind, dialect)) does)"
+                )
+            }
+            if !found.nullable, column.nullable {
+                problems.append(
+                    "its column \"\(column.name)\" is NOT NULL, but \(column.property) may be null in a record")
+            }
+        }
+        for column in existing
+        where !column.nullable && !column.hasDefault && !table.columns.contains(where: { $0.name == column.name }) {
+            problems.append("its column \"\(column.name)\" is NOT NULL without a default, and no property fills it")
+        }
+        guard problems.isEmpty else {
+            throw DatabaseError(
+                "the table \"\(table.name)\" does not fit the context: " + problems.joined(separator: "; "),
+                unavailable: false)
+        }
+    }
+}

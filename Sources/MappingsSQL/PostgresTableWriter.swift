@@ -1,0 +1,137 @@
+import Foundation
+import MappingsStream
+
+/// Batches into PostgreSQL: one transaction a batch, the records sent with `COPY … FROM STDIN`
+/// in its text format (the lines the lanes wrote): straight into the table when the context
+/// has no `@identity`; with one, into a temporary staging table, then `INSERT … SELECT DISTINCT
+/// ON (key) … ORDER BY key, seq DESC ON CONFLICT (key) DO UPDATE` (the last record of an
+/// identity in the batch wins, as it would one batch at a time).
+final class PostgresTableWriter: TableWriter {
+    private let uri: String
+    private let table: SQLTable
+    private let options: DatabaseSink.Options
+    private var connection: PostgresDatabase?
+
+    init(uri: String, table: SQLTable, options: DatabaseSink.Options) throws(DatabaseError) {
+        self.uri = uri
+        self.table = table
+        self.options = options
+        let connection = try PostgresDatabase(uri: uri)
+        self.connection = connection
+        if options.createTables { try connection.execute(table.createStatement(.postgresql)) }
+        let described = try connection.rows(
+            """
+            SELECT column_name, data_type, is_nullable, column_default IS NOT NULL OR is_identity = 'YES'
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1
+            ORDER BY ordinal_position
+            """, [table.name])
+        try Self.check(
+            table, dialect: .postgresql,
+            existing: described.map {
+                (name: $0[0] ?? "", type: $0[1] ?? "", nullable: $0[2] == "YES", hasDefault: $0[3] == "t")
+            })
+        if options.job != nil { try connection.execute(SQLTable.offsetsStatement(.postgresql)) }
+        if let rejects = options.rejectsTable {
+            try connection.execute(SQLTable.rejectsStatement(rejects, .postgresql))
+        }
+        try prepare(connection)
+    }
+
+    /// The staging table of an upsert, and a check that the table has the unique key
+    /// `ON CONFLICT` needs: both before any row.
+    private func prepare(_ connection: PostgresDatabase) throws(DatabaseError) {
+        guard !table.key.isEmpty else { return }
+        let dialect = SQLDialect.postgresql
+        try connection.execute(
+            """
+            CREATE TEMPORARY TABLE IF NOT EXISTS "mappings_staging" AS SELECT \(table.columnList(dialect)) FROM \(dialect.quote(table.name)) WITH NO DATA;
+            ALTER TABLE "mappings_staging" ADD COLUMN IF NOT EXISTS "mappings_seq" bigserial
+            """)
+        do {
+            try connection.execute("EXPLAIN " + upsertSQL)
+        } catch {
+            throw DatabaseError(
+                "the table \"\(table.name)\" cannot take upserts by @identity: \(error.message) (it needs a PRIMARY KEY or UNIQUE constraint on its columns)",
+                unavailable: false)
+        }
+    }
+
+    private var upsertSQL: String {
+        let dialect = SQLDialect.postgresql
+        let keys = table.key.map { dialect.quote(table.columns[$0].name) }.joined(separator: ", ")
+        return
+            "INSERT INTO \(dialect.quote(table.name)) (\(table.columnList(dialect))) SELECT \(table.columnList(dialect)) FROM (SELECT DISTINCT ON (\(keys)) * FROM \"mappings_staging\" ORDER BY \(keys), \"mappings_seq\" DESC) AS latest"
+            + table.conflictClause(dialect)
+    }
+
+    /// The upsert of a job's position, in either dialect (`now` the value of `updated_at`).
+    static func saveOffsetSQL(_ dialect: SQLDialect, now: String) -> String {
+        let p = dialect == .sqlite ? (1...6).map { "?\($0)" } : (1...6).map { "$\($0)" }
+        return """
+            INSERT INTO "mappings_offsets" ("job", "file", "line", "byte_offset", "records", "rejected", "updated_at")
+            VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]), \(now))
+            ON CONFLICT ("job") DO UPDATE SET "file" = excluded."file", "line" = excluded."line",
+                "byte_offset" = excluded."byte_offset", "records" = "mappings_offsets"."records" + excluded."records",
+                "rejected" = "mappings_offsets"."rejected" + excluded."rejected", "updated_at" = excluded."updated_at"
+            """
+    }
+
+    func reconnect() {
+        connection = nil
+        connection = try? PostgresDatabase(uri: uri)
+        if let connection { try? prepare(connection) }
+    }
+
+    private func open() throws(DatabaseError) -> PostgresDatabase {
+        if let connection, connection.isOpen { return connection }
+        throw DatabaseError("the connection to PostgreSQL is closed", unavailable: true)
+    }
+
+    func position(of job: String) throws(DatabaseError) -> StreamRun.Resume? {
+        let connection = try open()
+        try connection.execute(SQLTable.offsetsStatement(.postgresql))
+        let rows = try connection.rows(
+            "SELECT \"file\", \"line\", \"byte_offset\" FROM \"mappings_offsets\" WHERE \"job\" = $1", [job])
+        guard let row = rows.first, let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
+        return StreamRun.Resume(file: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+    }
+
+    func write(_ batch: Batch, job: String?) throws(DatabaseError) {
+        let connection = try open()
+        let dialect = SQLDialect.postgresql
+        try connection.execute("BEGIN")
+        do throws(DatabaseError) {
+            if batch.count > 0 {
+                if table.key.isEmpty {
+                    try connection.copy(
+                        "COPY \(dialect.quote(table.name)) (\(table.columnList(dialect))) FROM STDIN", batch.rows[...])
+                } else {
+                    try connection.copy(
+                        "COPY \"mappings_staging\" (\(table.columnList(dialect))) FROM STDIN", batch.rows[...])
+                    try connection.execute(upsertSQL)
+                    try connection.execute("TRUNCATE \"mappings_staging\"")
+                }
+            }
+            if let rejects = options.rejectsTable {
+                for reject in batch.rejects {
+                    _ = try connection.rows(
+                        "INSERT INTO \(dialect.quote(rejects)) (\"job\", \"file\", \"line\", \"input\", \"issues\", \"rejected_at\") VALUES ($1, $2, $3, $4, $5, now())",
+                        [job, reject.file, String(reject.line), reject.input, reject.issues])
+                }
+            }
+            if let job {
+                _ = try connection.rows(
+                    Self.saveOffsetSQL(.postgresql, now: "now()"),
+                    [
+                        job, batch.position.file ?? "-", String(batch.position.line),
+                        batch.position.offset.map { String($0) }, String(batch.count),
+                        String(batch.rejects.count),
+                    ])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isOpen { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+}

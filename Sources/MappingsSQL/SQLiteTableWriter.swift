@@ -1,0 +1,151 @@
+import Foundation
+import MappingsStream
+
+/// Batches into a SQLite file: one `BEGIN IMMEDIATE … COMMIT` a batch, a prepared
+/// `INSERT` (with `ON CONFLICT … DO UPDATE` for a context with `@identity`) stepped a record at
+/// a time with the cells the lanes encoded, bound without a copy.
+final class SQLiteTableWriter: TableWriter {
+    private let database: SQLiteDatabase
+    private let table: SQLTable
+    private let insert: SQLiteDatabase.Statement
+    private let saveOffset: SQLiteDatabase.Statement?
+    private let insertReject: SQLiteDatabase.Statement?
+
+    init(path: String, table: SQLTable, options: DatabaseSink.Options) throws(DatabaseError) {
+        database = try SQLiteDatabase(path: path)
+        self.table = table
+        // WAL: a commit appends to the log instead of rewriting pages, and readers never block
+        // the stream. A process killed at any point loses nothing committed.
+        _ = try database.rows("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = NORMAL")
+        if options.createTables { try database.execute(table.createStatement(.sqlite)) }
+        let described = try database.rows(
+            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)",
+            [
+                table.name
+            ])
+        try Self.check(
+            table, dialect: .sqlite,
+            existing: described.map {
+                (name: $0[0] ?? "", type: $0[1] ?? "", nullable: $0[2] == "0" && $0[4] == "0", hasDefault: $0[3] != nil)
+            })
+        let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+        do {
+            insert = try database.prepare(
+                "INSERT INTO \(SQLDialect.sqlite.quote(table.name)) (\(table.columnList(.sqlite))) VALUES (\(placeholders))"
+                    + table.conflictClause(.sqlite))
+        } catch {
+            throw DatabaseError(
+                "the table \"\(table.name)\" cannot take the records: \(error.message)"
+                    + (table.key.isEmpty ? "" : " (an @identity needs a PRIMARY KEY or UNIQUE index on its columns)"),
+                unavailable: false)
+        }
+        if options.job != nil {
+            try database.execute(SQLTable.offsetsStatement(.sqlite))
+            saveOffset = try database.prepare(PostgresTableWriter.saveOffsetSQL(.sqlite, now: "?7"))
+        } else {
+            saveOffset = nil
+        }
+        if let rejects = options.rejectsTable {
+            try database.execute(SQLTable.rejectsStatement(rejects, .sqlite))
+            insertReject = try database.prepare(
+                "INSERT INTO \(SQLDialect.sqlite.quote(rejects)) (\"job\", \"file\", \"line\", \"input\", \"issues\", \"rejected_at\") VALUES (?, ?, ?, ?, ?, ?)"
+            )
+        } else {
+            insertReject = nil
+        }
+    }
+
+    func reconnect() {}
+
+    func position(of job: String) throws(DatabaseError) -> StreamRun.Resume? {
+        try database.execute(SQLTable.offsetsStatement(.sqlite))
+        let rows = try database.rows(
+            "SELECT \"file\", \"line\", \"byte_offset\" FROM \"mappings_offsets\" WHERE \"job\" = ?", [job])
+        guard let row = rows.first, let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
+        return StreamRun.Resume(file: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+    }
+
+    func write(_ batch: Batch, job: String?) throws(DatabaseError) {
+        try database.execute("BEGIN IMMEDIATE")
+        do throws(DatabaseError) {
+            try insertRows(batch.rows)
+            let now = ISO8601DateFormatter().string(from: Date())
+            if let insertReject {
+                for reject in batch.rejects {
+                    if let job { insertReject.bind(1, text: job) } else { insertReject.bindNull(1) }
+                    insertReject.bind(2, text: reject.file)
+                    insertReject.bind(3, integer: Int64(reject.line))
+                    insertReject.bind(4, text: reject.input)
+                    insertReject.bind(5, text: reject.issues)
+                    insertReject.bind(6, text: now)
+                    _ = try insertReject.step()
+                }
+            }
+            if let job, let saveOffset {
+                saveOffset.bind(1, text: job)
+                saveOffset.bind(2, text: batch.position.file ?? "-")
+                saveOffset.bind(3, integer: Int64(batch.position.line))
+                if let offset = batch.position.offset {
+                    saveOffset.bind(4, integer: Int64(offset))
+                } else {
+                    saveOffset.bindNull(4)
+                }
+                saveOffset.bind(5, integer: Int64(batch.count))
+                saveOffset.bind(6, integer: Int64(batch.rejects.count))
+                saveOffset.bind(7, text: now)
+                _ = try saveOffset.step()
+            }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Binds each record's cells (`SQLCell`) and steps the insert.
+    private func insertRows(_ rows: [UInt8]) throws(DatabaseError) {
+        let columns = table.columns.count
+        let failure: DatabaseError? = rows.withUnsafeBytes { bytes -> DatabaseError? in
+            var offset = 0
+            func read32(_ at: Int) -> Int {
+                Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+            }
+            while offset + 4 <= bytes.count {
+                let end = offset + 4 + read32(offset)
+                var cursor = offset + 4
+                for column in 1...columns {
+                    let tag = bytes[cursor]
+                    cursor += 1
+                    switch tag {
+                    case SQLCell.integer.rawValue:
+                        insert.bind(
+                            column,
+                            integer: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: cursor, as: Int64.self)))
+                        cursor += 8
+                    case SQLCell.double.rawValue:
+                        let bits = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: cursor, as: UInt64.self))
+                        insert.bind(column, double: Double(bitPattern: bits))
+                        cursor += 8
+                    case SQLCell.text.rawValue:
+                        let length = read32(cursor)
+                        insert.bind(
+                            column, bytes: UnsafeRawBufferPointer(rebasing: bytes[(cursor + 4)..<(cursor + 4 + length)])
+                        )
+                        cursor += 4 + length
+                    default:
+                        insert.bindNull(column)
+                    }
+                }
+                do throws(DatabaseError) {
+                    _ = try insert.step()
+                } catch {
+                    return error
+                }
+                offset = end + 1
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+}
