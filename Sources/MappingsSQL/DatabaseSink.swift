@@ -151,13 +151,13 @@ package final class DatabaseSink: RecordSink {
                 }
                 guard ContinuousClock.now + delay < gaveUp else {
                     throw SinkFailure(
-                        "the database cannot be reached (\(error.message)); gave up after \(options.retryFor) (--retry-for)",
+                        "the database cannot be reached (\(error.message)); gave up after \(Self.text(options.retryFor)) (--retry-for)",
                         unavailable: true)
                 }
                 Terminal.error(
-                    "mappings stream: the database cannot be reached (\(error.message)); trying again in \(delay)")
-                Thread.sleep(
-                    forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                    "mappings stream: the database cannot be reached (\(error.message)); trying again in \(Self.text(delay))"
+                )
+                Thread.sleep(forTimeInterval: Self.seconds(delay))
                 delay = min(delay * 2, .seconds(5))
                 writer.reconnect()
             }
@@ -168,6 +168,19 @@ package final class DatabaseSink: RecordSink {
         rowCount = 0
         rejects.removeAll()
         lastCommit = ContinuousClock.now
+    }
+}
+
+extension DatabaseSink {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// `2 seconds`, `0.4 seconds`.
+    static func text(_ duration: Duration) -> String {
+        let seconds = seconds(duration)
+        let number = seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
+        return number + (seconds == 1 ? " second" : " seconds")
     }
 }
 

@@ -22,8 +22,9 @@ final class PostgresDatabase {
             throw DatabaseError("cannot connect to PostgreSQL: \(message)", unavailable: true)
         }
         self.connection = connection
-        // The notices of `CREATE … IF NOT EXISTS` are no news to an operator.
-        try execute("SET client_min_messages = warning")
+        // The notices of `CREATE … IF NOT EXISTS`, and the server's warning as it shuts down,
+        // are no news to an operator: what matters comes back as an error.
+        try execute("SET client_min_messages = error")
     }
 
     deinit { api.pointee.finish(connection) }
@@ -31,8 +32,9 @@ final class PostgresDatabase {
     /// Whether the connection still stands.
     var isOpen: Bool { api.pointee.status(connection) == MAPPINGS_PG_CONNECTION_OK }
 
+    /// libpq's message on one line.
     private static func trimmed(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespacesAndNewlines)
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// The error of a result (or of the connection, when there is no result).

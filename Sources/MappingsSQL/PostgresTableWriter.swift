@@ -78,13 +78,22 @@ final class PostgresTableWriter: TableWriter {
 
     func reconnect() {
         connection = nil
-        connection = try? PostgresDatabase(uri: uri)
-        if let connection { try? prepare(connection) }
+        do {
+            let connection = try PostgresDatabase(uri: uri)
+            try prepare(connection)
+            self.connection = connection
+            reconnectFailure = nil
+        } catch {
+            reconnectFailure = error
+        }
     }
+
+    /// Why the last reconnection failed: what the next write says.
+    private var reconnectFailure: DatabaseError?
 
     private func open() throws(DatabaseError) -> PostgresDatabase {
         if let connection, connection.isOpen { return connection }
-        throw DatabaseError("the connection to PostgreSQL is closed", unavailable: true)
+        throw reconnectFailure ?? DatabaseError("the connection to PostgreSQL is closed", unavailable: true)
     }
 
     func position(of job: String) throws(DatabaseError) -> StreamRun.Resume? {

@@ -155,7 +155,13 @@ package struct SQLRowEncoder: RecordEncoding {
         case .double:
             guard isNumber else { throw mismatch(&reader, "a number") }
             if dialect == .sqlite {
+                let at = reader.position
                 let value = try reader.double()
+                // A REAL column stores a whole double as an integer: -0.0 would read back as 0.0.
+                guard value != 0 || value.sign == .plus else {
+                    reader.position = at
+                    throw mismatch(&reader, "a number SQLite's REAL keeps (it reads -0.0 back as 0.0)")
+                }
                 out.append(SQLCell.double.rawValue)
                 withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
             } else {
@@ -192,6 +198,11 @@ package struct SQLRowEncoder: RecordEncoding {
             if dialect == .sqlite {
                 Self.textCell(UnsafeBufferPointer(rebasing: json[range]), into: &out)
             } else {
+                // numeric has no negative zero: -0.0 would read back as 0.0.
+                if json[range.lowerBound] == UInt8(ascii: "-"), Self.isZero(json[range]) {
+                    reader.position = range.lowerBound
+                    throw mismatch(&reader, "a decimal numeric keeps (it reads -0.0 back as 0.0)")
+                }
                 out += json[range]
             }
         case .string:
@@ -200,6 +211,15 @@ package struct SQLRowEncoder: RecordEncoding {
         case .json:
             try raw(&reader, into: &out)
         }
+    }
+
+    /// Whether a number's text is a zero: no digit but 0 before its exponent.
+    private static func isZero(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        for byte in text {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            if byte >= UInt8(ascii: "1"), byte <= UInt8(ascii: "9") { return false }
+        }
+        return true
     }
 
     /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in microseconds since 1970.
