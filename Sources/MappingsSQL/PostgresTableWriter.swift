@@ -37,9 +37,18 @@ final class PostgresTableWriter: TableWriter {
         try prepare(connection)
     }
 
-    /// The staging table of an upsert, and a check that the table has the unique key
-    /// `ON CONFLICT` needs: both before any row.
+    /// The job's lock (held by the connection), the staging table of an upsert, and a check
+    /// that the table has the unique key `ON CONFLICT` needs: all before any row.
     private func prepare(_ connection: PostgresDatabase) throws(DatabaseError) {
+        if let job = options.job {
+            // One stream a job: a second one would write what the first one writes.
+            let locked = try connection.rows("SELECT pg_try_advisory_lock(hashtextextended($1, 0))", [job])
+            guard locked.first?.first == "t" else {
+                throw DatabaseError(
+                    "the job \"\(job)\" is running in another stream (which holds its lock in this database)",
+                    unavailable: false)
+            }
+        }
         guard !table.key.isEmpty else { return }
         let dialect = SQLDialect.postgresql
         try connection.execute(

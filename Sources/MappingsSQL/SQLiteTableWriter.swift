@@ -11,7 +11,11 @@ final class SQLiteTableWriter: TableWriter {
     private let saveOffset: SQLiteDatabase.Statement?
     private let insertReject: SQLiteDatabase.Statement?
 
+    /// The lock file of the job, held while the stream runs.
+    private let lock: Int32?
+
     init(path: String, table: SQLTable, options: DatabaseSink.Options) throws(DatabaseError) {
+        lock = try options.job.map { job throws(DatabaseError) in try Self.lock(job, of: path) }
         database = try SQLiteDatabase(path: path)
         self.table = table
         // WAL: a commit appends to the log instead of rewriting pages, and readers never block
@@ -54,6 +58,29 @@ final class SQLiteTableWriter: TableWriter {
         } else {
             insertReject = nil
         }
+    }
+
+    deinit {
+        if let lock { close(lock) }
+    }
+
+    /// One stream a job: a second one would write what the first one writes. The lock is a
+    /// file beside the database (`PATH.JOB.lock`), released by the system however the stream ends.
+    private static func lock(_ job: String, of path: String) throws(DatabaseError) -> Int32 {
+        let name = job.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? String($0) : "_" }.joined()
+        let file = "\(path).\(name).lock"
+        let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw DatabaseError(
+                "cannot open the lock file of the job \"\(job)\", \(file): \(String(cString: strerror(errno)))",
+                unavailable: false)
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw DatabaseError(
+                "the job \"\(job)\" is running in another stream (which holds \(file))", unavailable: false)
+        }
+        return descriptor
     }
 
     func reconnect() {}

@@ -229,3 +229,25 @@ def test_a_database_back_within_retry_for_loses_nothing(own_cluster, tmp_path):
     assert process.returncode == 0, stderr
     assert "the database cannot be reached" in stderr and "trying again in" in stderr, stderr
     compare(Postgres(uri).table("order"), sorted(mapped("$OrderEvent", source), key=lambda record: record["id"]))
+
+
+def test_a_job_runs_in_one_stream_at_a_time(destination, tmp_path):
+    source = orders(tmp_path / "orders.ndjson", 20000, seed=22)
+    arguments = [binary(), "stream", "--mappings", CONTEXTS, "--context", "$OrderEvent", "--to", destination.uri,
+                 "--create-tables", "--job", "once", "--batch", "20", str(source)]
+    first = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def progress():
+        try:
+            rows = destination.query('SELECT "records" FROM "mappings_offsets"')
+            return rows[0][0] if rows else 0
+        except Exception:  # the table is not there yet
+            return 0
+
+    while progress() == 0 and first.poll() is None:
+        time.sleep(0.02)
+    second = subprocess.run(arguments, capture_output=True, text=True, timeout=60)
+    assert first.wait(timeout=300) == 0
+    assert second.returncode == 2, second.stderr
+    assert 'the job "once" is running in another stream' in second.stderr
+    assert destination.query('SELECT count(*) FROM "order"') == [(20000,)]
