@@ -51,8 +51,10 @@ package struct SQLRowEncoder: RecordEncoding {
     private func encode(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
         let count = table.columns.count
         // Where each column's value is in the output (its first byte; -1: not there).
-        let found: Result<Void, SparkRowEncoder.Failure> = withUnsafeTemporaryAllocation(of: Int.self, capacity: count)
-        { places in
+        // Where each column's value starts and ends: 2 × count places.
+        let found: Result<Void, SparkRowEncoder.Failure> = withUnsafeTemporaryAllocation(
+            of: Int.self, capacity: 2 * count
+        ) { places in
             places.initialize(repeating: -1)
             return Result { () throws(SparkRowEncoder.Failure) in
                 try locate(json, into: places)
@@ -61,7 +63,7 @@ package struct SQLRowEncoder: RecordEncoding {
                 for column in 0..<count {
                     if dialect == .postgresql, column > 0 { out.append(0x09) }
                     do throws(SparkRowEncoder.Failure) {
-                        try cell(column, json, at: places[column], into: &out)
+                        try cell(column, json, at: places[2 * column], end: places[2 * column + 1], into: &out)
                     } catch {
                         throw error.within("." + table.columns[column].property)
                     }
@@ -106,11 +108,13 @@ package struct SQLRowEncoder: RecordEncoding {
             reader.skipSpace()
             try reader.expect(UInt8(ascii: ":"))
             reader.skipSpace()
+            let valueStart = reader.position
+            try reader.skipValue()
             if let column {
-                places[column] = reader.position
+                places[2 * column] = valueStart
+                places[2 * column + 1] = reader.position
                 expected = column + 1
             }
-            try reader.skipValue()
             reader.skipSpace()
             if reader.peek == UInt8(ascii: ",") {
                 reader.advance()
@@ -121,10 +125,10 @@ package struct SQLRowEncoder: RecordEncoding {
         }
     }
 
-    /// Writes column `column`'s cell from the value at `place` (-1: the record has none).
-    private func cell(_ column: Int, _ json: UnsafeBufferPointer<UInt8>, at place: Int, into out: inout [UInt8])
-        throws(SparkRowEncoder.Failure)
-    {
+    /// Writes column `column`'s cell from the value at `place..<end` (-1: the record has none).
+    private func cell(
+        _ column: Int, _ json: UnsafeBufferPointer<UInt8>, at place: Int, end: Int, into out: inout [UInt8]
+    ) throws(SparkRowEncoder.Failure) {
         let definition = table.columns[column]
         var reader = OutputReader(bytes: json)
         reader.position = max(place, 0)
@@ -206,10 +210,10 @@ package struct SQLRowEncoder: RecordEncoding {
                 out += json[range]
             }
         case .string:
-            guard isString else { return try raw(&reader, into: &out) }
+            guard isString else { return try raw(&reader, end: end, into: &out) }
             try text(&reader, into: &out)
         case .json:
-            try raw(&reader, into: &out)
+            try raw(&reader, end: end, into: &out)
         }
     }
 
@@ -253,10 +257,9 @@ package struct SQLRowEncoder: RecordEncoding {
     }
 
     /// A value as its JSON text (a nested model, a collection, a `JSON` value).
-    private func raw(_ reader: inout OutputReader, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+    private func raw(_ reader: inout OutputReader, end: Int, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
         let from = reader.position
-        try reader.skipValue()
-        let span = UnsafeBufferPointer(rebasing: reader.bytes[from..<reader.position])
+        let span = UnsafeBufferPointer(rebasing: reader.bytes[from..<end])
         if dialect == .sqlite {
             Self.textCell(span, into: &out)
         } else {

@@ -7,7 +7,11 @@ import MappingsStream
 final class SQLiteTableWriter: TableWriter {
     private let database: SQLiteDatabase
     private let table: SQLTable
+    /// The insert of one row, and of `rowsAStatement` rows (in their order: the last of an
+    /// identity wins within one statement too).
     private let insert: SQLiteDatabase.Statement
+    private let insertMany: SQLiteDatabase.Statement
+    private let rowsAStatement: Int
     private let saveOffset: SQLiteDatabase.Statement?
     private let insertReject: SQLiteDatabase.Statement?
 
@@ -33,10 +37,15 @@ final class SQLiteTableWriter: TableWriter {
             existing: described.map {
                 (name: $0[0] ?? "", type: $0[1] ?? "", nullable: $0[2] == "0" && $0[4] == "0", hasDefault: $0[3] != nil)
             })
-        let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: table.columns.count).joined(separator: ", ") + ")"
+        // Rows a statement: SQLite's cost is per statement stepped as much as per row; the
+        // variables stay under SQLite's limit (32,766).
+        rowsAStatement = max(1, min(64, 32_766 / table.columns.count))
+        let prefix = "INSERT INTO \(SQLDialect.sqlite.quote(table.name)) (\(table.columnList(.sqlite))) VALUES "
         do {
-            insert = try database.prepare(
-                "INSERT INTO \(SQLDialect.sqlite.quote(table.name)) (\(table.columnList(.sqlite))) VALUES (\(placeholders))"
+            insert = try database.prepare(prefix + row + table.conflictClause(.sqlite))
+            insertMany = try database.prepare(
+                prefix + Array(repeating: row, count: rowsAStatement).joined(separator: ", ")
                     + table.conflictClause(.sqlite))
         } catch {
             throw DatabaseError(
@@ -130,46 +139,60 @@ final class SQLiteTableWriter: TableWriter {
         }
     }
 
-    /// Binds each record's cells (`SQLCell`) and steps the insert.
+    /// Binds each record's cells (`SQLCell`), `rowsAStatement` records a statement (the last
+    /// ones one at a time), and steps it. The texts are bound where they are in `rows`.
     private func insertRows(_ rows: [UInt8]) throws(DatabaseError) {
         let columns = table.columns.count
         let failure: DatabaseError? = rows.withUnsafeBytes { bytes -> DatabaseError? in
-            var offset = 0
             func read32(_ at: Int) -> Int {
                 Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
             }
+            // Where each record starts.
+            var starts: [Int] = []
+            var offset = 0
             while offset + 4 <= bytes.count {
-                let end = offset + 4 + read32(offset)
-                var cursor = offset + 4
-                for column in 1...columns {
-                    let tag = bytes[cursor]
-                    cursor += 1
-                    switch tag {
-                    case SQLCell.integer.rawValue:
-                        insert.bind(
-                            column,
-                            integer: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: cursor, as: Int64.self)))
-                        cursor += 8
-                    case SQLCell.double.rawValue:
-                        let bits = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: cursor, as: UInt64.self))
-                        insert.bind(column, double: Double(bitPattern: bits))
-                        cursor += 8
-                    case SQLCell.text.rawValue:
-                        let length = read32(cursor)
-                        insert.bind(
-                            column, bytes: UnsafeRawBufferPointer(rebasing: bytes[(cursor + 4)..<(cursor + 4 + length)])
-                        )
-                        cursor += 4 + length
-                    default:
-                        insert.bindNull(column)
+                starts.append(offset)
+                offset += 4 + read32(offset) + 1
+            }
+            var index = 0
+            while index < starts.count {
+                let many = starts.count - index >= rowsAStatement
+                let statement = many ? insertMany : insert
+                for slot in 0..<(many ? rowsAStatement : 1) {
+                    var cursor = starts[index + slot] + 4
+                    let base = slot * columns
+                    for column in 1...columns {
+                        let tag = bytes[cursor]
+                        cursor += 1
+                        switch tag {
+                        case SQLCell.integer.rawValue:
+                            statement.bind(
+                                base + column,
+                                integer: Int64(
+                                    littleEndian: bytes.loadUnaligned(fromByteOffset: cursor, as: Int64.self)))
+                            cursor += 8
+                        case SQLCell.double.rawValue:
+                            let bits = UInt64(
+                                littleEndian: bytes.loadUnaligned(fromByteOffset: cursor, as: UInt64.self))
+                            statement.bind(base + column, double: Double(bitPattern: bits))
+                            cursor += 8
+                        case SQLCell.text.rawValue:
+                            let length = read32(cursor)
+                            statement.bind(
+                                base + column,
+                                bytes: UnsafeRawBufferPointer(rebasing: bytes[(cursor + 4)..<(cursor + 4 + length)]))
+                            cursor += 4 + length
+                        default:
+                            statement.bindNull(base + column)
+                        }
                     }
                 }
                 do throws(DatabaseError) {
-                    _ = try insert.step()
+                    _ = try statement.step()
                 } catch {
                     return error
                 }
-                offset = end + 1
+                index += many ? rowsAStatement : 1
             }
             return nil
         }
