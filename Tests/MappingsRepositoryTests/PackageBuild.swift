@@ -35,10 +35,16 @@ enum PackageBuild {
     private static let built = Mutex<[String: URL]>([:])
     private static let oneAtATime = Mutex(())
 
-    /// Runs `swift build arguments…` in the root, one such build at a time in this process.
+    /// Runs `swift build arguments…` in the root, one such build at a time in this process,
+    /// without debug information (`flags`): these builds are run, never debugged, and DWARF is
+    /// a good part of a debug build's time (swift-syntax's most of all).
     static func swiftBuild(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try oneAtATime.withLock { _ in try run(["swift", "build"] + arguments) }
+        try oneAtATime.withLock { _ in try run(["swift", "build"] + arguments + flags) }
     }
+
+    /// What every build of another package here adds (tools/test builds the examples' tests in
+    /// their scratch path with the same, so that it reuses what the tests built).
+    static let flags = ["-Xswiftc", "-gnone"]
 
     /// Builds every product of the package at `package` (or those named) in `scratch` (once per process) and
     /// returns the folder of its executables; a failed build throws with its output.
