@@ -211,6 +211,17 @@ protocol TableWriter: AnyObject {
 }
 
 extension TableWriter {
+    /// The query of a job's stored position, `parameter` its placeholder.
+    static func positionQuery(_ parameter: String) -> String {
+        "SELECT \"file\", \"line\", \"byte_offset\" FROM \"mappings_offsets\" WHERE \"job\" = \(parameter)"
+    }
+
+    /// A row of that query as a place to resume.
+    static func position(stored row: [String?]) -> StreamRun.Resume? {
+        guard let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
+        return StreamRun.Resume(file: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+    }
+
     /// Checks that the table's columns, as the database describes them (name, declared type,
     /// nullable, whether it has a default), take what the records write: each column is
     /// there, of a type that holds its values as written; the others may be left out.

@@ -109,9 +109,8 @@ final class PostgresTableWriter: TableWriter {
         let connection = try open()
         try connection.execute(SQLTable.offsetsStatement(.postgresql))
         let rows = try connection.rows(
-            "SELECT \"file\", \"line\", \"byte_offset\" FROM \"mappings_offsets\" WHERE \"job\" = $1", [job])
-        guard let row = rows.first, let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
-        return StreamRun.Resume(file: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+            Self.positionQuery("$1"), [job])
+        return rows.first.flatMap(Self.position(stored:))
     }
 
     func write(_ batch: Batch, job: String?) throws(DatabaseError) {

@@ -242,18 +242,33 @@ package struct SQLRowEncoder: RecordEncoding {
 
     /// A string's value (escapes decoded).
     private func text(_ reader: inout OutputReader, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
-        var value: [UInt8] = []
         let at = reader.position
-        try reader.appendString(into: &value)
         if dialect == .sqlite {
-            value.withUnsafeBufferPointer { Self.textCell($0, into: &out) }
-        } else {
-            guard !value.contains(0) else {
+            // The tag, the length once the string is decoded into place behind it.
+            out.append(SQLCell.text.rawValue)
+            let lengthAt = out.count
+            out += [0, 0, 0, 0]
+            try reader.appendString(into: &out)
+            let length = UInt32(out.count - lengthAt - 4).littleEndian
+            withUnsafeBytes(of: length) { out.replaceSubrange(lengthAt..<(lengthAt + 4), with: $0) }
+            return
+        }
+        // Decoded into place; escaped for COPY only when it holds a byte COPY escapes (rarely).
+        let start = out.count
+        try reader.appendString(into: &out)
+        var needsEscapes = false
+        for byte in out[start...] {
+            if byte == 0 {
+                out.removeSubrange(start...)
                 reader.position = at
                 throw reader.failure("PostgreSQL text cannot hold the character U+0000")
             }
-            value.withUnsafeBufferPointer { Self.copyText($0, into: &out) }
+            if byte == 0x5C || byte == 0x09 || byte == 0x0A || byte == 0x0D { needsEscapes = true }
         }
+        guard needsEscapes else { return }
+        let value = Array(out[start...])
+        out.removeSubrange(start...)
+        value.withUnsafeBufferPointer { Self.copyText($0, into: &out) }
     }
 
     /// A value as its JSON text (a nested model, a collection, a `JSON` value).

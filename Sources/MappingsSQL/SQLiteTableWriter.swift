@@ -97,9 +97,8 @@ final class SQLiteTableWriter: TableWriter {
     func position(of job: String) throws(DatabaseError) -> StreamRun.Resume? {
         try database.execute(SQLTable.offsetsStatement(.sqlite))
         let rows = try database.rows(
-            "SELECT \"file\", \"line\", \"byte_offset\" FROM \"mappings_offsets\" WHERE \"job\" = ?", [job])
-        guard let row = rows.first, let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
-        return StreamRun.Resume(file: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+            Self.positionQuery("?"), [job])
+        return rows.first.flatMap(Self.position(stored:))
     }
 
     func write(_ batch: Batch, job: String?) throws(DatabaseError) {

@@ -231,20 +231,22 @@ def test_a_database_back_within_retry_for_loses_nothing(own_cluster, tmp_path):
     compare(Postgres(uri).table("order"), sorted(mapped("$OrderEvent", source), key=lambda record: record["id"]))
 
 
+def job_position(destination):
+    """The records the (only) job committed and the line it goes on from; (0, 1) before its first commit."""
+    try:
+        rows = destination.query('SELECT "records", "line" FROM "mappings_offsets"')
+        return rows[0] if rows else (0, 1)
+    except Exception:  # the table is not there yet
+        return (0, 1)
+
+
 def test_a_job_runs_in_one_stream_at_a_time(destination, tmp_path):
     source = orders(tmp_path / "orders.ndjson", 20000, seed=22)
     arguments = [binary(), "stream", "--mappings", CONTEXTS, "--context", "$OrderEvent", "--to", destination.uri,
                  "--create-tables", "--job", "once", "--batch", "20", str(source)]
     first = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
-    def progress():
-        try:
-            rows = destination.query('SELECT "records" FROM "mappings_offsets"')
-            return rows[0][0] if rows else 0
-        except Exception:  # the table is not there yet
-            return 0
-
-    while progress() == 0 and first.poll() is None:
+    while job_position(destination)[0] == 0 and first.poll() is None:
         time.sleep(0.02)
     second = subprocess.run(arguments, capture_output=True, text=True, timeout=60)
     assert first.wait(timeout=300) == 0
@@ -259,14 +261,7 @@ def test_sigterm_commits_what_was_mapped_and_the_job_goes_on_from_there(destinat
                  "--create-tables", "--job", "term", "--batch", "20", "--rejects-table", "rejects", str(source)]
     first = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
-    def progress():
-        try:
-            rows = destination.query('SELECT "records", "line" FROM "mappings_offsets"')
-            return rows[0] if rows else (0, 1)
-        except Exception:  # the table is not there yet
-            return (0, 1)
-
-    while progress()[0] == 0 and first.poll() is None:
+    while job_position(destination)[0] == 0 and first.poll() is None:
         time.sleep(0.02)
     first.send_signal(signal.SIGTERM)
     _, stderr = first.communicate(timeout=60)
@@ -274,7 +269,7 @@ def test_sigterm_commits_what_was_mapped_and_the_job_goes_on_from_there(destinat
         pytest.skip("the stream ended before the signal")
     assert first.returncode == 75, stderr
     assert "stopped by SIGTERM" in stderr and "the job goes on from" in stderr, stderr
-    committed, line = progress()
+    committed, line = job_position(destination)
     # Everything read before the stop was committed: the summary's place is the table's.
     assert f"{source}:{line} when started again" in stderr, stderr
     assert 0 < committed < 20000
