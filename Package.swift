@@ -44,6 +44,8 @@ let package = Package(
         .library(name: "Mappings", targets: ["Mappings"]),
         .library(name: "MappingsLua", targets: ["MappingsLua"]),
         .library(name: "MappingsFetch", targets: ["MappingsFetch"]),
+        // `DatabaseSink`: a stream's records into SQLite or PostgreSQL, exactly once.
+        .library(name: "MappingsSQL", targets: ["MappingsSQL"]),
         .executable(name: "mappings", targets: ["MappingsCLI"]),
         // The sandbox worker process of `--lua-isolation process`; installed next to `mappings`.
         .executable(name: "mappings-lua-worker", targets: ["mappings-lua-worker"]),
@@ -165,11 +167,11 @@ let package = Package(
         ),
         // SQLite's and libpq's functions, loaded at run time (dlopen) by the database destinations.
         .target(name: "CSQLClient"),
-        // `stream --to`: records into SQLite or PostgreSQL tables, in transactions that also
-        // keep each job's input position (docs/operations.md, "Into a database").
+        // `stream --to` and hosts' `DatabaseSink`: records into SQLite or PostgreSQL tables, in
+        // transactions that also keep each job's input position (docs/operations.md, "Into a database").
         .target(
             name: "MappingsSQL",
-            dependencies: ["Mappings", "MappingsSpark", "MappingsStream", "CSQLClient"] + layers,
+            dependencies: ["Mappings", "MappingsSpark", "CSQLClient"] + layers,
             swiftSettings: strictSettings
         ),
         // The stream: NDJSON inputs read in blocks (lanes reading their own ranges of a file),

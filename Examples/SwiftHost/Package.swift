@@ -79,6 +79,16 @@ let package = Package(
             path: "Fetch",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "example-database",
+            dependencies: [
+                .product(name: "Mappings", package: "Mappings"),
+                .product(name: "MappingsLua", package: "Mappings"),
+                .product(name: "MappingsSQL", package: "Mappings"),
+            ],
+            path: "Database",
+            swiftSettings: strictSettings
+        ),
         // The library's tests that need the examples' models: the shipped contexts into them.
         .testTarget(
             name: "TwitterModelsTests",

@@ -1,18 +1,34 @@
 import Foundation
-package import Mappings
-package import MappingsStream
+public import Mappings
 
-/// `stream --to`: records into a table of SQLite or PostgreSQL, in transactions of a batch,
-/// each of which also writes where the input stands to `mappings_offsets` under the job's name,
-/// so that the job started again resumes after its last committed record, whatever stopped it.
-package final class DatabaseSink: RecordSink {
+/// Records into a table of SQLite or PostgreSQL (`mappings stream --to`, or a host's
+/// `MappingStream.map(_:into:from:reported:)`), in transactions of a batch, each of which also
+/// writes where the input stands to `mappings_offsets` under the job's name, so that the job
+/// started again resumes after its last committed record, whatever stopped it.
+///
+/// ```swift
+/// var options = DatabaseSink.Options()
+/// options.createTables = true
+/// options.job = "orders"
+/// let sink = try DatabaseSink(.sqlite(path: "orders.db"), context: context, in: catalog, options: options)
+/// let start = try sink.storedPosition() ?? RecordPosition(source: "orders.ndjson")
+/// // read the input from start.offset, then:
+/// let report = try stream.map(lines, into: sink, from: start)
+/// ```
+///
+/// The columns are the context's properties in snake_case (`mappings schema --format sql`
+/// prints the table); a context with `@identity` upserts by it. docs/operations.md, "Into a
+/// database", has the types, the checks and what each stop leaves.
+public final class DatabaseSink: RecordSink, EncodingRecordSink {
     /// Where records go.
-    package enum Destination: Sendable, Equatable {
+    public enum Destination: Sendable, Equatable {
+        /// A SQLite database file, created when missing.
         case sqlite(path: String)
+        /// A PostgreSQL server, by a URI libpq reads (`postgresql://USER@HOST:PORT/DB?sslmode=…`).
         case postgresql(uri: String)
 
         /// `sqlite:PATH`, or a PostgreSQL URI (`postgresql://…`, `postgres://…`); `nil` otherwise.
-        package init?(_ text: String) {
+        public init?(_ text: String) {
             if text.hasPrefix("sqlite:") {
                 let path = String(text.dropFirst("sqlite:".count))
                 guard !path.isEmpty else { return nil }
@@ -32,37 +48,52 @@ package final class DatabaseSink: RecordSink {
         }
     }
 
-    package struct Options: Sendable {
-        package var createTables = false
-        /// `--job`: the name positions are kept under; `nil`: none kept.
-        package var job: String?
-        package var batchRecords = 5000
-        package var batchInterval: Duration = .seconds(1)
-        package var retryFor: Duration = .seconds(60)
-        package var rejectsTable: String?
+    /// How the sink writes: `stream --to`'s options.
+    public struct Options: Sendable {
+        /// The table (`--table`); `nil`: the context's model's name in snake_case.
+        public var table: String?
+        /// Creates the table, `mappings_offsets` and the rejects table when missing
+        /// (`--create-tables`); else they must exist and fit.
+        public var createTables = false
+        /// The name positions are kept under (`--job`); `nil`: none kept.
+        public var job: String?
+        /// A transaction commits when this many records and rejects are held (`--batch`), or
+        /// `batchInterval` after the last one (`--batch-seconds`), whichever comes first.
+        public var batchRecords = 5000
+        public var batchInterval: Duration = .seconds(1)
+        /// How long a database that cannot be reached is tried again before the sink gives up
+        /// (`--retry-for`).
+        public var retryFor: Duration = .seconds(60)
+        /// The table rejects go into, in the records' transactions (`--rejects-table`).
+        public var rejectsTable: String?
+        /// Where the sink says it tries again (default: standard error).
+        public var log: @Sendable (String) -> Void = { message in
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
 
-        package init() {}
+        public init() {}
     }
 
-    private let writer: any TableWriter
+    /// `nil` once closed.
+    private var writer: (any TableWriter)?
     private let encoder: SQLRowEncoder
     private let options: Options
     package var encoding: any RecordEncoding { encoder }
-    package var takesRejects: Bool { options.rejectsTable != nil }
+    public var takesRejects: Bool { options.rejectsTable != nil }
 
     /// The batch being gathered: the records' encodings, how many, the rejects.
     private var rows: [UInt8] = []
     private var rowCount = 0
     private var rejects: [RejectRow] = []
-    private var position: StreamRun.Resume?
+    private var position: RecordPosition?
     private var lastCommit = ContinuousClock.now
-    package private(set) var committed: StreamRun.Resume?
-    package private(set) var committedRecords = 0
+    public private(set) var committed: RecordPosition?
+    public private(set) var committedRecords = 0
 
     /// Opens the destination and readies `table` in it: created when asked and missing, else
     /// checked to take every column as the records write it. Throws what does not fit, before
     /// any row.
-    package init(_ destination: Destination, table: SQLTable, options: Options) throws(SinkFailure) {
+    package init(_ destination: Destination, table: SQLTable, options: Options) throws(RecordSinkFailure) {
         self.options = options
         encoder = SQLRowEncoder(table: table, dialect: destination.dialect)
         do {
@@ -71,21 +102,52 @@ package final class DatabaseSink: RecordSink {
             case .postgresql(let uri): writer = try PostgresTableWriter(uri: uri, table: table, options: options)
             }
         } catch {
-            throw SinkFailure(error.message, unavailable: error.unavailable)
+            throw RecordSinkFailure(error.message, unavailable: error.unavailable)
         }
     }
 
-    /// Where the job stopped last (`mappings_offsets`), when it has run before.
-    package func storedPosition() throws(SinkFailure) -> StreamRun.Resume? {
+    /// Opens the destination and readies the table of `context`'s records in it (named
+    /// `options.table`, or after its model): created when asked and missing, else checked to
+    /// take every column as the records write it. Throws what does not fit, before any row.
+    public convenience init(
+        _ destination: Destination, context: CompiledContext, in catalog: Catalog, options: Options = Options()
+    ) throws(RecordSinkFailure) {
+        let table: SQLTable
+        do {
+            table = try SQLTable.of(context, in: catalog, named: options.table)
+        } catch {
+            throw RecordSinkFailure(
+                "\(context.identifier ?? "the context") has no table: \(error.message)", unavailable: false)
+        }
+        try self.init(destination, table: table, options: options)
+    }
+
+    /// Where the job stopped last (`mappings_offsets`): where its next run starts; `nil` when
+    /// it has not run, or the options name no job.
+    public func storedPosition() throws(RecordSinkFailure) -> RecordPosition? {
         guard let job = options.job else { return nil }
         do {
-            return try writer.position(of: job)
+            return try open().position(of: job)
         } catch {
-            throw SinkFailure(error.message, unavailable: error.unavailable)
+            throw RecordSinkFailure(error.message, unavailable: error.unavailable)
         }
     }
 
-    package func add(_ records: ArraySlice<UInt8>) {
+    /// Closes the connection and lets go of the job (another sink may then run it). What was
+    /// added since the last commit is not written: `finish` first to keep it.
+    public func close() {
+        writer = nil
+        rows.removeAll()
+        rowCount = 0
+        rejects.removeAll()
+    }
+
+    private func open() throws(DatabaseError) -> any TableWriter {
+        guard let writer else { throw DatabaseError("the sink is closed", unavailable: false) }
+        return writer
+    }
+
+    public func add(_ records: ArraySlice<UInt8>) {
         guard !records.isEmpty else { return }
         rows += records
         rowCount += encoder.dialect == .postgresql ? Self.lines(in: records) : Self.lengthPrefixed(in: records)
@@ -112,14 +174,14 @@ package final class DatabaseSink: RecordSink {
         return count
     }
 
-    package func reject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+    public func reject(source: String?, line: Int, input: [UInt8], issues: [MappingIssue]) {
         rejects.append(
             RejectRow(
-                file: file ?? "-", line: line, input: String(decoding: input, as: UTF8.self),
-                issues: JSONWriter.string(.array(issues))))
+                file: source ?? "-", line: line, input: String(decoding: input, as: UTF8.self),
+                issues: JSONWriter.string(.array(issues.map(\.json)))))
     }
 
-    package func reached(_ position: StreamRun.Resume) throws(SinkFailure) {
+    public func reached(_ position: RecordPosition) throws(RecordSinkFailure) {
         self.position = position
         let due =
             rowCount + rejects.count >= options.batchRecords || rows.count >= 64 << 20
@@ -127,39 +189,39 @@ package final class DatabaseSink: RecordSink {
         if due { try commit() }
     }
 
-    package func finish(at position: StreamRun.Resume) throws(SinkFailure) {
+    public func finish(at position: RecordPosition) throws(RecordSinkFailure) {
         self.position = position
         try commit()
     }
 
     /// Writes the batch and the position in one transaction; while the destination cannot be
     /// reached, tries again (waiting twice as long each time, up to 5 s) for `retryFor`.
-    private func commit() throws(SinkFailure) {
+    private func commit() throws(RecordSinkFailure) {
         guard let position, rowCount > 0 || !rejects.isEmpty || position != committed else { return }
         let gaveUp = ContinuousClock.now + options.retryFor
         var delay: Duration = .milliseconds(100)
         while true {
             do {
-                try writer.write(
+                try open().write(
                     Batch(rows: rows, count: rowCount, rejects: rejects, position: position), job: options.job)
                 break
             } catch {
                 guard error.unavailable else {
-                    throw SinkFailure(
+                    throw RecordSinkFailure(
                         "the database refused a batch of \(rowCount) records (none of them is written): \(error.message)",
                         unavailable: false)
                 }
                 guard ContinuousClock.now + delay < gaveUp else {
-                    throw SinkFailure(
+                    throw RecordSinkFailure(
                         "the database cannot be reached (\(error.message)); gave up after \(Self.text(options.retryFor)) (--retry-for)",
                         unavailable: true)
                 }
-                Terminal.error(
+                options.log(
                     "mappings stream: the database cannot be reached (\(error.message)); trying again in \(Self.text(delay))"
                 )
                 Thread.sleep(forTimeInterval: Self.seconds(delay))
                 delay = min(delay * 2, .seconds(5))
-                writer.reconnect()
+                writer?.reconnect()
             }
         }
         committed = position
@@ -197,7 +259,7 @@ struct Batch {
     var rows: [UInt8]
     var count: Int
     var rejects: [RejectRow]
-    var position: StreamRun.Resume
+    var position: RecordPosition
 }
 
 /// What writes batches into one kind of database.
@@ -205,7 +267,7 @@ protocol TableWriter: AnyObject {
     /// Writes `batch` and, under `job`, its position, in one transaction; nothing on failure.
     func write(_ batch: Batch, job: String?) throws(DatabaseError)
     /// The position stored for `job`.
-    func position(of job: String) throws(DatabaseError) -> StreamRun.Resume?
+    func position(of job: String) throws(DatabaseError) -> RecordPosition?
     /// Connects again after the connection was lost (a failure is found by the next write).
     func reconnect()
 }
@@ -217,9 +279,9 @@ extension TableWriter {
     }
 
     /// A row of that query as a place to resume.
-    static func position(stored row: [String?]) -> StreamRun.Resume? {
+    static func position(stored row: [String?]) -> RecordPosition? {
         guard let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
-        return StreamRun.Resume(file: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+        return RecordPosition(source: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
     }
 
     /// Checks that the table's columns, as the database describes them (name, declared type,

@@ -1,5 +1,5 @@
 import Foundation
-import MappingsStream
+import Mappings
 
 /// Batches into PostgreSQL: one transaction a batch, the records sent with `COPY … FROM STDIN`
 /// in its text format (the lines the lanes wrote): straight into the table when the context
@@ -105,7 +105,7 @@ final class PostgresTableWriter: TableWriter {
         throw reconnectFailure ?? DatabaseError("the connection to PostgreSQL is closed", unavailable: true)
     }
 
-    func position(of job: String) throws(DatabaseError) -> StreamRun.Resume? {
+    func position(of job: String) throws(DatabaseError) -> RecordPosition? {
         let connection = try open()
         try connection.execute(SQLTable.offsetsStatement(.postgresql))
         let rows = try connection.rows(
@@ -140,7 +140,7 @@ final class PostgresTableWriter: TableWriter {
                 _ = try connection.rows(
                     Self.saveOffsetSQL(.postgresql, now: "now()"),
                     [
-                        job, batch.position.file ?? "-", String(batch.position.line),
+                        job, batch.position.source ?? "-", String(batch.position.line),
                         batch.position.offset.map { String($0) }, String(batch.count),
                         String(batch.rejects.count),
                     ])

@@ -1,5 +1,5 @@
 import Foundation
-import MappingsStream
+import Mappings
 
 /// Batches into a SQLite file: one `BEGIN IMMEDIATE … COMMIT` a batch, a prepared
 /// `INSERT` (with `ON CONFLICT … DO UPDATE` for a context with `@identity`) stepped a record at
@@ -94,7 +94,7 @@ final class SQLiteTableWriter: TableWriter {
 
     func reconnect() {}
 
-    func position(of job: String) throws(DatabaseError) -> StreamRun.Resume? {
+    func position(of job: String) throws(DatabaseError) -> RecordPosition? {
         try database.execute(SQLTable.offsetsStatement(.sqlite))
         let rows = try database.rows(
             Self.positionQuery("?"), [job])
@@ -119,7 +119,7 @@ final class SQLiteTableWriter: TableWriter {
             }
             if let job, let saveOffset {
                 saveOffset.bind(1, text: job)
-                saveOffset.bind(2, text: batch.position.file ?? "-")
+                saveOffset.bind(2, text: batch.position.source ?? "-")
                 saveOffset.bind(3, integer: Int64(batch.position.line))
                 if let offset = batch.position.offset {
                     saveOffset.bind(4, integer: Int64(offset))

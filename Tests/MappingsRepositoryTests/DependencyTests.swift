@@ -57,6 +57,8 @@ struct DependencyTests {
                 missing: $.replies[1].text: missing required value for Post.replies[1].text (host.mappings:3)
                 decoded: Hello from a host by Ann, 2 replies, 0 issues
                 undecodable: nil, missing required value
+                database: read 3, written 2, rejected 1, at notes:4 (byte 58)
+                again: read 0, written 0, rejected 0, at notes:4 (byte 58)
 
                 """, "\(run.stderr)")
 
@@ -155,6 +157,7 @@ struct DependencyTests {
                             .product(name: "Mappings", package: "mappings"),
                             .product(name: "MappingsLua", package: "mappings"),
                             .product(name: "MappingsMacros", package: "mappings"),
+                            .product(name: "MappingsSQL", package: "mappings"),
                         ]
                     ),
                     // The README's complete host, its block as it stands.
@@ -219,8 +222,43 @@ struct DependencyTests {
             print(tweet.value.shout)
             print("by \\(tweet.value.user.name), \\(tweet.issues.count) issues")
             try mapThroughMacro()
+            try writeIntoDatabase()
 
             """,
+            "Sources/host/Database.swift": #"""
+            import Foundation
+            import Mappings
+            import MappingsSQL
+
+            /// Three records into a SQLite file through a sink, then the job started again.
+            func writeIntoDatabase() throws {
+                let contexts = #"{ "$Note": { "@class": "Note", "@identity": "id", "id": "id", "text": "text" } }"#
+                let models = #"{ "@models": { "Note": { "id": "Int", "text": "String" } } }"#
+                let catalog = try Catalog.load(
+                    ["models.mappings", "notes.mappings"],
+                    from: .memory(["models.mappings": models, "notes.mappings": contexts]))
+                let mapper = Mapper(catalog: catalog)
+                let context = try mapper.context("$Note")
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("host-\(getpid())")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                var options = DatabaseSink.Options()
+                options.createTables = true
+                options.job = "notes"
+                let lines = [#"{"id": 1, "text": "a"}"#, #"{"id": "x"}"#, #"{"id": 1, "text": "b"}"#].map { Array($0.utf8) }
+                let stream = MappingStream(records: RecordMapper(mapper: mapper, context: context), workers: 2)
+                for run in ["database", "again"] {
+                    let sink = try DatabaseSink(
+                        .sqlite(path: folder.appendingPathComponent("notes.db").path), context: context, in: catalog,
+                        options: options)
+                    let start = try sink.storedPosition() ?? RecordPosition(source: "notes")
+                    let report = try stream.map(lines[(start.line - 1)...], into: sink, from: start)
+                    print("\(run): read \(report.records), written \(report.written), rejected \(report.rejected), at \(report.end)")
+                    sink.close()
+                }
+            }
+
+            """#,
             "Sources/host/Macro.swift": #"""
             import Foundation
             import MappingsMacros

@@ -46,6 +46,33 @@ struct ExamplesTests {
         #expect(run.stdout.contains("mapped again: the same tweet"))
     }
 
+    @Test("into a database: a job that goes on where it stopped")
+    func database() throws {
+        let folder = try Fixtures.directory(with: ["README": "the example's database\n"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("tweets.db").path
+        let first = try Self.run("example-database", [database])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("the job starts at Examples/pipeline/tweets.ndjson:1 (byte 0)"))
+        #expect(first.stdout.contains("line 3: not JSON"))
+        #expect(first.stdout.contains("line 4: missing required value at $.id_str"))
+        #expect(first.stdout.contains("line 5: transformer failed at $.coordinates"))
+        let size =
+            try FileManager.default.attributesOfItem(
+                atPath: ToolRunner.packageRoot.appendingPathComponent("Examples/pipeline/tweets.ndjson").path)[.size]
+            as! Int
+        #expect(
+            first.stdout.contains(
+                "read 6, written 3, rejected 3; the job stands at Examples/pipeline/tweets.ndjson:7 (byte \(size))"))
+        let rows = try ToolRunner.run(
+            [database, "SELECT identifier, message FROM tweet_model; SELECT line FROM rejects"],
+            executable: URL(fileURLWithPath: "/usr/bin/sqlite3"))
+        #expect(rows.stdout == "1|First\n2|Second\n6|Last\n3\n4\n5\n", "\(rows.stderr)")
+        let again = try Self.run("example-database", [database])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("read 0, written 0, rejected 0"))
+    }
+
     @Test("fetching from a local server")
     func fetch() throws {
         let server = try TestServer()

@@ -11,7 +11,7 @@ struct PublicAPIListing {
     /// The library modules whose public declarations hosts see, in layer order.
     static let modules = [
         "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings", "MappingsLua",
-        "MappingsFetch", "MappingsMacros",
+        "MappingsFetch", "MappingsSQL", "MappingsMacros",
     ]
 
     struct Declaration: Hashable {

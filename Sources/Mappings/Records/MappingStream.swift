@@ -37,45 +37,25 @@ public struct MappingStream: Sendable {
     where Lines.Element == [UInt8] {
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
-        let blockSize = min(1 << 20, max(1 << 14, maxInFlight / (4 * (workers + 1))))
-        var iterator = lines.makeIterator()
+        var blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: true)
         var pending: [(result: BlockResult?, firstIndex: Int)] = []
         // Lines of the head block already given to `body`.
         var delivered = 0
-        var building: [UInt8] = []
-        var buildingFirst = 0
-        var index = 0
         var held = 0
-        var ended = false
-        func submit() {
-            guard !building.isEmpty else { return }
-            let block = RecordBlock(bytes: building, offset: 0, records: records, writesErrors: true)
-            pending.append((pipeline.submit(block), buildingFirst))
-            held += building.count
-            building = []
-        }
         while true {
-            while !ended, held < maxInFlight / 2 {
-                guard let line = iterator.next() else {
-                    ended = true
-                    submit()
-                    break
+            while !blocks.ended, held < maxInFlight / 2 {
+                blocks.read { gathered in
+                    switch gathered {
+                    case .block(let block, let firstIndex):
+                        pending.append((pipeline.submit(block), firstIndex))
+                        held += block.bytes.count
+                    case .unsplit(_, let index, _):
+                        pending.append((nil, index))
+                    }
                 }
-                if line.contains(0x0A) {
-                    submit()
-                    pending.append((nil, index))
-                    index += 1
-                    buildingFirst = index
-                    continue
-                }
-                if building.isEmpty { buildingFirst = index }
-                building += line
-                building.append(0x0A)
-                index += 1
-                if building.count >= blockSize { submit() }
             }
             guard let head = pending.first else {
-                if ended { return }
+                if blocks.ended { return }
                 continue
             }
             guard let result = head.result else {
@@ -88,7 +68,7 @@ public struct MappingStream: Sendable {
                 continue
             }
             pipeline.setHead(result)
-            _ = pipeline.wait(for: result, timeout: ended || held >= maxInFlight / 2 ? 0.05 : 0)
+            _ = pipeline.wait(for: result, timeout: blocks.ended || held >= maxInFlight / 2 ? 0.05 : 0)
             let piece = result.take()
             pipeline.took(piece.output.count)
             try deliver(piece, after: delivered, firstIndex: head.firstIndex, body)
@@ -104,6 +84,9 @@ public struct MappingStream: Sendable {
         }
     }
 
+    /// How big a block of lines is: a fraction of what may be in flight, between 16 KiB and 1 MiB.
+    var blockSize: Int { min(1 << 20, max(1 << 14, maxInFlight / (4 * (workers + 1)))) }
+
     /// Maps the NDJSON `text`, held whole, in blocks that share its storage (no line is
     /// copied), and calls `body` for each record in input order: its line's index, its output
     /// (a part of its block's output, not copied; `nil` when not written) and its outcome. What
@@ -114,7 +97,6 @@ public struct MappingStream: Sendable {
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
         let whole = RecordBlock(bytes: text, offset: 0, records: records, writesErrors: true)
-        let blockSize = min(1 << 20, max(1 << 14, maxInFlight / (4 * (workers + 1))))
         var next = 0
         var nextIndex = 0
         var held = 0
@@ -202,4 +184,70 @@ public struct MappedRecord: Sendable {
     /// How it went: clean, with warnings, with errors (the output then holds what could be
     /// made), or not JSON.
     public let outcome: RecordOutcome
+}
+
+/// The lines of a sequence gathered into blocks of about `blockSize` bytes, each line ended by
+/// a line feed; a line that holds a line feed is no line of a block, and comes on its own.
+struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
+    enum Gathered {
+        /// A block, and the index of its first line.
+        case block(RecordBlock, firstIndex: Int)
+        /// A line that holds a line feed, its index, and where it starts.
+        case unsplit([UInt8], index: Int, offset: Int)
+    }
+
+    private var lines: Lines
+    private let blockSize: Int
+    private let records: RecordMapper
+    private let writesErrors: Bool
+    private var building: [UInt8] = []
+    private var buildingFirst = 0
+    /// Lines read, and their bytes (each with its line feed).
+    private(set) var index = 0
+    private(set) var offset = 0
+    private(set) var ended = false
+
+    init(_ lines: Lines, blockSize: Int, records: RecordMapper, writesErrors: Bool) {
+        self.lines = lines
+        self.blockSize = blockSize
+        self.records = records
+        self.writesErrors = writesErrors
+    }
+
+    /// Reads lines until a block is full, a line holds a line feed, or the lines end, and gives
+    /// what that gathered, in order.
+    mutating func read(_ body: (Gathered) throws -> Void) rethrows {
+        while !ended {
+            guard let line = lines.next() else {
+                ended = true
+                if let block = take() { try body(block) }
+                return
+            }
+            if line.contains(0x0A) {
+                if let block = take() { try body(block) }
+                try body(.unsplit(line, index: index, offset: offset))
+                index += 1
+                offset += line.count + 1
+                return
+            }
+            if building.isEmpty { buildingFirst = index }
+            building += line
+            building.append(0x0A)
+            index += 1
+            offset += line.count + 1
+            if building.count >= blockSize, let block = take() {
+                try body(block)
+                return
+            }
+        }
+    }
+
+    /// The block gathered so far, when it holds a line.
+    private mutating func take() -> Gathered? {
+        guard !building.isEmpty else { return nil }
+        let block = RecordBlock(
+            bytes: building, offset: offset - building.count, records: records, writesErrors: writesErrors)
+        building = []
+        return .block(block, firstIndex: buildingFirst)
+    }
 }

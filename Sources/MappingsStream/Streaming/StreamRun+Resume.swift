@@ -1,5 +1,5 @@
 import Foundation
-import Mappings
+package import Mappings
 
 extension StreamRun {
     /// Where a stream that stopped early starts again: the first record it did not process
@@ -51,6 +51,14 @@ extension StreamRun {
             self.offset = offset
             self.digest = digest
         }
+
+        /// A sink's position (`RecordSink.committed`), which keeps no checksum.
+        package init(_ position: RecordPosition) {
+            self.init(file: position.source, line: position.line, offset: position.offset)
+        }
+
+        /// The place as a sink keeps it.
+        package var record: RecordPosition { RecordPosition(source: file, line: line, offset: offset) }
     }
 
     /// What `--resume-from` asks: a place, and, when it names the stats file of the stopped run,

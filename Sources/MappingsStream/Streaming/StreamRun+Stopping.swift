@@ -79,7 +79,7 @@ extension StreamRun {
                 let message =
                     "the stream was stopped (\(stopReason.map { "\($0)" } ?? "by a signal")) while this record was being mapped"
                 let issue = MappingIssue(record: .interrupted, message: message, context: records.context)
-                reject(state.block, current.range, at: position, line: lines, issues: [issue.json])
+                reject(state.block, current.range, at: position, line: lines, issues: [issue])
                 start = state.block.start(after: current.range)
             }
             let remainder = Remainder(block: state.block, start: start, tail: state.tail)

@@ -44,7 +44,7 @@ extension StreamRun {
                     for issue in outcome.issues { Terminal.error("\(place(position.file, line)): \(issue)") }
                     continue
                 }
-                reject(state.block, event.range, at: position, line: line, issues: outcome.issues.map(\.json))
+                reject(state.block, event.range, at: position, line: line, issues: outcome.issues)
                 if policy == .fail {
                     for issue in outcome.issues { Terminal.error("\(place(position.file, line)): \(issue)") }
                     failed = (event.line, state.block.start(after: event.range))
@@ -53,7 +53,7 @@ extension StreamRun {
                 counts.invalid += 1
                 stats.count(issue: MappingIssue.Kind.invalidJSON.rawValue)
                 let issues = outcome.rejectIssues(context: records.context)
-                reject(state.block, event.range, at: position, line: line, issues: issues.map(\.json))
+                reject(state.block, event.range, at: position, line: line, issues: issues)
                 if policy == .fail {
                     Terminal.error("\(place(position.file, line)): \(outcome.invalidReason ?? "not JSON")")
                     failed = (event.line, state.block.start(after: event.range))
@@ -111,7 +111,7 @@ extension StreamRun {
         stats.count(issue: MappingIssue.Kind.lineTooLong.rawValue)
         let message = "the line is longer than \(LineReader.maximumLine) bytes"
         let issue = MappingIssue(record: .lineTooLong, message: message, context: records.context)
-        writeReject(file: position.file, line: position.linesBefore, input: head, issues: [issue.json])
+        writeReject(file: position.file, line: position.linesBefore, input: head, issues: [issue])
         if policy == .fail {
             Terminal.error("\(place(position.file, position.linesBefore)): \(message)")
             stopReason = .failure
@@ -120,18 +120,19 @@ extension StreamRun {
 
     /// Writes the reject of a record of `block` (its line's bytes) with its issues.
     mutating func reject(
-        _ block: RecordBlock, _ range: Range<Int>, at position: Position, line: Int, issues: [JSONValue]
+        _ block: RecordBlock, _ range: Range<Int>, at position: Position, line: Int, issues: [MappingIssue]
     ) {
         writeReject(file: position.file, line: line, input: Array(block.bytes[range]), issues: issues)
     }
 
     /// One line of the rejects: where the record is, its text, its issues.
-    mutating func writeReject(file: String?, line: Int, input: [UInt8], issues: [JSONValue]) {
+    mutating func writeReject(file: String?, line: Int, input: [UInt8], issues found: [MappingIssue]) {
         if let sink, sink.takesRejects {
             counts.rejected += 1
-            sink.reject(file: file, line: line, input: input, issues: issues)
+            sink.reject(source: file, line: line, input: input, issues: found)
             return
         }
+        let issues = found.map(\.json)
         if framesRecords {
             counts.rejected += 1
             let reject: JSONValue = [
@@ -296,7 +297,7 @@ extension StreamRun {
         guard let sink, sinkFailure == nil else { return }
         sinkLast = position
         do {
-            try sink.reached(position)
+            try sink.reached(position.record)
         } catch {
             stopOnSink(error)
         }
@@ -308,16 +309,16 @@ extension StreamRun {
         guard let sink, sinkFailure == nil else { return }
         guard let position = resume ?? sinkLast else { return }
         do {
-            try sink.finish(at: position)
+            try sink.finish(at: position.record)
         } catch {
             stopOnSink(error)
         }
     }
 
-    private mutating func stopOnSink(_ failure: SinkFailure) {
+    private mutating func stopOnSink(_ failure: RecordSinkFailure) {
         sinkFailure = failure
         if stopReason == nil { stopReason = .destination(failure.message) }
         // What was not committed is read again by the next run: it resumes at the last commit.
-        resume = sink?.committed
+        resume = sink?.committed.map(Resume.init)
     }
 }

@@ -58,7 +58,7 @@ package struct StreamRun {
     /// `--to`: where records go instead of the output, committed with the input's position.
     package let sink: (any RecordSink)?
     /// Why the sink stopped taking records, when it did.
-    package var sinkFailure: SinkFailure?
+    package var sinkFailure: RecordSinkFailure?
     /// The last position the sink was handed: where a run that read everything ends.
     var sinkLast: Resume?
     /// `--job`: a run stopped early resumes by being started again, not by `--resume-from`.
@@ -78,7 +78,9 @@ package struct StreamRun {
         self.omitNulls = omitNulls
         let records = RecordMapper(
             mapper: mapper, context: compiled, usesFastPlan: usesFastPlan, omittingNulls: omitNulls)
-        self.records = sink.map { records.encoding($0.encoding) } ?? sparkRows.map(records.encoding) ?? records
+        self.records =
+            (sink as? any EncodingRecordSink).map { records.encoding($0.encoding) } ?? sparkRows.map(records.encoding)
+            ?? records
         self.sink = sink
         self.framesRecords = sparkRows != nil
         self.reloads = reloader.map { StreamReloads(reloader: $0, timeout: reloadTimeout) }

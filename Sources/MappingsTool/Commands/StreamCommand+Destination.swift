@@ -59,6 +59,7 @@ extension StreamCommand {
         if let batchSeconds { options.batchInterval = .milliseconds(Int(batchSeconds * 1000)) }
         options.retryFor = .seconds(retryFor ?? 60)
         options.rejectsTable = rejectsTable
+        options.log = { Terminal.error($0) }
         do {
             return try DatabaseSink(destination, table: table, options: options)
         } catch {
@@ -75,7 +76,7 @@ extension StreamCommand {
     {
         let stored: StreamRun.Resume?
         do {
-            stored = try sink.storedPosition()
+            stored = try sink.storedPosition().map(StreamRun.Resume.init)
         } catch {
             Terminal.error("error: --to: \(error.message)")
             throw ToolFailure(status: error.unavailable ? .destinationUnavailable : .loadFailure)

@@ -1,0 +1,86 @@
+/// Where a `MappingStream` writes records instead of giving them to a closure: a destination
+/// that commits them in batches together with where the input then stands, so that a stream
+/// stopped anyhow starts again after the last committed record and no record is written twice.
+/// `mappings stream --to` writes into one (MappingsSQL's `DatabaseSink`); a host writes into it
+/// with `MappingStream.map(_:into:from:reported:)`, or implements one for its own destination.
+///
+/// The stream calls a sink on the thread that called `map`, in input order: `add` with the
+/// outputs of records, `reject` with records that are not written (when `takesRejects`), then
+/// `reached` with the position of the first line not yet handled, after every block, and
+/// `finish` once at the end. A sink commits when it chooses, always at a position the stream
+/// gave it, and says where its last commit left the input (`committed`).
+public protocol RecordSink: AnyObject {
+    /// Whether records that are not written (errors, not JSON) go into the sink too.
+    var takesRejects: Bool { get }
+    /// Records' outputs, in input order: each one's JSON followed by a line feed. (A sink of
+    /// this library may have the records encoded otherwise on the lanes.)
+    func add(_ records: ArraySlice<UInt8>)
+    /// A record that is not written, when `takesRejects`: where it is, its line's text, why.
+    func reject(source: String?, line: Int, input: [UInt8], issues: [MappingIssue])
+    /// Every record before `position` was added or rejected: the sink may commit. Throws when
+    /// the destination cannot take what it holds, after whatever retries it makes; the stream
+    /// then stops, and `committed` is where a next run starts.
+    func reached(_ position: RecordPosition) throws(RecordSinkFailure)
+    /// Commits what is left, with `position` as where a next run starts.
+    func finish(at position: RecordPosition) throws(RecordSinkFailure)
+    /// Where the last commit left the input; `nil` before any commit.
+    var committed: RecordPosition? { get }
+    /// The records committed so far.
+    var committedRecords: Int { get }
+}
+
+/// A sink of this library whose records the lanes encode as it stores them (`add` then
+/// receives those encodings, not JSON lines).
+package protocol EncodingRecordSink: RecordSink {
+    var encoding: any RecordEncoding { get }
+}
+
+/// A place in a stream's input: the first line not yet handled.
+public struct RecordPosition: Sendable, Hashable, CustomStringConvertible {
+    /// The input's name (a file's path as given); `nil` for an unnamed input (standard input).
+    public var source: String?
+    /// The line, from 1, counting every line of the input (blank ones too).
+    public var line: Int
+    /// Where that line starts in the input, in bytes; `nil` when not known.
+    public var offset: Int?
+
+    public init(source: String? = nil, line: Int = 1, offset: Int? = 0) {
+        self.source = source
+        self.line = line
+        self.offset = offset
+    }
+
+    /// `orders.ndjson:1201 (byte 98304)`.
+    public var description: String {
+        "\(source ?? "-"):\(line)" + (offset.map { " (byte \($0))" } ?? "")
+    }
+}
+
+/// Why a sink stopped taking records.
+public struct RecordSinkFailure: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    /// Whether the destination could not be reached (the tool exits 69, EX_UNAVAILABLE), rather
+    /// than refused what it was given (its own constraint, a table that does not fit).
+    public var unavailable: Bool
+
+    public init(_ message: String, unavailable: Bool) {
+        self.message = message
+        self.unavailable = unavailable
+    }
+
+    public var description: String { message }
+}
+
+/// What `MappingStream.map(_:into:from:reported:)` did.
+public struct RecordSinkReport: Sendable, Hashable {
+    /// Records read (blank lines are none), and of them those added to the sink, those not
+    /// written because of their issues or not JSON, and those a `@filter` dropped.
+    public var records = 0
+    public var written = 0
+    public var rejected = 0
+    public var filtered = 0
+    /// Where the input ended: what the sink was finished at.
+    public var end = RecordPosition()
+
+    public init() {}
+}
