@@ -1,13 +1,16 @@
-// Into a database: the pipeline's tweets into a SQLite file through a `DatabaseSink`, as a job
-// that goes on where it stopped when it runs again.
+// Into a database: the pipeline's tweets into a SQLite file (or a PostgreSQL database) through
+// a `DatabaseSink`, as a job that goes on where it stopped when it runs again.
 //
 //     swift run --package-path Examples/SwiftHost example-database tweets.db     (from the repository's root)
+//     swift run --package-path Examples/SwiftHost example-database postgresql://app@127.0.0.1:5432/shop
 import Foundation
 import Mappings
 import MappingsLua
 import MappingsSQL
 
-let database = CommandLine.arguments.dropFirst().first ?? "tweets.db"
+// `sqlite:PATH` or a PostgreSQL URI, as `stream --to` takes them; a plain path is a SQLite file.
+let argument = CommandLine.arguments.dropFirst().first ?? "tweets.db"
+let destination = DatabaseSink.Destination(argument) ?? .sqlite(path: argument)
 let input = "Examples/pipeline/tweets.ndjson"
 
 var transformers = TransformerRegistry()
@@ -19,7 +22,7 @@ var options = DatabaseSink.Options()
 options.createTables = true  // the table `tweet_model`, as `mappings schema --format sql` prints it
 options.job = "tweets"  // where the input stands, kept in `mappings_offsets` under this name
 options.rejectsTable = "rejects"
-let sink = try DatabaseSink(.sqlite(path: database), context: context, in: mapper.catalog, options: options)
+let sink = try DatabaseSink(destination, context: context, in: mapper.catalog, options: options)
 defer { sink.close() }
 
 // Where the job stopped last; the file's first line when it never ran.

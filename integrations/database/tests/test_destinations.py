@@ -2,6 +2,7 @@
 upserts by @identity, tables that do not fit, and exactly once across kill -9 at random moments
 and a database that goes away (docs/operations.md, "Into a database")."""
 import json
+import os
 import random
 import signal
 import subprocess
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import CONTEXTS, Cluster, binary, mappings, order, orders
+from conftest import CONTEXTS, ROOT, Cluster, binary, mappings, order, orders
 from destinations import Postgres, SQLite, compare, records
 
 
@@ -279,3 +280,34 @@ def test_sigterm_commits_what_was_mapped_and_the_job_goes_on_from_there(destinat
     compare(destination.table("order"), expected)
     rejected = [line for (line,) in destination.query('SELECT "line" FROM "rejects" ORDER BY "line"')]
     assert rejected == list(range(89, 20001, 89))
+
+
+EXAMPLE = os.path.join(ROOT, ".build", "swifthost-examples", "debug", "example-database")
+
+
+def example_database(destination):
+    """Runs Examples/SwiftHost's `example-database` (built when missing, as the suite builds it)
+    from the repository's root, as docs/swift.md says."""
+    if not os.path.exists(EXAMPLE):
+        subprocess.run(["swift", "build", "--package-path", os.path.join(ROOT, "Examples", "SwiftHost"),
+                        "--scratch-path", os.path.join(ROOT, ".build", "swifthost-examples"),
+                        "--product", "example-database", "-Xswiftc", "-gnone"], check=True, capture_output=True)
+    return subprocess.run([EXAMPLE, destination], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_a_swift_host_writes_through_the_same_sink_and_its_job_goes_on(destination):
+    tweets = os.path.join(ROOT, "Examples", "pipeline", "tweets.ndjson")
+    first = example_database(destination.uri)
+    assert first.returncode == 0, first.stderr
+    assert f"read 6, written 3, rejected 3; the job stands at Examples/pipeline/tweets.ndjson:7 " \
+           f"(byte {os.path.getsize(tweets)})" in first.stdout, first.stdout
+    expected = records(mappings("stream", "--mappings", os.path.join(ROOT, "contexts"), "--scripts",
+                                os.path.join(ROOT, "scripts"), "--context", "$TweetModel", tweets).stdout)
+    stored = destination.query('SELECT "identifier", "message", "retweets" FROM "tweet_model" ORDER BY "identifier"')
+    assert [tuple(row) for row in stored] == [
+        (record["identifier"], record["message"], record["retweets"]) for record in expected]
+    assert [line for (line,) in destination.query('SELECT "line" FROM "rejects" ORDER BY "line"')] == [3, 4, 5]
+    again = example_database(destination.uri)
+    assert again.returncode == 0, again.stderr
+    assert "read 0, written 0, rejected 0" in again.stdout
+    assert len(destination.query('SELECT 1 FROM "tweet_model"')) == 3
