@@ -44,26 +44,68 @@ final class LineSession: @unchecked Sendable {
     /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end);
     /// a line over `maximumLine` is cut out of the block, a reject of its own.
     func submit(_ bytes: [UInt8]) {
-        var overlong: [Range<Int>] = []
+        var start = 0
+        var lines = 0
         RecordBlock.forEachLine(in: bytes, range: bytes.indices) { line, next in
-            if line.count > Self.maximumLine { overlong.append(line.lowerBound..<next) }
+            if line.count > Self.maximumLine {
+                queue(bytes, start..<line.lowerBound, lines: lines)
+                overlong(line: line.lowerBound..<next, of: bytes)
+                start = next
+                lines = 0
+            } else {
+                lines += 1
+            }
             return true
         }
-        var start = 0
-        for cut in overlong {
-            queue(bytes, start..<cut.lowerBound)
-            pending.append(.overlong(line: nextLine, head: Array(bytes[cut.lowerBound..<(cut.lowerBound + 1024)])))
-            nextLine += 1
-            start = cut.upperBound
-        }
-        queue(bytes, start..<bytes.count)
+        queue(bytes, start..<bytes.count, lines: lines)
     }
 
-    private func queue(_ bytes: [UInt8], _ range: Range<Int>) {
+    /// Queues `lines` (each without its line feed), copied once into blocks of whole lines; a
+    /// line over `maximumLine` is a reject of its own.
+    func submit(lines: [UnsafeBufferPointer<UInt8>]) {
+        var index = 0
+        while index < lines.count {
+            var end = index
+            var size = 0
+            while end < lines.count, lines[end].count <= Self.maximumLine {
+                size += lines[end].count + 1
+                end += 1
+            }
+            if end > index {
+                let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                    var at = 0
+                    for line in lines[index..<end] {
+                        if let base = line.baseAddress, !line.isEmpty {
+                            (buffer.baseAddress! + at).initialize(from: base, count: line.count)
+                        }
+                        at += line.count
+                        buffer[at] = 0x0A
+                        at += 1
+                    }
+                    initialized = at
+                }
+                queue(bytes, bytes.indices, lines: end - index)
+            }
+            if end < lines.count {
+                let head = Array(UnsafeBufferPointer(rebasing: lines[end].prefix(1024)))
+                pending.append(.overlong(line: nextLine, head: head))
+                nextLine += 1
+                end += 1
+            }
+            index = end
+        }
+    }
+
+    private func overlong(line: Range<Int>, of bytes: [UInt8]) {
+        pending.append(.overlong(line: nextLine, head: Array(bytes[line.lowerBound..<(line.lowerBound + 1024)])))
+        nextLine += 1
+    }
+
+    private func queue(_ bytes: [UInt8], _ range: Range<Int>, lines: Int) {
         guard !range.isEmpty else { return }
         let block = RecordBlock(bytes: bytes, range: range, offset: 0, records: context.records, writesErrors: true)
         pending.append(.block(pipeline.submit(block), firstLine: nextLine))
-        nextLine += block.lineCount()
+        nextLine += lines
     }
 
     /// Waits for the head block (or its first part) and returns its records' results
@@ -90,6 +132,22 @@ final class LineSession: @unchecked Sendable {
         while !pipeline.wait(for: head.result, timeout: 1) {}
         let piece = head.result.take()
         var out: [UInt8] = []
+        if let clean = cleanFrames(of: piece) {
+            // Every line since the last take is a record the lane wrote cleanly: their frames
+            // in order, no line end looked for again.
+            for (record, frame) in clean.enumerated() {
+                let tags = piece.output[frame]
+                if let arrow {
+                    tags.withUnsafeBytes { arrow.append($0) }
+                } else {
+                    ResultWriter.append(
+                        line: head.firstLine + delivered + record, outcome: RecordOutcome(kind: .clean),
+                        context: context.compiled, value: tags, input: EmptyCollection<UInt8>(), into: &out)
+                }
+            }
+            advance(past: piece, head: head)
+            return out
+        }
         var events = piece.events[...]
         var outputStart = 0
         var lineNumber = 0
@@ -137,6 +195,35 @@ final class LineSession: @unchecked Sendable {
                 input: piece.block.bytes[line], into: &out)
             return true
         }
+        advance(past: piece, head: head)
+        return out
+    }
+
+    /// The frames of `piece`'s records (ranges of its output, without their line feeds) when
+    /// each of its lines is a record the lane wrote cleanly — no blank line, no event — and
+    /// they fit the Arrow batch; `nil` otherwise.
+    private func cleanFrames(of piece: BlockResult.State) -> [Range<Int>]? {
+        guard piece.events.isEmpty, piece.records == piece.lines - delivered, piece.records > 0 else { return nil }
+        if let arrow, arrow.heldBytes + piece.output.count > batchLimit { return nil }
+        var frames: [Range<Int>] = []
+        frames.reserveCapacity(piece.records)
+        let found: Bool = piece.output.withUnsafeBytes { output in
+            var at = 0
+            for _ in 0..<piece.records {
+                guard at + 4 <= output.count else { return false }
+                let length = Int(UInt32(littleEndian: output.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+                guard at + 4 + length < output.count, output[at + 4 + length] == 0x0A else { return false }
+                frames.append((at + 4)..<(at + 4 + length))
+                at += 4 + length + 1
+            }
+            return at == output.count
+        }
+        return found ? frames : nil
+    }
+
+    /// Notes that `piece` of the head block was taken: the block's next lines, or its tail, or
+    /// the next pending entry come next.
+    private func advance(past piece: BlockResult.State, head: (result: BlockResult, firstLine: Int)) {
         delivered = piece.lines
         if piece.finished {
             delivered = 0
@@ -146,6 +233,5 @@ final class LineSession: @unchecked Sendable {
                 pending.removeFirst()
             }
         }
-        return out
     }
 }

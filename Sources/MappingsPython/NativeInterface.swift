@@ -113,6 +113,19 @@ public func mappingsPyLinesSubmit(session: UnsafeMutableRawPointer, bytes: Unsaf
     object(session, as: LineSession.self).submit(Array(UnsafeBufferPointer(start: bytes, count: Int(count))))
 }
 
+/// Queues `count` lines, each `lengths[i]` bytes at `parts[i]` without its line feed: copied
+/// once, into one block with their line feeds.
+@_cdecl("mappings_py_lines_submit_parts")
+public func mappingsPyLinesSubmitParts(
+    session: UnsafeMutableRawPointer, parts: UnsafePointer<UnsafePointer<UInt8>?>, lengths: UnsafePointer<Int64>,
+    count: Int64
+) {
+    let lines = (0..<Int(count)).map { index in
+        UnsafeBufferPointer(start: parts[index], count: Int(lengths[index]))
+    }
+    object(session, as: LineSession.self).submit(lines: lines)
+}
+
 /// Blocks submitted and not yet taken.
 @_cdecl("mappings_py_lines_pending")
 public func mappingsPyLinesPending(session: UnsafeMutableRawPointer) -> Int32 {

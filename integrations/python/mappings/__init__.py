@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._native import LoadError, Result
@@ -97,57 +97,61 @@ def _payload_bytes(payload: Union[bytes, bytearray, memoryview, str]) -> bytes:
     raise TypeError(f"a payload is bytes or str of JSON text, not {type(payload).__name__}")
 
 
-def _blocks(source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterable[Union[bytes, str]]]) -> Iterator[bytes]:
-    """Whole lines of NDJSON in blocks of about _BLOCK_BYTES, from a path, bytes of NDJSON, or
-    an iterable of lines (bytes or str; a line's own line feed is optional)."""
+def _feeder(session: Any, source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterable[Union[bytes, str]]]) -> Callable[[], bool]:
+    """A function that queues the next block of whole lines of NDJSON (about _BLOCK_BYTES) on
+    `session` and returns False once `source` ended: a path, bytes of NDJSON, or an iterable of
+    lines (bytes or str; a line's own line feed is optional), whose lines the native module
+    gathers and copies once."""
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as file:
-            # The start of a line that goes on past the chunks read so far (a long line is
-            # joined once, not copied again at every chunk).
-            rest: List[bytes] = []
-            while True:
-                chunk = file.read(_BLOCK_BYTES)
-                if not chunk:
-                    break
-                cut = chunk.rfind(b"\n") + 1
-                if cut == 0:
-                    rest.append(chunk)
-                    continue
-                yield b"".join(rest + [chunk[:cut]])
-                rest = [chunk[cut:]] if cut < len(chunk) else []
-            if rest:
-                yield b"".join(rest)
-        return
+        chunks = _file_blocks(source)
+
+        def from_file() -> bool:
+            block = next(chunks, None)
+            if block is None:
+                return False
+            session.submit(block)
+            return True
+
+        return from_file
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        start = 0
-        while start < len(data):
+        place = [0]
+
+        def from_bytes() -> bool:
+            start = place[0]
+            if start >= len(data):
+                return False
             end = min(len(data), start + _BLOCK_BYTES)
             if end < len(data):
                 cut = data.find(b"\n", end)
                 end = len(data) if cut < 0 else cut + 1
-            yield data[start:end]
-            start = end
-        return
-    parts: List[bytes] = []
-    size = 0
-    for line in source:
-        if isinstance(line, str):
-            line = line.encode("utf-8", "surrogatepass")
-        elif not isinstance(line, bytes):
-            line = bytes(line)
-        # A line's own end (\n or \r\n) is optional; any other line feed would make two lines.
-        body = line[:-1] if line.endswith(b"\n") else line
-        if b"\n" in body:
-            raise ValueError("a line holds a line feed: NDJSON is one record per line")
-        line = body + b"\n"
-        parts.append(line)
-        size += len(line)
-        if size >= _BLOCK_BYTES:
-            yield b"".join(parts)
-            parts, size = [], 0
-    if parts:
-        yield b"".join(parts)
+            session.submit_range(data, start, end)
+            place[0] = end
+            return end < len(data)
+
+        return from_bytes
+    lines = iter(source)
+    return lambda: bool(session.submit_lines(lines, _BLOCK_BYTES))
+
+
+def _file_blocks(path: Union[str, os.PathLike]) -> Iterator[bytes]:
+    """Whole lines of the file at `path` in blocks of about _BLOCK_BYTES."""
+    with open(path, "rb") as file:
+        # The start of a line that goes on past the chunks read so far (a long line is
+        # joined once, not copied again at every chunk).
+        rest: List[bytes] = []
+        while True:
+            chunk = file.read(_BLOCK_BYTES)
+            if not chunk:
+                break
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:
+                rest.append(chunk)
+                continue
+            yield b"".join(rest + [chunk[:cut]])
+            rest = [chunk[cut:]] if cut < len(chunk) else []
+        if rest:
+            yield b"".join(rest)
 
 
 def _workers(workers: int) -> int:
@@ -159,15 +163,11 @@ def _taken(session: Any, source: Any, workers: int) -> Iterator[List[Result]]:
     """Feeds a session the blocks of `source`, a few ahead of the one taken (so that its
     workers map while the caller builds values), and yields each block's results in order."""
     ahead = 2 * max(1, int(workers)) + 1
-    blocks = _blocks(source)
+    feed = _feeder(session, source)
     ended = False
     while True:
         while not ended and session.pending() < ahead:
-            block = next(blocks, None)
-            if block is None:
-                ended = True
-                break
-            session.submit(block)
+            ended = not feed()
         results = session.take()
         if results is None:
             if ended:

@@ -23,6 +23,7 @@ void mappings_py_free(void *pointer);
 uint8_t *mappings_py_map(void *context, const uint8_t *bytes, int64_t count, int64_t *length);
 void *mappings_py_lines_open(void *context, int32_t workers);
 void mappings_py_lines_submit(void *session, const uint8_t *bytes, int64_t count);
+void mappings_py_lines_submit_parts(void *session, const uint8_t **parts, const int64_t *lengths, int64_t count);
 int32_t mappings_py_lines_pending(void *session);
 uint8_t *mappings_py_lines_take(void *session, int64_t *length);
 int64_t mappings_py_arrow_rows(void *session, int64_t *bytes);
@@ -616,6 +617,114 @@ static PyObject *session_submit(PyObject *self, PyObject *argument) {
     Py_RETURN_NONE;
 }
 
+// Session.submit_range(data: bytes, start, end): queues data[start:end] (whole lines) without
+// making that slice first.
+static PyObject *session_submit_range(PyObject *self, PyObject *args) {
+    PyObject *data;
+    Py_ssize_t start, end;
+    if (!PyArg_ParseTuple(args, "Onn", &data, &start, &end)) return NULL;
+    char *bytes;
+    Py_ssize_t count;
+    if (PyBytes_AsStringAndSize(data, &bytes, &count) < 0) return NULL;
+    if (start < 0 || end > count || start > end) {
+        PyErr_SetString(PyExc_ValueError, "mappings: a range outside the bytes");
+        return NULL;
+    }
+    void *session = ((handle_object *)self)->handle;
+    Py_BEGIN_ALLOW_THREADS mappings_py_lines_submit(session, (const uint8_t *)bytes + start, end - start);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+// Session.submit_lines(iterator, budget) -> bool: takes lines (bytes, or str as UTF-8; a line's
+// own line end is optional) from `iterator` until they hold `budget` bytes or it ends, and
+// queues them as one block, copied once; False when the iterator ended. A line that holds a
+// line feed is two records: ValueError, and nothing of the block is queued.
+static PyObject *session_submit_lines(PyObject *self, PyObject *args) {
+    PyObject *iterator;
+    Py_ssize_t budget;
+    if (!PyArg_ParseTuple(args, "On", &iterator, &budget)) return NULL;
+    Py_ssize_t capacity = 256, count = 0, size = 0;
+    PyObject **held = malloc(capacity * sizeof(PyObject *));
+    const uint8_t **parts = malloc(capacity * sizeof(uint8_t *));
+    int64_t *lengths = malloc(capacity * sizeof(int64_t));
+    int more = 1, failed = 0;
+    if (held == NULL || parts == NULL || lengths == NULL) {
+        PyErr_NoMemory();
+        failed = 1;
+    }
+    while (!failed && size < budget) {
+        PyObject *line = PyIter_Next(iterator);
+        if (line == NULL) {
+            if (PyErr_Occurred()) failed = 1;
+            more = 0;
+            break;
+        }
+        PyObject *bytes;
+        if (PyBytes_Check(line)) {
+            bytes = line;
+        } else if (PyLong_Check(line)) {
+            // bytes(5) would be five zero bytes, not a line.
+            PyErr_SetString(PyExc_TypeError, "a line is bytes or str, not an int");
+            Py_DECREF(line);
+            failed = 1;
+            break;
+        } else {
+            bytes = PyUnicode_Check(line) ? PyUnicode_AsEncodedString(line, "utf-8", "surrogatepass")
+                                          : PyObject_Bytes(line);
+            Py_DECREF(line);
+            if (bytes == NULL) {
+                failed = 1;
+                break;
+            }
+        }
+        if (count == capacity) {
+            capacity *= 2;
+            PyObject **more_held = realloc(held, capacity * sizeof(PyObject *));
+            if (more_held != NULL) held = more_held;
+            const uint8_t **more_parts = realloc(parts, capacity * sizeof(uint8_t *));
+            if (more_parts != NULL) parts = more_parts;
+            int64_t *more_lengths = realloc(lengths, capacity * sizeof(int64_t));
+            if (more_lengths != NULL) lengths = more_lengths;
+            if (more_held == NULL || more_parts == NULL || more_lengths == NULL) {
+                Py_DECREF(bytes);
+                PyErr_NoMemory();
+                failed = 1;
+                break;
+            }
+        }
+        char *text;
+        Py_ssize_t length;
+        if (PyBytes_AsStringAndSize(bytes, &text, &length) < 0) {
+            Py_DECREF(bytes);
+            failed = 1;
+            break;
+        }
+        held[count] = bytes;
+        // The line's own end (\n or \r\n) is optional; any other line feed would make two lines.
+        if (length > 0 && text[length - 1] == '\n') length -= 1;
+        parts[count] = (const uint8_t *)text;
+        lengths[count] = length;
+        count += 1;
+        size += length + 1;
+        if (memchr(text, '\n', (size_t)length) != NULL) {
+            PyErr_SetString(PyExc_ValueError, "a line holds a line feed: NDJSON is one record per line");
+            failed = 1;
+        }
+    }
+    if (!failed && count > 0) {
+        void *session = ((handle_object *)self)->handle;
+        Py_BEGIN_ALLOW_THREADS mappings_py_lines_submit_parts(session, parts, lengths, count);
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t index = 0; index < count; index++) Py_DECREF(held[index]);
+    free(held);
+    free(parts);
+    free(lengths);
+    if (failed) return NULL;
+    return PyBool_FromLong(more);
+}
+
 static PyObject *session_pending(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(mappings_py_lines_pending(((handle_object *)self)->handle));
 }
@@ -657,6 +766,8 @@ static PyObject *session_arrow_batch(PyObject *self, PyObject *importer) {
 
 static PyMethodDef session_methods[] = {
     {"submit", session_submit, METH_O, "Queues whole lines (bytes)."},
+    {"submit_range", session_submit_range, METH_VARARGS, "Queues data[start:end], whole lines."},
+    {"submit_lines", session_submit_lines, METH_VARARGS, "Queues lines from an iterator, up to a budget."},
     {"pending", session_pending, METH_NOARGS, "Blocks queued and not taken."},
     {"take", session_take, METH_NOARGS, "The head block's results (waits for them), or None."},
     {"arrow_rows", session_arrow_rows, METH_NOARGS, "Rows in the Arrow columns, and their bytes."},

@@ -119,6 +119,31 @@ def test_map_lines_reads_a_path(shop, tmp_path):
         list(shop.map_lines("$Order", ['{"id": 1,\n"code": "x"}']))
 
 
+def test_lines_of_every_kind_over_many_blocks_map_as_the_same_text(shop):
+    """An iterable of lines the module gathers into blocks of 1 MiB: bytes with and without
+    their line end, str, bytearray, memoryview, blank lines; the same results as the whole text,
+    line numbers and all. A line that is no text, or an iterator that fails, stops the call."""
+    records = [json.dumps(order(n)) for n in range(1, 12001)]
+    kinds = [lambda t: t, lambda t: t.encode(), lambda t: t.encode() + b"\n", lambda t: bytearray(t.encode()),
+             lambda t: memoryview(t.encode() + b"\r\n")]
+    lines = [kinds[n % len(kinds)](text) for n, text in enumerate(records)]
+    lines[500:500] = ["", b"\n"]
+    text = "\n".join(records[:500] + ["", ""] + records[500:]).encode()
+    assert len(text) > 3 << 20
+    whole = [(r.line, r.value) for r in shop.map_lines("$Order", text, workers=2)]
+    assert [(r.line, r.value) for r in shop.map_lines("$Order", iter(lines), workers=2)] == whole
+    assert [line for line, _ in whole][499:502] == [500, 503, 504] and len(whole) == 12000
+
+    def failing():
+        yield records[0]
+        raise RuntimeError("the source broke")
+
+    with pytest.raises(RuntimeError, match="the source broke"):
+        list(shop.map_lines("$Order", failing()))
+    with pytest.raises(TypeError):
+        list(shop.map_lines("$Order", [records[0], 7]))
+
+
 def test_values_equal_the_tools_output(shop, tmp_path):
     """Every value of the kinds fixture (the Spark tests'), and the shop's orders, as `mappings
     map` writes them: the same numbers, digits, dates, text."""
