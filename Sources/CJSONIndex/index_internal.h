@@ -146,10 +146,11 @@ CJSON_INLINE uint64_t cjson_unescaped_quotes(cjson_masks m, cjson_state *state, 
 }
 
 /// The rest of a block, given its quotes and their prefix parity: the checks of strings
-/// (control characters, escapes), the entries appended to `out[*n...]`.
-CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t parity, uint64_t escaped,
-                                     cjson_state *state, const uint8_t *bytes, size_t count, size_t base,
-                                     uint32_t *out, size_t *n) {
+/// (control characters, escapes); returns the block's entries, and the closing quotes of
+/// strings with escapes among them (`*flagged`), which the kernel writes.
+CJSON_INLINE uint64_t cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t parity, uint64_t escaped,
+                                         cjson_state *state, const uint8_t *bytes, size_t count, size_t base,
+                                         uint64_t *flagged) {
     uint64_t in_string = parity ^ state->in_string;
     state->in_string = (uint64_t)((int64_t)in_string >> 63);
     if (m.control & in_string) state->invalid = 1;
@@ -173,11 +174,9 @@ CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t pa
     state->other = other >> 63;
     uint64_t entries = (m.op & outside) | quotes | starts;
     uint64_t inside_backslashes = m.backslash & in_string;
-    uint64_t flagged = inside_backslashes || state->string_escapes
-                           ? cjson_escaped_closes(in_string, inside_backslashes, state)
-                           : 0;
-    cjson_write_entries(out + *n, entries, flagged, base);
-    *n += (size_t)__builtin_popcountll(entries);
+    *flagged = inside_backslashes || state->string_escapes ? cjson_escaped_closes(in_string, inside_backslashes, state)
+                                                             : 0;
+    return entries;
 }
 
 /// The whole text, a kernel's `masks` function classifying its blocks: the loop every kernel
@@ -186,7 +185,10 @@ CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t pa
 /// calls nothing, so the vector constants stay in registers. The last block is copied into a
 /// buffer padded with spaces.
 #define CJSON_CHUNK 32
-#define CJSON_DEFINE_KERNEL(name, attributes, masks, prefix)                                                \
+#define CJSON_DEFINE_KERNEL(name, attributes, masks, prefix) \
+    CJSON_DEFINE_KERNEL_WRITING(name, attributes, masks, prefix, cjson_write_entries)
+/// The same, with `write` writing a block's entries (`cjson_write_entries`' contract).
+#define CJSON_DEFINE_KERNEL_WRITING(name, attributes, masks, prefix, write)                                \
     attributes static int name(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {     \
         cjson_state state;                                                                                 \
         memset(&state, 0, sizeof state);                                                                   \
@@ -213,8 +215,11 @@ CJSON_INLINE void cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t pa
                 cjson_masks m = chunk[b];                                                                  \
                 if (m.nonascii || state.utf8_need)                                                         \
                     cjson_check_utf8(b < whole ? bytes + base : last, b < whole ? 64 : count - base, &state); \
-                uint64_t escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);                     \
-                cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, base, out, &n);\
+                uint64_t flagged, escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);            \
+                uint64_t entries =                                                                         \
+                    cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, base, &flagged); \
+                write(out + n, entries, flagged, base);                                                    \
+                n += (size_t)__builtin_popcountll(entries);                                                \
             }                                                                                              \
             at += 64 * blocks;                                                                             \
         }                                                                                                  \
@@ -230,6 +235,7 @@ cjson_masks cjson_masks_portable(const uint8_t *block);
 #if defined(__x86_64__)
 int cjson_kernel_sse42(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
 int cjson_kernel_avx2(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
+int cjson_kernel_avx512(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
 #endif
 #if defined(__aarch64__)
 int cjson_kernel_neon(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);

@@ -148,6 +148,14 @@ static cjson_kernel_function cjson_kernel_function_of(int kernel) {
     case CJSON_KERNEL_AVX2:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") ? cjson_kernel_avx2 : NULL;
+    case CJSON_KERNEL_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
+                       __builtin_cpu_supports("avx2") &&
+                       __builtin_cpu_supports("pclmul")
+                   ? cjson_kernel_avx512
+                   : NULL;
 #endif
 #if defined(__aarch64__)
     case CJSON_KERNEL_NEON: return cjson_kernel_neon;
@@ -160,13 +168,13 @@ int cjson_index_kernel(void) {
     static int chosen = -1;
     if (chosen < 0) {
         int best = CJSON_KERNEL_PORTABLE;
-        for (int kernel = CJSON_KERNEL_SSE42; kernel <= CJSON_KERNEL_NEON; kernel++)
+        for (int kernel = CJSON_KERNEL_SSE42; kernel <= CJSON_KERNEL_AVX512; kernel++)
             if (cjson_kernel_function_of(kernel)) best = kernel;
-        // MAPPINGS_JSON_KERNEL=portable|sse42|avx2|neon picks a kernel (tests, benchmarks).
+        // MAPPINGS_JSON_KERNEL=portable|sse42|avx2|neon|avx512 picks a kernel (tests, benchmarks).
         const char *forced = getenv("MAPPINGS_JSON_KERNEL");
         if (forced) {
-            static const char *names[] = {"portable", "sse42", "avx2", "neon"};
-            for (int kernel = 0; kernel < 4; kernel++)
+            static const char *names[] = {"portable", "sse42", "avx2", "neon", "avx512"};
+            for (int kernel = 0; kernel < 5; kernel++)
                 if (strcmp(forced, names[kernel]) == 0 && cjson_kernel_function_of(kernel)) best = kernel;
         }
         __atomic_store_n(&chosen, best, __ATOMIC_RELAXED);

@@ -8,6 +8,7 @@
 
 #define CJSON_SSE __attribute__((target("sse4.2,pclmul")))
 #define CJSON_AVX2 __attribute__((target("avx2,pclmul")))
+#define CJSON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,pclmul")))
 
 /// The prefix parity of `x` as one carry-less multiply by all ones.
 CJSON_SSE static inline uint64_t cjson_prefix_xor_clmul_sse(uint64_t x) {
@@ -98,8 +99,65 @@ CJSON_AVX2 static inline cjson_masks cjson_masks_avx2(const uint8_t *block) {
     return m;
 }
 
+/// The six masks of a whole block, 64 compares at once, straight into masks (no bytes to gather).
+CJSON_AVX512 static inline cjson_masks cjson_masks_avx512(const uint8_t *block) {
+    const __m512i spaces = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)cjson_space_table));
+    const __m512i ops = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)cjson_op_table));
+    const __m512i brackets = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)cjson_bracket_table));
+    __m512i v = _mm512_loadu_si512((const void *)block);
+    cjson_masks m;
+    m.quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+    m.backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+    m.space = _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(spaces, v), v);
+    m.op = _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(ops, v), v) | _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(brackets, v), v);
+    m.control = _mm512_testn_epi8_mask(v, _mm512_set1_epi8((char)0xE0));
+    m.nonascii = _mm512_movepi8_mask(v);
+    return m;
+}
+
+CJSON_AVX512 static inline uint64_t cjson_prefix_xor_clmul_avx512(uint64_t x) {
+    __m128i product = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0);
+    return (uint64_t)_mm_cvtsi128_si64(product);
+}
+
+/// The offsets 0 to 63 as bytes, which a block's entries pick from.
+static const uint8_t cjson_byte_lanes[64] __attribute__((aligned(64))) = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+    44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+
+/// `cjson_write_entries` with one compress: the entries' offsets within the block, picked out
+/// of the 64 as bytes, then widened and stored sixteen at a time, as many times as the count
+/// needs (once for most blocks). What lies past the count is written over: room for 64 is there.
+CJSON_AVX512 static inline void cjson_write_entries_avx512(uint32_t *write, uint64_t entries, uint64_t flagged,
+                                                            size_t base) {
+    __m512i picked = _mm512_maskz_compress_epi8(entries, _mm512_load_si512((const void *)cjson_byte_lanes));
+    const __m512i offset = _mm512_set1_epi32((int)(uint32_t)base);
+    int count = __builtin_popcountll(entries);
+    _mm512_storeu_si512((void *)write, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(picked)), offset));
+    if (count > 16) {
+        _mm512_storeu_si512((void *)(write + 16),
+                            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(picked, 1)), offset));
+        if (count > 32) {
+            _mm512_storeu_si512((void *)(write + 32),
+                                _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(picked, 2)), offset));
+            if (count > 48)
+                _mm512_storeu_si512(
+                    (void *)(write + 48),
+                    _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(picked, 3)), offset));
+        }
+    }
+    while (flagged) {
+        uint64_t bit = flagged & (0 - flagged);
+        flagged ^= bit;
+        write[__builtin_popcountll(entries & (bit - 1))] |= CJSON_INDEX_ESCAPES;
+    }
+}
+
 CJSON_DEFINE_KERNEL(cjson_kernel_sse42_body, CJSON_SSE, cjson_masks_sse, cjson_prefix_xor_clmul_sse)
 CJSON_DEFINE_KERNEL(cjson_kernel_avx2_body, CJSON_AVX2, cjson_masks_avx2, cjson_prefix_xor_clmul_avx2)
+CJSON_DEFINE_KERNEL_WRITING(cjson_kernel_avx512_body, CJSON_AVX512, cjson_masks_avx512, cjson_prefix_xor_clmul_avx512,
+                            cjson_write_entries_avx512)
 
 int cjson_kernel_sse42(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
     return cjson_kernel_sse42_body(bytes, start, count, index);
@@ -107,5 +165,9 @@ int cjson_kernel_sse42(const uint8_t *bytes, size_t start, size_t count, cjson_i
 
 int cjson_kernel_avx2(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
     return cjson_kernel_avx2_body(bytes, start, count, index);
+}
+
+int cjson_kernel_avx512(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
+    return cjson_kernel_avx512_body(bytes, start, count, index);
 }
 #endif

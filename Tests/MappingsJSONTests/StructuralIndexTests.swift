@@ -14,7 +14,9 @@ import Testing
 struct StructuralIndexTests {
     /// The kernels this machine runs.
     static var kernels: [Int32] {
-        [CJSON_KERNEL_PORTABLE, CJSON_KERNEL_SSE42, CJSON_KERNEL_AVX2, CJSON_KERNEL_NEON].map(Int32.init).filter {
+        [CJSON_KERNEL_PORTABLE, CJSON_KERNEL_SSE42, CJSON_KERNEL_AVX2, CJSON_KERNEL_NEON, CJSON_KERNEL_AVX512].map(
+            Int32.init
+        ).filter {
             var index = cjson_index(positions: nil, count: 0, capacity: 0)
             defer { cjson_index_free(&index) }
             return cjson_index_build_with($0, [UInt8(ascii: "1")], 0, 1, &index) != -1

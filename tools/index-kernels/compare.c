@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *names[] = {"portable", "sse42", "avx2", "neon"};
+static const char *names[] = {"portable", "sse42", "avx2", "neon", "avx512"};
 
 static int compare(const uint8_t *text, size_t length, long *checked) {
     cjson_index reference = {0};
     int expected = cjson_index_build_with(CJSON_KERNEL_PORTABLE, text, 0, length, &reference);
     int failures = 0;
-    for (int kernel = 1; kernel < 4; kernel++) {
+    for (int kernel = 1; kernel < 5; kernel++) {
         cjson_index index = {0};
         int status = cjson_index_build_with(kernel, text, 0, length, &index);
         if (status == -1) continue;

@@ -30,6 +30,7 @@ enum {
     CJSON_KERNEL_SSE42 = 1,
     CJSON_KERNEL_AVX2 = 2,
     CJSON_KERNEL_NEON = 3,
+    CJSON_KERNEL_AVX512 = 4,
 };
 
 /// An index, reused text after text: `positions[0..<count]` are the offsets, in order, of every
