@@ -72,6 +72,9 @@ final class LineSession: @unchecked Sendable {
                 end += 1
             }
             if end > index {
+                // The lines hold no line feed (the module checked): where each ends is known.
+                var lineEnds: [Int] = []
+                lineEnds.reserveCapacity(end - index)
                 let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
                     var at = 0
                     for line in lines[index..<end] {
@@ -80,11 +83,12 @@ final class LineSession: @unchecked Sendable {
                         }
                         at += line.count
                         buffer[at] = 0x0A
+                        lineEnds.append(at)
                         at += 1
                     }
                     initialized = at
                 }
-                queue(bytes, bytes.indices, lines: end - index)
+                queue(bytes, bytes.indices, lines: end - index, lineEnds: lineEnds)
             }
             if end < lines.count {
                 let head = Array(UnsafeBufferPointer(rebasing: lines[end].prefix(1024)))
@@ -101,9 +105,10 @@ final class LineSession: @unchecked Sendable {
         nextLine += 1
     }
 
-    private func queue(_ bytes: [UInt8], _ range: Range<Int>, lines: Int) {
+    private func queue(_ bytes: [UInt8], _ range: Range<Int>, lines: Int, lineEnds: [Int]? = nil) {
         guard !range.isEmpty else { return }
-        let block = RecordBlock(bytes: bytes, range: range, offset: 0, records: context.records, writesErrors: true)
+        let block = RecordBlock(
+            bytes: bytes, range: range, offset: 0, records: context.records, writesErrors: true, lineEnds: lineEnds)
         pending.append(.block(pipeline.submit(block), firstLine: nextLine))
         nextLine += lines
     }
@@ -135,14 +140,17 @@ final class LineSession: @unchecked Sendable {
         if let clean = cleanFrames(of: piece) {
             // Every line since the last take is a record the lane wrote cleanly: their frames
             // in order, no line end looked for again.
-            for (record, frame) in clean.enumerated() {
-                let tags = piece.output[frame]
+            piece.output.withUnsafeBytes { output in
                 if let arrow {
-                    tags.withUnsafeBytes { arrow.append($0) }
-                } else {
-                    ResultWriter.append(
-                        line: head.firstLine + delivered + record, outcome: RecordOutcome(kind: .clean),
-                        context: context.compiled, value: tags, input: EmptyCollection<UInt8>(), into: &out)
+                    for frame in clean { arrow.append(UnsafeRawBufferPointer(rebasing: output[frame])) }
+                    return
+                }
+                out.reserveCapacity(output.count + 10 * clean.count)
+                for (record, frame) in clean.enumerated() {
+                    ResultWriter.appendClean(
+                        line: head.firstLine + delivered + record,
+                        value: UnsafeRawBufferPointer(rebasing: output[frame]),
+                        into: &out)
                 }
             }
             advance(past: piece, head: head)

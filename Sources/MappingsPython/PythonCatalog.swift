@@ -151,6 +151,16 @@ enum ResultWriter {
         }
     }
 
+    /// A clean record's result: its line, status 0, its value's tags, no issues (`append` of a
+    /// clean outcome, without the outcome).
+    static func appendClean(line: Int, value: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: line).littleEndian) { out.append(contentsOf: $0) }
+        out.append(status(.clean))
+        out.append(contentsOf: value)
+        // The issues: an empty array.
+        out.append(contentsOf: [ValueTag.array.rawValue, 0, 0, 0, 0])
+    }
+
     /// `issues`: the record's issues when they are not the outcome's (a line over the limit).
     static func append(
         line: Int, outcome: RecordOutcome, context: CompiledContext, value: ArraySlice<UInt8>?,

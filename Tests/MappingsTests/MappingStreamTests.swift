@@ -121,3 +121,46 @@ struct MappingStreamTests {
         #expect(byPlan > 100)
     }
 }
+
+/// A block whose maker knew its line feeds finds its lines by them: the same lines as by
+/// looking, from every start, in every part, with `\r` before a line feed dropped.
+@Suite("lines of a block whose line feeds are known")
+struct KnownLineEndsTests {
+    @Test("the same lines as found by memchr, from every start and in parts", arguments: 0..<20)
+    func sameLines(seed: Int) throws {
+        var random = SeededGenerator(seed: UInt64(seed))
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+        for _ in 0..<Int.random(in: 1...40, using: &random) {
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                bytes.append([UInt8(ascii: "a"), 0x20, 0x0D, UInt8(ascii: "{")].randomElement(using: &random)!)
+            }
+            ends.append(bytes.count)
+            bytes.append(0x0A)
+        }
+        // Sometimes a last line without its line feed (the input's end).
+        if Bool.random(using: &random) { bytes += Array("tail".utf8) }
+        let catalog = try load(MappingStreamTests.text)
+        let mapper = Mapper(catalog: catalog)
+        let records = RecordMapper(mapper: mapper, context: try mapper.context("$U"))
+        let known = RecordBlock(bytes: bytes, offset: 0, records: records, writesErrors: true, lineEnds: ends)
+        let looked = RecordBlock(bytes: bytes, offset: 0, records: records, writesErrors: true)
+        func lines(_ block: RecordBlock, from start: Int? = nil) -> [[Int]] {
+            var found: [[Int]] = []
+            block.forEachLine(from: start) { line, next in
+                found.append([line.lowerBound, line.upperBound, next])
+                return true
+            }
+            return found
+        }
+        #expect(lines(known) == lines(looked))
+        for start in [0] + ends.map({ $0 + 1 }) where start <= bytes.count {
+            #expect(lines(known, from: start) == lines(looked, from: start))
+        }
+        if let (first, second) = looked.split(), let (knownFirst, knownSecond) = known.split() {
+            #expect(lines(knownFirst) == lines(first))
+            #expect(lines(knownSecond) == lines(second))
+            #expect(knownSecond.lineCount() == second.lineCount())
+        }
+    }
+}

@@ -201,6 +201,8 @@ struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
     private let records: RecordMapper
     private let writesErrors: Bool
     private var building: [UInt8] = []
+    /// Where each line feed of `building` is: lanes then look for none.
+    private var lineEnds: [Int] = []
     private var buildingFirst = 0
     /// Lines read, and their bytes (each with its line feed).
     private(set) var index = 0
@@ -232,6 +234,7 @@ struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
             }
             if building.isEmpty { buildingFirst = index }
             building += line
+            lineEnds.append(building.count)
             building.append(0x0A)
             index += 1
             offset += line.count + 1
@@ -246,8 +249,10 @@ struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
     private mutating func take() -> Gathered? {
         guard !building.isEmpty else { return nil }
         let block = RecordBlock(
-            bytes: building, offset: offset - building.count, records: records, writesErrors: writesErrors)
+            bytes: building, offset: offset - building.count, records: records, writesErrors: writesErrors,
+            lineEnds: lineEnds)
         building = []
+        lineEnds = []
         return .block(block, firstIndex: buildingFirst)
     }
 }

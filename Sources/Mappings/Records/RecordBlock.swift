@@ -17,19 +17,23 @@ package struct RecordBlock: Sendable {
     /// A line over the limit that follows the block's lines, which the lane that read the
     /// block skipped: rejected after them. Only the last part of a block that is cut keeps it.
     package private(set) var overlong: OverlongLine?
+    /// Where every line feed of `bytes` is, in order, when whoever made the block knew (it put
+    /// them there): lines are then found without looking for them. Shared by the block's parts.
+    package let lineEnds: [Int]?
 
     package init(
-        bytes: [UInt8], offset: Int, records: RecordMapper, writesErrors: Bool, overlong: OverlongLine? = nil
+        bytes: [UInt8], offset: Int, records: RecordMapper, writesErrors: Bool, overlong: OverlongLine? = nil,
+        lineEnds: [Int]? = nil
     ) {
         self.init(
             bytes: bytes, range: bytes.indices, offset: offset, records: records, writesErrors: writesErrors,
-            overlong: overlong)
+            overlong: overlong, lineEnds: lineEnds)
     }
 
     /// The lines of `bytes[range]`, which starts `offset` bytes into the input.
     package init(
         bytes: [UInt8], range: Range<Int>, offset: Int, records: RecordMapper, writesErrors: Bool,
-        overlong: OverlongLine? = nil
+        overlong: OverlongLine? = nil, lineEnds: [Int]? = nil
     ) {
         self.bytes = bytes
         self.range = range
@@ -37,13 +41,15 @@ package struct RecordBlock: Sendable {
         self.records = records
         self.writesErrors = writesErrors
         self.overlong = overlong
+        self.lineEnds = lineEnds
     }
 
     /// The lines of `range` (whole lines of this block) as a block of their own.
     package func part(_ range: Range<Int>) -> RecordBlock {
         RecordBlock(
             bytes: bytes, range: range, offset: offset + (range.lowerBound - self.range.lowerBound), records: records,
-            writesErrors: writesErrors, overlong: range.upperBound == self.range.upperBound ? overlong : nil)
+            writesErrors: writesErrors, overlong: range.upperBound == self.range.upperBound ? overlong : nil,
+            lineEnds: lineEnds)
     }
 
     /// The block cut in two at the line end nearest its middle (the second part starts after
@@ -70,7 +76,34 @@ package struct RecordBlock: Sendable {
     /// returns true; returns how many lines it gave.
     @discardableResult
     package func forEachLine(from start: Int? = nil, _ body: (_ line: Range<Int>, _ next: Int) -> Bool) -> Int {
-        Self.forEachLine(in: bytes, range: (start ?? range.lowerBound)..<range.upperBound, body)
+        let lines = (start ?? range.lowerBound)..<range.upperBound
+        guard let lineEnds else { return Self.forEachLine(in: bytes, range: lines, body) }
+        // The line feeds are known: the first at or after the start, by halving, then in order.
+        var low = 0
+        var high = lineEnds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if lineEnds[middle] < lines.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        return bytes.withUnsafeBufferPointer { buffer in
+            var position = lines.lowerBound
+            var index = low
+            var count = 0
+            while position < lines.upperBound {
+                var lineEnd = lines.upperBound
+                var next = lines.upperBound
+                if index < lineEnds.count, lineEnds[index] < lines.upperBound {
+                    lineEnd = lineEnds[index]
+                    next = lineEnd + 1
+                    index += 1
+                }
+                if lineEnd > position, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                count += 1
+                guard body(position..<lineEnd, next) else { return count }
+                position = next
+            }
+            return count
+        }
     }
 
     /// The lines of `bytes[range]`, as `forEachLine(from:_:)` gives them; lines are found with

@@ -6,6 +6,7 @@
 #define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,10 @@ typedef struct {
     PyObject *result_type, *catalog_type, *context_type, *session_type;
     PyObject *statuses[5];  // 'clean', 'warnings', 'errors', 'invalid', 'filtered'
     datetime_api *dates;
+    // CPython's dict made with room for a count of members (exported by every CPython this
+    // module runs on, though outside the limited API): found when the module loads, so that an
+    // object's dict is not grown as its members go in; NULL where it is missing (PyDict_New).
+    PyObject *(*new_presized)(Py_ssize_t members);
 } module_state;
 
 static module_state state;
@@ -241,7 +246,8 @@ static PyObject *value_object(tag_reader *reader) {
     case TAG_OBJECT: {
         if (!need(reader, 4)) return NULL;
         uint32_t members = count32(reader);
-        PyObject *object = PyDict_New();
+        PyObject *object = state.new_presized != NULL && members > 5 ? state.new_presized((Py_ssize_t)members)
+                                                                      : PyDict_New();
         if (object == NULL) return NULL;
         for (uint32_t index = 0; index < members; index++) {
             if (!need(reader, 4)) goto object_failed;
@@ -837,6 +843,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     state.utc = timezone != NULL ? PyObject_GetAttrString(timezone, "utc") : NULL;
     Py_XDECREF(timezone);
     state.dates = (datetime_api *)PyCapsule_Import("datetime.datetime_CAPI", 0);
+    state.new_presized = (PyObject * (*)(Py_ssize_t)) dlsym(RTLD_DEFAULT, "_PyDict_NewPresized");
     if (state.dates == NULL) PyErr_Clear();
     static const char *status_names[] = {"clean", "warnings", "errors", "invalid", "filtered"};
     for (int index = 0; index < 5; index++) {
