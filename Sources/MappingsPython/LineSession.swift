@@ -30,7 +30,8 @@ final class LineSession: @unchecked Sendable {
     init(context: PythonContext, workers: Int, batchLimit: Int = 1 << 30) {
         self.context = context
         self.batchLimit = batchLimit
-        pipeline = RecordPipeline(lanes: max(1, workers))
+        // No latency is reported to Python: lanes read no clock a record.
+        pipeline = RecordPipeline(lanes: max(1, workers), timesRecords: false)
         arrow = context.encoder.forArrow ? ArrowBuilder(schema: context.schema) : nil
     }
 

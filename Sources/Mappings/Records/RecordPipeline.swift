@@ -41,12 +41,17 @@ package final class RecordPipeline: @unchecked Sendable {
     /// Lanes waiting for room (guarded by `condition`).
     private var waitingForRoom = 0
 
+    /// Whether lanes time each record (the latency `stream --stats` reports): two clock reads
+    /// a record that a caller who reports no latency does without.
+    private let timesRecords: Bool
+
     /// Starts `lanes` lanes (threads of `LanePool`), which wait for blocks; `outputLimit`
-    /// bounds the output held in flight.
-    package init(lanes: Int, outputLimit: Int = .max, capture: Capture? = nil) {
+    /// bounds the output held in flight; `timesRecords`: whether results carry latencies.
+    package init(lanes: Int, outputLimit: Int = .max, capture: Capture? = nil, timesRecords: Bool = true) {
         self.lanes = max(1, lanes)
         self.outputLimit = outputLimit
         self.capture = capture
+        self.timesRecords = timesRecords
         for _ in 0..<self.lanes {
             LanePool.shared.run { [self] in lane() }
         }
@@ -265,7 +270,7 @@ package final class RecordPipeline: @unchecked Sendable {
                 else { return false }
                 wakeIdleLanes()
                 scratch.removeAll(keepingCapacity: true)
-                let startTime = DispatchTime.now().uptimeNanoseconds
+                let startTime = timesRecords ? DispatchTime.now().uptimeNanoseconds : 0
                 prepareMemos(
                     at: line, of: block, result, bytes: bytes, records: records, prepared: &prepared, ahead: &ahead)
                 let memo = prepared.removeValue(forKey: line.lowerBound)
@@ -276,7 +281,7 @@ package final class RecordPipeline: @unchecked Sendable {
                 } else {
                     outcome = records.map(record, into: &scratch, memo: memo)
                 }
-                let took = DispatchTime.now().uptimeNanoseconds &- startTime
+                let took = timesRecords ? DispatchTime.now().uptimeNanoseconds &- startTime : 0
                 return publish(
                     outcome, log: log, output: scratch, line: line, number: number, next: next, took: took,
                     of: block, in: result, unaccounted: &unaccounted)
@@ -360,7 +365,7 @@ package final class RecordPipeline: @unchecked Sendable {
             }
             state.records += 1
             if outcome.byFastPlan { state.planned += 1 }
-            state.latency.record(nanoseconds: took)
+            if timesRecords { state.latency.record(nanoseconds: took) }
             state.lines = number
             state.nextLine = next
             state.current = nil

@@ -277,7 +277,9 @@ extension JSONTape {
     }
 
     /// The kind and end of the number or literal at `start`, checked as the parser checks them,
-    /// and followed by whitespace, punctuation, a quote or the end; `nil` otherwise.
+    /// and followed by whitespace, punctuation, a quote or the end; `nil` otherwise. Inlined:
+    /// a skipped container checks each of its scalars with it.
+    @inline(__always)
     static func scalarEnd(_ buffer: UnsafeBufferPointer<UInt8>, _ start: Int) -> (Kind, Int)? {
         let bytes = buffer.baseAddress!
         let count = buffer.count
