@@ -137,9 +137,17 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
     /// added since the last commit is not written: `finish` first to keep it.
     public func close() {
         writer = nil
-        rows.removeAll()
+        discard()
+    }
+
+    /// Drops what was added since the last commit: the sink stands where `committed` says, and
+    /// a stream from there adds those records again (what `MappingStream` does when a mapping
+    /// into the sink fails, and the sink itself when a batch cannot be written).
+    public func discard() {
+        rows.removeAll(keepingCapacity: true)
         rowCount = 0
         rejects.removeAll()
+        position = committed
     }
 
     private func open() throws(DatabaseError) -> any TableWriter {
@@ -207,11 +215,13 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
                 break
             } catch {
                 guard error.unavailable else {
+                    discard()
                     throw RecordSinkFailure(
                         "the database refused a batch of \(rowCount) records (none of them is written): \(error.message)",
                         unavailable: false)
                 }
                 guard ContinuousClock.now + delay < gaveUp else {
+                    discard()
                     throw RecordSinkFailure(
                         "the database cannot be reached (\(error.message)); gave up after \(Self.text(options.retryFor)) (--retry-for)",
                         unavailable: true)

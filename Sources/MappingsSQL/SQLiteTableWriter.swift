@@ -15,11 +15,12 @@ final class SQLiteTableWriter: TableWriter {
     private let saveOffset: SQLiteDatabase.Statement?
     private let insertReject: SQLiteDatabase.Statement?
 
-    /// The lock file of the job, held while the stream runs.
-    private let lock: Int32?
+    /// The lock file of the job, held while the stream runs (and let go of when an `init` that
+    /// took it fails after: an object of its own, released with whatever was set).
+    private let lock: JobLock?
 
     init(path: String, table: SQLTable, options: DatabaseSink.Options) throws(DatabaseError) {
-        lock = try options.job.map { job throws(DatabaseError) in try Self.lock(job, of: path) }
+        lock = try options.job.map { job throws(DatabaseError) in JobLock(try Self.lock(job, of: path)) }
         database = try SQLiteDatabase(path: path)
         self.table = table
         // WAL: a commit appends to the log instead of rewriting pages, and readers never block
@@ -69,8 +70,11 @@ final class SQLiteTableWriter: TableWriter {
         }
     }
 
-    deinit {
-        if let lock { close(lock) }
+    /// An open lock file, closed (its lock let go of) when the last reference goes.
+    final class JobLock {
+        let descriptor: Int32
+        init(_ descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }
     }
 
     /// One stream a job: a second one would write what the first one writes. The lock is a

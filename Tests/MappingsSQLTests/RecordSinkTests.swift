@@ -182,6 +182,70 @@ struct RecordSinkTests {
         }
         #expect(failure?.unavailable == false)
         #expect(failure?.message.contains(#"it has no column "paid""#) == true)
+        // The refused sink let go of its job: asked again, the same refusal, not "running".
+        let again = #expect(throws: RecordSinkFailure.self) {
+            try DatabaseSink(.sqlite(path: database), context: context, in: catalog, options: options)
+        }
+        #expect(again?.message.contains(#"it has no column "paid""#) == true)
+    }
+
+    @Test("records that are not clean are reported in input order, warnings and rejects mixed")
+    func reportedInOrder() throws {
+        // Unknown keys warn: a record with an extra key is written, and reported.
+        let catalog = try load(
+            #"{ "@models": { "P": { "name": "String", "age": "Int?" } }, "$P": { "@class": "P", "@unknownKeys": "warn", "name": "n", "age": { "@keyPath": "a", "@optional": true } } }"#
+        )
+        let mapper = Mapper(catalog: catalog)
+        let stream = MappingStream(
+            records: RecordMapper(mapper: mapper, context: try mapper.context("$P")), workers: 2, maxInFlight: 1 << 16)
+        var random = SeededGenerator(seed: 48)
+        let kinds = [
+            #"{"n": "x", "a": 1}"#, #"{"n": "x", "extra": true}"#, #"{"a": 2}"#, #"{"n": "#, "",
+            #"{"n": "y", "a": "old"}"#,
+        ]
+        let lines = (0..<3000).map { _ in Array(kinds.randomElement(using: &random)!.utf8) }
+        var expected: [Int] = []
+        stream.map(lines) { record in
+            if record.outcome.kind != RecordOutcome.Kind.clean { expected.append(record.index) }
+        }
+        #expect(expected.count > 500)
+        let sink = CollectingSink()
+        var reported: [Int] = []
+        let report = try stream.map(lines, into: sink) { reported.append($0.index) }
+        #expect(reported == expected)
+        #expect(report.records == lines.filter { !$0.isEmpty }.count)
+    }
+
+    @Test("a mapping into a database sink that fails leaves it at its last commit: reused from there, nothing twice")
+    func failedMappingDiscards() throws {
+        let lines = Self.lines(700)
+        let folder = try Self.folder()
+        let (stream, catalog, context) = try Self.stream()
+        let whole = folder.appendingPathComponent("whole.db").path
+        try stream.map(
+            lines,
+            into: try DatabaseSink(
+                .sqlite(path: whole), context: context, in: catalog, options: Self.options(job: "a")),
+            from: RecordPosition(source: "orders.ndjson"))
+        let reused = folder.appendingPathComponent("reused.db").path
+        let sink = try DatabaseSink(
+            .sqlite(path: reused), context: context, in: catalog, options: Self.options(job: "a", batch: 20))
+        struct Interrupted: Error {}
+        var seen = 0
+        #expect(throws: Interrupted.self) {
+            try stream.map(lines, into: sink, from: RecordPosition(source: "orders.ndjson")) { _ in
+                seen += 1
+                if seen == 40 { throw Interrupted() }
+            }
+        }
+        let committed = try #require(sink.committed)
+        #expect(committed.line > 1 && committed.line < 701)
+        try stream.map(lines[(committed.line - 1)...], into: sink, from: committed)
+        for query in [
+            "SELECT * FROM \"order\" ORDER BY order_id", "SELECT file, line, input FROM rejects ORDER BY line",
+        ] {
+            #expect(try SQLiteDatabase(path: reused).rows(query) == SQLiteDatabase(path: whole).rows(query))
+        }
     }
 }
 
@@ -226,4 +290,6 @@ final class CollectingSink: RecordSink {
         committed = position
         committedLines = records
     }
+
+    func discard() { records = committedLines }
 }

@@ -7,12 +7,14 @@ extension MappingStream {
     /// `start` is where `lines` begin in the input (`sink.committed`, or a database sink's
     /// stored position, when a stopped job starts again): positions count each line as its
     /// bytes and one line feed. A record that is not written — errors, not JSON — goes to the
-    /// sink when it `takesRejects`; every record that is not clean (warnings too) is given to
-    /// `reported`, in input order, without its output (the sink has what was written); its
-    /// `index` is its line's index in `lines` (its line in the input: `start.line + index`).
+    /// sink when it `takesRejects`; every record that is neither clean nor dropped by `@filter`
+    /// (warnings too) is given to `reported`, in input order, without its output (the sink has
+    /// what was written); its `index` is its line's index in `lines` (its line in the input:
+    /// `start.line + index`). A block's rejects go to the sink once `reported` took them all.
     ///
-    /// When the sink throws (its destination cannot be reached, or refused a batch), mapping
-    /// stops and the failure is thrown: the sink's `committed` is where a next run starts.
+    /// When the sink throws (its destination cannot be reached, or refused a batch), or
+    /// `reported` does, mapping stops, the sink drops what it holds uncommitted (`discard`), and
+    /// the error is thrown: the sink's `committed` is where a next run starts.
     @discardableResult
     public func map<Lines: Sequence>(
         _ lines: Lines, into sink: some RecordSink, from start: RecordPosition = RecordPosition(),
@@ -32,14 +34,18 @@ extension MappingStream {
             pipeline.stopLanes()
             for case let (result?, _, _, _) in pending { _ = result.abandon() }
         }
-        func reject(index: Int, input: [UInt8], outcome: RecordOutcome) throws {
-            report.rejected += 1
+        /// A block's rejects, handed to the sink once `reported` took every record of the block.
+        var rejects: [(index: Int, input: [UInt8], outcome: RecordOutcome)] = []
+        func handOverRejects() {
+            report.rejected += rejects.count
             if sink.takesRejects {
-                sink.reject(
-                    source: start.source, line: start.line + index, input: input,
-                    issues: outcome.rejectIssues(context: records.context))
+                for reject in rejects {
+                    sink.reject(
+                        source: start.source, line: start.line + reject.index, input: reject.input,
+                        issues: reject.outcome.rejectIssues(context: records.context))
+                }
             }
-            try reported(MappedRecord(index: index, output: nil, outcome: outcome))
+            rejects.removeAll()
         }
         do {
             while true {
@@ -51,6 +57,7 @@ extension MappingStream {
                             held += block.bytes.count
                         case .unsplit(let line, let index, let offset):
                             pending.append((nil, index, line, offset))
+                            held += line.count + 1
                         }
                     }
                 }
@@ -61,12 +68,14 @@ extension MappingStream {
                 guard let result = head.result else {
                     let failure = JSONParser.Failure(
                         message: "the line holds a line feed: one record per line", line: 1, column: 1)
+                    let outcome = RecordOutcome(kind: .invalid, failure: failure)
+                    try reported(MappedRecord(index: head.firstIndex, output: nil, outcome: outcome))
                     report.records += 1
-                    try reject(
-                        index: head.firstIndex, input: head.unsplit,
-                        outcome: RecordOutcome(kind: .invalid, failure: failure))
+                    rejects.append((head.firstIndex, head.unsplit, outcome))
+                    handOverRejects()
                     position.line = start.line + head.firstIndex + 1
                     position.offset = start.offset.map { $0 + head.offset + head.unsplit.count + 1 }
+                    held -= head.unsplit.count + 1
                     pending.removeFirst()
                     try sink.reached(position)
                     continue
@@ -75,18 +84,19 @@ extension MappingStream {
                 _ = pipeline.wait(for: result, timeout: blocks.ended || held >= maxInFlight / 2 ? 0.05 : 0)
                 let piece = result.take()
                 pipeline.took(piece.output.count)
-                for event in piece.events where !event.written {
-                    if event.outcome.kind == .filtered {
+                // The block's events in input order: filtered records counted, the others that
+                // are not clean reported, those not written kept as rejects.
+                for event in piece.events {
+                    guard event.outcome.kind != .filtered else {
                         report.filtered += 1
-                    } else {
-                        let input = Array(piece.block.bytes[event.range])
-                        try reject(index: head.firstIndex + event.line - 1, input: input, outcome: event.outcome)
+                        continue
                     }
+                    guard event.outcome.kind != .clean else { continue }
+                    let index = head.firstIndex + event.line - 1
+                    try reported(MappedRecord(index: index, output: nil, outcome: event.outcome))
+                    if !event.written { rejects.append((index, Array(piece.block.bytes[event.range]), event.outcome)) }
                 }
-                for event in piece.events where event.written && event.outcome.kind != .clean {
-                    try reported(
-                        MappedRecord(index: head.firstIndex + event.line - 1, output: nil, outcome: event.outcome))
-                }
+                handOverRejects()
                 sink.add(piece.output[...])
                 report.records += piece.records
                 report.written += piece.records - piece.events.filter { !$0.written }.count
@@ -104,6 +114,7 @@ extension MappingStream {
             }
         } catch {
             stop()
+            sink.discard()
             throw error
         }
         position.line = start.line + blocks.index

@@ -38,7 +38,8 @@ public struct MappingStream: Sendable {
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
         var blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: true)
-        var pending: [(result: BlockResult?, firstIndex: Int)] = []
+        /// Blocks in flight, and lines that hold a line feed (with their bytes, held until given).
+        var pending: [(result: BlockResult?, firstIndex: Int, unsplit: Int)] = []
         // Lines of the head block already given to `body`.
         var delivered = 0
         var held = 0
@@ -47,10 +48,11 @@ public struct MappingStream: Sendable {
                 blocks.read { gathered in
                     switch gathered {
                     case .block(let block, let firstIndex):
-                        pending.append((pipeline.submit(block), firstIndex))
+                        pending.append((pipeline.submit(block), firstIndex, 0))
                         held += block.bytes.count
-                    case .unsplit(_, let index, _):
-                        pending.append((nil, index))
+                    case .unsplit(let line, let index, _):
+                        pending.append((nil, index, line.count + 1))
+                        held += line.count + 1
                     }
                 }
             }
@@ -64,6 +66,7 @@ public struct MappingStream: Sendable {
                 try body(
                     MappedRecord(
                         index: head.firstIndex, output: nil, outcome: RecordOutcome(kind: .invalid, failure: failure)))
+                held -= head.unsplit
                 pending.removeFirst()
                 continue
             }
@@ -76,7 +79,7 @@ public struct MappingStream: Sendable {
             guard piece.finished else { continue }
             delivered = 0
             if let tail = piece.tail {
-                pending[0] = (tail, head.firstIndex + piece.lines)
+                pending[0] = (tail, head.firstIndex + piece.lines, 0)
             } else {
                 held -= piece.block.bytes.count
                 pending.removeFirst()

@@ -23,10 +23,18 @@ public protocol RecordSink: AnyObject {
     func reached(_ position: RecordPosition) throws(RecordSinkFailure)
     /// Commits what is left, with `position` as where a next run starts.
     func finish(at position: RecordPosition) throws(RecordSinkFailure)
+    /// Drops what was added or rejected since the last commit, so that the sink stands at
+    /// `committed` again: a stream into it that fails calls this before it throws.
+    func discard()
     /// Where the last commit left the input; `nil` before any commit.
     var committed: RecordPosition? { get }
     /// The records committed so far.
     var committedRecords: Int { get }
+}
+
+extension RecordSink {
+    /// Nothing to drop: a sink that commits at every `reached`.
+    public func discard() {}
 }
 
 /// A sink of this library whose records the lanes encode as it stores them (`add` then
