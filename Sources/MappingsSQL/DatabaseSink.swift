@@ -93,7 +93,7 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
     /// Opens the destination and readies `table` in it: created when asked and missing, else
     /// checked to take every column as the records write it. Throws what does not fit, before
     /// any row.
-    package init(_ destination: Destination, table: SQLTable, options: Options) throws(RecordSinkFailure) {
+    private init(_ destination: Destination, table: SQLTable, options: Options) throws(RecordSinkFailure) {
         self.options = options
         encoder = SQLRowEncoder(table: table, dialect: destination.dialect)
         do {
@@ -215,9 +215,10 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
                 break
             } catch {
                 guard error.unavailable else {
+                    let refused = rowCount
                     discard()
                     throw RecordSinkFailure(
-                        "the database refused a batch of \(rowCount) records (none of them is written): \(error.message)",
+                        "the database refused a batch of \(refused) records (none of them is written): \(error.message)",
                         unavailable: false)
                 }
                 guard ContinuousClock.now + delay < gaveUp else {

@@ -26,13 +26,11 @@ extension MappingStream {
         var blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: false)
         var report = RecordSinkReport()
         var position = start
-        /// A block in flight with the index of its first line, or a line that holds a line feed
-        /// with its index and where it starts (from `start`).
-        var pending: [(result: BlockResult?, firstIndex: Int, unsplit: [UInt8], offset: Int)] = []
+        var pending: [PendingLines] = []
         var held = 0
         func stop() {
             pipeline.stopLanes()
-            for case let (result?, _, _, _) in pending { _ = result.abandon() }
+            for case let result? in pending.map(\.result) { _ = result.abandon() }
         }
         /// A block's rejects, handed to the sink once `reported` took every record of the block.
         var rejects: [(index: Int, input: [UInt8], outcome: RecordOutcome)] = []
@@ -49,18 +47,7 @@ extension MappingStream {
         }
         do {
             while true {
-                while !blocks.ended, held < maxInFlight / 2 {
-                    blocks.read { gathered in
-                        switch gathered {
-                        case .block(let block, let firstIndex):
-                            pending.append((pipeline.submit(block), firstIndex, [], block.offset))
-                            held += block.bytes.count
-                        case .unsplit(let line, let index, let offset):
-                            pending.append((nil, index, line, offset))
-                            held += line.count + 1
-                        }
-                    }
-                }
+                blocks.readAhead(into: &pending, held: &held, limit: maxInFlight / 2, pipeline: pipeline)
                 guard let head = pending.first else {
                     if blocks.ended { break }
                     continue
@@ -106,7 +93,7 @@ extension MappingStream {
                 try sink.reached(position)
                 guard piece.finished else { continue }
                 if let tail = piece.tail {
-                    pending[0] = (tail, head.firstIndex + piece.lines, [], 0)
+                    pending[0] = PendingLines(result: tail, firstIndex: head.firstIndex + piece.lines)
                 } else {
                     held -= piece.block.bytes.count
                     pending.removeFirst()

@@ -38,24 +38,12 @@ public struct MappingStream: Sendable {
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
         var blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: true)
-        /// Blocks in flight, and lines that hold a line feed (with their bytes, held until given).
-        var pending: [(result: BlockResult?, firstIndex: Int, unsplit: Int)] = []
+        var pending: [PendingLines] = []
         // Lines of the head block already given to `body`.
         var delivered = 0
         var held = 0
         while true {
-            while !blocks.ended, held < maxInFlight / 2 {
-                blocks.read { gathered in
-                    switch gathered {
-                    case .block(let block, let firstIndex):
-                        pending.append((pipeline.submit(block), firstIndex, 0))
-                        held += block.bytes.count
-                    case .unsplit(let line, let index, _):
-                        pending.append((nil, index, line.count + 1))
-                        held += line.count + 1
-                    }
-                }
-            }
+            blocks.readAhead(into: &pending, held: &held, limit: maxInFlight / 2, pipeline: pipeline)
             guard let head = pending.first else {
                 if blocks.ended { return }
                 continue
@@ -66,7 +54,7 @@ public struct MappingStream: Sendable {
                 try body(
                     MappedRecord(
                         index: head.firstIndex, output: nil, outcome: RecordOutcome(kind: .invalid, failure: failure)))
-                held -= head.unsplit
+                held -= head.unsplit.count + 1
                 pending.removeFirst()
                 continue
             }
@@ -79,7 +67,7 @@ public struct MappingStream: Sendable {
             guard piece.finished else { continue }
             delivered = 0
             if let tail = piece.tail {
-                pending[0] = (tail, head.firstIndex + piece.lines, 0)
+                pending[0] = PendingLines(result: tail, firstIndex: head.firstIndex + piece.lines)
             } else {
                 held -= piece.block.bytes.count
                 pending.removeFirst()
@@ -189,6 +177,16 @@ public struct MappedRecord: Sendable {
     public let outcome: RecordOutcome
 }
 
+/// What a stream read and has not given yet: a block in flight, from the line `firstIndex` and
+/// starting `offset` bytes into the stream's lines, or a line that holds a line feed (`result`
+/// nil, its bytes in `unsplit`), which is no record.
+struct PendingLines {
+    var result: BlockResult?
+    var firstIndex: Int
+    var unsplit: [UInt8] = []
+    var offset = 0
+}
+
 /// The lines of a sequence gathered into blocks of about `blockSize` bytes, each line ended by
 /// a line feed; a line that holds a line feed is no line of a block, and comes on its own.
 struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
@@ -219,18 +217,36 @@ struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
         self.writesErrors = writesErrors
     }
 
+    /// Reads lines and submits their blocks to `pipeline` while what is held is under `limit`
+    /// bytes, appending each block, and each line that holds a line feed, to `pending`.
+    mutating func readAhead(into pending: inout [PendingLines], held: inout Int, limit: Int, pipeline: RecordPipeline) {
+        while !ended, held < limit {
+            read { gathered in
+                switch gathered {
+                case .block(let block, let firstIndex):
+                    pending.append(
+                        PendingLines(result: pipeline.submit(block), firstIndex: firstIndex, offset: block.offset))
+                    held += block.bytes.count
+                case .unsplit(let line, let index, let offset):
+                    pending.append(PendingLines(result: nil, firstIndex: index, unsplit: line, offset: offset))
+                    held += line.count + 1
+                }
+            }
+        }
+    }
+
     /// Reads lines until a block is full, a line holds a line feed, or the lines end, and gives
     /// what that gathered, in order.
-    mutating func read(_ body: (Gathered) throws -> Void) rethrows {
+    private mutating func read(_ body: (Gathered) -> Void) {
         while !ended {
             guard let line = lines.next() else {
                 ended = true
-                if let block = take() { try body(block) }
+                if let block = take() { body(block) }
                 return
             }
             if line.contains(0x0A) {
-                if let block = take() { try body(block) }
-                try body(.unsplit(line, index: index, offset: offset))
+                if let block = take() { body(block) }
+                body(.unsplit(line, index: index, offset: offset))
                 index += 1
                 offset += line.count + 1
                 return
@@ -242,7 +258,7 @@ struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
             index += 1
             offset += line.count + 1
             if building.count >= blockSize, let block = take() {
-                try body(block)
+                body(block)
                 return
             }
         }

@@ -43,16 +43,10 @@ extension StreamCommand {
 
     /// The sink of `--to`, its table ready; exit 2 (or 69 when the database cannot be reached)
     /// saying why not, before any record is read.
-    func destination(_ catalog: Catalog, _ compiled: CompiledContext, context: String) throws -> DatabaseSink? {
+    func destination(_ catalog: Catalog, _ compiled: CompiledContext) throws -> DatabaseSink? {
         guard let to, let destination = DatabaseSink.Destination(to) else { return nil }
-        let table: SQLTable
-        do {
-            table = try SQLTable.of(compiled, in: catalog, named: self.table)
-        } catch {
-            Terminal.error("error: --to: \(context) has no table: \(error.message)")
-            throw ToolFailure(status: .loadFailure)
-        }
         var options = DatabaseSink.Options()
+        options.table = table
         options.createTables = createTables
         options.job = job
         options.batchRecords = batch ?? options.batchRecords
@@ -61,7 +55,7 @@ extension StreamCommand {
         options.rejectsTable = rejectsTable
         options.log = { Terminal.error($0) }
         do {
-            return try DatabaseSink(destination, table: table, options: options)
+            return try DatabaseSink(destination, context: compiled, in: catalog, options: options)
         } catch {
             Terminal.error("error: --to: \(error.message)")
             throw ToolFailure(status: error.unavailable ? .destinationUnavailable : .loadFailure)

@@ -250,7 +250,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         let mapper = Mapper(catalog: reloader?.current.catalog ?? catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
-        let sink = try destination(catalog, compiled, context: context)
+        let sink = try destination(catalog, compiled)
         let given = try openInputs()
         var sources = given
         // Resuming: the inputs before the one named are skipped, and its lines before LINE (a

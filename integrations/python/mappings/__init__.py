@@ -103,35 +103,37 @@ def _feeder(session: Any, source: Union[str, os.PathLike, bytes, bytearray, memo
     lines (bytes or str; a line's own line feed is optional), whose lines the native module
     gathers and copies once."""
     if isinstance(source, (str, os.PathLike)):
-        chunks = _file_blocks(source)
-
-        def from_file() -> bool:
-            block = next(chunks, None)
-            if block is None:
-                return False
-            session.submit(block)
-            return True
-
-        return from_file
+        return _each(_file_blocks(source), session.submit)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        place = [0]
-
-        def from_bytes() -> bool:
-            start = place[0]
-            if start >= len(data):
-                return False
-            end = min(len(data), start + _BLOCK_BYTES)
-            if end < len(data):
-                cut = data.find(b"\n", end)
-                end = len(data) if cut < 0 else cut + 1
-            session.submit_range(data, start, end)
-            place[0] = end
-            return end < len(data)
-
-        return from_bytes
+        return _each(_ranges(data), lambda cut: session.submit_range(data, *cut))
     lines = iter(source)
     return lambda: bool(session.submit_lines(lines, _BLOCK_BYTES))
+
+
+def _each(items: Iterator[Any], submit: Callable[[Any], None]) -> Callable[[], bool]:
+    """A feeder that submits the next of `items`, and returns False once there is none."""
+
+    def feed() -> bool:
+        item = next(items, None)
+        if item is None:
+            return False
+        submit(item)
+        return True
+
+    return feed
+
+
+def _ranges(data: bytes) -> Iterator[Tuple[int, int]]:
+    """Where the blocks of whole lines of about _BLOCK_BYTES of `data` start and end."""
+    start = 0
+    while start < len(data):
+        end = min(len(data), start + _BLOCK_BYTES)
+        if end < len(data):
+            cut = data.find(b"\n", end)
+            end = len(data) if cut < 0 else cut + 1
+        yield start, end
+        start = end
 
 
 def _file_blocks(path: Union[str, os.PathLike]) -> Iterator[bytes]:
