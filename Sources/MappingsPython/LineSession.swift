@@ -23,6 +23,10 @@ final class LineSession: @unchecked Sendable {
     /// Lines of the head block already taken.
     private var delivered = 0
     private var nextLine = 1
+    /// The storage of blocks taken, for the next blocks: refilled rather than allocated, so that
+    /// a block's bytes are not fresh pages (which the kernel maps and zeroes first) every time.
+    private var spares: [[UInt8]] = []
+    private static let spareBlocks = 4
     let arrow: ArrowBuilder?
     /// The most an Arrow batch's columns hold (`to_arrow` hands a batch over past 256 MiB).
     let batchLimit: Int
@@ -45,9 +49,20 @@ final class LineSession: @unchecked Sendable {
     /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end);
     /// a line over `maximumLine` is cut out of the block, a reject of its own.
     func submit(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { submit(copying: $0) }
+    }
+
+    /// `submit(_:)` of bytes the caller keeps: copied once, into the storage of a block taken
+    /// when there is one.
+    func submit(copying source: UnsafeBufferPointer<UInt8>) {
+        var bytes = spare(holding: source.count)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            if let base = source.baseAddress { buffer.baseAddress!.update(from: base, count: source.count) }
+        }
+        let end = source.count
         var start = 0
         var lines = 0
-        RecordBlock.forEachLine(in: bytes, range: bytes.indices) { line, next in
+        RecordBlock.forEachLine(in: bytes, range: 0..<end) { line, next in
             if line.count > Self.maximumLine {
                 queue(bytes, start..<line.lowerBound, lines: lines)
                 overlong(line: line.lowerBound..<next, of: bytes)
@@ -58,7 +73,7 @@ final class LineSession: @unchecked Sendable {
             }
             return true
         }
-        queue(bytes, start..<bytes.count, lines: lines)
+        queue(bytes, start..<end, lines: lines)
     }
 
     /// Queues `lines` (each without its line feed), copied once into blocks of whole lines; a
@@ -76,20 +91,20 @@ final class LineSession: @unchecked Sendable {
                 // The lines hold no line feed (the module checked): where each ends is known.
                 var lineEnds: [Int] = []
                 lineEnds.reserveCapacity(end - index)
-                let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                var bytes = spare(holding: size)
+                bytes.withUnsafeMutableBufferPointer { buffer in
                     var at = 0
                     for line in lines[index..<end] {
                         if let base = line.baseAddress, !line.isEmpty {
-                            (buffer.baseAddress! + at).initialize(from: base, count: line.count)
+                            (buffer.baseAddress! + at).update(from: base, count: line.count)
                         }
                         at += line.count
                         buffer[at] = 0x0A
                         lineEnds.append(at)
                         at += 1
                     }
-                    initialized = at
                 }
-                queue(bytes, bytes.indices, lines: end - index, lineEnds: lineEnds)
+                queue(bytes, 0..<size, lines: end - index, lineEnds: lineEnds)
             }
             if end < lines.count {
                 let head = Array(UnsafeBufferPointer(rebasing: lines[end].prefix(1024)))
@@ -99,6 +114,26 @@ final class LineSession: @unchecked Sendable {
             }
             index = end
         }
+    }
+
+    /// Storage for a block of `size` bytes: a block's that was taken, when one is big enough
+    /// and nothing holds it any more (its pages are in memory already), else new.
+    private func spare(holding size: Int) -> [UInt8] {
+        // The block taken last may still be held a moment (it is the pipeline's head until the
+        // next take): its storage waits for the next round, so that refilling never copies.
+        if spares.count > 1, let index = spares.dropLast().firstIndex(where: { $0.count >= size }) {
+            return spares.remove(at: index)
+        }
+        // Room for an eighth more: the blocks to come, about as large, fit it.
+        let room = size + size / 8
+        return [UInt8](unsafeUninitializedCapacity: room) { _, initialized in initialized = room }
+    }
+
+    /// Keeps the storage of a block that was taken for a block to come.
+    private func recycle(_ bytes: [UInt8]) {
+        guard bytes.count >= 1 << 16, bytes.count <= 8 << 20 else { return }
+        if spares.count == Self.spareBlocks { spares.removeFirst() }
+        spares.append(bytes)
     }
 
     private func overlong(line: Range<Int>, of bytes: [UInt8]) {
@@ -240,6 +275,7 @@ final class LineSession: @unchecked Sendable {
                 pending[0] = .block(tail, firstLine: head.firstLine + piece.lines)
             } else {
                 pending.removeFirst()
+                recycle(piece.block.bytes)
             }
         }
     }

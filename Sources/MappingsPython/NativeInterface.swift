@@ -110,7 +110,7 @@ public func mappingsPyLinesOpen(context: UnsafeMutableRawPointer, workers: Int32
 /// Queues whole lines.
 @_cdecl("mappings_py_lines_submit")
 public func mappingsPyLinesSubmit(session: UnsafeMutableRawPointer, bytes: UnsafePointer<UInt8>, count: Int64) {
-    object(session, as: LineSession.self).submit(Array(UnsafeBufferPointer(start: bytes, count: Int(count))))
+    object(session, as: LineSession.self).submit(copying: UnsafeBufferPointer(start: bytes, count: Int(count)))
 }
 
 /// Queues `count` lines, each `lengths[i]` bytes at `parts[i]` without its line feed: copied

@@ -56,6 +56,66 @@ import Testing
         #expect(all.filter { $0.status == 3 }.map(\.line) == [302])
     }
 
+    /// Each result's line and the `id` of its value, read from `ResultWriter`'s form.
+    static func ids(_ results: [UInt8]) -> [(line: Int, id: Int)] {
+        var found: [(Int, Int)] = []
+        results.withUnsafeBytes { bytes in
+            var reader = TagReader(bytes: bytes)
+            while reader.position < bytes.count {
+                let line = reader.count()
+                let status = bytes[reader.position]
+                reader.position += 1
+                var id = -1
+                if reader.tag() == .object {
+                    for _ in 0..<reader.count() {
+                        let key = String(decoding: reader.text(), as: UTF8.self)
+                        let tag = reader.tag()
+                        if key == "id", tag == .integer {
+                            id = Int(Int64(bitPattern: reader.word()))
+                        } else {
+                            reader.skip(tag)
+                        }
+                    }
+                }
+                reader.skip(reader.tag())
+                if status == 2 || status == 3 { _ = reader.text() }
+                found.append((line, id))
+            }
+        }
+        return found
+    }
+
+    /// A session refills the storage of blocks it took: a smaller block in a larger one's
+    /// storage maps its own lines only, never what the larger one left past its end.
+    @Test(arguments: [1, 2]) func blocksRefillTheStorageOfBlocksTaken(workers: Int) throws {
+        let session = LineSession(context: try Self.context(forArrow: false), workers: workers)
+        var next = 1
+        var expected: [Int] = []
+        var seen: [(line: Int, id: Int)] = []
+        for (round, count) in [3000, 2800, 400, 2500, 1200, 3100, 600, 2000, 90, 2900].enumerated() {
+            let ids = next...(next + count - 1)
+            if round.isMultiple(of: 2) {
+                session.submit(Self.records(ids))
+            } else {
+                // As the module gathers an iterable's lines: each without its line feed.
+                let lines = ids.map { id -> UnsafeMutableBufferPointer<UInt8> in
+                    let text = #"{"id": \#(id), "note": "\#(String(repeating: "m", count: id % 70))"}"#.utf8
+                    let line = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: text.count)
+                    _ = line.initialize(from: text)
+                    return line
+                }
+                session.submit(lines: lines.map { UnsafeBufferPointer($0) })
+                for line in lines { line.deallocate() }
+            }
+            expected += ids
+            next += count
+            while session.pendingBlocks > 2, let results = session.take() { seen += Self.ids(results) }
+        }
+        while let results = session.take() { seen += Self.ids(results) }
+        #expect(seen.map(\.line) == expected)
+        #expect(seen.map(\.id) == expected)
+    }
+
     @Test func aRecordPastTheBatchLimitIsARejectOfItsOwn() throws {
         let session = LineSession(context: try Self.context(forArrow: true), workers: 1, batchLimit: 2_000)
         session.submit(Self.records(1...100))
