@@ -77,10 +77,18 @@ final class LineSession: @unchecked Sendable {
     }
 
     /// Queues `lines` (each without its line feed), copied once into blocks of whole lines; a
-    /// line over `maximumLine` is a reject of its own.
-    func submit(lines: [UnsafeBufferPointer<UInt8>]) {
+    /// line over `maximumLine` is a reject of its own. A line that holds a line feed would be
+    /// two records: then nothing is queued, and the answer is its index. Each line is checked
+    /// as it is copied, while its bytes are in the cache: the input is read once.
+    func submit(lines: [UnsafeBufferPointer<UInt8>]) -> Int? {
+        enum Part {
+            case block([UInt8], size: Int, lineEnds: [Int])
+            case overlong(head: [UInt8])
+        }
+        var parts: [Part] = []
         var index = 0
-        while index < lines.count {
+        var holding: Int?
+        while index < lines.count, holding == nil {
             var end = index
             var size = 0
             while end < lines.count, lines[end].count <= Self.maximumLine {
@@ -88,32 +96,50 @@ final class LineSession: @unchecked Sendable {
                 end += 1
             }
             if end > index {
-                // The lines hold no line feed (the module checked): where each ends is known.
+                // Where each line ends is known: no one looks for them again.
                 var lineEnds: [Int] = []
                 lineEnds.reserveCapacity(end - index)
                 var bytes = spare(holding: size)
-                bytes.withUnsafeMutableBufferPointer { buffer in
+                holding = bytes.withUnsafeMutableBufferPointer { buffer -> Int? in
                     var at = 0
-                    for line in lines[index..<end] {
+                    for (offset, line) in lines[index..<end].enumerated() {
                         if let base = line.baseAddress, !line.isEmpty {
-                            (buffer.baseAddress! + at).update(from: base, count: line.count)
+                            let copy = buffer.baseAddress! + at
+                            copy.update(from: base, count: line.count)
+                            if memchr(copy, 0x0A, line.count) != nil { return index + offset }
                         }
                         at += line.count
                         buffer[at] = 0x0A
                         lineEnds.append(at)
                         at += 1
                     }
+                    return nil
                 }
-                queue(bytes, 0..<size, lines: end - index, lineEnds: lineEnds)
+                parts.append(.block(bytes, size: size, lineEnds: lineEnds))
             }
-            if end < lines.count {
-                let head = Array(UnsafeBufferPointer(rebasing: lines[end].prefix(1024)))
-                pending.append(.overlong(line: nextLine, head: head))
-                nextLine += 1
+            if holding == nil, end < lines.count {
+                let line = lines[end]
+                if memchr(line.baseAddress!, 0x0A, line.count) != nil { holding = end }
+                parts.append(.overlong(head: Array(UnsafeBufferPointer(rebasing: line.prefix(1024)))))
                 end += 1
             }
             index = end
         }
+        for part in parts {
+            switch part {
+            case .block(let bytes, let size, let lineEnds):
+                if holding != nil {
+                    recycle(bytes)
+                } else {
+                    queue(bytes, 0..<size, lines: lineEnds.count, lineEnds: lineEnds)
+                }
+            case .overlong(let head):
+                guard holding == nil else { continue }
+                pending.append(.overlong(line: nextLine, head: head))
+                nextLine += 1
+            }
+        }
+        return holding
     }
 
     /// Storage for a block of `size` bytes: a block's that was taken, when one is big enough

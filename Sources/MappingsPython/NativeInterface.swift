@@ -114,16 +114,17 @@ public func mappingsPyLinesSubmit(session: UnsafeMutableRawPointer, bytes: Unsaf
 }
 
 /// Queues `count` lines, each `lengths[i]` bytes at `parts[i]` without its line feed: copied
-/// once, into one block with their line feeds.
+/// once, into one block with their line feeds. Returns -1, or the index of a line that holds a
+/// line feed (then nothing is queued).
 @_cdecl("mappings_py_lines_submit_parts")
 public func mappingsPyLinesSubmitParts(
     session: UnsafeMutableRawPointer, parts: UnsafePointer<UnsafePointer<UInt8>?>, lengths: UnsafePointer<Int64>,
     count: Int64
-) {
+) -> Int64 {
     let lines = (0..<Int(count)).map { index in
         UnsafeBufferPointer(start: parts[index], count: Int(lengths[index]))
     }
-    object(session, as: LineSession.self).submit(lines: lines)
+    return Int64(object(session, as: LineSession.self).submit(lines: lines) ?? -1)
 }
 
 /// Blocks submitted and not yet taken.

@@ -86,7 +86,8 @@ import Testing
     }
 
     /// A session refills the storage of blocks it took: a smaller block in a larger one's
-    /// storage maps its own lines only, never what the larger one left past its end.
+    /// storage maps its own lines only, never what the larger one left past its end; lines
+    /// of which one holds a line feed are refused whole, and the session goes on.
     @Test(arguments: [1, 2]) func blocksRefillTheStorageOfBlocksTaken(workers: Int) throws {
         let session = LineSession(context: try Self.context(forArrow: false), workers: workers)
         var next = 1
@@ -104,7 +105,14 @@ import Testing
                     _ = line.initialize(from: text)
                     return line
                 }
-                session.submit(lines: lines.map { UnsafeBufferPointer($0) })
+                // First with a line that holds a line feed: nothing of them is queued.
+                let pendingBefore = session.pendingBlocks
+                let broken = lines.count / 2
+                lines[broken][lines[broken].count - 2] = 0x0A
+                #expect(session.submit(lines: lines.map { UnsafeBufferPointer($0) }) == broken)
+                #expect(session.pendingBlocks == pendingBefore)
+                lines[broken][lines[broken].count - 2] = UInt8(ascii: "\"")
+                #expect(session.submit(lines: lines.map { UnsafeBufferPointer($0) }) == nil)
                 for line in lines { line.deallocate() }
             }
             expected += ids

@@ -24,7 +24,7 @@ void mappings_py_free(void *pointer);
 uint8_t *mappings_py_map(void *context, const uint8_t *bytes, int64_t count, int64_t *length);
 void *mappings_py_lines_open(void *context, int32_t workers);
 void mappings_py_lines_submit(void *session, const uint8_t *bytes, int64_t count);
-void mappings_py_lines_submit_parts(void *session, const uint8_t **parts, const int64_t *lengths, int64_t count);
+int64_t mappings_py_lines_submit_parts(void *session, const uint8_t **parts, const int64_t *lengths, int64_t count);
 int32_t mappings_py_lines_pending(void *session);
 uint8_t *mappings_py_lines_take(void *session, int64_t *length);
 int64_t mappings_py_arrow_rows(void *session, int64_t *bytes);
@@ -713,15 +713,17 @@ static PyObject *session_submit_lines(PyObject *self, PyObject *args) {
         lengths[count] = length;
         count += 1;
         size += length + 1;
-        if (memchr(text, '\n', (size_t)length) != NULL) {
+    }
+    if (!failed && count > 0) {
+        // The library checks each line for a line feed as it copies it (its bytes are read once).
+        void *session = ((handle_object *)self)->handle;
+        int64_t holding;
+        Py_BEGIN_ALLOW_THREADS holding = mappings_py_lines_submit_parts(session, parts, lengths, count);
+        Py_END_ALLOW_THREADS
+        if (holding >= 0) {
             PyErr_SetString(PyExc_ValueError, "a line holds a line feed: NDJSON is one record per line");
             failed = 1;
         }
-    }
-    if (!failed && count > 0) {
-        void *session = ((handle_object *)self)->handle;
-        Py_BEGIN_ALLOW_THREADS mappings_py_lines_submit_parts(session, parts, lengths, count);
-        Py_END_ALLOW_THREADS
     }
     for (Py_ssize_t index = 0; index < count; index++) Py_DECREF(held[index]);
     free(held);
