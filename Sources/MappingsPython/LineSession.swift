@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsSpark
 
 /// Maps NDJSON for the Python module on worker lanes, block after block: the caller submits
 /// blocks of whole lines and takes each block's results in input order, while the lanes map

@@ -504,11 +504,11 @@ package struct OutputReader {
         self.bytes = bytes
     }
 
-    package var atEnd: Bool { position >= bytes.count }
-    package var peek: UInt8 { position < bytes.count ? bytes[position] : 0 }
-    package mutating func advance() { position += 1 }
+    @inline(__always) package var atEnd: Bool { position >= bytes.count }
+    @inline(__always) package var peek: UInt8 { position < bytes.count ? bytes[position] : 0 }
+    @inline(__always) package mutating func advance() { position += 1 }
 
-    package mutating func skipSpace() {
+    @inline(__always) package mutating func skipSpace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -517,16 +517,16 @@ package struct OutputReader {
         }
     }
 
-    package func failure(_ what: String) -> SparkRowEncoder.Failure {
+    @inline(never) package func failure(_ what: String) -> SparkRowEncoder.Failure {
         SparkRowEncoder.Failure(problem: "\(what) (byte \(position + 1) of the output)")
     }
 
-    package mutating func expect(_ byte: UInt8) throws(SparkRowEncoder.Failure) {
+    @inline(__always) package mutating func expect(_ byte: UInt8) throws(SparkRowEncoder.Failure) {
         guard peek == byte else { throw failure("expected '\(Character(Unicode.Scalar(byte)))'") }
         position += 1
     }
 
-    package mutating func takeNull() -> Bool {
+    @inline(__always) package mutating func takeNull() -> Bool {
         guard position + 4 <= bytes.count, bytes[position] == UInt8(ascii: "n"),
             bytes[position + 1] == UInt8(ascii: "u"),
             bytes[position + 2] == UInt8(ascii: "l"), bytes[position + 3] == UInt8(ascii: "l")
@@ -537,7 +537,9 @@ package struct OutputReader {
 
     /// Takes the key here when it is `name` written without escapes (as a record's output
     /// writes its keys); leaves the cursor where it was otherwise.
-    package mutating func takeKey(_ name: UnsafeBufferPointer<UInt8>) throws(SparkRowEncoder.Failure) -> Bool {
+    @inline(__always) package mutating func takeKey(_ name: UnsafeBufferPointer<UInt8>) throws(SparkRowEncoder.Failure)
+        -> Bool
+    {
         guard peek == UInt8(ascii: "\"") else { throw failure("expected a key") }
         let end = position + 1 + name.count
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
@@ -561,7 +563,7 @@ package struct OutputReader {
     }
 
     /// The number's text, from here.
-    package mutating func numberText() throws(SparkRowEncoder.Failure) -> Range<Int> {
+    @inline(__always) package mutating func numberText() throws(SparkRowEncoder.Failure) -> Range<Int> {
         let start = position
         scan: while position < bytes.count {
             switch bytes[position] {
@@ -576,7 +578,7 @@ package struct OutputReader {
         return start..<position
     }
 
-    package mutating func integer() throws(SparkRowEncoder.Failure) -> Int64 {
+    @inline(__always) package mutating func integer() throws(SparkRowEncoder.Failure) -> Int64 {
         let start = position
         let range = try numberText()
         var index = range.lowerBound
@@ -620,9 +622,7 @@ package struct OutputReader {
         let start = position
         try expect(UInt8(ascii: "\""))
         let from = position
-        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-            position += 1
-        }
+        skipPlainText()
         if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
             position += 1
             return body(UnsafeBufferPointer(rebasing: bytes[from..<(position - 1)]))
@@ -633,15 +633,35 @@ package struct OutputReader {
         return decoded.withUnsafeBufferPointer(body)
     }
 
+    /// Moves to the next quote or backslash (or the end): eight bytes a turn, each word's
+    /// bytes that are either found at once (a byte equal to neither leaves no high bit set in
+    /// `(x - 1) & ~x` of its difference; the lowest set bit is the first such byte).
+    @inline(__always) mutating func skipPlainText() {
+        let base = bytes.baseAddress!
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while position + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            let found = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & (ones &* 0x80)
+            if found != 0 {
+                position += found.littleEndian.trailingZeroBitCount / 8
+                return
+            }
+            position += 8
+        }
+        while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+            position += 1
+        }
+    }
+
     /// Appends a string's value (escapes decoded) to `out`, as UTF-8.
     package mutating func appendString(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
         try expect(UInt8(ascii: "\""))
         while position < bytes.count {
             // The run up to the next quote or backslash, in one piece.
             let from = position
-            while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-                position += 1
-            }
+            skipPlainText()
             if position > from { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<position])) }
             guard position < bytes.count else { break }
             if bytes[position] == UInt8(ascii: "\"") {

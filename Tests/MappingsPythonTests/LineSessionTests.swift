@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsSpark
 import MappingsTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 package import MappingsEngine
 import MappingsJSON
-package import MappingsSpark
+import MappingsModel
 
 /// The tags of the value encoding `ValueEncoder` writes and the Python module and the Arrow
 /// builder read: each value is a tag byte, then (little-endian) what the tag says.
