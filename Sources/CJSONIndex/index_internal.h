@@ -145,16 +145,26 @@ CJSON_INLINE uint64_t cjson_unescaped_quotes(cjson_masks m, cjson_state *state, 
     return m.quote & ~*escaped;
 }
 
+/// No escape settled by vector compares (the kernels that check each escape one by one).
+CJSON_INLINE uint64_t cjson_no_settled_escapes(const uint8_t *block, uint64_t escaped) {
+    (void)block;
+    (void)escaped;
+    return 0;
+}
+
 /// The rest of a block, given its quotes and their prefix parity: the checks of strings
 /// (control characters, escapes); returns the block's entries, and the closing quotes of
-/// strings with escapes among them (`*flagged`), which the kernel writes.
+/// strings with escapes among them (`*flagged`), which the kernel writes. `settled`: escaped
+/// bytes the kernel already found valid (`cjson_no_settled_escapes`' contract: a subset of
+/// `escaped` whose escapes are one-letter ones, or \u and four hex digits that are no surrogate).
 CJSON_INLINE uint64_t cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_t parity, uint64_t escaped,
-                                         cjson_state *state, const uint8_t *bytes, size_t count, size_t base,
-                                         uint64_t *flagged) {
+                                         uint64_t settled, cjson_state *state, const uint8_t *bytes, size_t count,
+                                         size_t base, uint64_t *flagged) {
     uint64_t in_string = parity ^ state->in_string;
     state->in_string = (uint64_t)((int64_t)in_string >> 63);
     if (m.control & in_string) state->invalid = 1;
-    // Each escaped byte's escape is checked (a one-letter one by a table); a \u pair once.
+    escaped &= ~settled;
+    // Each other escaped byte's escape is checked (a one-letter one by a table); a \u pair once.
     while (escaped) {
         size_t at = base + (size_t)__builtin_ctzll(escaped);
         escaped &= escaped - 1;
@@ -186,9 +196,10 @@ CJSON_INLINE uint64_t cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_
 /// buffer padded with spaces.
 #define CJSON_CHUNK 32
 #define CJSON_DEFINE_KERNEL(name, attributes, masks, prefix) \
-    CJSON_DEFINE_KERNEL_WRITING(name, attributes, masks, prefix, cjson_write_entries)
-/// The same, with `write` writing a block's entries (`cjson_write_entries`' contract).
-#define CJSON_DEFINE_KERNEL_WRITING(name, attributes, masks, prefix, write)                                \
+    CJSON_DEFINE_KERNEL_WRITING(name, attributes, masks, prefix, cjson_write_entries, cjson_no_settled_escapes)
+/// The same, with `write` writing a block's entries (`cjson_write_entries`' contract) and
+/// `settle` checking what escapes it can with vector compares (`cjson_no_settled_escapes`').
+#define CJSON_DEFINE_KERNEL_WRITING(name, attributes, masks, prefix, write, settle)                        \
     attributes static int name(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {     \
         cjson_state state;                                                                                 \
         memset(&state, 0, sizeof state);                                                                   \
@@ -216,8 +227,9 @@ CJSON_INLINE uint64_t cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_
                 if (m.nonascii || state.utf8_need)                                                         \
                     cjson_check_utf8(b < whole ? bytes + base : last, b < whole ? 64 : count - base, &state); \
                 uint64_t flagged, escaped, quotes = cjson_unescaped_quotes(m, &state, &escaped);            \
-                uint64_t entries =                                                                         \
-                    cjson_finish_block(m, quotes, prefix(quotes), escaped, &state, bytes, count, base, &flagged); \
+                uint64_t settled = escaped ? settle(b < whole ? bytes + base : last, escaped) : 0;         \
+                uint64_t entries = cjson_finish_block(m, quotes, prefix(quotes), escaped, settled, &state, bytes, \
+                                                      count, base, &flagged);                              \
                 write(out + n, entries, flagged, base);                                                    \
                 n += (size_t)__builtin_popcountll(entries);                                                \
             }                                                                                              \

@@ -151,7 +151,8 @@ static cjson_kernel_function cjson_kernel_function_of(int kernel) {
     case CJSON_KERNEL_AVX512:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
+                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+                       __builtin_cpu_supports("avx512vbmi2") &&
                        __builtin_cpu_supports("avx2") &&
                        __builtin_cpu_supports("pclmul")
                    ? cjson_kernel_avx512

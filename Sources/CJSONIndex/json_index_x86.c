@@ -8,7 +8,7 @@
 
 #define CJSON_SSE __attribute__((target("sse4.2,pclmul")))
 #define CJSON_AVX2 __attribute__((target("avx2,pclmul")))
-#define CJSON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,pclmul")))
+#define CJSON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,pclmul")))
 
 /// The prefix parity of `x` as one carry-less multiply by all ones.
 CJSON_SSE static inline uint64_t cjson_prefix_xor_clmul_sse(uint64_t x) {
@@ -154,10 +154,54 @@ CJSON_AVX512 static inline void cjson_write_entries_avx512(uint32_t *write, uint
     }
 }
 
+/// What each ASCII byte can be after a backslash, by bit: 1 a one-letter escape (`" \\ / b f
+/// n r t`), 2 a hex digit, 4 the `u` of a \u escape, 8 a D (a surrogate half's first digit).
+#define CJSON_ESCAPE_SIMPLE 1
+#define CJSON_ESCAPE_HEX 2
+#define CJSON_ESCAPE_UNIT 4
+#define CJSON_ESCAPE_D 8
+#define CJSON_ESCAPE_HEX_LETTER(c) [c] = CJSON_ESCAPE_HEX, [c - 32] = CJSON_ESCAPE_HEX
+static const uint8_t cjson_escape_classes[128] __attribute__((aligned(64))) = {
+    ['0'] = CJSON_ESCAPE_HEX, ['1'] = CJSON_ESCAPE_HEX, ['2'] = CJSON_ESCAPE_HEX, ['3'] = CJSON_ESCAPE_HEX,
+    ['4'] = CJSON_ESCAPE_HEX, ['5'] = CJSON_ESCAPE_HEX, ['6'] = CJSON_ESCAPE_HEX, ['7'] = CJSON_ESCAPE_HEX,
+    ['8'] = CJSON_ESCAPE_HEX, ['9'] = CJSON_ESCAPE_HEX, CJSON_ESCAPE_HEX_LETTER('a'), CJSON_ESCAPE_HEX_LETTER('c'),
+    CJSON_ESCAPE_HEX_LETTER('e'), ['F'] = CJSON_ESCAPE_HEX,
+    ['b'] = CJSON_ESCAPE_SIMPLE | CJSON_ESCAPE_HEX, ['B'] = CJSON_ESCAPE_HEX,
+    ['f'] = CJSON_ESCAPE_SIMPLE | CJSON_ESCAPE_HEX,
+    ['d'] = CJSON_ESCAPE_HEX | CJSON_ESCAPE_D, ['D'] = CJSON_ESCAPE_HEX | CJSON_ESCAPE_D,
+    ['"'] = CJSON_ESCAPE_SIMPLE, ['\\'] = CJSON_ESCAPE_SIMPLE, ['/'] = CJSON_ESCAPE_SIMPLE, ['n'] = CJSON_ESCAPE_SIMPLE,
+    ['r'] = CJSON_ESCAPE_SIMPLE, ['t'] = CJSON_ESCAPE_SIMPLE, ['u'] = CJSON_ESCAPE_UNIT,
+};
+#undef CJSON_ESCAPE_HEX_LETTER
+
+/// The escaped bytes of a block whose escapes one table lookup settles: one-letter escapes,
+/// and \u escapes whose four hex digits are in the block and that are no surrogate half (the
+/// first digit no D). The others (surrogates, those near the block's end, the invalid ones)
+/// are checked one by one, as every kernel checks them.
+CJSON_AVX512 static inline uint64_t cjson_settled_escapes_avx512(const uint8_t *block, uint64_t escaped) {
+    __m512i v = _mm512_loadu_si512((const void *)block);
+    // Each byte's class, by its low seven bits from the 128-byte table; none for bytes past ASCII.
+    __m512i classes = _mm512_maskz_permutex2var_epi8(
+        ~_mm512_movepi8_mask(v), _mm512_load_si512((const void *)cjson_escape_classes), v,
+        _mm512_load_si512((const void *)(cjson_escape_classes + 64)));
+    uint64_t settled = escaped & _mm512_test_epi8_mask(classes, _mm512_set1_epi8(CJSON_ESCAPE_SIMPLE));
+    // \u escapes whose digits (bytes 1 to 4 after the u) end within the block.
+    uint64_t units = escaped & _mm512_test_epi8_mask(classes, _mm512_set1_epi8(CJSON_ESCAPE_UNIT)) &
+                     ((1ULL << 59) - 1);
+    if (units) {
+        uint64_t hex = _mm512_test_epi8_mask(classes, _mm512_set1_epi8(CJSON_ESCAPE_HEX));
+        uint64_t d = _mm512_test_epi8_mask(classes, _mm512_set1_epi8(CJSON_ESCAPE_D));
+        // Bit q: four hex digits from q on.
+        uint64_t digits = hex & (hex >> 1) & (hex >> 2) & (hex >> 3);
+        settled |= units & (digits >> 1) & ~(d >> 1);
+    }
+    return settled;
+}
+
 CJSON_DEFINE_KERNEL(cjson_kernel_sse42_body, CJSON_SSE, cjson_masks_sse, cjson_prefix_xor_clmul_sse)
 CJSON_DEFINE_KERNEL(cjson_kernel_avx2_body, CJSON_AVX2, cjson_masks_avx2, cjson_prefix_xor_clmul_avx2)
 CJSON_DEFINE_KERNEL_WRITING(cjson_kernel_avx512_body, CJSON_AVX512, cjson_masks_avx512, cjson_prefix_xor_clmul_avx512,
-                            cjson_write_entries_avx512)
+                            cjson_write_entries_avx512, cjson_settled_escapes_avx512)
 
 int cjson_kernel_sse42(const uint8_t *bytes, size_t start, size_t count, cjson_index *index) {
     return cjson_kernel_sse42_body(bytes, start, count, index);

@@ -37,7 +37,8 @@ static int compare(const uint8_t *text, size_t length, long *checked) {
 int main(void) {
     static const char *pieces[] = {
         "{", "}", "[", "]", ":", ",", "\"", "\\", "\\\\", "\\\\\\", "\\\"", "\\\\\"", "\\u00e9",
-        "\\ud83d\\ude00", "\\ud83d", "\\ude00", "\\x", "\\u12G4", " ", "\t", "\n", "\r", "\xc3\xa9",
+        "\\ud83d\\ude00", "\\ud83d", "\\ude00", "\\x", "\\u12G4", "\\uD7FF", "\\uABCD", "\\u00E9\\/",
+        "\\b\\f\\n\\r\\t", "\\u00", "\\uDC00\\uD83D", "\\u", "\\U00e9", "\\u0g00", " ", "\t", "\n", "\r", "\xc3\xa9",
         "\xe2\x82\xac", "\xf0\x9f\x98\x80", "true", "-1.5e3", "x", "\x01", "\x1f", "\x7f", "\xc3", "\xe2\x82",
         "\xf0\x9f\x98", "\xff", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
     };
