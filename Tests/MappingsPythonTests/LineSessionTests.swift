@@ -27,17 +27,36 @@ import Testing
 
     /// Each result's line and status, read from `ResultWriter`'s form.
     static func lines(_ results: [UInt8]) -> [(line: Int, status: UInt8)] {
-        var found: [(Int, UInt8)] = []
+        read(results).map { ($0.line, $0.status) }
+    }
+
+    /// Each result's line, status and the `id` of its value (-1 without one).
+    static func read(_ results: [UInt8]) -> [(line: Int, status: UInt8, id: Int)] {
+        var found: [(Int, UInt8, Int)] = []
         results.withUnsafeBytes { bytes in
             var reader = TagReader(bytes: bytes)
             while reader.position < bytes.count {
                 let line = reader.count()
                 let status = bytes[reader.position]
                 reader.position += 1
-                reader.skip(reader.tag())
+                var id = -1
+                let tag = reader.tag()
+                if tag == .object {
+                    for _ in 0..<reader.count() {
+                        let key = String(decoding: reader.text(), as: UTF8.self)
+                        let member = reader.tag()
+                        if key == "id", member == .integer {
+                            id = Int(Int64(bitPattern: reader.word()))
+                        } else {
+                            reader.skip(member)
+                        }
+                    }
+                } else {
+                    reader.skip(tag)
+                }
                 reader.skip(reader.tag())
                 if status == 2 || status == 3 { _ = reader.text() }
-                found.append((line, status))
+                found.append((line, status, id))
             }
         }
         return found
@@ -55,35 +74,6 @@ import Testing
         while let results = session.take() { all += Self.lines(results) }
         #expect(all.map(\.line) == Array(1...300) + [302] + Array(303...600))
         #expect(all.filter { $0.status == 3 }.map(\.line) == [302])
-    }
-
-    /// Each result's line and the `id` of its value, read from `ResultWriter`'s form.
-    static func ids(_ results: [UInt8]) -> [(line: Int, id: Int)] {
-        var found: [(Int, Int)] = []
-        results.withUnsafeBytes { bytes in
-            var reader = TagReader(bytes: bytes)
-            while reader.position < bytes.count {
-                let line = reader.count()
-                let status = bytes[reader.position]
-                reader.position += 1
-                var id = -1
-                if reader.tag() == .object {
-                    for _ in 0..<reader.count() {
-                        let key = String(decoding: reader.text(), as: UTF8.self)
-                        let tag = reader.tag()
-                        if key == "id", tag == .integer {
-                            id = Int(Int64(bitPattern: reader.word()))
-                        } else {
-                            reader.skip(tag)
-                        }
-                    }
-                }
-                reader.skip(reader.tag())
-                if status == 2 || status == 3 { _ = reader.text() }
-                found.append((line, id))
-            }
-        }
-        return found
     }
 
     /// A session refills the storage of blocks it took: a smaller block in a larger one's
@@ -118,9 +108,11 @@ import Testing
             }
             expected += ids
             next += count
-            while session.pendingBlocks > 2, let results = session.take() { seen += Self.ids(results) }
+            while session.pendingBlocks > 2, let results = session.take() {
+                seen += Self.read(results).map { ($0.line, $0.id) }
+            }
         }
-        while let results = session.take() { seen += Self.ids(results) }
+        while let results = session.take() { seen += Self.read(results).map { ($0.line, $0.id) } }
         #expect(seen.map(\.line) == expected)
         #expect(seen.map(\.id) == expected)
     }
