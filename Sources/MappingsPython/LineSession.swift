@@ -56,6 +56,7 @@ final class LineSession: @unchecked Sendable {
     /// `submit(_:)` of bytes the caller keeps: copied once, into the storage of a block taken
     /// when there is one.
     func submit(copying source: UnsafeBufferPointer<UInt8>) {
+        guard !source.isEmpty else { return }
         var bytes = spare(holding: source.count)
         bytes.withUnsafeMutableBufferPointer { buffer in
             if let base = source.baseAddress { buffer.baseAddress!.update(from: base, count: source.count) }
@@ -130,7 +131,8 @@ final class LineSession: @unchecked Sendable {
             switch part {
             case .block(let bytes, let size, let lineEnds):
                 if holding != nil {
-                    recycle(bytes)
+                    // Never queued: refilled before the block taken last, which may still be held.
+                    recycle(bytes, first: true)
                 } else {
                     queue(bytes, 0..<size, lines: lineEnds.count, lineEnds: lineEnds)
                 }
@@ -156,11 +158,12 @@ final class LineSession: @unchecked Sendable {
         return [UInt8](unsafeUninitializedCapacity: room) { _, initialized in initialized = room }
     }
 
-    /// Keeps the storage of a block that was taken for a block to come.
-    private func recycle(_ bytes: [UInt8]) {
+    /// Keeps the storage of a block that was taken for a block to come (`first`: storage no
+    /// block holds, refilled before the others).
+    private func recycle(_ bytes: [UInt8], first: Bool = false) {
         guard bytes.count >= 1 << 16, bytes.count <= 8 << 20 else { return }
         if spares.count == Self.spareBlocks { spares.removeFirst() }
-        spares.append(bytes)
+        if first { spares.insert(bytes, at: 0) } else { spares.append(bytes) }
     }
 
     private func overlong(line: Range<Int>, of bytes: [UInt8]) {

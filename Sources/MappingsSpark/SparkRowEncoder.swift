@@ -640,12 +640,13 @@ package struct OutputReader {
         let base = bytes.baseAddress!
         let ones: UInt64 = 0x0101_0101_0101_0101
         while position + 8 <= bytes.count {
-            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            // Byte n of the text at bits 8n to 8n + 7, whatever the machine's byte order.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
             let quotes = word ^ (ones &* 0x22)
             let backslashes = word ^ (ones &* 0x5C)
             let found = ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes) & (ones &* 0x80)
             if found != 0 {
-                position += found.littleEndian.trailingZeroBitCount / 8
+                position += found.trailingZeroBitCount / 8
                 return
             }
             position += 8

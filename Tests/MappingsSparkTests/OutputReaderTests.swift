@@ -29,17 +29,20 @@ import Testing
             for before in 0..<20 {
                 for after in [0, 1, 7, 8, 9, 17] {
                     let inner = String(repeating: "a", count: before) + piece + String(repeating: "b", count: after)
-                    // Text after the string, as in a record: the read stops at its closing quote.
-                    let text = "\"" + inner + "\"" + #","next":"x"}"#
                     let expected = try JSONParser.parse("[\"\(inner)\"]")
                     guard case .array(let values) = expected, case .string(let string) = values.first else {
                         Issue.record("the parser read \(inner) as \(expected)")
                         continue
                     }
-                    let read = try Self.read(text)
-                    #expect(read.appended == string, "\(text)")
-                    #expect(read.viewed == string, "\(text)")
-                    #expect(read.end == inner.utf8.count + 2, "\(text)")
+                    // With text after the string, as in a record (the read stops at its closing
+                    // quote), and without (the closing quote among the last bytes, read one by one).
+                    for after in [#","next":"x"}"#, ""] {
+                        let text = "\"" + inner + "\"" + after
+                        let read = try Self.read(text)
+                        #expect(read.appended == string, "\(text)")
+                        #expect(read.viewed == string, "\(text)")
+                        #expect(read.end == inner.utf8.count + 2, "\(text)")
+                    }
                 }
             }
         }

@@ -47,9 +47,9 @@ int main(void) {
     long checked = 0;
     for (size_t p = 0; p < sizeof pieces / sizeof *pieces; p++) {
         for (int offset = 0; offset <= 130; offset++) {
-            for (int variant = 0; variant < 3; variant++) {
+            for (int variant = 0; variant < 4; variant++) {
                 size_t n = 0;
-                const char *before = variant == 0 ? "{\"k\": \"" : variant == 1 ? "[\"" : "";
+                const char *before = variant == 0 ? "{\"k\": \"" : variant == 1 ? "[\"" : variant == 3 ? "\"" : "";
                 char pad = variant == 2 ? ' ' : 'a';
                 memcpy(text, before, strlen(before));
                 n = strlen(before);
@@ -60,7 +60,11 @@ int main(void) {
                 n += strlen(middle);
                 memcpy(text + n, pieces[p], strlen(pieces[p]));
                 n += strlen(pieces[p]);
-                const char *after = variant == 0 ? "z\", \"n\": [1, 2]}" : variant == 1 ? " , 7]" : " {\"a\":[true]}";
+                // Variant 3: the piece ends a string that ends the text (escapes in its last block).
+                const char *after = variant == 0   ? "z\", \"n\": [1, 2]}"
+                                    : variant == 1 ? " , 7]"
+                                    : variant == 2 ? " {\"a\":[true]}"
+                                                   : "\"";
                 memcpy(text + n, after, strlen(after));
                 n += strlen(after);
                 failures += compare(text, n, &checked);
