@@ -633,9 +633,9 @@ package struct OutputReader {
         return decoded.withUnsafeBufferPointer(body)
     }
 
-    /// Moves to the next quote or backslash (or the end): eight bytes a turn, each word's
-    /// bytes that are either found at once (a byte equal to neither leaves no high bit set in
-    /// `(x - 1) & ~x` of its difference; the lowest set bit is the first such byte).
+    /// Moves to the next quote or backslash (or the end), eight bytes a turn: a byte equal to
+    /// either makes a zero byte in `word ^ that byte` everywhere, which `(x - 1) & ~x & 0x80…`
+    /// flags; a false flag can only stand after a true one, so the lowest flag is the first.
     @inline(__always) mutating func skipPlainText() {
         let base = bytes.baseAddress!
         let ones: UInt64 = 0x0101_0101_0101_0101
