@@ -267,7 +267,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsEngineTests",
-            dependencies: ["Mappings", "MappingsTestSupport", "CAllocationCount"] + layers,
+            dependencies: ["Mappings", "MappingsSpark", "MappingsTestSupport", "CAllocationCount"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -392,7 +392,7 @@ var macroTargets: [Target] {
 if allocationSuite {
     let kept: Set<String> = [
         "CJSONIndex", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings",
-        "MappingsTestSupport", "CAllocationCount", "MappingsEngineTests",
+        "MappingsSpark", "MappingsTestSupport", "CAllocationCount", "MappingsEngineTests",
     ]
     package.targets.removeAll { !kept.contains($0.name) }
     // The suite and its fixtures alone, which import nothing `@testable` (tools/test builds them

@@ -1,7 +1,8 @@
 internal import CArrowData
 import Foundation
+package import MappingsEngine
 import MappingsJSON
-package import MappingsSpark
+import MappingsSpark
 
 /// Builds Arrow columns of a context's `ValueSchema` from records' tagged values
 /// (`ValueEncoder` with `forArrow`), and hands them over through the Arrow C Data Interface

@@ -1,6 +1,6 @@
 import Foundation
 package import Mappings
-package import MappingsSpark
+import MappingsSpark
 
 /// The two databases `stream --to` writes: the SQL each is spoken in.
 package enum SQLDialect: String, Sendable, CaseIterable {

@@ -3,32 +3,6 @@ package import MappingsEngine
 import MappingsJSON
 import MappingsModel
 
-/// The tags of the value encoding `ValueEncoder` writes and the Python module and the Arrow
-/// builder read: each value is a tag byte, then (little-endian) what the tag says.
-package enum ValueTag: UInt8 {
-    case null = 0, yes = 1, no = 2
-    /// Eight bytes.
-    case integer = 3
-    /// A whole number beyond 64 bits: a 4-byte length, its digits.
-    case bigInteger = 4
-    /// Eight bytes, the IEEE 754 bits.
-    case double = 5
-    /// A 4-byte length, UTF-8.
-    case string = 6
-    /// A 4-byte length, the number as written (every digit).
-    case decimal = 7
-    /// Microseconds since 1970, UTC (eight bytes).
-    case date = 8
-    /// A decimal at `Decimal128.scale` (16 bytes): for Arrow only.
-    case decimal128 = 11
-    /// A 4-byte member count, then each member: a 4-byte key length, the key, its value.
-    case object = 9
-    /// A 4-byte element count, then the elements.
-    case array = 10
-    /// No value (a result without output).
-    case absent = 0xFF
-}
-
 /// Turns a record's output JSON into tagged values by the context's `ValueSchema`, so that the
 /// Python module builds objects without reading JSON, and the Arrow builder fills columns:
 /// dates become microseconds (a date whose text is no ISO 8601 instant stays a string),
@@ -430,6 +404,20 @@ package enum Decimal128 {
 
 extension ValueEncoder: RecordEncoding {
     package var target: String { forArrow ? "the context's Arrow schema" : "the context's types" }
+
+    /// For Python values, the schema: a fast plan whose objects follow it writes the tags
+    /// itself (`FastPlan.directTags`), with no JSON between. Arrow's tags are checked against
+    /// the columns here, and keep that path.
+    package var directSchema: ValueSchema? { forArrow ? nil : schema }
+
+    package func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool {
+        do throws(SparkRowEncoder.Failure) {
+            try encode(json, node: node, into: &out)
+            return true
+        } catch {
+            return false
+        }
+    }
 
     /// A frame: the tags' length (4 bytes), then the tags.
     package func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8])

@@ -1,49 +1,18 @@
+package import MappingsEngine
 package import MappingsJSON
 
-/// The types a context's output takes, as Python values and Arrow columns read it: the
-/// context's Spark schema (`Catalog.sparkSchema(of:)`, which already resolves nested models,
-/// unions, recursion and collections) read back into a flat node table, with the two types
-/// Spark keeps as strings named again: a field marked `{"mappings.type": "Decimal"}` holds
-/// decimals, one marked `"JSON"` holds any JSON value.
-package struct ValueSchema: Sendable {
-    package enum Kind: UInt8, Sendable {
-        case integer, double, boolean, date, string, decimal, json, structure, list, map
-    }
-
-    /// One type, or one field of a struct (a type with a name). Plain data: the encoders walk
-    /// the table without counting references.
-    package struct Node: Sendable {
-        package var kind: Kind
-        /// A struct's first field (its fields are the `count` nodes from there); a list's
-        /// element; a map's value.
-        package var first: Int32 = 0
-        package var count: Int32 = 0
-        /// A field's name: where it is in `names`.
-        package var nameStart: Int32 = 0
-        package var nameCount: Int32 = 0
-        /// Whether the value may be null (a field's, a list element's, a map value's).
-        package var nullable = true
-    }
-
-    /// Node 0 is the record's struct.
-    package let nodes: [Node]
-    /// The fields' names, one after the other.
-    package let names: [UInt8]
-
-    /// A field's name.
-    package func name(_ index: Int) -> ArraySlice<UInt8> {
-        let node = nodes[index]
-        return names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)]
-    }
-
+/// The context's Spark schema (`Catalog.sparkSchema(of:)`, which already resolves nested
+/// models, unions, recursion and collections) read back into a flat node table, with the two
+/// types Spark keeps as strings named again: a field marked `{"mappings.type": "Decimal"}`
+/// holds decimals, one marked `"JSON"` holds any JSON value.
+extension ValueSchema {
     /// The schema of `spark` (a `StructType` in its JSON form); `nil` when it holds a type
     /// this reading does not know.
     package init?(spark: JSONValue) {
         var nodes = [Node(kind: .structure, nullable: false)]
         var names: [UInt8] = []
         guard Self.read(spark, marking: nil, at: 0, into: &nodes, names: &names) else { return nil }
-        self.nodes = nodes
-        self.names = names
+        self.init(nodes: nodes, names: names)
     }
 
     /// Reads `type` into `nodes[index]` (its kind and children); `marking` is the field's

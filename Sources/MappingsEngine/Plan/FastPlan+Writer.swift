@@ -16,6 +16,13 @@ struct Writer {
     let memo: TransformerMemo?
     /// The calling thread's scratch, whose `fanOuts` hold the nodes of the record's fan-outs.
     unowned(unsafe) let scratch: TapeScratch
+    /// With direct tags: the schema's nodes (`nil`: the plan writes JSON), which each object
+    /// follows field by field (`FastPlan.directTags`), and its names.
+    var tagNodes: UnsafeBufferPointer<ValueSchema.Node>? = nil
+    var tagNames = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    /// The direct tags' encoding, for the values the plan does not write itself (held by the
+    /// record mapper for the record).
+    unowned(unsafe) var direct: DirectTags? = nil
 
     /// What a key path found: one node, nothing (missing or null), or the values of a key
     /// applied to an array (a fan-out: one node per element, -1 where an element has none).
@@ -31,22 +38,33 @@ struct Writer {
     }
 
     /// Writes the model object of plan object `index` from the frame `frame` (-1: a `null`
-    /// source, where every key path is missing).
-    func object(_ index: Int32, frame: Int32, into out: inout OutputBytes) -> Bool {
+    /// source, where every key path is missing); with direct tags, as the struct of node
+    /// `structure`.
+    func object(_ index: Int32, frame: Int32, structure: Int32 = 0, into out: inout OutputBytes) -> Bool {
         let object = plan.objects[Int(index)]
-        out.append(UInt8(ascii: "{"))
         var first = true
+        // With direct tags: where the member count goes, the members written, the first field.
+        var countAt = 0
+        var members: UInt32 = 0
+        var fields = 0
+        if let tagNodes {
+            out.append(ValueTag.object.rawValue)
+            countAt = out.count
+            out.appendWord32(0)
+            fields = Int(tagNodes[Int(structure)].first) - Int(object.first)
+        } else {
+            out.append(UInt8(ascii: "{"))
+        }
         for position in Int(object.first)..<Int(object.first + object.count) {
             let property = plan.properties[position]
+            let field = Int32(truncatingIfNeeded: fields + position)
             // The usual entry, one key of the frame and no transformer: found and written
             // without a walk.
             if property.single >= 0, property.transformer < 0, frame >= 0 {
                 let child = slots[Int(nodes[Int(frame)].first) + Int(property.single)]
                 if child >= 0, !nodes[Int(child)].kind.is(.null) {
-                    if !first { out.append(UInt8(ascii: ",")) }
-                    first = false
-                    out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
-                    guard write(node: child, as: property, into: &out) else { return false }
+                    key(property, field: field, first: &first, members: &members, into: &out)
+                    guard write(node: child, as: property, field: field, into: &out) else { return false }
                     continue
                 }
             }
@@ -70,28 +88,74 @@ struct Writer {
                 // A required value is an issue; an optional one takes its default, or stays unset.
                 guard property.isOptional else { return false }
                 if property.defaultStart < 0, omittingNulls { continue }
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
+                key(property, field: field, first: &first, members: &members, into: &out)
                 if property.defaultStart < 0 {
-                    out.append("null")
+                    if tagNodes != nil { out.append(ValueTag.null.rawValue) } else { out.append("null") }
                 } else {
-                    out.append(plan.bytes, Int(property.defaultStart), Int(property.defaultCount))
+                    let text = UnsafeBufferPointer(
+                        rebasing: plan.bytes[
+                            Int(property.defaultStart)..<Int(property.defaultStart + property.defaultCount)])
+                    guard emit(json: text, field: field, into: &out) else { return false }
                 }
                 continue
             }
+            key(property, field: field, first: &first, members: &members, into: &out)
+            if let transformed {
+                if property.plainAnswer != 0, writesPlain(transformed, as: property, field: field, into: &out) {
+                    continue
+                }
+                guard convert(transformed, as: property, field: field, into: &out) else { return false }
+            } else {
+                guard write(found, as: property, field: field, into: &out) else { return false }
+            }
+        }
+        if tagNodes != nil {
+            out.patchWord32(members, at: countAt)
+        } else {
+            out.append(UInt8(ascii: "}"))
+        }
+        return true
+    }
+
+    /// Writes a property's key: JSON's `"name":` (after a comma but for the first), or with
+    /// direct tags its field's name (and counts the member).
+    @inline(__always)
+    private func key(
+        _ property: PlanTables.Property, field: Int32, first: inout Bool, members: inout UInt32,
+        into out: inout OutputBytes
+    ) {
+        if let tagNodes {
+            members += 1
+            let node = tagNodes[Int(field)]
+            out.appendWord32(UInt32(node.nameCount))
+            out.append(tagNames, Int(node.nameStart), Int(node.nameCount))
+        } else {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             out.append(plan.bytes, Int(property.keyStart), Int(property.keyCount))
-            if let transformed {
-                if property.plainAnswer != 0, writesPlain(transformed, as: property, into: &out) { continue }
-                guard convert(transformed, as: property, into: &out) else { return false }
-            } else {
-                guard write(found, as: property, into: &out) else { return false }
-            }
         }
-        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a value given as JSON text: as it is, or with direct tags, its tags by the node
+    /// of `field` (the encoding's own reading, for what the plan does not write itself);
+    /// `false` when that fails.
+    private func emit(json text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
+        guard !text.isEmpty else { return false }
+        guard let direct else {
+            out.append(text, 0, text.count)
+            return true
+        }
+        scratch.tags.removeAll(keepingCapacity: true)
+        guard direct.encoding.encodeValue(text, node: Int(field), into: &scratch.tags), !scratch.tags.isEmpty else {
+            return false
+        }
+        scratch.tags.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
         return true
+    }
+
+    /// `emit(json:field:into:)` of a literal.
+    private func emit(_ text: StaticString, field: Int32, into out: inout OutputBytes) -> Bool {
+        emit(json: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), field: field, into: &out)
     }
 
     /// What the transformer answers for a present value: an object or array goes to a
@@ -276,8 +340,10 @@ struct Writer {
         return start..<scratch.fanOuts.count
     }
 
-    /// Writes a present value as the property's type.
-    private func write(_ found: Found, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
+    /// Writes a present value as the property's type (with direct tags, as field `field`).
+    private func write(_ found: Found, as property: PlanTables.Property, field: Int32, into out: inout OutputBytes)
+        -> Bool
+    {
         switch found {
         case .missing:
             return false
@@ -286,14 +352,16 @@ struct Writer {
             if property.kind == .object || property.kind == .objects { return false }
             if property.kind == .strings, writesStrings(elements, into: &out) { return true }
             guard let values = value(of: found) else { return false }
-            return convert(values, as: property, into: &out)
+            return convert(values, as: property, field: field, into: &out)
         case .node(let index):
-            return write(node: index, as: property, into: &out)
+            return write(node: index, as: property, field: field, into: &out)
         }
     }
 
-    /// Writes the value at a node as the property's type.
-    private func write(node index: Int32, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
+    /// Writes the value at a node as the property's type (with direct tags, as field `field`).
+    private func write(node index: Int32, as property: PlanTables.Property, field: Int32, into out: inout OutputBytes)
+        -> Bool
+    {
         let node = nodes[Int(index)]
         switch property.kind {
         case .string where node.kind.is(.string):
@@ -303,47 +371,65 @@ struct Writer {
         case .decimal where node.kind.is(.number):
             if writesDecimal(node, into: &out) { return true }
         case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
-            out.append(bytes, Int(node.start) - 1, 22)
-            return true
+            return emit(
+                json: UnsafeBufferPointer(rebasing: bytes[(Int(node.start) - 1)..<(Int(node.start) + 21)]),
+                field: field, into: &out)
         case .formattedDate where node.kind.is(.string) && !node.escaped:
-            if writesFormattedDate(node, as: property, into: &out) { return true }
+            if let written = writesFormattedDate(node, as: property, field: field, into: &out) { return written }
         case .url where node.kind.is(.string) && !node.escaped && copiesURL(node):
-            out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+            if tagNodes != nil {
+                out.appendTagged(.string, bytes, Int(node.start), Int(node.end - node.start))
+            } else {
+                out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+            }
             return true
         case .strings where node.kind.is(.arraySpan):
             if writesStrings(in: node, into: &out) { return true }
         case .bool where node.kind.is(.true) || node.kind.is(.false):
-            out.append(bytes, Int(node.start), Int(node.end - node.start))
+            if tagNodes != nil {
+                out.append(node.kind.is(.true) ? ValueTag.yes.rawValue : ValueTag.no.rawValue)
+            } else {
+                out.append(bytes, Int(node.start), Int(node.end - node.start))
+            }
             return true
         case .object:
             guard node.kind.is(.frame) else { return false }
-            return object(property.target, frame: index, into: &out)
+            return object(property.target, frame: index, structure: field, into: &out)
         case .objects:
             guard node.kind.is(.list) else { return false }
-            out.append(UInt8(ascii: "["))
+            // With direct tags, each element is the struct of the list's element node.
+            let element = tagNodes.map { $0[Int(field)].first } ?? 0
+            if tagNodes != nil {
+                out.append(ValueTag.array.rawValue)
+                out.appendWord32(UInt32(node.count))
+            } else {
+                out.append(UInt8(ascii: "["))
+            }
             for offset in 0..<Int(node.count) {
-                if offset > 0 { out.append(UInt8(ascii: ",")) }
-                let element = slots[Int(node.first) + offset]
-                switch nodes[Int(element)].kind {
-                case .frame: guard object(property.target, frame: element, into: &out) else { return false }
+                if offset > 0, tagNodes == nil { out.append(UInt8(ascii: ",")) }
+                let item = slots[Int(node.first) + offset]
+                switch nodes[Int(item)].kind {
+                case .frame:
+                    guard object(property.target, frame: item, structure: element, into: &out) else { return false }
                 // A null element: the general engine keeps it null, or says it is one.
                 default: return false
                 }
             }
-            out.append(UInt8(ascii: "]"))
+            if tagNodes == nil { out.append(UInt8(ascii: "]")) }
             return true
         default:
             break
         }
         guard let value = JSONTape.value(of: node, in: bytes) else { return false }
-        return convert(value, as: property, into: &out)
+        return convert(value, as: property, field: field, into: &out)
     }
 
     /// Writes a transformer's answer that is of its property's own kind as the general
     /// conversion and writer would (`Property.plainAnswer`); `false`, writing nothing, for any
     /// other answer, which converts.
-    private func writesPlain(_ value: JSONValue, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool
-    {
+    private func writesPlain(
+        _ value: JSONValue, as property: PlanTables.Property, field: Int32, into out: inout OutputBytes
+    ) -> Bool {
         switch (property.plainAnswer, value) {
         case (1, .string(let string)):
             scratch.text.removeAll(keepingCapacity: true)
@@ -352,8 +438,7 @@ struct Writer {
             scratch.text.removeAll(keepingCapacity: true)
             scratch.text.append(contentsOf: String(integer).utf8)
         case (3, .bool(let flag)):
-            out.append(flag ? "true" : "false")
-            return true
+            return emit(flag ? "true" : "false", field: field, into: &out)
         case (4, .double(let double)):
             scratch.text.removeAll(keepingCapacity: true)
             scratch.text.append(contentsOf: JSONWriter.number(double).utf8)
@@ -369,17 +454,17 @@ struct Writer {
             scratch.text.append(UInt8(ascii: "]"))
         case (5, .object(let object)) where object.isKindlessEmpty:
             // An empty Lua table a script left unmarked: the empty array, as the conversion reads it.
-            out.append("[]")
-            return true
+            return emit("[]", field: field, into: &out)
         default:
             return false
         }
-        scratch.text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
-        return true
+        return scratch.text.withUnsafeBufferPointer { emit(json: $0, field: field, into: &out) }
     }
 
     /// The general conversion, and the general writer: used for every value the plan does not copy.
-    private func convert(_ value: JSONValue, as property: PlanTables.Property, into out: inout OutputBytes) -> Bool {
+    private func convert(
+        _ value: JSONValue, as property: PlanTables.Property, field: Int32, into out: inout OutputBytes
+    ) -> Bool {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
         let input = conversion.valueMap.map { $0.map(value) } ?? value
@@ -390,25 +475,24 @@ struct Writer {
         guard failures.isEmpty, converted != .null else { return false }
         var text: [UInt8] = []
         JSONWriter.write(converted, into: &text, omittingNulls: omittingNulls)
-        text.withUnsafeBufferPointer { out.append($0, 0, $0.count) }
-        return true
+        return text.withUnsafeBufferPointer { emit(json: $0, field: field, into: &out) }
     }
 
     /// Writes a date the property's `@dateFormat` reads from the string's bytes, quoted as
-    /// the writer writes a date; returns `false`, writing nothing, when it reads none there.
+    /// the writer writes a date, and returns whether that went; `nil`, writing nothing, when it
+    /// reads none there.
     private func writesFormattedDate(
-        _ node: JSONTape.Node, as property: PlanTables.Property, into out: inout OutputBytes
-    ) -> Bool {
+        _ node: JSONTape.Node, as property: PlanTables.Property, field: Int32, into out: inout OutputBytes
+    ) -> Bool? {
         let text = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
         guard let date = plan.conversions[Int(property.target)].dateFormats?.date(fromBytes: text) else {
-            return false
+            return nil
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONWriter.iso8601Capacity + 2) { buffer in
             buffer[0] = UInt8(ascii: "\"")
             let count = JSONWriter.writeISO8601(date, to: UnsafeMutableBufferPointer(rebasing: buffer[1...]))
             buffer[count + 1] = UInt8(ascii: "\"")
-            out.append(UnsafeBufferPointer(buffer), 0, count + 2)
-            return true
+            return emit(json: UnsafeBufferPointer(rebasing: buffer[..<(count + 2)]), field: field, into: &out)
         }
     }
 
@@ -420,15 +504,20 @@ struct Writer {
             if element < 0 || !nodes[Int(element)].kind.is(.string) { return false }
         }
         let mark = out.count
-        out.append(UInt8(ascii: "["))
+        if tagNodes != nil {
+            out.append(ValueTag.array.rawValue)
+            out.appendWord32(UInt32(elements.count))
+        } else {
+            out.append(UInt8(ascii: "["))
+        }
         for position in elements {
-            if position > elements.lowerBound { out.append(UInt8(ascii: ",")) }
+            if position > elements.lowerBound, tagNodes == nil { out.append(UInt8(ascii: ",")) }
             guard writeString(nodes[Int(scratch.fanOuts[position])], into: &out) else {
                 out.count = mark
                 return false
             }
         }
-        out.append(UInt8(ascii: "]"))
+        if tagNodes == nil { out.append(UInt8(ascii: "]")) }
         return true
     }
 
@@ -436,18 +525,24 @@ struct Writer {
     /// `false`, writing nothing, when one is anything else.
     private func writesStrings(in node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
         let mark = out.count
-        out.append(UInt8(ascii: "["))
-        var first = true
+        let tagged = tagNodes != nil
+        if tagged {
+            out.append(ValueTag.array.rawValue)
+            out.appendWord32(0)
+        } else {
+            out.append(UInt8(ascii: "["))
+        }
+        var count: UInt32 = 0
         let allStrings = JSONTape.forEachString(in: node, bytes) { string in
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
+            if count > 0, !tagged { out.append(UInt8(ascii: ",")) }
+            count += 1
             return writeString(string, into: &out)
         }
         guard allStrings else {
             out.count = mark
             return false
         }
-        out.append(UInt8(ascii: "]"))
+        if tagged { out.patchWord32(count, at: mark + 1) } else { out.append(UInt8(ascii: "]")) }
         return true
     }
 
@@ -468,6 +563,12 @@ struct Writer {
             guard digit < 10 else { return false }
             magnitude = magnitude &* 10 &+ UInt64(digit)
             position += 1
+        }
+        if tagNodes != nil {
+            out.append(ValueTag.integer.rawValue)
+            let value = negative ? 0 &- Int64(magnitude) : Int64(magnitude)
+            out.appendWord64(UInt64(bitPattern: value))
+            return true
         }
         // Digits without a leading zero are written as they are (but `-0` is `0`).
         if bytes[digitsStart] != UInt8(ascii: "0") {
@@ -501,7 +602,16 @@ struct Writer {
         }
         guard end - integerStart <= 19 else { return false }
         let hasFraction = fractionEnd > integerEnd + 1
-        if !hasFraction, integerEnd - integerStart == 1, bytes[integerStart] == UInt8(ascii: "0") {
+        let isZero = !hasFraction && integerEnd - integerStart == 1 && bytes[integerStart] == UInt8(ascii: "0")
+        if tagNodes != nil {
+            // The digits as the writer writes them, as a decimal's text.
+            let length =
+                isZero
+                ? 1 : (negative ? 1 : 0) + integerEnd - integerStart + (hasFraction ? fractionEnd - integerEnd : 0)
+            out.append(ValueTag.decimal.rawValue)
+            out.appendWord32(UInt32(length))
+        }
+        if isZero {
             out.append(UInt8(ascii: "0"))
             return true
         }
@@ -602,7 +712,11 @@ struct Writer {
     /// and written again.
     private func writeString(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
         guard node.escaped else {
-            out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+            if tagNodes != nil {
+                out.appendTagged(.string, bytes, Int(node.start), Int(node.end - node.start))
+            } else {
+                out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
+            }
             return true
         }
         writeUnescaping(node, into: &out)
@@ -613,7 +727,15 @@ struct Writer {
     /// they stand for: each escape decoded (a `\\u` pair to one character) and written again as
     /// the writer spells it, the runs between escapes copied; no `String`, no allocation.
     private func writeUnescaping(_ node: JSONTape.Node, into out: inout OutputBytes) {
-        out.append(UInt8(ascii: "\""))
+        // With direct tags: the text's tag, its length when written, each character as it is.
+        let raw = tagNodes != nil
+        let lengthAt = out.count + 1
+        if raw {
+            out.append(ValueTag.string.rawValue)
+            out.appendWord32(0)
+        } else {
+            out.append(UInt8(ascii: "\""))
+        }
         var position = Int(node.start)
         var runStart = position
         let end = Int(node.end)
@@ -637,11 +759,15 @@ struct Writer {
                 scalar = JSONEscape.character(after: bytes[position + 1])?.value ?? 0xFFFD
                 position += 2
             }
-            write(scalar: scalar, into: &out)
+            write(scalar: scalar, raw: raw, into: &out)
             runStart = position
         }
         out.append(bytes, runStart, end - runStart)
-        out.append(UInt8(ascii: "\""))
+        if raw {
+            out.patchWord32(UInt32(out.count - lengthAt - 4), at: lengthAt)
+        } else {
+            out.append(UInt8(ascii: "\""))
+        }
     }
 
     /// The four hexadecimal digits at `position` (checked by the scan) as a number.
@@ -655,12 +781,12 @@ struct Writer {
         return value
     }
 
-    /// Writes one decoded character as the writer writes it in a string.
-    private func write(scalar value: UInt32, into out: inout OutputBytes) {
+    /// Writes one decoded character as the writer writes it in a string (`raw`: as UTF-8, never escaped).
+    private func write(scalar value: UInt32, raw: Bool, into out: inout OutputBytes) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { buffer in
             let base = buffer.baseAddress!
             var count = 0
-            if value < 0x80, JSONWriter.needsEscape(UInt8(value)) {
+            if value < 0x80, !raw, JSONWriter.needsEscape(UInt8(value)) {
                 count = JSONWriter.writeEscape(of: UInt8(value), to: base)
             } else if let scalar = Unicode.Scalar(value) {
                 UTF8.encode(scalar) { byte in

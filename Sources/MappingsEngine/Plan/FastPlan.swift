@@ -127,6 +127,22 @@ package final class FastPlan: Sendable {
         _ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], omittingNulls: Bool,
         memo: TransformerMemo?, filtering: Bool
     ) -> Outcome {
+        write(buffer, into: &out, omittingNulls: omittingNulls, memo: memo, tags: nil)
+    }
+
+    /// `write`, appending the record's tags by `tags` — their length (4 bytes), then the tags,
+    /// what `tags.encoding` makes of the record's JSON — in place of the JSON.
+    func writeTags(
+        _ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], omittingNulls: Bool, memo: TransformerMemo?,
+        _ tags: DirectTags
+    ) -> Outcome {
+        write(buffer, into: &out, omittingNulls: omittingNulls, memo: memo, tags: tags)
+    }
+
+    private func write(
+        _ buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], omittingNulls: Bool, memo: TransformerMemo?,
+        tags: DirectTags?
+    ) -> Outcome {
         let scratch = TapeScratch.current
         guard let root = scratch.tape.scan(buffer, shape: shape, recordingMatches: publishesIndex) else {
             return .givenBack
@@ -150,14 +166,82 @@ package final class FastPlan: Sendable {
         let nodes = scratch.tape.nodes
         let written = tables.withPointers { pointers in
             guard case .frame = nodes[Int(root)].kind else { return false }
-            let writer = Writer(
+            var writer = Writer(
                 bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
                 omittingNulls: omittingNulls, memo: memo, scratch: scratch)
-            return writer.object(0, frame: root, into: &scratch.output)
+            guard let tags else { return writer.object(0, frame: root, into: &scratch.output) }
+            return tags.schema.nodes.withUnsafeBufferPointer { schemaNodes in
+                tags.schema.names.withUnsafeBufferPointer { names in
+                    (writer.tagNodes, writer.tagNames, writer.direct) = (schemaNodes, names, tags)
+                    // The frame's length goes first.
+                    scratch.output.appendWord32(0)
+                    guard writer.object(0, frame: root, into: &scratch.output) else { return false }
+                    scratch.output.patchWord32(UInt32(truncatingIfNeeded: scratch.output.count - 4), at: 0)
+                    return scratch.output.count - 4 <= Int(UInt32.max)
+                }
+            }
         }
         guard written else { return .givenBack }
         out.append(contentsOf: UnsafeBufferPointer(start: scratch.output.base, count: scratch.output.count))
         return .written
+    }
+
+    /// The direct tags of `schema` for this plan (`RecordEncoding.directSchema`), when the
+    /// plan's objects follow the schema's structs field by field — as many fields, named as
+    /// the plan's keys, of the kinds the plan writes itself (a string's field holds strings, an
+    /// object's a struct, and so on) — so that what the plan writes is what `encoding` makes of
+    /// the record's JSON; `nil` otherwise (the plan then writes JSON, which `encoding` reads).
+    func directTags(_ schema: ValueSchema, _ encoding: any RecordEncoding) -> DirectTags? {
+        let nodes = schema.nodes
+        var followed = Set<Int64>()
+        func follows(_ object: Int32, _ structure: Int) -> Bool {
+            guard structure < nodes.count, nodes[structure].kind == .structure else { return false }
+            guard followed.insert(Int64(object) << 32 | Int64(structure)).inserted else { return true }
+            let planned = tables.objects[Int(object)]
+            guard planned.count == nodes[structure].count else { return false }
+            for offset in 0..<Int(planned.count) {
+                let property = tables.properties[Int(planned.first) + offset]
+                let fieldIndex = Int(nodes[structure].first) + offset
+                guard fieldIndex < nodes.count else { return false }
+                let field = nodes[fieldIndex]
+                // The key the plan writes, `"name":`, is the field's name in JSON.
+                var key: [UInt8] = []
+                JSONWriter.writeString(String(decoding: schema.name(fieldIndex), as: UTF8.self), into: &key)
+                key.append(UInt8(ascii: ":"))
+                let start = Int(property.keyStart)
+                guard tables.bytes[start..<(start + Int(property.keyCount))].elementsEqual(key) else { return false }
+                let element = Int(field.first)
+                let fits: Bool
+                switch property.kind {
+                case .string, .url: fits = field.kind == .string
+                case .int: fits = field.kind == .integer
+                case .bool: fits = field.kind == .boolean
+                case .decimal: fits = field.kind == .decimal
+                case .strings: fits = field.kind == .list && element < nodes.count && nodes[element].kind == .string
+                case .object: fits = follows(property.target, fieldIndex)
+                case .objects: fits = field.kind == .list && follows(property.target, element)
+                // Written as JSON text, which the encoding reads by the field's node.
+                case .date, .formattedDate, .general, .unset: fits = true
+                }
+                guard fits else { return false }
+            }
+            return true
+        }
+        guard !tables.objects.isEmpty, follows(0, 0) else { return nil }
+        return DirectTags(schema: schema, encoding: encoding)
+    }
+}
+
+/// A `ValueSchema` a plan's objects follow field by field (`FastPlan.directTags`): the plan
+/// writes a record's tags itself, and what it does not write itself (a date, a default, a
+/// transformer's answer, a converted value) `encoding` encodes from its JSON text.
+final class DirectTags: Sendable {
+    let schema: ValueSchema
+    let encoding: any RecordEncoding
+
+    init(schema: ValueSchema, encoding: any RecordEncoding) {
+        self.schema = schema
+        self.encoding = encoding
     }
 }
 

@@ -21,6 +21,8 @@ final class TapeScratch: @unchecked Sendable {
     @exclusivity(unchecked) var selection: [UInt8] = []
     /// A transformer's answer as it is written (`Writer.writesPlain`).
     @exclusivity(unchecked) var text: [UInt8] = []
+    /// The tags of a value the encoding writes for the plan (`Writer.emit(json:field:into:)`).
+    @exclusivity(unchecked) var tags: [UInt8] = []
 
     deinit {
         tape.free()
@@ -110,6 +112,36 @@ struct OutputBytes {
         reserve(length)
         (base + count).update(from: text.utf8Start, count: length)
         count += length
+    }
+
+    /// Four bytes, little-endian (a direct tag's length or count).
+    @inline(__always)
+    mutating func appendWord32(_ value: UInt32) {
+        reserve(4)
+        UnsafeMutableRawPointer(base + count).storeBytes(of: value.littleEndian, as: UInt32.self)
+        count += 4
+    }
+
+    /// Eight bytes, little-endian.
+    @inline(__always)
+    mutating func appendWord64(_ value: UInt64) {
+        reserve(8)
+        UnsafeMutableRawPointer(base + count).storeBytes(of: value.littleEndian, as: UInt64.self)
+        count += 8
+    }
+
+    /// Writes four bytes, little-endian, at `offset` (a count known once what it counts is written).
+    @inline(__always)
+    mutating func patchWord32(_ value: UInt32, at offset: Int) {
+        UnsafeMutableRawPointer(base + offset).storeBytes(of: value.littleEndian, as: UInt32.self)
+    }
+
+    /// A tag, the length of `length` bytes of `source` from `start`, and those bytes.
+    @inline(__always)
+    mutating func appendTagged(_ tag: ValueTag, _ source: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) {
+        append(tag.rawValue)
+        appendWord32(UInt32(length))
+        append(source, start, length)
     }
 
     /// Decimal digits of a magnitude, with a `-` first when `negative`.

@@ -36,6 +36,9 @@ public struct RecordMapper: Sendable {
     private let identity: Identity
     /// With `encoding(_:)`: what each record's output JSON becomes instead (a surface's rows).
     package private(set) var encoding: (any RecordEncoding)?
+    /// With an encoding that has a `directSchema` the plan's objects follow: the plan writes
+    /// each record's tags itself.
+    private var directTags: DirectTags?
 
     private final class Identity: Sendable {}
 
@@ -57,6 +60,7 @@ public struct RecordMapper: Sendable {
     public func independentCopy() -> RecordMapper {
         var copy = self
         if plan != nil { copy.plan = try? mapper.fastPlan(for: context).get() }
+        if let encoding { copy = copy.encoding(encoding) }
         return copy
     }
 
@@ -64,6 +68,7 @@ public struct RecordMapper: Sendable {
     package func encoding(_ encoding: any RecordEncoding) -> RecordMapper {
         var copy = self
         copy.encoding = encoding
+        copy.directTags = plan.flatMap { plan in encoding.directSchema.flatMap { plan.directTags($0, encoding) } }
         return copy
     }
 
@@ -74,6 +79,9 @@ public struct RecordMapper: Sendable {
 
     /// Whether records that map cleanly go through a fast plan.
     public var hasFastPlan: Bool { plan != nil }
+
+    /// Whether the fast plan writes the encoding's tags itself (`RecordEncoding.directSchema`).
+    package var writesTagsDirectly: Bool { directTags != nil }
 
     /// Maps one record, appending its output JSON (without a line end) to `out` unless the
     /// record is not JSON; the outcome says how it went.
@@ -102,8 +110,20 @@ public struct RecordMapper: Sendable {
         -> RecordOutcome
     {
         guard let encoding else { return mapJSON(record, into: &out, memo: prepared) }
+        var memo = prepared
+        var usesPlan = true
+        if let directTags, let plan {
+            // The record's tags, written by the plan: no JSON between.
+            memo = prepared ?? (plan.callsTransformers ? TransformerMemo() : nil)
+            switch plan.writeTags(record, into: &out, omittingNulls: omitsNulls, memo: memo, directTags) {
+            case .written: return RecordOutcome(kind: .clean, byFastPlan: true)
+            case .filtered: return RecordOutcome(kind: .filtered, byFastPlan: true)
+            // The general engine maps it, with the answers of the calls the plan made.
+            case .givenBack: usesPlan = false
+            }
+        }
         let start = out.count
-        let outcome = mapJSON(record, into: &out, memo: prepared)
+        let outcome = mapJSON(record, into: &out, memo: memo, usesPlan: usesPlan)
         guard out.count > start else { return outcome }
         let length = out.count - start
         // The JSON moves aside (on the stack when small) while its encoding takes its place.
@@ -130,11 +150,12 @@ public struct RecordMapper: Sendable {
         }
     }
 
-    private func mapJSON(_ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], memo prepared: TransformerMemo?)
-        -> RecordOutcome
-    {
+    private func mapJSON(
+        _ record: UnsafeBufferPointer<UInt8>, into out: inout [UInt8], memo prepared: TransformerMemo?,
+        usesPlan: Bool = true
+    ) -> RecordOutcome {
         let memo = prepared ?? (plan?.callsTransformers == true ? TransformerMemo() : nil)
-        if let plan {
+        if let plan, usesPlan {
             switch plan.write(record, into: &out, omittingNulls: omitsNulls, memo: memo, filtering: true) {
             case .written: return RecordOutcome(kind: .clean, byFastPlan: true)
             case .filtered: return RecordOutcome(kind: .filtered, byFastPlan: true)
@@ -211,6 +232,20 @@ package protocol RecordEncoding: Sendable {
     var target: String { get }
     /// Appends the encoding of a record's output `json` to `out`; throws when it does not fit.
     func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(RecordEncodingFailure)
+    /// The schema of value tags (`ValueTag`) by which a fast plan may write a record's
+    /// encoding itself, with no JSON between, when the encoding of a record is its tags framed
+    /// by their length (the Python module's values); `nil`: the plan writes JSON, encoded after.
+    var directSchema: ValueSchema? { get }
+    /// Appends the tags of the value `json` read as node `node` of `directSchema` (a value the
+    /// plan does not write itself); `false` when it does not fit.
+    func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool
+}
+
+extension RecordEncoding {
+    package var directSchema: ValueSchema? { nil }
+    package func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool {
+        false
+    }
 }
 
 /// Why a record's output could not be encoded.

@@ -1,0 +1,154 @@
+import Foundation
+import MappingsSpark
+import MappingsTestSupport
+import Testing
+
+@testable import Mappings
+@testable import MappingsEngine
+
+/// A fast plan that writes the Python module's value tags itself (`RecordEncoding.directSchema`)
+/// writes, record for record, what `ValueEncoder` makes of the JSON the plan writes otherwise:
+/// the same outcome, the same bytes.
+@Suite("fast plans writing value tags directly")
+struct DirectTagsTests {
+    /// The record mapper writing tags directly, and the one that writes JSON then encodes it.
+    static func mappers(_ mapper: Mapper, _ context: CompiledContext, omittingNulls: Bool = false) throws
+        -> (direct: RecordMapper, encoded: RecordMapper)?
+    {
+        guard let schema = ValueSchema(spark: mapper.catalog.sparkSchema(of: context)) else { return nil }
+        let encoder = ValueEncoder(schema: schema, forArrow: false)
+        let json = RecordMapper(mapper: mapper, context: context, omittingNulls: omittingNulls)
+        return (json.encoding(encoder), json.encoding(JSONThenTags(encoder: encoder)))
+    }
+
+    /// `ValueEncoder` without its direct schema: the record's JSON, then its tags.
+    struct JSONThenTags: RecordEncoding {
+        let encoder: ValueEncoder
+        var target: String { encoder.target }
+        func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(RecordEncodingFailure) {
+            try encoder.encodeRecord(json, into: &out)
+        }
+    }
+
+    /// What differs between the two mappers on `bytes`, or `nil`.
+    static func difference(_ bytes: [UInt8], _ direct: RecordMapper, _ encoded: RecordMapper) -> String? {
+        var written: [UInt8] = [7]
+        var expected: [UInt8] = [7]
+        let outcome = direct.map(bytes, into: &written)
+        let reference = encoded.map(bytes, into: &expected)
+        let record = String(decoding: bytes, as: UTF8.self)
+        guard outcome.kind == reference.kind, outcome.unwritable == reference.unwritable,
+            outcome.issues.map(\.description) == reference.issues.map(\.description)
+        else { return "outcomes differ on \(record): \(outcome.kind) vs \(reference.kind)" }
+        guard written == expected else {
+            return "tags differ on \(record):\ndirect:  \(written)\nencoded: \(expected)"
+        }
+        return nil
+    }
+
+    /// The fuzzer's transformers, uncounted: the fuzzer counts its own calls while this runs.
+    static let transformers = FastPlanFuzzTests.registry(counted: false)
+
+    @Test("random catalogs over random payloads: ValueEncoder's tags of the plan's JSON")
+    func randomCatalogs() throws {
+        var random = SeededGenerator(seed: 0xD1EC_7001)
+        var (catalogs, direct, records) = (0, 0, 0)
+        var violations: [String] = []
+        for _ in 0..<400 {
+            let text = FastPlanFuzzTests.catalog(&random)
+            guard
+                let catalog = try? Catalog.load(
+                    ["main.mappings"], from: .memory(["main.mappings": text]),
+                    transformers: Self.transformers)
+            else { continue }
+            let mapper = Mapper(catalog: catalog)
+            guard let context = try? mapper.context("$M") else { continue }
+            for omittingNulls in [false, true] {
+                guard let (tags, encoded) = try Self.mappers(mapper, context, omittingNulls: omittingNulls) else {
+                    continue
+                }
+                catalogs += 1
+                if tags.writesTagsDirectly { direct += 1 }
+                for _ in 0..<40 {
+                    let bytes = FastPlanFuzzTests.payload(&random)
+                    records += 1
+                    if let violation = Self.difference(bytes, tags, encoded) {
+                        violations.append("\(violation)\nomitting nulls: \(omittingNulls)\ncatalog: \(text)")
+                        break
+                    }
+                }
+            }
+            if violations.count >= 3 { break }
+        }
+        #expect(violations.isEmpty, "\(violations.joined(separator: "\n\n"))")
+        // Most plans follow their schema: the comparison is of tags the plan wrote.
+        #expect(direct > catalogs / 2, "\(direct) of \(catalogs) catalogs with direct tags")
+        print("direct tags: \(direct) of \(catalogs) catalogs, \(records) records")
+    }
+
+    @Test(
+        "the benchmarks' contexts write tags directly, as ValueEncoder encodes their JSON",
+        arguments: [
+            ("$RealStatus", "real"), ("$SmallTweet", "small"), ("$BenchTweet", "tweet"), ("$LargeTweet", "large"),
+            ("$WideRecord", "wide"),
+        ])
+    func benchmarkContexts(_ identifier: String, _ shape: String) throws {
+        let mapper = Mapper(catalog: try BenchmarkPlans.catalog())
+        let context = try mapper.context(identifier)
+        let (tags, encoded) = try #require(try Self.mappers(mapper, context))
+        #expect(tags.writesTagsDirectly)
+        for bytes in try BenchmarkPlans.records(shape: shape).prefix(300) {
+            let difference = Self.difference(bytes, tags, encoded)
+            #expect(difference == nil, "\(difference ?? "")")
+            if difference != nil { break }
+        }
+    }
+
+    @Test("escapes, every kind of number, dates and nested objects: the encoder's tags")
+    func valuesOfEveryKind() throws {
+        let source = """
+            {
+              "@models": {
+                "Item": {"name": "String", "price": "Decimal", "at": "Date?"},
+                "Order": {"id": "Int", "note": "String?", "site": "URL?", "paid": "Bool", "total": "Decimal",
+                          "placed": "Date", "shipped": "Date?", "tags": "[String]", "items": "[Item]", "first": "Item?",
+                          "extra": "JSON?", "count": "Int?", "ratio": "Double?", "codes": "[String]?"}
+              },
+              "$Order": {
+                "@class": "Order",
+                "id": "id", "note": {"@keyPath": "note", "@optional": true}, "site": {"@keyPath": "site", "@optional": true},
+                "paid": "paid", "total": "total", "placed": "placed",
+                "shipped": {"@keyPath": "shipped", "@optional": true, "@dateFormat": "EEE MMM dd HH:mm:ss Z yyyy"},
+                "tags": "tags", "items": {"@keyPath": "items", "@object": {"@mappings": "$Item"}},
+                "first": {"@keyPath": "first", "@optional": true, "@object": {"@mappings": "$Item"}},
+                "extra": {"@keyPath": "extra", "@optional": true}, "count": {"@keyPath": "count", "@optional": true, "@defaultValue": 3},
+                "ratio": {"@keyPath": "ratio", "@optional": true}, "codes": {"@keyPath": "items.name", "@optional": true}
+              },
+              "$Item": {"@class": "Item", "name": "name", "price": "price", "at": {"@keyPath": "at", "@optional": true}}
+            }
+            """
+        let catalog = try Catalog.load(["order.mappings"], from: .memory(["order.mappings": source]))
+        let mapper = Mapper(catalog: catalog)
+        let context = try mapper.context("$Order")
+        let (tags, encoded) = try #require(try Self.mappers(mapper, context))
+        #expect(tags.writesTagsDirectly)
+        let records = [
+            #"{"id":"-0","note":"a\"b\\c\/d\u00e9\ud83d\ude00\u0001\n","site":"https://x.y/a?b=c#d","paid":true,"total":-0.500,"placed":"2024-02-29T23:59:59Z","shipped":"Thu Feb 29 23:59:59 +0100 2024","tags":["x","\u00e9",""],"items":[{"name":"n","price":0.0,"at":"0001-01-01T00:00:00Z"},{"name":"\t","price":12345678901234567.5}],"first":{"name":"f","price":1e3},"extra":{"k":[1,2.5,null,"s",123456789012345678901234567890]},"count":12,"ratio":0.1,"codes":null}"#,
+            #"{"id":123456789012345678,"paid":false,"total":0,"placed":"9999-12-31T23:59:59Z","tags":[],"items":[],"note":"","site":"ftp://x","ratio":-0.0,"count":"7"}"#,
+            #"{"id":-12,"paid":false,"total":"1.5","placed":"2024-02-29T23:59:59.250+02:00","tags":["a"],"items":[{"name":"x","price":-0}],"first":null}"#,
+            #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a"],"items":[],"shipped":"not a date"}"#,
+            #"{"id":1234567890123456789012,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a"],"items":[]}"#,
+            #"{"id":1,"paid":1,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a",2],"items":[null]}"#,
+        ]
+        var direct = 0
+        for record in records {
+            let bytes = Array(record.utf8)
+            var out: [UInt8] = []
+            if tags.map(bytes, into: &out).byFastPlan { direct += 1 }
+            let difference = Self.difference(bytes, tags, encoded)
+            #expect(difference == nil, "\(difference ?? "")")
+        }
+        // The first three are the plan's (the others the general engine's: issues).
+        #expect(direct >= 3)
+    }
+}
