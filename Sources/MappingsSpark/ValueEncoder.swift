@@ -100,7 +100,7 @@ package struct ValueEncoder: Sendable {
                 guard reader.peek == UInt8(ascii: "\"") else { return try other("an ISO 8601 instant", into: &out) }
                 let start = reader.position
                 if let micros = try reader.withString({ SparkRowEncoder.microseconds(iso8601: $0) }),
-                    forArrow || Self.isPythonDate(micros)
+                    forArrow || ValueSchema.isPythonDate(micros)
                 {
                     out.append(ValueTag.date.rawValue)
                     Self.put(UInt64(bitPattern: micros), into: &out)
@@ -353,11 +353,6 @@ package struct ValueEncoder: Sendable {
             } else {
                 Self.text(.decimal, text, into: &out)
             }
-        }
-
-        /// Whether Python's `datetime` holds the instant (years 1 to 9999).
-        static func isPythonDate(_ micros: Int64) -> Bool {
-            micros >= -62_135_596_800_000_000 && micros <= 253_402_300_799_999_999
         }
 
         static func text(_ tag: ValueTag?, _ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {

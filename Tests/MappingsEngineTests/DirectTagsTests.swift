@@ -97,10 +97,14 @@ struct DirectTagsTests {
         let context = try mapper.context(identifier)
         let (tags, encoded) = try #require(try Self.mappers(mapper, context))
         #expect(tags.writesTagsDirectly)
-        for bytes in try BenchmarkPlans.records(shape: shape).prefix(300) {
-            let difference = Self.difference(bytes, tags, encoded)
-            #expect(difference == nil, "\(difference ?? "")")
-            if difference != nil { break }
+        var random = SeededGenerator(seed: 0xD1EC_7002)
+        for record in try BenchmarkPlans.records(shape: shape).prefix(300) {
+            // As generated, and with characters of its strings written as `\u` escapes.
+            for bytes in [record, RecordMutation.escape(record, using: &random)] {
+                let difference = Self.difference(bytes, tags, encoded)
+                #expect(difference == nil, "\(difference ?? "")")
+                if difference != nil { return }
+            }
         }
     }
 
@@ -112,7 +116,7 @@ struct DirectTagsTests {
                 "Item": {"name": "String", "price": "Decimal", "at": "Date?"},
                 "Order": {"id": "Int", "note": "String?", "site": "URL?", "paid": "Bool", "total": "Decimal",
                           "placed": "Date", "shipped": "Date?", "tags": "[String]", "items": "[Item]", "first": "Item?",
-                          "extra": "JSON?", "count": "Int?", "ratio": "Double?", "codes": "[String]?"}
+                          "extra": "JSON?", "count": "Int?", "ratio": "Double?", "codes": "[String]?", "far": "Date?"}
               },
               "$Order": {
                 "@class": "Order",
@@ -122,7 +126,8 @@ struct DirectTagsTests {
                 "tags": "tags", "items": {"@keyPath": "items", "@object": {"@mappings": "$Item"}},
                 "first": {"@keyPath": "first", "@optional": true, "@object": {"@mappings": "$Item"}},
                 "extra": {"@keyPath": "extra", "@optional": true}, "count": {"@keyPath": "count", "@optional": true, "@defaultValue": 3},
-                "ratio": {"@keyPath": "ratio", "@optional": true}, "codes": {"@keyPath": "items.name", "@optional": true}
+                "ratio": {"@keyPath": "ratio", "@optional": true}, "codes": {"@keyPath": "items.name", "@optional": true},
+                "far": {"@keyPath": "far", "@optional": true, "@dateFormat": ["yyyy-MM-dd", "@unixMilliseconds"]}
               },
               "$Item": {"@class": "Item", "name": "name", "price": "price", "at": {"@keyPath": "at", "@optional": true}}
             }
@@ -133,9 +138,11 @@ struct DirectTagsTests {
         let (tags, encoded) = try #require(try Self.mappers(mapper, context))
         #expect(tags.writesTagsDirectly)
         let records = [
-            #"{"id":"-0","note":"a\"b\\c\/d\u00e9\ud83d\ude00\u0001\n","site":"https://x.y/a?b=c#d","paid":true,"total":-0.500,"placed":"2024-02-29T23:59:59Z","shipped":"Thu Feb 29 23:59:59 +0100 2024","tags":["x","\u00e9",""],"items":[{"name":"n","price":0.0,"at":"0001-01-01T00:00:00Z"},{"name":"\t","price":12345678901234567.5}],"first":{"name":"f","price":1e3},"extra":{"k":[1,2.5,null,"s",123456789012345678901234567890]},"count":12,"ratio":0.1,"codes":null}"#,
+            #"{"id":"-0","note":"a\"b\\c\/d\u00e9\ud83d\ude00\u0001\n","site":"https://x.y/a?b=c#d","paid":true,"total":-0.500,"placed":"2024-02-29T23:59:59Z","shipped":"Thu Feb 29 23:59:59 +0100 2024","tags":["x","\u00e9",""],"items":[{"name":"n","price":0.0,"at":"0001-01-01T00:00:00Z"},{"name":"\t","price":12345678901234567.5}],"first":{"name":"f","price":1e3},"far":"2024-02-29","extra":{"k":[1,2.5,null,"s",123456789012345678901234567890]},"count":12,"ratio":0.1,"codes":null}"#,
             #"{"id":123456789012345678,"paid":false,"total":0,"placed":"9999-12-31T23:59:59Z","tags":[],"items":[],"note":"","site":"ftp://x","ratio":-0.0,"count":"7"}"#,
-            #"{"id":-12,"paid":false,"total":"1.5","placed":"2024-02-29T23:59:59.250+02:00","tags":["a"],"items":[{"name":"x","price":-0}],"first":null}"#,
+            #"{"id":-12,"paid":false,"total":"1.5","placed":"2024-02-29T23:59:59.250+02:00","tags":["a"],"items":[{"name":"x","price":-0}],"first":null,"far":"0001-01-01"}"#,
+            #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":[],"items":[],"far":253402300800000}"#,
+            #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":[],"items":[],"far":-62135596800001}"#,
             #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a"],"items":[],"shipped":"not a date"}"#,
             #"{"id":1234567890123456789012,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a"],"items":[]}"#,
             #"{"id":1,"paid":1,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a",2],"items":[null]}"#,

@@ -371,8 +371,8 @@ struct Writer {
         case .decimal where node.kind.is(.number):
             if writesDecimal(node, into: &out) { return true }
         case .date where node.kind.is(.string) && !node.escaped && copiesDate(node):
-            return emit(
-                json: UnsafeBufferPointer(rebasing: bytes[(Int(node.start) - 1)..<(Int(node.start) + 21)]),
+            return writeDate(
+                quoted: UnsafeBufferPointer(rebasing: bytes[(Int(node.start) - 1)..<(Int(node.start) + 21)]),
                 field: field, into: &out)
         case .formattedDate where node.kind.is(.string) && !node.escaped:
             if let written = writesFormattedDate(node, as: property, field: field, into: &out) { return written }
@@ -492,8 +492,25 @@ struct Writer {
             buffer[0] = UInt8(ascii: "\"")
             let count = JSONWriter.writeISO8601(date, to: UnsafeMutableBufferPointer(rebasing: buffer[1...]))
             buffer[count + 1] = UInt8(ascii: "\"")
-            return emit(json: UnsafeBufferPointer(rebasing: buffer[..<(count + 2)]), field: field, into: &out)
+            return writeDate(quoted: UnsafeBufferPointer(rebasing: buffer[..<(count + 2)]), field: field, into: &out)
         }
+    }
+
+    /// Writes a date the writer wrote (its text, quoted): as it is, or with direct tags, as
+    /// `ValueEncoder` reads it into a date's field — its microseconds, or its text when Python's
+    /// `datetime` cannot hold it — and into any other field.
+    private func writeDate(quoted text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
+        guard let tagNodes, tagNodes[Int(field)].kind == .date else {
+            return emit(json: text, field: field, into: &out)
+        }
+        let instant = UnsafeBufferPointer(rebasing: text[1..<(text.count - 1)])
+        if let micros = InstantText.microseconds(iso8601: instant), ValueSchema.isPythonDate(micros) {
+            out.append(ValueTag.date.rawValue)
+            out.appendWord64(UInt64(bitPattern: micros))
+        } else {
+            out.appendTagged(.string, instant, 0, instant.count)
+        }
+        return true
     }
 
     /// Writes the strings of a fan-out as an array; returns `false`, writing nothing, when an
@@ -744,7 +761,7 @@ struct Writer {
                 position += 1
                 continue
             }
-            out.append(bytes, runStart, position - runStart)
+            if position > runStart { out.append(bytes, runStart, position - runStart) }
             let scalar: UInt32
             if bytes[position + 1] == UInt8(ascii: "u") {
                 let unit = hexValue(at: position + 2)
@@ -781,19 +798,14 @@ struct Writer {
         return value
     }
 
-    /// Writes one decoded character as the writer writes it in a string (`raw`: as UTF-8, never escaped).
+    /// Writes one decoded character as the writer writes it in a string (`raw`: as UTF-8, never
+    /// escaped); nothing for a surrogate or a value past U+10FFFF, which is no character.
+    @inline(__always)
     private func write(scalar value: UInt32, raw: Bool, into out: inout OutputBytes) {
+        guard value < 0x80 else { return out.appendUTF8(value) }
+        guard !raw, JSONWriter.needsEscape(UInt8(value)) else { return out.append(UInt8(value)) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { buffer in
-            let base = buffer.baseAddress!
-            var count = 0
-            if value < 0x80, !raw, JSONWriter.needsEscape(UInt8(value)) {
-                count = JSONWriter.writeEscape(of: UInt8(value), to: base)
-            } else if let scalar = Unicode.Scalar(value) {
-                UTF8.encode(scalar) { byte in
-                    base[count] = byte
-                    count += 1
-                }
-            }
+            let count = JSONWriter.writeEscape(of: UInt8(value), to: buffer.baseAddress!)
             out.append(UnsafeBufferPointer(buffer), 0, count)
         }
     }

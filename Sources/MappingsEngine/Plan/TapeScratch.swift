@@ -100,6 +100,16 @@ struct OutputBytes {
             to.storeBytes(
                 of: from.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self), toByteOffset: length - 8,
                 as: UInt64.self)
+        } else if length < 8, length >= 4 {
+            to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            to.storeBytes(
+                of: from.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self), toByteOffset: length - 4,
+                as: UInt32.self)
+        } else if length < 4 {
+            for offset in 0..<length {
+                to.storeBytes(
+                    of: from.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self)
+            }
         } else {
             to.copyMemory(from: from, byteCount: length)
         }
@@ -112,6 +122,37 @@ struct OutputBytes {
         reserve(length)
         (base + count).update(from: text.utf8Start, count: length)
         count += length
+    }
+
+    /// The UTF-8 of a character (nothing for a surrogate or a value past U+10FFFF).
+    @inline(__always)
+    mutating func appendUTF8(_ value: UInt32) {
+        reserve(4)
+        let at = base + count
+        switch value {
+        case ..<0x80:
+            at[0] = UInt8(value)
+            count += 1
+        case ..<0x800:
+            at[0] = 0xC0 | UInt8(value >> 6)
+            at[1] = 0x80 | UInt8(value & 0x3F)
+            count += 2
+        case 0xD800...0xDFFF:
+            return
+        case ..<0x10000:
+            at[0] = 0xE0 | UInt8(value >> 12)
+            at[1] = 0x80 | UInt8(value >> 6 & 0x3F)
+            at[2] = 0x80 | UInt8(value & 0x3F)
+            count += 3
+        case ...0x10FFFF:
+            at[0] = 0xF0 | UInt8(value >> 18)
+            at[1] = 0x80 | UInt8(value >> 12 & 0x3F)
+            at[2] = 0x80 | UInt8(value >> 6 & 0x3F)
+            at[3] = 0x80 | UInt8(value & 0x3F)
+            count += 4
+        default:
+            return
+        }
     }
 
     /// Four bytes, little-endian (a direct tag's length or count).

@@ -70,6 +70,12 @@ package struct ValueSchema: Sendable {
         return names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)]
     }
 
+    /// Whether Python's `datetime` holds the instant (years 1 to 9999): a date's value is one,
+    /// else its text.
+    package static func isPythonDate(_ micros: Int64) -> Bool {
+        micros >= -62_135_596_800_000_000 && micros <= 253_402_300_799_999_999
+    }
+
     package init(nodes: [Node], names: [UInt8]) {
         self.nodes = nodes
         self.names = names
