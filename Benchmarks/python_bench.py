@@ -18,8 +18,9 @@ pydantic, pyarrow and polars (Benchmarks/run B10 makes it: .build/benchmark-pyth
   process of its own.
 
 Times are CPU seconds of the process (user + system: what a core does), and wall seconds; the
-median of --runs. Every contender's output is compared with Mappings' first: a difference
-stops the run (exit status 1).
+median of --runs rounds in which the contenders take turns (so that the host's load, which
+changes, weighs on each alike). Every contender's output is compared with Mappings' first (in a
+run before the timed ones): a difference stops the run (exit status 1).
 """
 
 import argparse
@@ -60,18 +61,25 @@ def data(directory, shape, size_mb, seed=7):
     return path
 
 
-def measure(function, runs):
-    """Median CPU and wall seconds of `function` (after a run that warms it: contexts compiled,
-    models built), and its last result."""
-    function()
-    cpu, wall, result = [], [], None
-    for _ in range(runs):
-        result = None
-        started, started_cpu = time.perf_counter(), time.process_time()
-        result = function()
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    return statistics.median(cpu), statistics.median(wall), result
+def measure_all(contenders, runs, checked):
+    """Each contender's median CPU and wall seconds over `runs` rounds in which the contenders take
+    turns (the first of a round rotating), so that a change in the machine's load in the middle
+    touches every contender alike rather than the one timed then; before the rounds, one untimed
+    run of each (which warms it: contexts compiled, models built) whose result `checked(name,
+    result)` compares. A timed run's result is dropped once its time is taken."""
+    for name, function in contenders:
+        checked(name, function())
+    cpu = dict((name, []) for name, _ in contenders)
+    wall = dict((name, []) for name, _ in contenders)
+    for round_index in range(runs):
+        shift = round_index % len(contenders)
+        for name, function in contenders[shift:] + contenders[:shift]:
+            started, started_cpu = time.perf_counter(), time.process_time()
+            result = function()
+            wall[name].append(time.perf_counter() - started)
+            cpu[name].append(time.process_time() - started_cpu)
+            del result
+    return [(name, statistics.median(cpu[name]), statistics.median(wall[name])) for name, _ in contenders]
 
 
 # pydantic v2: models of the fields read, then the dict reshape --------------------------------
@@ -190,14 +198,16 @@ def bench_values(catalog, shape, path, runs):
         ("orjson + dicts", lambda: [dict_reshape(orjson.loads(line), False) for line in lines]),
         ("pydantic v2", lambda: [pydantic_reshape(line) for line in lines]),
     ]
-    rows, reference = [], None
-    for name, function in contenders:
-        cpu, wall, result = measure(function, runs)
-        if reference is None:
-            reference = result
+    reference = []
+
+    def checked(name, result):
+        if not reference:
+            reference.append(result)
         else:
-            check(name, reference, result)
-        rows.append((name, cpu, wall))
+            check(name, reference[0], result)
+
+    rows = measure_all(contenders, runs, checked)
+    del reference[:]
     table("B10 map_lines (%s, %s): NDJSON → %s → Python values, median of %d" % (
         shape, human(os.path.getsize(path)), context, runs), rows, os.path.getsize(path), len(lines))
     return rows, len(lines)
@@ -282,15 +292,18 @@ def bench_arrow(catalog, shape, path, runs):
     if shape == "real":
         contenders.append(("pyarrow.json + compute", lambda: pyarrow_real(path)))
     contenders.append(("polars read_ndjson + select", lambda: polars_frame(path, shape)))
-    rows, reference, records = [], None, 0
-    for name, function in contenders:
-        cpu, wall, result = measure(function, runs)
+    reference = []
+
+    def checked(name, result):
         rows_out = (result.to_arrow() if isinstance(result, pl.DataFrame) else result).to_pylist()
-        if reference is None:
-            reference, records = rows_out, len(rows_out)
+        if not reference:
+            reference.append(rows_out)
         else:
-            check(name, reference, rows_out)
-        rows.append((name, cpu, wall))
+            check(name, reference[0], rows_out)
+
+    rows = measure_all(contenders, runs, checked)
+    records = len(reference[0])
+    del reference[:]
     table("B10 to_arrow (%s, %s): NDJSON → %s → Arrow table, median of %d" % (
         shape, human(os.path.getsize(path)), context, runs), rows, os.path.getsize(path), records)
     if shape != "real":
