@@ -400,20 +400,6 @@ package enum Decimal128 {
 extension ValueEncoder: RecordEncoding {
     package var target: String { forArrow ? "the context's Arrow schema" : "the context's types" }
 
-    /// For Python values, the schema: a fast plan whose objects follow it writes the tags
-    /// itself (`FastPlan.directTags`), with no JSON between. Arrow's tags are checked against
-    /// the columns here, and keep that path.
-    package var directSchema: ValueSchema? { forArrow ? nil : schema }
-
-    package func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool {
-        do throws(SparkRowEncoder.Failure) {
-            try encode(json, node: node, into: &out)
-            return true
-        } catch {
-            return false
-        }
-    }
-
     /// A frame: the tags' length (4 bytes), then the tags.
     package func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8])
         throws(RecordEncodingFailure)
@@ -431,5 +417,21 @@ extension ValueEncoder: RecordEncoding {
         out[start + 1] = UInt8(truncatingIfNeeded: length >> 8)
         out[start + 2] = UInt8(truncatingIfNeeded: length >> 16)
         out[start + 3] = UInt8(truncatingIfNeeded: length >> 24)
+    }
+}
+
+extension ValueEncoder: DirectTagEncoding {
+    /// For Python values, the schema: a fast plan whose objects follow it writes the tags
+    /// itself (`FastPlan.directTags`), with no JSON between. Arrow's tags are checked against
+    /// the columns here, and keep that path.
+    package var directSchema: ValueSchema? { forArrow ? nil : schema }
+
+    package func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool {
+        do throws(SparkRowEncoder.Failure) {
+            try encode(json, node: node, into: &out)
+            return true
+        } catch {
+            return false
+        }
     }
 }

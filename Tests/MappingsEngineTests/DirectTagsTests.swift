@@ -38,6 +38,7 @@ struct DirectTagsTests {
         let reference = encoded.map(bytes, into: &expected)
         let record = String(decoding: bytes, as: UTF8.self)
         guard outcome.kind == reference.kind, outcome.unwritable == reference.unwritable,
+            outcome.byFastPlan == reference.byFastPlan,
             outcome.issues.map(\.description) == reference.issues.map(\.description)
         else { return "outcomes differ on \(record): \(outcome.kind) vs \(reference.kind)" }
         guard written == expected else {
@@ -95,16 +96,122 @@ struct DirectTagsTests {
     func benchmarkContexts(_ identifier: String, _ shape: String) throws {
         let mapper = Mapper(catalog: try BenchmarkPlans.catalog())
         let context = try mapper.context(identifier)
+        let records = try BenchmarkPlans.records(shape: shape).prefix(200)
+        for omittingNulls in [false, true] {
+            let (tags, encoded) = try #require(try Self.mappers(mapper, context, omittingNulls: omittingNulls))
+            // A lane's own copy writes tags directly too.
+            for mapper in [tags, tags.independentCopy()] {
+                #expect(mapper.writesTagsDirectly)
+                var random = SeededGenerator(seed: 0xD1EC_7002)
+                for record in records {
+                    // As generated, and with characters of its strings written as `\u` escapes.
+                    for bytes in [record, RecordMutation.escape(record, using: &random)] {
+                        let difference = Self.difference(bytes, mapper, encoded)
+                        #expect(difference == nil, "omitting nulls: \(omittingNulls): \(difference ?? "")")
+                        if difference != nil { return }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a schema the plan does not follow field by field, and Arrow's tags, keep JSON then the encoder")
+    func schemasNotFollowed() throws {
+        let source = """
+            {
+              "@models": {"M": {"a": "String", "b": "Int", "c": "[String]"}},
+              "$M": {"@class": "M", "a": "a", "b": "b", "c": "c"}
+            }
+            """
+        let catalog = try Catalog.load(["m.mappings"], from: .memory(["m.mappings": source]))
+        let mapper = Mapper(catalog: catalog)
+        let context = try mapper.context("$M")
+        let schema = try #require(ValueSchema(spark: catalog.sparkSchema(of: context)))
+        let json = RecordMapper(mapper: mapper, context: context)
+        #expect(json.encoding(ValueEncoder(schema: schema, forArrow: false)).writesTagsDirectly)
+        #expect(!json.encoding(ValueEncoder(schema: schema, forArrow: true)).writesTagsDirectly)
+        #expect(!json.encoding(JSONThenTags(encoder: ValueEncoder(schema: schema, forArrow: false))).writesTagsDirectly)
+        func changed(_ change: (inout [ValueSchema.Node]) -> Void) -> ValueSchema {
+            var nodes = schema.nodes
+            change(&nodes)
+            return ValueSchema(nodes: nodes, names: schema.names)
+        }
+        let fields = Int(schema.nodes[0].first)
+        let refused = [
+            // Two fields' names swapped.
+            changed { nodes in
+                let name = (nodes[fields].nameStart, nodes[fields].nameCount)
+                (nodes[fields].nameStart, nodes[fields].nameCount) = (
+                    nodes[fields + 1].nameStart, nodes[fields + 1].nameCount
+                )
+                (nodes[fields + 1].nameStart, nodes[fields + 1].nameCount) = name
+            },
+            // A string's field that holds integers, an integer's that holds strings.
+            changed { $0[fields].kind = .integer },
+            changed { $0[fields + 1].kind = .string },
+            // The strings' list of another kind, a field fewer, a struct out of the table.
+            changed { $0[Int($0[fields + 2].first)].kind = .integer },
+            changed { $0[0].count = 2 },
+            changed { $0[0].first = Int32($0.count) },
+            changed { $0[0].first = -1 },
+        ]
+        let record = Array(#"{"a":"x","b":2,"c":["y"]}"#.utf8)
+        for schema in refused {
+            let encoder = ValueEncoder(schema: schema, forArrow: false)
+            let mapper = json.encoding(encoder)
+            #expect(!mapper.writesTagsDirectly)
+            // What a schema a field fewer makes of the record: the encoder's, as before.
+            guard schema.nodes[0].first >= 0, Int(schema.nodes[0].first) < schema.nodes.count else { continue }
+            var out: [UInt8] = []
+            var expected: [UInt8] = []
+            _ = mapper.map(record, into: &out)
+            _ = json.encoding(JSONThenTags(encoder: encoder)).map(record, into: &expected)
+            #expect(out == expected)
+        }
+    }
+
+    /// Counts the calls of its transformer.
+    final class Calls: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func add() { lock.withLock { count += 1 } }
+        func take() -> Int {
+            lock.withLock {
+                defer { count = 0 }
+                return count
+            }
+        }
+    }
+
+    @Test("a record the plan gives back calls each transformer once, as without direct tags")
+    func givenBackCallsOnce() throws {
+        let calls = Calls()
+        var registry = TransformerRegistry()
+        registry.register(className: "C", selector: "same") { value, _ in
+            calls.add()
+            return value
+        }
+        let source = """
+            {
+              "@models": {"M": {"s": "String?", "n": "Int", "d": "Date?"}},
+              "$M": {"@class": "M", "s": {"@keyPath": "s", "@optional": true, "@transformClass": "C", "@transformSelector": "same"},
+                     "n": "n", "d": {"@keyPath": "d", "@optional": true}}
+            }
+            """
+        let catalog = try Catalog.load(["m.mappings"], from: .memory(["m.mappings": source]), transformers: registry)
+        let mapper = Mapper(catalog: catalog)
+        let context = try mapper.context("$M")
         let (tags, encoded) = try #require(try Self.mappers(mapper, context))
         #expect(tags.writesTagsDirectly)
-        var random = SeededGenerator(seed: 0xD1EC_7002)
-        for record in try BenchmarkPlans.records(shape: shape).prefix(300) {
-            // As generated, and with characters of its strings written as `\u` escapes.
-            for bytes in [record, RecordMutation.escape(record, using: &random)] {
-                let difference = Self.difference(bytes, tags, encoded)
-                #expect(difference == nil, "\(difference ?? "")")
-                if difference != nil { return }
+        // Mapped by the plan; given back (an issue, a number past 64 bits): one call each time.
+        for record in [#"{"s":"a","n":1,"d":"2020-01-01T00:00:00Z"}"#, #"{"s":"a","n":"x"}"#, #"{"s":"a","n":1e400}"#] {
+            for mapper in [tags, encoded] {
+                var out: [UInt8] = []
+                _ = mapper.map(Array(record.utf8), into: &out)
+                #expect(calls.take() == 1, "\(record)")
             }
+            #expect(Self.difference(Array(record.utf8), tags, encoded) == nil)
+            _ = calls.take()
         }
     }
 

@@ -186,23 +186,23 @@ package final class FastPlan: Sendable {
         return .written
     }
 
-    /// The direct tags of `schema` for this plan (`RecordEncoding.directSchema`), when the
+    /// The direct tags of `schema` for this plan (`DirectTagEncoding.directSchema`), when the
     /// plan's objects follow the schema's structs field by field — as many fields, named as
     /// the plan's keys, of the kinds the plan writes itself (a string's field holds strings, an
     /// object's a struct, and so on) — so that what the plan writes is what `encoding` makes of
     /// the record's JSON; `nil` otherwise (the plan then writes JSON, which `encoding` reads).
-    func directTags(_ schema: ValueSchema, _ encoding: any RecordEncoding) -> DirectTags? {
+    func directTags(_ schema: ValueSchema, _ encoding: any DirectTagEncoding) -> DirectTags? {
         let nodes = schema.nodes
         var followed = Set<Int64>()
         func follows(_ object: Int32, _ structure: Int) -> Bool {
-            guard structure < nodes.count, nodes[structure].kind == .structure else { return false }
+            guard nodes.indices.contains(structure), nodes[structure].kind == .structure else { return false }
             guard followed.insert(Int64(object) << 32 | Int64(structure)).inserted else { return true }
             let planned = tables.objects[Int(object)]
             guard planned.count == nodes[structure].count else { return false }
             for offset in 0..<Int(planned.count) {
                 let property = tables.properties[Int(planned.first) + offset]
                 let fieldIndex = Int(nodes[structure].first) + offset
-                guard fieldIndex < nodes.count else { return false }
+                guard nodes.indices.contains(fieldIndex) else { return false }
                 let field = nodes[fieldIndex]
                 // The key the plan writes, `"name":`, is the field's name in JSON.
                 var key: [UInt8] = []
@@ -217,7 +217,8 @@ package final class FastPlan: Sendable {
                 case .int: fits = field.kind == .integer
                 case .bool: fits = field.kind == .boolean
                 case .decimal: fits = field.kind == .decimal
-                case .strings: fits = field.kind == .list && element < nodes.count && nodes[element].kind == .string
+                case .strings:
+                    fits = field.kind == .list && nodes.indices.contains(element) && nodes[element].kind == .string
                 case .object: fits = follows(property.target, fieldIndex)
                 case .objects: fits = field.kind == .list && follows(property.target, element)
                 // Written as JSON text, which the encoding reads by the field's node.
@@ -233,14 +234,18 @@ package final class FastPlan: Sendable {
 }
 
 /// A `ValueSchema` a plan's objects follow field by field (`FastPlan.directTags`): the plan
-/// writes a record's tags itself, and what it does not write itself (a date, a default, a
-/// transformer's answer, a converted value) `encoding` encodes from its JSON text.
+/// writes a record's tags itself, and what it does not write itself (a date in a field of
+/// another kind, a default, a transformer's answer, a converted value) `encoding` encodes from
+/// its JSON text.
+///
+/// Each record mapper (and each of its independent copies) has its own: its schema is copied
+/// into storage of its own, so that lanes do not count references on shared storage.
 final class DirectTags: Sendable {
     let schema: ValueSchema
-    let encoding: any RecordEncoding
+    let encoding: any DirectTagEncoding
 
-    init(schema: ValueSchema, encoding: any RecordEncoding) {
-        self.schema = schema
+    init(schema: ValueSchema, encoding: any DirectTagEncoding) {
+        self.schema = ValueSchema(nodes: schema.nodes.map { $0 }, names: schema.names.map { $0 })
         self.encoding = encoding
     }
 }

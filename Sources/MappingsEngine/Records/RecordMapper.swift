@@ -68,7 +68,11 @@ public struct RecordMapper: Sendable {
     package func encoding(_ encoding: any RecordEncoding) -> RecordMapper {
         var copy = self
         copy.encoding = encoding
-        copy.directTags = plan.flatMap { plan in encoding.directSchema.flatMap { plan.directTags($0, encoding) } }
+        if let plan, let direct = encoding as? any DirectTagEncoding, let schema = direct.directSchema {
+            copy.directTags = plan.directTags(schema, direct)
+        } else {
+            copy.directTags = nil
+        }
         return copy
     }
 
@@ -80,7 +84,7 @@ public struct RecordMapper: Sendable {
     /// Whether records that map cleanly go through a fast plan.
     public var hasFastPlan: Bool { plan != nil }
 
-    /// Whether the fast plan writes the encoding's tags itself (`RecordEncoding.directSchema`).
+    /// Whether the fast plan writes the encoding's tags itself (`DirectTagEncoding`).
     package var writesTagsDirectly: Bool { directTags != nil }
 
     /// Maps one record, appending its output JSON (without a line end) to `out` unless the
@@ -232,20 +236,16 @@ package protocol RecordEncoding: Sendable {
     var target: String { get }
     /// Appends the encoding of a record's output `json` to `out`; throws when it does not fit.
     func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(RecordEncodingFailure)
-    /// The schema of value tags (`ValueTag`) by which a fast plan may write a record's
-    /// encoding itself, with no JSON between, when the encoding of a record is its tags framed
-    /// by their length (the Python module's values); `nil`: the plan writes JSON, encoded after.
+}
+
+/// A `RecordEncoding` whose record is its value tags (`ValueTag`) framed by their length (the
+/// Python module's values), which a fast plan may write itself, with no JSON between.
+package protocol DirectTagEncoding: RecordEncoding {
+    /// The schema the tags follow; `nil`: the plan writes JSON, encoded after.
     var directSchema: ValueSchema? { get }
     /// Appends the tags of the value `json` read as node `node` of `directSchema` (a value the
     /// plan does not write itself); `false` when it does not fit.
     func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool
-}
-
-extension RecordEncoding {
-    package var directSchema: ValueSchema? { nil }
-    package func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool {
-        false
-    }
 }
 
 /// Why a record's output could not be encoded.
