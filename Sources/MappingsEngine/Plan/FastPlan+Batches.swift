@@ -56,7 +56,7 @@ extension FastPlan {
             guard case .frame = nodes[Int(root)].kind else { continue }
             scratch.fanOuts.removeAll()
             tables.withPointers { pointers in
-                let writer = Writer(
+                let writer = Writer<JSONOutput>(
                     bytes: record, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
                     omittingNulls: false, memo: nil, scratch: scratch)
                 writer.collect(0, frame: root) { transformer, input in

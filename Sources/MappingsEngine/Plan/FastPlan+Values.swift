@@ -25,7 +25,7 @@ extension FastPlan {
         let nodes = scratch.tape.nodes
         return tables.withPointers { pointers in
             guard case .frame = nodes[Int(root)].kind else { return nil }
-            let writer = Writer(
+            let writer = Writer<JSONOutput>(
                 bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
                 omittingNulls: false, memo: nil, scratch: scratch)
             return writer.objectValue(0, frame: root)

@@ -2,10 +2,24 @@ import MappingsCompiler
 import MappingsJSON
 import MappingsModel
 
+/// What a `Writer` writes: JSON text, or value tags (`DirectTags`). A type, so that each is
+/// compiled on its own and the JSON writer tests nothing for tags.
+protocol WriterOutput {
+    static var writesTags: Bool { get }
+}
+
+enum JSONOutput: WriterOutput {
+    static var writesTags: Bool { false }
+}
+
+enum TagOutput: WriterOutput {
+    static var writesTags: Bool { true }
+}
+
 /// Runs a plan's tables over one scanned record: the general engine's lookup, conversion and
 /// output rules, on tape nodes. Every function returns `false` where the general engine would
 /// report an issue; the plan's caller then throws the record's partial output away.
-struct Writer {
+struct Writer<Output: WriterOutput> {
     let bytes: UnsafeBufferPointer<UInt8>
     let nodes: UnsafeBufferPointer<JSONTape.Node>
     let slots: UnsafeBufferPointer<Int32>
@@ -23,6 +37,10 @@ struct Writer {
     /// The direct tags' encoding, for the values the plan does not write itself (held by the
     /// record mapper for the record).
     unowned(unsafe) var direct: DirectTags? = nil
+
+    /// Whether this writer writes tags (then `tagNodes`, `tagNames` and `direct` are set).
+    @inline(__always)
+    var tagged: Bool { Output.writesTags }
 
     /// What a key path found: one node, nothing (missing or null), or the values of a key
     /// applied to an array (a fan-out: one node per element, -1 where an element has none).
@@ -47,7 +65,7 @@ struct Writer {
         var countAt = 0
         var members: UInt32 = 0
         var fields = 0
-        if let tagNodes {
+        if tagged, let tagNodes {
             out.append(ValueTag.object.rawValue)
             countAt = out.count
             out.appendWord32(0)
@@ -90,7 +108,7 @@ struct Writer {
                 if property.defaultStart < 0, omittingNulls { continue }
                 key(property, field: field, first: &first, members: &members, into: &out)
                 if property.defaultStart < 0 {
-                    if tagNodes != nil { out.append(ValueTag.null.rawValue) } else { out.append("null") }
+                    if tagged { out.append(ValueTag.null.rawValue) } else { out.append("null") }
                 } else {
                     let text = UnsafeBufferPointer(
                         rebasing: plan.bytes[
@@ -109,7 +127,7 @@ struct Writer {
                 guard write(found, as: property, field: field, into: &out) else { return false }
             }
         }
-        if tagNodes != nil {
+        if tagged {
             out.patchWord32(members, at: countAt)
         } else {
             out.append(UInt8(ascii: "}"))
@@ -124,7 +142,7 @@ struct Writer {
         _ property: PlanTables.Property, field: Int32, first: inout Bool, members: inout UInt32,
         into out: inout OutputBytes
     ) {
-        if let tagNodes {
+        if tagged, let tagNodes {
             members += 1
             let node = tagNodes[Int(field)]
             out.appendWord32(UInt32(node.nameCount))
@@ -141,7 +159,7 @@ struct Writer {
     /// `false` when that fails.
     private func emit(json text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
         guard !text.isEmpty else { return false }
-        guard let direct else {
+        guard tagged, let direct else {
             out.append(text, 0, text.count)
             return true
         }
@@ -377,7 +395,7 @@ struct Writer {
         case .formattedDate where node.kind.is(.string) && !node.escaped:
             if let written = writesFormattedDate(node, as: property, field: field, into: &out) { return written }
         case .url where node.kind.is(.string) && !node.escaped && copiesURL(node):
-            if tagNodes != nil {
+            if tagged {
                 out.appendTagged(.string, bytes, Int(node.start), Int(node.end - node.start))
             } else {
                 out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
@@ -386,7 +404,7 @@ struct Writer {
         case .strings where node.kind.is(.arraySpan):
             if writesStrings(in: node, into: &out) { return true }
         case .bool where node.kind.is(.true) || node.kind.is(.false):
-            if tagNodes != nil {
+            if tagged {
                 out.append(node.kind.is(.true) ? ValueTag.yes.rawValue : ValueTag.no.rawValue)
             } else {
                 out.append(bytes, Int(node.start), Int(node.end - node.start))
@@ -398,15 +416,15 @@ struct Writer {
         case .objects:
             guard node.kind.is(.list) else { return false }
             // With direct tags, each element is the struct of the list's element node.
-            let element = tagNodes.map { $0[Int(field)].first } ?? 0
-            if tagNodes != nil {
+            let element = tagged ? tagNodes.unsafelyUnwrapped[Int(field)].first : 0
+            if tagged {
                 out.append(ValueTag.array.rawValue)
                 out.appendWord32(UInt32(node.count))
             } else {
                 out.append(UInt8(ascii: "["))
             }
             for offset in 0..<Int(node.count) {
-                if offset > 0, tagNodes == nil { out.append(UInt8(ascii: ",")) }
+                if offset > 0, !tagged { out.append(UInt8(ascii: ",")) }
                 let item = slots[Int(node.first) + offset]
                 switch nodes[Int(item)].kind {
                 case .frame:
@@ -415,7 +433,7 @@ struct Writer {
                 default: return false
                 }
             }
-            if tagNodes == nil { out.append(UInt8(ascii: "]")) }
+            if !tagged { out.append(UInt8(ascii: "]")) }
             return true
         default:
             break
@@ -500,7 +518,7 @@ struct Writer {
     /// `ValueEncoder` reads it into a date's field — its microseconds, or its text when Python's
     /// `datetime` cannot hold it — and into any other field.
     private func writeDate(quoted text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
-        guard let tagNodes, tagNodes[Int(field)].kind == .date else {
+        guard tagged, let tagNodes, tagNodes[Int(field)].kind == .date else {
             return emit(json: text, field: field, into: &out)
         }
         let instant = UnsafeBufferPointer(rebasing: text[1..<(text.count - 1)])
@@ -521,20 +539,20 @@ struct Writer {
             if element < 0 || !nodes[Int(element)].kind.is(.string) { return false }
         }
         let mark = out.count
-        if tagNodes != nil {
+        if tagged {
             out.append(ValueTag.array.rawValue)
             out.appendWord32(UInt32(elements.count))
         } else {
             out.append(UInt8(ascii: "["))
         }
         for position in elements {
-            if position > elements.lowerBound, tagNodes == nil { out.append(UInt8(ascii: ",")) }
+            if position > elements.lowerBound, !tagged { out.append(UInt8(ascii: ",")) }
             guard writeString(nodes[Int(scratch.fanOuts[position])], into: &out) else {
                 out.count = mark
                 return false
             }
         }
-        if tagNodes == nil { out.append(UInt8(ascii: "]")) }
+        if !tagged { out.append(UInt8(ascii: "]")) }
         return true
     }
 
@@ -542,7 +560,6 @@ struct Writer {
     /// `false`, writing nothing, when one is anything else.
     private func writesStrings(in node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
         let mark = out.count
-        let tagged = tagNodes != nil
         if tagged {
             out.append(ValueTag.array.rawValue)
             out.appendWord32(0)
@@ -581,7 +598,7 @@ struct Writer {
             magnitude = magnitude &* 10 &+ UInt64(digit)
             position += 1
         }
-        if tagNodes != nil {
+        if tagged {
             out.append(ValueTag.integer.rawValue)
             let value = negative ? 0 &- Int64(magnitude) : Int64(magnitude)
             out.appendWord64(UInt64(bitPattern: value))
@@ -620,7 +637,7 @@ struct Writer {
         guard end - integerStart <= 19 else { return false }
         let hasFraction = fractionEnd > integerEnd + 1
         let isZero = !hasFraction && integerEnd - integerStart == 1 && bytes[integerStart] == UInt8(ascii: "0")
-        if tagNodes != nil {
+        if tagged {
             // The digits as the writer writes them, as a decimal's text.
             let length =
                 isZero
@@ -729,7 +746,7 @@ struct Writer {
     /// and written again.
     private func writeString(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
         guard node.escaped else {
-            if tagNodes != nil {
+            if tagged {
                 out.appendTagged(.string, bytes, Int(node.start), Int(node.end - node.start))
             } else {
                 out.append(bytes, Int(node.start) - 1, Int(node.end - node.start) + 2)
@@ -745,7 +762,7 @@ struct Writer {
     /// the writer spells it, the runs between escapes copied; no `String`, no allocation.
     private func writeUnescaping(_ node: JSONTape.Node, into out: inout OutputBytes) {
         // With direct tags: the text's tag, its length when written, each character as it is.
-        let raw = tagNodes != nil
+        let raw = tagged
         let lengthAt = out.count + 1
         if raw {
             out.append(ValueTag.string.rawValue)

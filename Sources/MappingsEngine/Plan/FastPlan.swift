@@ -166,13 +166,18 @@ package final class FastPlan: Sendable {
         let nodes = scratch.tape.nodes
         let written = tables.withPointers { pointers in
             guard case .frame = nodes[Int(root)].kind else { return false }
-            var writer = Writer(
-                bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
-                omittingNulls: omittingNulls, memo: memo, scratch: scratch)
-            guard let tags else { return writer.object(0, frame: root, into: &scratch.output) }
+            guard let tags else {
+                let writer = Writer<JSONOutput>(
+                    bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
+                    omittingNulls: omittingNulls, memo: memo, scratch: scratch)
+                return writer.object(0, frame: root, into: &scratch.output)
+            }
             return tags.schema.nodes.withUnsafeBufferPointer { schemaNodes in
                 tags.schema.names.withUnsafeBufferPointer { names in
-                    (writer.tagNodes, writer.tagNames, writer.direct) = (schemaNodes, names, tags)
+                    let writer = Writer<TagOutput>(
+                        bytes: buffer, nodes: nodes, slots: scratch.tape.slots, plan: pointers, owner: self,
+                        omittingNulls: omittingNulls, memo: memo, scratch: scratch, tagNodes: schemaNodes,
+                        tagNames: names, direct: tags)
                     // The frame's length goes first.
                     scratch.output.appendWord32(0)
                     guard writer.object(0, frame: root, into: &scratch.output) else { return false }
