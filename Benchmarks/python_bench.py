@@ -19,8 +19,9 @@ pydantic, pyarrow and polars (Benchmarks/run B10 makes it: .build/benchmark-pyth
 
 Times are CPU seconds of the process (user + system: what a core does), and wall seconds; the
 median of --runs rounds in which the contenders take turns (so that the host's load, which
-changes, weighs on each alike). Every contender's output is compared with Mappings' first (in a
-run before the timed ones): a difference stops the run (exit status 1).
+changes, weighs on each alike). Every contender's output is compared with Mappings' first, in a
+run before the timed ones, and none is held while they are timed: a difference stops the run
+(exit status 1).
 """
 
 import argparse
@@ -61,14 +62,28 @@ def data(directory, shape, size_mb, seed=7):
     return path
 
 
-def measure_all(contenders, runs, checked):
+def verified(contenders, rows=lambda result: result):
+    """Runs each contender once (which warms it: contexts compiled, models built) and compares its
+    result, as `rows` reads it, with the first's; the number of rows. Nothing is held after: the
+    timed runs start from the same heap (the collector's full passes cost what the heap holds)."""
+    reference = None
+    for name, function in contenders:
+        result = rows(function())
+        if reference is None:
+            reference = result
+        else:
+            check(name, reference, result)
+        del result
+    count = len(reference)
+    del reference
+    return count
+
+
+def measure_all(contenders, runs):
     """Each contender's median CPU and wall seconds over `runs` rounds in which the contenders take
     turns (the first of a round rotating), so that a change in the machine's load in the middle
-    touches every contender alike rather than the one timed then; before the rounds, one untimed
-    run of each (which warms it: contexts compiled, models built) whose result `checked(name,
-    result)` compares. A timed run's result is dropped once its time is taken."""
-    for name, function in contenders:
-        checked(name, function())
+    touches every contender alike rather than the one timed then. A run's result is dropped once
+    its time is taken."""
     cpu = dict((name, []) for name, _ in contenders)
     wall = dict((name, []) for name, _ in contenders)
     for round_index in range(runs):
@@ -198,16 +213,8 @@ def bench_values(catalog, shape, path, runs):
         ("orjson + dicts", lambda: [dict_reshape(orjson.loads(line), False) for line in lines]),
         ("pydantic v2", lambda: [pydantic_reshape(line) for line in lines]),
     ]
-    reference = []
-
-    def checked(name, result):
-        if not reference:
-            reference.append(result)
-        else:
-            check(name, reference[0], result)
-
-    rows = measure_all(contenders, runs, checked)
-    del reference[:]
+    verified(contenders)
+    rows = measure_all(contenders, runs)
     table("B10 map_lines (%s, %s): NDJSON → %s → Python values, median of %d" % (
         shape, human(os.path.getsize(path)), context, runs), rows, os.path.getsize(path), len(lines))
     return rows, len(lines)
@@ -292,18 +299,9 @@ def bench_arrow(catalog, shape, path, runs):
     if shape == "real":
         contenders.append(("pyarrow.json + compute", lambda: pyarrow_real(path)))
     contenders.append(("polars read_ndjson + select", lambda: polars_frame(path, shape)))
-    reference = []
-
-    def checked(name, result):
-        rows_out = (result.to_arrow() if isinstance(result, pl.DataFrame) else result).to_pylist()
-        if not reference:
-            reference.append(rows_out)
-        else:
-            check(name, reference[0], rows_out)
-
-    rows = measure_all(contenders, runs, checked)
-    records = len(reference[0])
-    del reference[:]
+    records = verified(
+        contenders, lambda result: (result.to_arrow() if isinstance(result, pl.DataFrame) else result).to_pylist())
+    rows = measure_all(contenders, runs)
     table("B10 to_arrow (%s, %s): NDJSON → %s → Arrow table, median of %d" % (
         shape, human(os.path.getsize(path)), context, runs), rows, os.path.getsize(path), records)
     if shape != "real":
