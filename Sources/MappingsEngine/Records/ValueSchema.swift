@@ -26,7 +26,7 @@ package enum ValueTag: UInt8 {
 
 /// The types a context's output takes, as Python values and Arrow columns read it: a flat
 /// node table (MappingsSpark reads it from the context's Spark schema, `ValueSchema(spark:)`).
-/// A fast plan writes a record's tags by it (`RecordEncoding.directSchema`).
+/// A fast plan writes a record's tags by it (`DirectTagEncoding.directSchema`).
 package struct ValueSchema: Sendable {
     package enum Kind: UInt8, Sendable {
         case integer, double, boolean, date, string, decimal, json, structure, list, map
