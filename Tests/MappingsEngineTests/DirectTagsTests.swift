@@ -170,22 +170,9 @@ struct DirectTagsTests {
         }
     }
 
-    /// Counts the calls of its transformer.
-    final class Calls: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func add() { lock.withLock { count += 1 } }
-        func take() -> Int {
-            lock.withLock {
-                defer { count = 0 }
-                return count
-            }
-        }
-    }
-
     @Test("a record the plan gives back calls each transformer once, as without direct tags")
     func givenBackCallsOnce() throws {
-        let calls = Calls()
+        let calls = FastPlanTests.Calls()
         var registry = TransformerRegistry()
         registry.register(className: "C", selector: "same") { value, _ in
             calls.add()
