@@ -6,6 +6,11 @@ import MappingsSpark
 /// blocks of whole lines and takes each block's results in input order, while the lanes map
 /// the next ones (the module builds Python objects meanwhile). With an Arrow builder, the
 /// records that map go into its columns and only the others come back.
+///
+/// With no workers, `submit` maps the block itself, on the calling thread (which the module
+/// calls with the GIL released), reading the caller's bytes in place: no copy of the lines, no
+/// hand-over between cores, the results read back while they are in this core's cache — the
+/// least CPU a record, for callers that count a core's work rather than the wall clock.
 final class LineSession: @unchecked Sendable {
     /// The longest line that is a record, as `mappings stream` reads them: a longer one is a
     /// reject that says so, with its first bytes (and no block holds it).
@@ -19,7 +24,14 @@ final class LineSession: @unchecked Sendable {
     }
 
     let context: PythonContext
-    private let pipeline: RecordPipeline
+    /// The lanes; `nil` with no workers (then `callers` maps on the calling thread).
+    private let pipeline: RecordPipeline?
+    /// With no workers: the mapper blocks are mapped with on the calling thread, and the
+    /// results of the blocks submitted and not yet taken.
+    private let callers: RecordMapper?
+    private var ready: [[UInt8]] = []
+    /// The record's output as the mapper writes it, for one that is not clean.
+    private var scratch: [UInt8] = []
     private var pending: [Pending] = []
     /// Lines of the head block already taken.
     private var delivered = 0
@@ -35,17 +47,23 @@ final class LineSession: @unchecked Sendable {
     init(context: PythonContext, workers: Int, batchLimit: Int = 1 << 30) {
         self.context = context
         self.batchLimit = batchLimit
-        // No latency is reported to Python: lanes read no clock a record.
-        pipeline = RecordPipeline(lanes: max(1, workers), timesRecords: false)
+        if workers > 0 {
+            // No latency is reported to Python: lanes read no clock a record.
+            pipeline = RecordPipeline(lanes: workers, timesRecords: false)
+            callers = nil
+        } else {
+            pipeline = nil
+            callers = context.records.independentCopy()
+        }
         arrow = context.encoder.forArrow ? ArrowBuilder(schema: context.schema) : nil
     }
 
     deinit {
-        pipeline.stopLanes()
+        pipeline?.stopLanes()
     }
 
     /// Blocks submitted and not all taken.
-    var pendingBlocks: Int { pending.count }
+    var pendingBlocks: Int { pipeline == nil ? ready.count : pending.count }
 
     /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end);
     /// a line over `maximumLine` is cut out of the block, a reject of its own.
@@ -57,6 +75,20 @@ final class LineSession: @unchecked Sendable {
     /// when there is one.
     func submit(copying source: UnsafeBufferPointer<UInt8>) {
         guard !source.isEmpty else { return }
+        if let callers {
+            var lines: [UnsafeBufferPointer<UInt8>] = []
+            var position = 0
+            while position < source.count {
+                var end = source.count
+                if let found = memchr(source.baseAddress! + position, 0x0A, source.count - position) {
+                    end = source.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
+                lines.append(UnsafeBufferPointer(rebasing: source[position..<end]))
+                position = end + 1
+            }
+            mapHere(lines, with: callers)
+            return
+        }
         var bytes = spare(holding: source.count)
         bytes.withUnsafeMutableBufferPointer { buffer in
             if let base = source.baseAddress { buffer.baseAddress!.update(from: base, count: source.count) }
@@ -83,6 +115,15 @@ final class LineSession: @unchecked Sendable {
     /// two records: then nothing is queued, and the answer is its index. Each line is checked
     /// as it is copied, while its bytes are in the cache: the input is read once.
     func submit(lines: [UnsafeBufferPointer<UInt8>]) -> Int? {
+        if let callers {
+            // Every line is checked before any maps: a block refused maps nothing (its scripts
+            // log nothing either).
+            for (index, line) in lines.enumerated() where !line.isEmpty {
+                if memchr(line.baseAddress!, 0x0A, line.count) != nil { return index }
+            }
+            mapHere(lines, with: callers)
+            return nil
+        }
         enum Part {
             case block([UInt8], size: Int, lineEnds: [Int])
             case overlong(head: [UInt8])
@@ -145,6 +186,100 @@ final class LineSession: @unchecked Sendable {
         return holding
     }
 
+    /// Maps `lines` (each without its line feed) on the calling thread, in place, into one
+    /// buffer of results that `take` hands over next.
+    private func mapHere(_ lines: [UnsafeBufferPointer<UInt8>], with records: RecordMapper) {
+        var out: [UInt8] = []
+        var index = 0
+        while index < lines.count {
+            // With Lua in worker processes, a chunk's transformer calls are made at once first.
+            var memos: [TransformerMemo]?
+            var chunk = index..<lines.count
+            if records.batchesCalls {
+                chunk = index..<min(lines.count, index + RecordPipeline.batchRecords)
+                let mapped = chunk.map { Self.trimmed(lines[$0]) }.filter {
+                    !Self.isBlank($0) && $0.count <= Self.maximumLine
+                }
+                memos = records.prepare(mapped)
+            }
+            var next = 0
+            for line in lines[chunk] {
+                let number = nextLine
+                nextLine += 1
+                let record = Self.trimmed(line)
+                if Self.isBlank(record) { continue }
+                if record.count > Self.maximumLine {
+                    appendOverlong(
+                        line: number, head: Array(UnsafeBufferPointer(rebasing: record.prefix(1024))), into: &out)
+                    continue
+                }
+                var memo: TransformerMemo?
+                if let memos, next < memos.count {
+                    memo = memos[next]
+                    next += 1
+                }
+                mapHere(record, number: number, with: records, memo: memo, into: &out)
+            }
+            index = chunk.upperBound
+        }
+        ready.append(out)
+    }
+
+    /// Maps one record into `out`. A clean one (most) is written where its result goes: the
+    /// mapper's frame and the byte before it become the result's line and status, so its tags
+    /// are not moved.
+    private func mapHere(
+        _ record: UnsafeBufferPointer<UInt8>, number: Int, with records: RecordMapper, memo: TransformerMemo?,
+        into out: inout [UInt8]
+    ) {
+        if arrow == nil {
+            let start = out.count
+            out.append(0)
+            let outcome = records.map(record, into: &out, memo: memo)
+            if outcome.kind == .clean, out.count >= start + 5 {
+                out.withUnsafeMutableBytes { bytes in
+                    bytes.storeBytes(
+                        of: UInt32(truncatingIfNeeded: number).littleEndian, toByteOffset: start, as: UInt32.self)
+                    bytes[start + 4] = ResultWriter.status(.clean)
+                }
+                out.append(contentsOf: ResultWriter.noIssues)
+                return
+            }
+            scratch.removeAll(keepingCapacity: true)
+            if out.count > start + 1 { scratch.append(contentsOf: out[(start + 1)...]) }
+            out.removeSubrange(start...)
+            deliver(number: number, outcome: outcome, output: scratch, input: record, into: &out)
+            return
+        }
+        scratch.removeAll(keepingCapacity: true)
+        let outcome = records.map(record, into: &scratch, memo: memo)
+        deliver(number: number, outcome: outcome, output: scratch, input: record, into: &out)
+    }
+
+    /// A mapped record's result into `out` (or, for an Arrow session, its tags into the
+    /// columns): `output` is what the mapper wrote (a 4-byte length, then the tags).
+    private func deliver(
+        number: Int, outcome: RecordOutcome, output: [UInt8], input: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]
+    ) {
+        let written =
+            outcome.kind == .clean || outcome.kind == .withWarnings
+            || (outcome.kind == .withErrors && !outcome.unwritable)
+        deliver(
+            number: number, outcome: outcome, value: written && output.count >= 4 ? output[4...] : nil, input: input,
+            into: &out)
+    }
+
+    /// The line without its carriage return, as the lanes read lines.
+    private static func trimmed(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard let last = line.last, last == 0x0D else { return line }
+        return UnsafeBufferPointer(rebasing: line.dropLast())
+    }
+
+    /// Whether a line holds nothing but spaces and tabs (`RecordBlock.isBlank`).
+    private static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+    }
+
     /// Storage for a block of `size` bytes: a block's that was taken, when one is big enough
     /// and nothing holds it any more (its pages are in memory already), else new.
     private func spare(holding size: Int) -> [UInt8] {
@@ -172,29 +307,40 @@ final class LineSession: @unchecked Sendable {
     }
 
     private func queue(_ bytes: [UInt8], _ range: Range<Int>, lines: Int, lineEnds: [Int]? = nil) {
-        guard !range.isEmpty else { return }
+        guard !range.isEmpty, let pipeline else { return }
         let block = RecordBlock(
             bytes: bytes, range: range, offset: 0, records: context.records, writesErrors: true, lineEnds: lineEnds)
         pending.append(.block(pipeline.submit(block), firstLine: nextLine))
         nextLine += lines
     }
 
+    /// The results `takeHeld` handed over last, kept (and not changed) until the next.
+    private var held: [UInt8] = []
+
+    /// `take()`'s results read in place: their bytes stay where they are until the session's
+    /// next `takeHeld` (or its end) — a native array, not changed meanwhile, keeps its storage,
+    /// so they are not copied for the caller; `nil` when nothing is pending.
+    func takeHeld() -> UnsafeBufferPointer<UInt8>? {
+        guard let results = take() else {
+            held = []
+            return nil
+        }
+        held = results
+        return held.withUnsafeBufferPointer { $0 }
+    }
+
     /// Waits for the head block (or its first part) and returns its records' results
     /// (`ResultWriter`'s form; with an Arrow builder, only the records that did not go in);
     /// `nil` when nothing is pending.
     func take() -> [UInt8]? {
+        guard let pipeline else { return ready.isEmpty ? nil : ready.removeFirst() }
         guard let first = pending.first else { return nil }
         let head: (result: BlockResult, firstLine: Int)
         switch first {
         case .overlong(let line, let headBytes):
             pending.removeFirst()
-            let issue = MappingIssue(
-                record: .lineTooLong, message: "the line is longer than \(Self.maximumLine) bytes",
-                context: context.compiled)
             var out: [UInt8] = []
-            ResultWriter.append(
-                line: line, outcome: RecordOutcome(kind: .invalid, issues: [issue]), context: context.compiled,
-                value: nil, input: headBytes, into: &out, issues: [issue])
+            appendOverlong(line: line, head: headBytes, into: &out)
             return out
         case .block(let result, let firstLine):
             head = (result, firstLine)
@@ -244,33 +390,57 @@ final class LineSession: @unchecked Sendable {
                 // The frame, then the line feed the lane ends each record's output with.
                 outputStart += 4 + length + 1
             }
-            if outcome.kind == .filtered { return true }
-            // The encoder checked the tags against the Arrow schema on the lane: a record that
-            // does not fit has errors (and no tags), and comes back as the others that failed.
-            if let arrow, outcome.kind == .clean || outcome.kind == .withWarnings, let tags = value {
-                // Arrow's strings and lists have 32-bit offsets: a record that would take a
-                // batch's columns past 1 GiB (outputs that scripts made far larger than their
-                // inputs) is a reject that says so, rather than offsets that wrap.
-                if arrow.heldBytes + tags.count <= batchLimit {
-                    tags.withUnsafeBytes { arrow.append($0) }
-                    return true
-                }
-                let issue = MappingIssue(
-                    record: .outputNotInSchema,
-                    message: "the record's output does not fit the Arrow batch: its columns would pass "
-                        + "\(batchLimit) bytes (the batch holds \(arrow.heldBytes))",
-                    context: context.compiled)
-                outcome = RecordOutcome(kind: .withErrors, issues: outcome.issues + [issue])
+            piece.block.bytes.withUnsafeBufferPointer { bytes in
+                deliver(
+                    number: number, outcome: outcome, value: value, input: UnsafeBufferPointer(rebasing: bytes[line]),
+                    into: &out)
             }
-            // A reject of an Arrow session goes back without its tags, which are Arrow's (its
-            // decimals as decimal128), not values: `to_arrow` keeps its line, input and issues.
-            ResultWriter.append(
-                line: number, outcome: outcome, context: context.compiled, value: arrow == nil ? value : nil,
-                input: piece.block.bytes[line], into: &out)
             return true
         }
         advance(past: piece, head: head)
         return out
+    }
+
+    /// A record's result into `out`, or, for an Arrow session, a clean record's tags into the
+    /// columns (only the others come back); `value`: its tags when it was written.
+    private func deliver(
+        number: Int, outcome given: RecordOutcome, value: ArraySlice<UInt8>?, input: UnsafeBufferPointer<UInt8>,
+        into out: inout [UInt8]
+    ) {
+        var outcome = given
+        if outcome.kind == .filtered { return }
+        // The encoder checked the tags against the Arrow schema on the lane: a record that
+        // does not fit has errors (and no tags), and comes back as the others that failed.
+        if let arrow, outcome.kind == .clean || outcome.kind == .withWarnings, let tags = value {
+            // Arrow's strings and lists have 32-bit offsets: a record that would take a
+            // batch's columns past 1 GiB (outputs that scripts made far larger than their
+            // inputs) is a reject that says so, rather than offsets that wrap.
+            if arrow.heldBytes + tags.count <= batchLimit {
+                tags.withUnsafeBytes { arrow.append($0) }
+                return
+            }
+            let issue = MappingIssue(
+                record: .outputNotInSchema,
+                message: "the record's output does not fit the Arrow batch: its columns would pass "
+                    + "\(batchLimit) bytes (the batch holds \(arrow.heldBytes))",
+                context: context.compiled)
+            outcome = RecordOutcome(kind: .withErrors, issues: outcome.issues + [issue])
+        }
+        // A reject of an Arrow session goes back without its tags, which are Arrow's (its
+        // decimals as decimal128), not values: `to_arrow` keeps its line, input and issues.
+        ResultWriter.append(
+            line: number, outcome: outcome, context: context.compiled, value: arrow == nil ? value : nil,
+            input: input, into: &out)
+    }
+
+    /// The result of a line over `maximumLine`: a record that is not JSON, with its first bytes.
+    private func appendOverlong(line: Int, head: [UInt8], into out: inout [UInt8]) {
+        let issue = MappingIssue(
+            record: .lineTooLong, message: "the line is longer than \(Self.maximumLine) bytes",
+            context: context.compiled)
+        ResultWriter.append(
+            line: line, outcome: RecordOutcome(kind: .invalid, issues: [issue]), context: context.compiled,
+            value: nil, input: head, into: &out, issues: [issue])
     }
 
     /// The frames of `piece`'s records (ranges of its output, without their line feeds) when

@@ -133,14 +133,19 @@ public func mappingsPyLinesPending(session: UnsafeMutableRawPointer) -> Int32 {
     Int32(object(session, as: LineSession.self).pendingBlocks)
 }
 
-/// The results of the head block (waits for it); NULL when nothing is pending.
+/// The results of the head block (waits for it); NULL when nothing is pending. The bytes are
+/// the session's, not copied: they stay until the session's next take or its release.
 @_cdecl("mappings_py_lines_take")
 public func mappingsPyLinesTake(session: UnsafeMutableRawPointer, length: UnsafeMutablePointer<Int64>)
-    -> UnsafeMutablePointer<UInt8>?
+    -> UnsafePointer<UInt8>?
 {
-    guard let results = object(session, as: LineSession.self).take() else { return nil }
-    return buffer(results, length: length)
+    guard let results = object(session, as: LineSession.self).takeHeld() else { return nil }
+    length.pointee = Int64(results.count)
+    // No results (a block of blank lines, or all in the Arrow columns) are no NULL.
+    return results.baseAddress ?? UnsafePointer(noResults)
 }
+
+nonisolated(unsafe) private let noResults = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
 /// Rows in an Arrow session's columns, and about how many bytes they hold.
 @_cdecl("mappings_py_arrow_rows")

@@ -157,9 +157,11 @@ enum ResultWriter {
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: line).littleEndian) { out.append(contentsOf: $0) }
         out.append(status(.clean))
         out.append(contentsOf: value)
-        // The issues: an empty array.
-        out.append(contentsOf: [ValueTag.array.rawValue, 0, 0, 0, 0])
+        out.append(contentsOf: noIssues)
     }
+
+    /// The issues of a clean record: an empty array.
+    static let noIssues: [UInt8] = [ValueTag.array.rawValue, 0, 0, 0, 0]
 
     /// `issues`: the record's issues when they are not the outcome's (a line over the limit).
     static func append(

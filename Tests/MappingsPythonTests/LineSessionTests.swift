@@ -66,8 +66,9 @@ import Testing
         Array(range.map { #"{"id": \#($0), "note": "\#(String(repeating: "n", count: 40))"}"# + "\n" }.joined().utf8)
     }
 
-    @Test func resultsComeInInputOrderOnTwoLanes() throws {
-        let session = LineSession(context: try Self.context(forArrow: false), workers: 2)
+    /// On two lanes, and on the calling thread (no workers).
+    @Test(arguments: [2, 0]) func resultsComeInInputOrder(workers: Int) throws {
+        let session = LineSession(context: try Self.context(forArrow: false), workers: workers)
         session.submit(Self.records(1...300) + Array("\nnot json\n".utf8))
         session.submit(Self.records(303...600))
         var all: [(line: Int, status: UInt8)] = []
@@ -79,7 +80,7 @@ import Testing
     /// A session refills the storage of blocks it took: a smaller block in a larger one's
     /// storage maps its own lines only, never what the larger one left past its end; lines
     /// of which one holds a line feed are refused whole, and the session goes on.
-    @Test(arguments: [1, 2]) func blocksRefillTheStorageOfBlocksTaken(workers: Int) throws {
+    @Test(arguments: [1, 2, 0]) func blocksRefillTheStorageOfBlocksTaken(workers: Int) throws {
         let session = LineSession(context: try Self.context(forArrow: false), workers: workers)
         var next = 1
         var expected: [Int] = []
@@ -117,13 +118,54 @@ import Testing
         #expect(seen.map(\.id) == expected)
     }
 
-    @Test func aRecordPastTheBatchLimitIsARejectOfItsOwn() throws {
-        let session = LineSession(context: try Self.context(forArrow: true), workers: 1, batchLimit: 2_000)
+    @Test(arguments: [1, 0]) func aRecordPastTheBatchLimitIsARejectOfItsOwn(workers: Int) throws {
+        let session = LineSession(context: try Self.context(forArrow: true), workers: workers, batchLimit: 2_000)
         session.submit(Self.records(1...100))
         var rejected: [Int] = []
         while let results = session.take() { rejected += Self.lines(results).map(\.line) }
         let kept = session.arrow?.rows ?? 0
         #expect(kept > 0 && kept < 100)
         #expect(rejected == Array((kept + 1)...100))
+    }
+
+    /// The calling thread's results are the lanes', byte for byte: clean records, errors, not
+    /// JSON, blank lines, carriage returns, escapes; given as whole text and as lines; and
+    /// `takeHeld` hands the same bytes over.
+    @Test func theCallingThreadsResultsAreTheLanes() throws {
+        let context = try Self.context(forArrow: false)
+        var lines: [String] = []
+        for id in 1...700 {
+            switch id % 9 {
+            case 1: lines.append(#"{"id": "\#(id)", "note": "an id that is text"}"#)
+            case 2: lines.append(#"{"id": \#(id), "note": "# + "\r")
+            case 3: lines.append(" \t")
+            case 4: lines.append(#"{"id": \#(id), "note": "tab\there \u00e9 \ud83d\ude00 \"q\""}"# + "\r")
+            case 5: lines.append(#"{"id": \#(id)}"#)
+            default: lines.append(#"{"id": \#(id), "note": "n\#(id)"}"#)
+            }
+        }
+        let text = Array((lines.joined(separator: "\n") + "\n").utf8)
+        func all(_ session: LineSession, held: Bool = false) -> [UInt8] {
+            var out: [UInt8] = []
+            while let results = held ? session.takeHeld().map(Array.init) : session.take() { out += results }
+            return out
+        }
+        let lanes = LineSession(context: context, workers: 1)
+        lanes.submit(text)
+        let expected = all(lanes)
+        #expect(Set(Self.lines(expected).map(\.status)) == [0, 2, 3])
+        #expect(Self.lines(expected).count == 700 - (1...700).filter { $0 % 9 == 3 }.count)
+        let whole = LineSession(context: context, workers: 0)
+        whole.submit(text)
+        #expect(all(whole, held: true) == expected)
+        let parts = LineSession(context: context, workers: 0)
+        let copies = lines.map { line -> UnsafeMutableBufferPointer<UInt8> in
+            let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: line.utf8.count)
+            _ = copy.initialize(from: line.utf8)
+            return copy
+        }
+        defer { for copy in copies { copy.deallocate() } }
+        #expect(parts.submit(lines: copies.map { UnsafeBufferPointer($0) }) == nil)
+        #expect(all(parts) == expected)
     }
 }

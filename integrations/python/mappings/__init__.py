@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import os
 import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
@@ -40,9 +41,12 @@ def _issues_type() -> Any:
     return pa.list_(pa.struct([(name, pa.string()) for name in fields]))
 
 
-# Lines are handed to the library in blocks of about this many bytes.
+# Lines are handed to the library in blocks of about this many bytes: to the lanes, and, with
+# no workers, to the calling thread (smaller, so that a block's lines and results stay in the
+# core's cache between the mapping and the making of the values).
 _MAX_WORKERS = 64
 _BLOCK_BYTES = 1 << 20
+_HERE_BLOCK_BYTES = 1 << 17
 
 
 def load(
@@ -97,18 +101,22 @@ def _payload_bytes(payload: Union[bytes, bytearray, memoryview, str]) -> bytes:
     raise TypeError(f"a payload is bytes or str of JSON text, not {type(payload).__name__}")
 
 
-def _feeder(session: Any, source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterable[Union[bytes, str]]]) -> Callable[[], bool]:
-    """A function that queues the next block of whole lines of NDJSON (about _BLOCK_BYTES) on
+def _feeder(
+    session: Any,
+    source: Union[str, os.PathLike, bytes, bytearray, memoryview, Iterable[Union[bytes, str]]],
+    block: int,
+) -> Callable[[], bool]:
+    """A function that queues the next block of whole lines of NDJSON (about `block` bytes) on
     `session` and returns False once `source` ended: a path, bytes of NDJSON, or an iterable of
     lines (bytes or str; a line's own line feed is optional), whose lines the native module
     gathers and copies once."""
     if isinstance(source, (str, os.PathLike)):
-        return _each(_file_blocks(source), session.submit)
+        return _each(_file_blocks(source, block), session.submit)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        return _each(_ranges(data), lambda cut: session.submit_range(data, *cut))
+        return _each(_ranges(data, block), lambda cut: session.submit_range(data, *cut))
     lines = iter(source)
-    return lambda: bool(session.submit_lines(lines, _BLOCK_BYTES))
+    return lambda: bool(session.submit_lines(lines, block))
 
 
 def _each(items: Iterator[Any], submit: Callable[[Any], None]) -> Callable[[], bool]:
@@ -124,11 +132,11 @@ def _each(items: Iterator[Any], submit: Callable[[Any], None]) -> Callable[[], b
     return feed
 
 
-def _ranges(data: bytes) -> Iterator[Tuple[int, int]]:
-    """Where the blocks of whole lines of about _BLOCK_BYTES of `data` start and end."""
+def _ranges(data: bytes, block: int) -> Iterator[Tuple[int, int]]:
+    """Where the blocks of whole lines of about `block` bytes of `data` start and end."""
     start = 0
     while start < len(data):
-        end = min(len(data), start + _BLOCK_BYTES)
+        end = min(len(data), start + block)
         if end < len(data):
             cut = data.find(b"\n", end)
             end = len(data) if cut < 0 else cut + 1
@@ -136,14 +144,14 @@ def _ranges(data: bytes) -> Iterator[Tuple[int, int]]:
         start = end
 
 
-def _file_blocks(path: Union[str, os.PathLike]) -> Iterator[bytes]:
-    """Whole lines of the file at `path` in blocks of about _BLOCK_BYTES."""
+def _file_blocks(path: Union[str, os.PathLike], block: int) -> Iterator[bytes]:
+    """Whole lines of the file at `path` in blocks of about `block` bytes."""
     with open(path, "rb") as file:
         # The start of a line that goes on past the chunks read so far (a long line is
         # joined once, not copied again at every chunk).
         rest: List[bytes] = []
         while True:
-            chunk = file.read(_BLOCK_BYTES)
+            chunk = file.read(block)
             if not chunk:
                 break
             cut = chunk.rfind(b"\n") + 1
@@ -157,15 +165,22 @@ def _file_blocks(path: Union[str, os.PathLike]) -> Iterator[bytes]:
 
 
 def _workers(workers: int) -> int:
-    """Threads to map on: at least 1, at most _MAX_WORKERS (each has a stack of 8 MiB)."""
-    return max(1, min(_MAX_WORKERS, int(workers)))
+    """Threads to map on, at most _MAX_WORKERS (each has a stack of 8 MiB); 0: the calling
+    thread maps, with the GIL released."""
+    if isinstance(workers, bool):
+        raise TypeError("workers is an int, not bool")
+    workers = operator.index(workers)
+    if workers < 0:
+        raise ValueError(f"workers is 0 (the calling thread) or more, not {workers}")
+    return min(_MAX_WORKERS, workers)
 
 
 def _taken(session: Any, source: Any, workers: int) -> Iterator[List[Result]]:
     """Feeds a session the blocks of `source`, a few ahead of the one taken (so that its
-    workers map while the caller builds values), and yields each block's results in order."""
-    ahead = 2 * max(1, int(workers)) + 1
-    feed = _feeder(session, source)
+    workers map while the caller builds values), and yields each block's results in order.
+    With no workers, each block is mapped as it is fed, and taken at once."""
+    ahead = 2 * workers + 1 if workers > 0 else 1
+    feed = _feeder(session, source, _BLOCK_BYTES if workers > 0 else _HERE_BLOCK_BYTES)
     ended = False
     while True:
         while not ended and session.pending() < ahead:
@@ -214,7 +229,8 @@ class Catalog:
         lines: Union[str, os.PathLike, bytes, Iterable[Union[bytes, str]]],
         workers: int = 1,
     ) -> Iterator[Result]:
-        """Maps NDJSON on `workers` threads and yields each record's Result in input order
+        """Maps NDJSON on `workers` threads (0: on the calling thread, the GIL released: the
+        least CPU a record) and yields each record's Result in input order
         (`line` is its line, from 1). Blank lines are no records; records the context's
         `@filter` drops are not yielded. `lines`: a path, bytes of NDJSON, or an iterable of
         lines (bytes or str)."""

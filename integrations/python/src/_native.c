@@ -26,7 +26,7 @@ void *mappings_py_lines_open(void *context, int32_t workers);
 void mappings_py_lines_submit(void *session, const uint8_t *bytes, int64_t count);
 int64_t mappings_py_lines_submit_parts(void *session, const uint8_t **parts, const int64_t *lengths, int64_t count);
 int32_t mappings_py_lines_pending(void *session);
-uint8_t *mappings_py_lines_take(void *session, int64_t *length);
+const uint8_t *mappings_py_lines_take(void *session, int64_t *length);
 int64_t mappings_py_arrow_rows(void *session, int64_t *bytes);
 void mappings_py_arrow_export(void *session, void *array, void *schema);
 void mappings_py_arrow_schema(void *context, void *schema);
@@ -740,14 +740,13 @@ static PyObject *session_pending(PyObject *self, PyObject *unused) {
 // Session.take() -> list of Result, or None when nothing is pending
 static PyObject *session_take(PyObject *self, PyObject *unused) {
     int64_t length = 0;
-    uint8_t *results;
+    const uint8_t *results;
     void *session = ((handle_object *)self)->handle;
     Py_BEGIN_ALLOW_THREADS results = mappings_py_lines_take(session, &length);
     Py_END_ALLOW_THREADS
     if (results == NULL) Py_RETURN_NONE;
-    PyObject *list = results_from(results, length);
-    mappings_py_free(results);
-    return list;
+    // The session's bytes, read in place: they stay until its next take.
+    return results_from(results, length);
 }
 
 // Session.arrow_rows() -> (rows, bytes)

@@ -4,6 +4,8 @@ output the package's values are compared with."""
 
 import os
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -56,3 +58,27 @@ def order(number, **changes):
     }
     record.update(changes)
     return record
+
+
+def ticking(call):
+    """Runs `call` while another thread runs Python, ticking every 5 ms: its answer, the seconds
+    it took and the ticks meanwhile (none when the call holds the GIL)."""
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        time.sleep(0.05)
+        started = time.monotonic()
+        answer = call()
+        ended = time.monotonic()
+    finally:
+        done.set()
+        ticker.join()
+    return answer, ended - started, len([t for t in ticks if started < t < ended])
