@@ -187,40 +187,23 @@ final class LineSession: @unchecked Sendable {
     }
 
     /// Maps `lines` (each without its line feed) on the calling thread, in place, into one
-    /// buffer of results that `take` hands over next.
+    /// buffer of results that `take` hands over next. (The module's Lua runs in process: no
+    /// transformer calls are batched ahead, `RecordMapper.batchesCalls`, as for Lua workers.)
     private func mapHere(_ lines: [UnsafeBufferPointer<UInt8>], with records: RecordMapper) {
         var out: [UInt8] = []
-        var index = 0
-        while index < lines.count {
-            // With Lua in worker processes, a chunk's transformer calls are made at once first.
-            var memos: [TransformerMemo]?
-            var chunk = index..<lines.count
-            if records.batchesCalls {
-                chunk = index..<min(lines.count, index + RecordPipeline.batchRecords)
-                let mapped = chunk.map { Self.trimmed(lines[$0]) }.filter {
-                    !Self.isBlank($0) && $0.count <= Self.maximumLine
-                }
-                memos = records.prepare(mapped)
+        for line in lines {
+            let number = nextLine
+            nextLine += 1
+            let record = Self.trimmed(line)
+            // The length first, as the lanes and `stream` check it: a line of 64 MiB of spaces
+            // is a line too long, not a blank one.
+            if record.count > Self.maximumLine {
+                appendOverlong(
+                    line: number, head: Array(UnsafeBufferPointer(rebasing: record.prefix(1024))), into: &out)
+                continue
             }
-            var next = 0
-            for line in lines[chunk] {
-                let number = nextLine
-                nextLine += 1
-                let record = Self.trimmed(line)
-                if Self.isBlank(record) { continue }
-                if record.count > Self.maximumLine {
-                    appendOverlong(
-                        line: number, head: Array(UnsafeBufferPointer(rebasing: record.prefix(1024))), into: &out)
-                    continue
-                }
-                var memo: TransformerMemo?
-                if let memos, next < memos.count {
-                    memo = memos[next]
-                    next += 1
-                }
-                mapHere(record, number: number, with: records, memo: memo, into: &out)
-            }
-            index = chunk.upperBound
+            if Self.isBlank(record) { continue }
+            mapHere(record, number: number, with: records, into: &out)
         }
         ready.append(out)
     }
@@ -229,13 +212,12 @@ final class LineSession: @unchecked Sendable {
     /// mapper's frame and the byte before it become the result's line and status, so its tags
     /// are not moved.
     private func mapHere(
-        _ record: UnsafeBufferPointer<UInt8>, number: Int, with records: RecordMapper, memo: TransformerMemo?,
-        into out: inout [UInt8]
+        _ record: UnsafeBufferPointer<UInt8>, number: Int, with records: RecordMapper, into out: inout [UInt8]
     ) {
         if arrow == nil {
             let start = out.count
             out.append(0)
-            let outcome = records.map(record, into: &out, memo: memo)
+            let outcome = records.map(record, into: &out)
             if outcome.kind == .clean, out.count >= start + 5 {
                 out.withUnsafeMutableBytes { bytes in
                     bytes.storeBytes(
@@ -252,7 +234,7 @@ final class LineSession: @unchecked Sendable {
             return
         }
         scratch.removeAll(keepingCapacity: true)
-        let outcome = records.map(record, into: &scratch, memo: memo)
+        let outcome = records.map(record, into: &scratch)
         deliver(number: number, outcome: outcome, output: scratch, input: record, into: &out)
     }
 

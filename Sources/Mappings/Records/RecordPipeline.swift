@@ -194,7 +194,7 @@ package final class RecordPipeline: @unchecked Sendable {
     /// How many records' transformer calls a lane makes ahead in one batch per transformer:
     /// the first chunk of a block, and each one after it (made while the one before is written).
     static let firstBatchRecords = 8
-    package static let batchRecords = 48
+    static let batchRecords = 48
 
     /// Makes the transformer calls of the records from byte `start` on (up to `batchRecords`,
     /// within what is still the block's), in batches: their memos by where each record starts.

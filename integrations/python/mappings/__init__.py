@@ -193,6 +193,13 @@ def _taken(session: Any, source: Any, workers: int) -> Iterator[List[Result]]:
         yield results
 
 
+def _results(native: Any, lines: Any, workers: int) -> Iterator[Result]:
+    """The results of `lines` mapped with the context `native` on a session of its own."""
+    session = native.lines(workers)
+    for results in _taken(session, lines, workers):
+        yield from results
+
+
 class Catalog:
     """Loaded `.mappings` files: map payloads and NDJSON with their contexts. One catalog may be
     used by several threads at once."""
@@ -229,15 +236,14 @@ class Catalog:
         lines: Union[str, os.PathLike, bytes, Iterable[Union[bytes, str]]],
         workers: int = 1,
     ) -> Iterator[Result]:
-        """Maps NDJSON on `workers` threads (0: on the calling thread, the GIL released: the
-        least CPU a record) and yields each record's Result in input order
-        (`line` is its line, from 1). Blank lines are no records; records the context's
-        `@filter` drops are not yielded. `lines`: a path, bytes of NDJSON, or an iterable of
-        lines (bytes or str)."""
+        """Maps NDJSON on `workers` threads (0: on the calling thread, the GIL released: no
+        hand-over between threads, the least CPU a record of `map_lines`) and yields each
+        record's Result in input order (`line` is its line, from 1). Blank lines are no
+        records; records the context's `@filter` drops are not yielded. `lines`: a path, bytes
+        of NDJSON, or an iterable of lines (bytes or str). A wrong `workers` or an unknown
+        context raises here, at the call; a line holding a line feed when its block is read."""
         workers = _workers(workers)
-        session = self._context(context).lines(workers)
-        for results in _taken(session, lines, workers):
-            yield from results
+        return _results(self._context(context), lines, workers)
 
     def to_arrow(
         self,

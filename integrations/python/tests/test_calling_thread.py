@@ -105,10 +105,13 @@ def test_to_arrow_on_the_calling_thread_is_the_lanes_table(shop):
 
 def test_workers_is_a_count_from_zero(shop):
     line = [json.dumps(order(1))]
+    # At the call, not at the first result.
     with pytest.raises(ValueError, match="0 .* or more"):
-        list(shop.map_lines("$Order", line, workers=-1))
+        shop.map_lines("$Order", line, workers=-1)
     for wrong in (1.5, "2", True):
         with pytest.raises(TypeError):
-            list(shop.map_lines("$Order", line, workers=wrong))
+            shop.map_lines("$Order", line, workers=wrong)
+    with pytest.raises(mappings.LoadError):
+        shop.map_lines("$Nope", line, workers=0)
     assert [r.line for r in shop.map_lines("$Order", line, workers=0)] == [1]
     assert mappings.Catalog.map_lines.__defaults__ == (1,)
