@@ -115,3 +115,34 @@ def test_workers_is_a_count_from_zero(shop):
         shop.map_lines("$Nope", line, workers=0)
     assert [r.line for r in shop.map_lines("$Order", line, workers=0)] == [1]
     assert mappings.Catalog.map_lines.__defaults__ == (1,)
+
+
+def test_mutated_lines_come_out_as_from_the_lanes(shop):
+    """3,000 orders with random damage — bytes flipped, cut, doubled, invalid UTF-8, stray
+    quotes and backslashes, carriage returns, spaces alone — through the calling thread, one
+    lane and two: the same outcomes, record for record."""
+    import random
+
+    generator = random.Random(48)
+    pieces = [b'"', b"\\", b"\r", b"\xff", b"\xc3", b"{", b"]", b"\\u00", b" ", b"\t", b"0", b"-", b"e9"]
+    lines = []
+    for number in range(1, 3001):
+        line = bytearray(json.dumps(order(number, code=f"c{number} ✓")).encode())
+        for _ in range(generator.choice([0, 0, 1, 2, 5])):
+            at = generator.randrange(len(line) + 1)
+            damage = generator.randrange(4)
+            if damage == 0 and at < len(line):
+                line[at] = generator.randrange(256) if generator.random() < 0.3 else line[at] ^ 0x20
+            elif damage == 1:
+                line[at:at] = generator.choice(pieces)
+            elif damage == 2:
+                del line[at:at + generator.randrange(1, 20)]
+            else:
+                line[at:at] = line[max(0, at - 30):at]
+        line = bytes(line).replace(b"\n", b" ")
+        lines.append(line if generator.random() > 0.01 else b"  ")
+    expected = outcomes(shop.map_lines("$Order", lines, workers=1))
+    assert len({status for _, status, *_ in expected}) >= 3
+    assert outcomes(shop.map_lines("$Order", lines, workers=0)) == expected
+    assert outcomes(shop.map_lines("$Order", b"\n".join(lines), workers=0)) == expected
+    assert outcomes(shop.map_lines("$Order", lines, workers=2)) == expected
