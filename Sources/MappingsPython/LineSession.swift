@@ -134,7 +134,9 @@ final class LineSession: @unchecked Sendable {
         while index < lines.count, holding == nil {
             var end = index
             var size = 0
-            while end < lines.count, lines[end].count <= Self.maximumLine {
+            // Measured without a carriage return, as the lines of a block are read: a line of
+            // exactly the limit and its `\r` is a record, as in `stream`.
+            while end < lines.count, Self.trimmed(lines[end]).count <= Self.maximumLine {
                 size += lines[end].count + 1
                 end += 1
             }

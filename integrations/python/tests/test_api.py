@@ -434,17 +434,23 @@ def test_a_line_past_64_mib_is_a_reject_as_the_stream_says(shop, tmp_path):
     huge = json.dumps(order(2, code="x" * (64 << 20)))
     # Spaces past the limit are a line too long too, not a blank line.
     spaces = " " * ((64 << 20) + 1)
-    lines = [json.dumps(order(1)), huge, json.dumps(order(3)), spaces]
+    # A record of exactly 64 MiB is one, with its carriage return too (measured without it).
+    fits = json.dumps(order(5, extra={"pad": ""}))
+    pad = (64 << 20) - len(fits)
+    fits = fits.replace('"pad": ""', '"pad": "' + "y" * pad + '"') + "\r"
+    lines = [json.dumps(order(1)), huge, json.dumps(order(3)), spaces, fits]
     path = tmp_path / "long.ndjson"
     path.write_text("\n".join(lines) + "\n")
     for source, workers in ((lines, 1), (str(path), 1), (lines, 0), (str(path), 0)):
         results = list(shop.map_lines("$Order", source, workers=workers))
-        assert [(r.line, r.status) for r in results] == [(1, "clean"), (2, "invalid"), (3, "clean"), (4, "invalid")]
+        assert [(r.line, r.status) for r in results] == [
+            (1, "clean"), (2, "invalid"), (3, "clean"), (4, "invalid"), (5, "clean")]
+        assert len(results[4].value["extra"]["pad"]) == pad
         assert results[1].issues[0]["message"] == "the line is longer than 67108864 bytes"
         assert results[1].input == huge.encode()[:1024] and results[3].input == b" " * 1024
     for workers in (1, 0):
         table, rejects = shop.to_arrow("$Order", str(path), workers=workers)
-        assert table.column("id").to_pylist() == [1, 3] and rejects.column("line").to_pylist() == [2, 4]
+        assert table.column("id").to_pylist() == [1, 3, 5] and rejects.column("line").to_pylist() == [2, 4]
 
 
 def test_traits_select_as_the_tools_trait_option():
