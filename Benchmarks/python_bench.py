@@ -7,9 +7,10 @@ Runs in a venv that has the `mappings` wheel (tools/build-python-wheel), msgspec
 pydantic, pyarrow and polars (Benchmarks/run B10 makes it: .build/benchmark-python).
 
 - map_lines: the real-like and the small shapes into Python values — `catalog.map_lines` on
-  the calling thread (workers=0), on 1 and on 2 workers; msgspec with Structs declaring only the fields read and the reshape of
-  Benchmarks/peers/reshape_msgspec.py; orjson with the dict reshape of Benchmarks/peers/
-  reshape.py; pydantic v2 models of the fields read, then the same reshape.
+  the calling thread (workers=0), on 1 and on 2 workers; msgspec with Structs declaring only
+  the fields read and the reshape of Benchmarks/peers/reshape_msgspec.py; orjson with the dict
+  reshape of Benchmarks/peers/reshape.py; pydantic v2 models of the fields read, then the same
+  reshape.
 - to_arrow: the same records into an Arrow table of the context's columns — `catalog.to_arrow`
   (workers 0, 1, 2);
   `pyarrow.json.read_json` with an explicit schema of the fields read, then the renames and

@@ -72,7 +72,7 @@ final class LineSession: @unchecked Sendable {
     }
 
     /// `submit(_:)` of bytes the caller keeps: copied once, into the storage of a block taken
-    /// when there is one.
+    /// when there is one; with no workers, mapped where they are, at once.
     func submit(copying source: UnsafeBufferPointer<UInt8>) {
         guard !source.isEmpty else { return }
         if let callers {
@@ -204,7 +204,7 @@ final class LineSession: @unchecked Sendable {
                     line: number, head: Array(UnsafeBufferPointer(rebasing: record.prefix(1024))), into: &out)
                 continue
             }
-            if Self.isBlank(record) { continue }
+            if RecordBlock.isBlank(record) { continue }
             mapHere(record, number: number, with: records, into: &out)
         }
         ready.append(out)
@@ -257,11 +257,6 @@ final class LineSession: @unchecked Sendable {
     private static func trimmed(_ line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         guard let last = line.last, last == 0x0D else { return line }
         return UnsafeBufferPointer(rebasing: line.dropLast())
-    }
-
-    /// Whether a line holds nothing but spaces and tabs (`RecordBlock.isBlank`).
-    private static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
     }
 
     /// Storage for a block of `size` bytes: a block's that was taken, when one is big enough

@@ -144,7 +144,13 @@ package struct RecordBlock: Sendable {
 
     /// Whether a line holds nothing but spaces and tabs (no record).
     package func isBlank(_ line: Range<Int>) -> Bool {
-        bytes[line].allSatisfy { $0 == 0x20 || $0 == 0x09 }
+        Self.isBlank(bytes[line])
+    }
+
+    /// Whether `line`'s bytes are nothing but spaces and tabs: the one rule for a line that is
+    /// no record, for blocks and for lines read where their caller holds them.
+    package static func isBlank(_ line: some Collection<UInt8>) -> Bool {
+        line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
     }
 
     /// How many records (lines that are not blank) the block holds from byte `start` on.

@@ -109,7 +109,7 @@ def _feeder(
     """A function that queues the next block of whole lines of NDJSON (about `block` bytes) on
     `session` and returns False once `source` ended: a path, bytes of NDJSON, or an iterable of
     lines (bytes or str; a line's own line feed is optional), whose lines the native module
-    gathers and copies once."""
+    gathers (and copies once for the lanes; the calling thread reads `bytes` lines in place)."""
     if isinstance(source, (str, os.PathLike)):
         return _each(_file_blocks(source, block), session.submit)
     if isinstance(source, (bytes, bytearray, memoryview)):
