@@ -85,8 +85,15 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
     private var rows: [UInt8] = []
     private var rowCount = 0
     private var rejects: [RejectRow] = []
+    /// Rejects that went elsewhere (no `--rejects-table`), counted in the batch's `rejected`.
+    private var rejectedElsewhereCount = 0
     private var position: RecordPosition?
     private var lastCommit = ContinuousClock.now
+    /// The job's stored position when the sink opened, then after each of its commits: what
+    /// `mappings_offsets` must still hold for the next commit to be written (compare-and-set),
+    /// so that no second stream of the same job, whatever way round its lock, writes a record
+    /// twice. `nil`: no row yet.
+    private var expected: RecordPosition?
     public private(set) var committed: RecordPosition?
     public private(set) var committedRecords = 0
 
@@ -96,14 +103,47 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
     private init(_ destination: Destination, table: SQLTable, options: Options) throws(RecordSinkFailure) {
         self.options = options
         encoder = SQLRowEncoder(table: table, dialect: destination.dialect)
+        if let job = options.job {
+            if let refusal = Self.refusal(ofJob: job) { throw RecordSinkFailure(refusal, unavailable: false) }
+            if case .sqlite(let path) = destination, SQLiteTableWriter.isInMemory(path) {
+                throw RecordSinkFailure(
+                    "--job keeps the job's position in the database, and \"\(path)\" is a database in memory, gone with the stream: name a file",
+                    unavailable: false)
+            }
+        }
+        do throws(SQLTable.Refusal) {
+            try table.checkIdentifiers(destination.dialect)
+            if let rejects = options.rejectsTable {
+                try SQLTable.checkIdentifier(rejects, what: "the rejects table's name", destination.dialect)
+            }
+        } catch {
+            throw RecordSinkFailure(error.message, unavailable: false)
+        }
         do {
+            let writer: any TableWriter
             switch destination {
             case .sqlite(let path): writer = try SQLiteTableWriter(path: path, table: table, options: options)
             case .postgresql(let uri): writer = try PostgresTableWriter(uri: uri, table: table, options: options)
             }
+            self.writer = writer
+            if let job = options.job { expected = try writer.position(of: job) }
         } catch {
             throw RecordSinkFailure(error.message, unavailable: error.unavailable)
         }
+    }
+
+    /// Why `job` cannot name a job (`--job`), or `nil` when it can: a name is kept in a text
+    /// column and in the lock's name, so it is not empty, holds no control character (PostgreSQL
+    /// stores no NUL) and is at most 200 bytes.
+    public static func refusal(ofJob job: String) -> String? {
+        if job.isEmpty { return "--job takes a name, not an empty one" }
+        if job.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "--job \(JSONWriter.string(.string(job))) holds a control character, which a job's name may not"
+        }
+        if job.utf8.count > 200 {
+            return "--job's name is \(job.utf8.count) bytes, more than the 200 a job's name may have"
+        }
+        return nil
     }
 
     /// Opens the destination and readies the table of `context`'s records in it (named
@@ -122,15 +162,13 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
         try self.init(destination, table: table, options: options)
     }
 
-    /// Where the job stopped last (`mappings_offsets`): where its next run starts; `nil` when
-    /// it has not run, or the options name no job.
+    /// Where the job stopped last (`mappings_offsets`), as the sink found it when it opened:
+    /// where its next run starts (with the identity of the file it stopped in, when known);
+    /// `nil` when it has not run, or the options name no job.
     public func storedPosition() throws(RecordSinkFailure) -> RecordPosition? {
-        guard let job = options.job else { return nil }
-        do {
-            return try open().position(of: job)
-        } catch {
-            throw RecordSinkFailure(error.message, unavailable: error.unavailable)
-        }
+        guard options.job != nil else { return nil }
+        guard writer != nil else { throw RecordSinkFailure("the sink is closed", unavailable: false) }
+        return expected
     }
 
     /// Closes the connection and lets go of the job (another sink may then run it). What was
@@ -147,6 +185,7 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
         rows.removeAll(keepingCapacity: true)
         rowCount = 0
         rejects.removeAll()
+        rejectedElsewhereCount = 0
         position = committed
     }
 
@@ -189,6 +228,10 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
                 issues: JSONWriter.string(.array(issues.map(\.json)))))
     }
 
+    public func rejectedElsewhere() {
+        rejectedElsewhereCount += 1
+    }
+
     public func reached(_ position: RecordPosition) throws(RecordSinkFailure) {
         self.position = position
         let due =
@@ -205,13 +248,16 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
     /// Writes the batch and the position in one transaction; while the destination cannot be
     /// reached, tries again (waiting twice as long each time, up to 5 s) for `retryFor`.
     private func commit() throws(RecordSinkFailure) {
-        guard let position, rowCount > 0 || !rejects.isEmpty || position != committed else { return }
+        guard let position, rowCount > 0 || !rejects.isEmpty || rejectedElsewhereCount > 0 || position != committed
+        else { return }
         let gaveUp = ContinuousClock.now + options.retryFor
         var delay: Duration = .milliseconds(100)
         while true {
             do {
                 try open().write(
-                    Batch(rows: rows, count: rowCount, rejects: rejects, position: position), job: options.job)
+                    Batch(
+                        rows: rows, count: rowCount, rejects: rejects, rejected: rejects.count + rejectedElsewhereCount,
+                        position: position, expected: expected), job: options.job)
                 break
             } catch {
                 guard error.unavailable else {
@@ -236,10 +282,12 @@ public final class DatabaseSink: RecordSink, EncodingRecordSink {
             }
         }
         committed = position
+        expected = position
         committedRecords += rowCount
         rows.removeAll(keepingCapacity: true)
         rowCount = 0
         rejects.removeAll()
+        rejectedElsewhereCount = 0
         lastCommit = ContinuousClock.now
     }
 }
@@ -269,8 +317,14 @@ struct RejectRow {
 struct Batch {
     var rows: [UInt8]
     var count: Int
+    /// The rejects kept in the rejects table.
     var rejects: [RejectRow]
+    /// Every reject of the batch, kept in the table or not (`mappings_offsets.rejected`).
+    var rejected: Int
     var position: RecordPosition
+    /// What the job's row holds before this batch (`nil`: no row): the batch is written only
+    /// while it still does.
+    var expected: RecordPosition?
 }
 
 /// What writes batches into one kind of database.
@@ -286,13 +340,62 @@ protocol TableWriter: AnyObject {
 extension TableWriter {
     /// The query of a job's stored position, `parameter` its placeholder.
     static func positionQuery(_ parameter: String) -> String {
-        "SELECT \"file\", \"line\", \"byte_offset\" FROM \"mappings_offsets\" WHERE \"job\" = \(parameter)"
+        "SELECT \"file\", \"line\", \"byte_offset\", \"digest\", \"device\", \"inode\" FROM \"mappings_offsets\" WHERE \"job\" = \(parameter)"
     }
 
     /// A row of that query as a place to resume.
     static func position(stored row: [String?]) -> RecordPosition? {
         guard let file = row[0], let line = row[1].flatMap({ Int($0) }) else { return nil }
-        return RecordPosition(source: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) })
+        var identity: InputIdentity?
+        if let digest = row[3], let device = row[4].flatMap({ Int64($0) }), let inode = row[5].flatMap({ Int64($0) }) {
+            identity = InputIdentity(
+                device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), digest: digest)
+        }
+        return RecordPosition(
+            source: file == "-" ? nil : file, line: line, offset: row[2].flatMap { Int($0) }, identity: identity)
+    }
+
+    /// The upsert of a job's position, in either dialect, written only while the row still
+    /// holds the position the batch started from (`Batch.expected`; no row when that is
+    /// `nil`): it returns the job's name when it wrote, no row when another stream moved the
+    /// job. Parameters: job, file, line, byte_offset, records, rejected, digest, device, inode,
+    /// then the expected file, line and byte_offset (`now` the value of `updated_at`).
+    static func saveOffsetSQL(_ dialect: SQLDialect, now: String) -> String {
+        let p = (1...12).map { dialect == .sqlite ? "?\($0)" : "$\($0)" }
+        let same = dialect == .sqlite ? "IS" : "IS NOT DISTINCT FROM"
+        let cast =
+            dialect == .sqlite ? { (p: String, _: String) in p } : { (p: String, type: String) in "\(p)::\(type)" }
+        return """
+            INSERT INTO "mappings_offsets" ("job", "file", "line", "byte_offset", "records", "rejected", "updated_at", "digest", "device", "inode")
+            VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]), \(now), \(p[6]), \(p[7]), \(p[8]))
+            ON CONFLICT ("job") DO UPDATE SET "file" = excluded."file", "line" = excluded."line",
+                "byte_offset" = excluded."byte_offset", "records" = "mappings_offsets"."records" + excluded."records",
+                "rejected" = "mappings_offsets"."rejected" + excluded."rejected", "updated_at" = excluded."updated_at",
+                "digest" = excluded."digest", "device" = excluded."device", "inode" = excluded."inode"
+            WHERE "mappings_offsets"."file" \(same) \(cast(p[9], "text")) AND "mappings_offsets"."line" \(same) \(cast(p[10], "bigint"))
+                AND "mappings_offsets"."byte_offset" \(same) \(cast(p[11], "bigint"))
+            RETURNING "job"
+            """
+    }
+
+    /// The parameters of `saveOffsetSQL` for `batch` under `job`, as text (`nil`: NULL).
+    static func saveOffsetParameters(_ batch: Batch, job: String) -> [String?] {
+        let position = batch.position
+        let identity = position.identity
+        return [
+            job, position.source ?? "-", String(position.line), position.offset.map { String($0) },
+            String(batch.count), String(batch.rejected), identity?.digest,
+            identity.map { String(Int64(bitPattern: $0.device)) }, identity.map { String(Int64(bitPattern: $0.inode)) },
+            batch.expected.map { $0.source ?? "-" }, batch.expected.map { String($0.line) },
+            batch.expected?.offset.map { String($0) },
+        ]
+    }
+
+    /// The refusal of a batch whose job moved under it (`saveOffsetSQL` wrote nothing).
+    static func jobMoved(_ job: String, expected: RecordPosition?) -> DatabaseError {
+        DatabaseError(
+            "the job \"\(job)\" no longer stands where this stream started it (\(expected.map { "at \($0)" } ?? "not yet run")): another stream runs it or ran it meanwhile; this batch is not written",
+            unavailable: false)
     }
 
     /// Checks that the table's columns, as the database describes them (name, declared type,

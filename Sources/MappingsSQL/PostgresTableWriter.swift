@@ -30,7 +30,7 @@ final class PostgresTableWriter: TableWriter {
             existing: described.map {
                 (name: $0[0] ?? "", type: $0[1] ?? "", nullable: $0[2] == "YES", hasDefault: $0[3] == "t")
             })
-        if options.job != nil { try connection.execute(SQLTable.offsetsStatement(.postgresql)) }
+        if options.job != nil { try Self.readyOffsets(connection) }
         if let rejects = options.rejectsTable {
             try connection.execute(SQLTable.rejectsStatement(rejects, .postgresql))
         }
@@ -73,16 +73,18 @@ final class PostgresTableWriter: TableWriter {
             + table.conflictClause(dialect)
     }
 
-    /// The upsert of a job's position, in either dialect (`now` the value of `updated_at`).
-    static func saveOffsetSQL(_ dialect: SQLDialect, now: String) -> String {
-        let p = dialect == .sqlite ? (1...6).map { "?\($0)" } : (1...6).map { "$\($0)" }
-        return """
-            INSERT INTO "mappings_offsets" ("job", "file", "line", "byte_offset", "records", "rejected", "updated_at")
-            VALUES (\(p[0]), \(p[1]), \(p[2]), \(p[3]), \(p[4]), \(p[5]), \(now))
-            ON CONFLICT ("job") DO UPDATE SET "file" = excluded."file", "line" = excluded."line",
-                "byte_offset" = excluded."byte_offset", "records" = "mappings_offsets"."records" + excluded."records",
-                "rejected" = "mappings_offsets"."rejected" + excluded."rejected", "updated_at" = excluded."updated_at"
-            """
+    /// `mappings_offsets`, created when missing, with the columns an older version did not make.
+    private static func readyOffsets(_ connection: PostgresDatabase) throws(DatabaseError) {
+        try connection.execute(SQLTable.offsetsStatement(.postgresql))
+        // Altered only when a column is missing: ALTER TABLE waits for every transaction on the table.
+        let has = Set(
+            try connection.rows(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'mappings_offsets'"
+            ).compactMap { $0[0] })
+        for column in SQLTable.offsetsColumnsAdded(.postgresql) where !has.contains(column.name) {
+            try connection.execute(
+                "ALTER TABLE \"mappings_offsets\" ADD COLUMN IF NOT EXISTS \"\(column.name)\" \(column.type)")
+        }
     }
 
     func reconnect() {
@@ -107,7 +109,7 @@ final class PostgresTableWriter: TableWriter {
 
     func position(of job: String) throws(DatabaseError) -> RecordPosition? {
         let connection = try open()
-        try connection.execute(SQLTable.offsetsStatement(.postgresql))
+        try Self.readyOffsets(connection)
         let rows = try connection.rows(
             Self.positionQuery("$1"), [job])
         return rows.first.flatMap(Self.position(stored:))
@@ -137,13 +139,9 @@ final class PostgresTableWriter: TableWriter {
                 }
             }
             if let job {
-                _ = try connection.rows(
-                    Self.saveOffsetSQL(.postgresql, now: "now()"),
-                    [
-                        job, batch.position.source ?? "-", String(batch.position.line),
-                        batch.position.offset.map { String($0) }, String(batch.count),
-                        String(batch.rejects.count),
-                    ])
+                let wrote = try connection.rows(
+                    Self.saveOffsetSQL(.postgresql, now: "now()"), Self.saveOffsetParameters(batch, job: job))
+                guard !wrote.isEmpty else { throw Self.jobMoved(job, expected: batch.expected) }
             }
             try connection.execute("COMMIT")
         } catch {

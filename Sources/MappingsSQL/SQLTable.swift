@@ -173,9 +173,40 @@ package struct SQLTable: Sendable {
                 "byte_offset" \(big),
                 "records" \(big) NOT NULL,
                 "rejected" \(big) NOT NULL,
-                "updated_at" \(dialect == .sqlite ? "TEXT" : "timestamptz") NOT NULL
+                "updated_at" \(dialect == .sqlite ? "TEXT" : "timestamptz") NOT NULL,
+                "digest" \(text),
+                "device" \(big),
+                "inode" \(big)
             );
             """
+    }
+
+    /// The columns of `mappings_offsets` that an older version did not create (the identity of
+    /// the file a job stopped in): added to a table that lacks them, as `ALTER TABLE … ADD COLUMN`.
+    package static func offsetsColumnsAdded(_ dialect: SQLDialect) -> [(name: String, type: String)] {
+        let big = dialect == .sqlite ? "INTEGER" : "bigint"
+        let text = dialect == .sqlite ? "TEXT" : "text"
+        return [("digest", text), ("device", big), ("inode", big)]
+    }
+
+    /// The longest identifier PostgreSQL keeps whole (NAMEDATALEN - 1 bytes): a longer one is
+    /// cut there without a word, so that two tables or columns may become one.
+    package static let longestPostgreSQLIdentifier = 63
+
+    /// Throws when `name`, a table's or a column's, is longer than PostgreSQL keeps.
+    package static func checkIdentifier(_ name: String, what: String, _ dialect: SQLDialect) throws(Refusal) {
+        guard dialect == .postgresql, name.utf8.count > longestPostgreSQLIdentifier else { return }
+        throw Refusal(
+            "\(what) \"\(name)\" is \(name.utf8.count) bytes, and PostgreSQL keeps \(longestPostgreSQLIdentifier) of an identifier (it would cut it to \"\(String(decoding: name.utf8.prefix(longestPostgreSQLIdentifier), as: UTF8.self))\" silently): choose a shorter name"
+        )
+    }
+
+    /// Throws when the table's name or one of its columns' is longer than `dialect` keeps.
+    package func checkIdentifiers(_ dialect: SQLDialect) throws(Refusal) {
+        try Self.checkIdentifier(name, what: "the table's name", dialect)
+        for column in columns {
+            try Self.checkIdentifier(column.name, what: "the column of \(column.property)", dialect)
+        }
     }
 
     /// A rejects table: the stream's rejects as rows, in the transactions of the records.

@@ -20,7 +20,7 @@ final class SQLiteTableWriter: TableWriter {
     private let lock: JobLock?
 
     init(path: String, table: SQLTable, options: DatabaseSink.Options) throws(DatabaseError) {
-        lock = try options.job.map { job throws(DatabaseError) in JobLock(try Self.lock(job, of: path)) }
+        lock = try options.job.map { job throws(DatabaseError) in try JobLock(job, of: path) }
         database = try SQLiteDatabase(path: path)
         self.table = table
         // WAL: a commit appends to the log instead of rewriting pages, and readers never block
@@ -55,8 +55,8 @@ final class SQLiteTableWriter: TableWriter {
                 unavailable: false)
         }
         if options.job != nil {
-            try database.execute(SQLTable.offsetsStatement(.sqlite))
-            saveOffset = try database.prepare(PostgresTableWriter.saveOffsetSQL(.sqlite, now: "?7"))
+            try Self.readyOffsets(database)
+            saveOffset = try database.prepare(Self.saveOffsetSQL(.sqlite, now: "?13"))
         } else {
             saveOffset = nil
         }
@@ -70,36 +70,26 @@ final class SQLiteTableWriter: TableWriter {
         }
     }
 
-    /// An open lock file, closed (its lock let go of) when the last reference goes.
-    final class JobLock {
-        let descriptor: Int32
-        init(_ descriptor: Int32) { self.descriptor = descriptor }
-        deinit { close(descriptor) }
+    /// Whether `path` names a database SQLite keeps in memory (`:memory:`, `file::memory:`,
+    /// `file:…?mode=memory`), which nothing outlives the connection of.
+    static func isInMemory(_ path: String) -> Bool {
+        path == ":memory:" || path.hasPrefix("file::memory:")
+            || (path.hasPrefix("file:") && path.contains("mode=memory"))
     }
 
-    /// One stream a job: a second one would write what the first one writes. The lock is a
-    /// file beside the database (`PATH.JOB.lock`), released by the system however the stream ends.
-    private static func lock(_ job: String, of path: String) throws(DatabaseError) -> Int32 {
-        let name = job.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? String($0) : "_" }.joined()
-        let file = "\(path).\(name).lock"
-        let descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw DatabaseError(
-                "cannot open the lock file of the job \"\(job)\", \(file): \(String(cString: strerror(errno)))",
-                unavailable: false)
+    /// `mappings_offsets`, created when missing, with the columns an older version did not make.
+    private static func readyOffsets(_ database: SQLiteDatabase) throws(DatabaseError) {
+        try database.execute(SQLTable.offsetsStatement(.sqlite))
+        let has = Set(try database.rows("SELECT name FROM pragma_table_info('mappings_offsets')").compactMap { $0[0] })
+        for column in SQLTable.offsetsColumnsAdded(.sqlite) where !has.contains(column.name) {
+            try database.execute("ALTER TABLE \"mappings_offsets\" ADD COLUMN \"\(column.name)\" \(column.type)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw DatabaseError(
-                "the job \"\(job)\" is running in another stream (which holds \(file))", unavailable: false)
-        }
-        return descriptor
     }
 
     func reconnect() {}
 
     func position(of job: String) throws(DatabaseError) -> RecordPosition? {
-        try database.execute(SQLTable.offsetsStatement(.sqlite))
+        try Self.readyOffsets(database)
         let rows = try database.rows(
             Self.positionQuery("?"), [job])
         return rows.first.flatMap(Self.position(stored:))
@@ -122,17 +112,18 @@ final class SQLiteTableWriter: TableWriter {
                 }
             }
             if let job, let saveOffset {
-                saveOffset.bind(1, text: job)
-                saveOffset.bind(2, text: batch.position.source ?? "-")
-                saveOffset.bind(3, integer: Int64(batch.position.line))
-                if let offset = batch.position.offset {
-                    saveOffset.bind(4, integer: Int64(offset))
-                } else {
-                    saveOffset.bindNull(4)
+                let integers: Set<Int> = [3, 4, 5, 6, 8, 9, 11, 12]
+                for (index, parameter) in Self.saveOffsetParameters(batch, job: job).enumerated() {
+                    if let parameter, integers.contains(index + 1), let value = Int64(parameter) {
+                        saveOffset.bind(index + 1, integer: value)
+                    } else if let parameter {
+                        saveOffset.bind(index + 1, text: parameter)
+                    } else {
+                        saveOffset.bindNull(index + 1)
+                    }
                 }
-                saveOffset.bind(5, integer: Int64(batch.count))
-                saveOffset.bind(6, integer: Int64(batch.rejects.count))
-                saveOffset.bind(7, text: now)
+                saveOffset.bind(13, text: now)
+                guard try saveOffset.step() else { throw Self.jobMoved(job, expected: batch.expected) }
                 _ = try saveOffset.step()
             }
             try database.execute("COMMIT")

@@ -42,6 +42,8 @@ extension MappingStream {
                         source: start.source, line: start.line + reject.index, input: reject.input,
                         issues: reject.outcome.rejectIssues(context: records.context))
                 }
+            } else {
+                for _ in rejects { sink.rejectedElsewhere() }
             }
             rejects.removeAll()
         }

@@ -17,6 +17,9 @@ public protocol RecordSink: AnyObject {
     func add(_ records: ArraySlice<UInt8>)
     /// A record that is not written, when `takesRejects`: where it is, its line's text, why.
     func reject(source: String?, line: Int, input: [UInt8], issues: [MappingIssue])
+    /// A record that is not written and went elsewhere (the sink does not take rejects): a
+    /// sink that keeps counts counts it with the batch it falls in.
+    func rejectedElsewhere()
     /// Every record before `position` was added or rejected: the sink may commit. Throws when
     /// the destination cannot take what it holds, after whatever retries it makes; the stream
     /// then stops, and `committed` is where a next run starts.
@@ -35,6 +38,9 @@ public protocol RecordSink: AnyObject {
 extension RecordSink {
     /// Nothing to drop: a sink that commits at every `reached`.
     public func discard() {}
+
+    /// Counts nothing.
+    public func rejectedElsewhere() {}
 }
 
 /// A sink of this library whose records the lanes encode as it stores them (`add` then
@@ -51,16 +57,38 @@ public struct RecordPosition: Sendable, Hashable, CustomStringConvertible {
     public var line: Int
     /// Where that line starts in the input, in bytes; `nil` when not known.
     public var offset: Int?
+    /// What tells the input read from any other of the same name (a file rotated, replaced or
+    /// truncated since): `nil` when not known (standard input, a host's lines).
+    public var identity: InputIdentity?
 
-    public init(source: String? = nil, line: Int = 1, offset: Int? = 0) {
+    public init(source: String? = nil, line: Int = 1, offset: Int? = 0, identity: InputIdentity? = nil) {
         self.source = source
         self.line = line
         self.offset = offset
+        self.identity = identity
     }
 
     /// `orders.ndjson:1201 (byte 98304)`.
     public var description: String {
         "\(source ?? "-"):\(line)" + (offset.map { " (byte \($0))" } ?? "")
+    }
+}
+
+/// The file a position is in, and what it held before the position: the file system's device
+/// and inode numbers, and a checksum of the bytes before the offset (16 hex digits, the one
+/// `mappings stream --stats` records). A job started again reads on only from a file whose
+/// bytes before the position have that checksum: one rotated, replaced or truncated since is
+/// refused, or found again among the inputs by its identity.
+public struct InputIdentity: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    /// The checksum of the file's bytes before the position's offset.
+    public var digest: String
+
+    public init(device: UInt64, inode: UInt64, digest: String) {
+        self.device = device
+        self.inode = inode
+        self.digest = digest
     }
 }
 

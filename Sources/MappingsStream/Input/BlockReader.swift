@@ -38,10 +38,24 @@ package final class BlockReader {
     package private(set) var failure: InputFile.Failure?
     /// Whether the input is a regular file (reading it never waits on a writer).
     let isRegularFile: Bool
+    /// Whether a regular file's last line without its line feed is left unread (its writer may
+    /// not have written the rest yet): what a run does that a later run goes on from (`--job`,
+    /// `--resume-from`), as `tail -F` does.
+    let waitsForLineEnd: Bool
+    /// The bytes of such a line, at the end: where a next run starts, and how much it is.
+    package private(set) var heldBack = 0
+    /// The file's size and where its last line feed ends, when last found (lanes waiting for
+    /// line ends): the end of what the ranges hand out.
+    private var lastSize = -1
+    private var lastLineEnd = 0
 
     /// Reads `descriptor` from where it stands, which is `offset` bytes into the input; with
-    /// `lanesRead`, a regular file is left to the lanes to read (a pipe is read here).
-    package init(descriptor: Int32, blockSize: Int, startingAt offset: Int = 0, lanesRead: Bool = false) {
+    /// `lanesRead`, a regular file is left to the lanes to read (a pipe is read here); with
+    /// `waitsForLineEnd`, a regular file ends at its last line feed.
+    package init(
+        descriptor: Int32, blockSize: Int, startingAt offset: Int = 0, lanesRead: Bool = false,
+        waitsForLineEnd: Bool = false
+    ) {
         self.descriptor = descriptor
         self.blockSize = max(blockSize, 1 << 12)
         carryOffset = offset
@@ -49,6 +63,7 @@ package final class BlockReader {
         var status = stat()
         isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
         self.lanesRead = lanesRead && isRegularFile
+        self.waitsForLineEnd = waitsForLineEnd && isRegularFile
     }
 
     /// Where the first byte not handed out is in the input (the start of a line, unless the
@@ -118,7 +133,20 @@ package final class BlockReader {
             reachedEnd = true
             return nil
         }
-        let size = Int(status.st_size)
+        var size = Int(status.st_size)
+        if waitsForLineEnd {
+            // The ranges end at the last line feed: a lane never takes a line its writer has not ended.
+            if size != lastSize {
+                guard let end = LaneRead.lastLineEnd(of: descriptor, before: size, notBefore: carryOffset) else {
+                    failure = InputFile.Failure(errno: errno)
+                    reachedEnd = true
+                    return nil
+                }
+                (lastSize, lastLineEnd) = (size, end)
+            }
+            heldBack = size - lastLineEnd
+            size = lastLineEnd
+        }
         guard carryOffset < size else {
             reachedEnd = true
             return nil
@@ -168,6 +196,10 @@ package final class BlockReader {
         guard !carry.isEmpty else { return nil }
         guard let last = carry.lastIndex(of: 0x0A) else {
             guard atEnd else { return nil }
+            if waitsForLineEnd {
+                heldBack = carry.count
+                return nil
+            }
             let bytes = carry
             let offset = carryOffset
             carryOffset += carry.count

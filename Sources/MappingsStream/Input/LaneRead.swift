@@ -148,6 +148,25 @@ package struct LaneRead: Sendable {
         return bytes[from..<end].lastIndex(of: 0x0A)
     }
 
+    /// Where the file's last line feed before `size` ends (the byte after it), not before
+    /// `floor` (`floor` when none is after it): the end of the file's ended lines. `nil` when a
+    /// read fails (`errno` says why).
+    package static func lastLineEnd(of descriptor: Int32, before size: Int, notBefore floor: Int) -> Int? {
+        var end = size
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while end > floor {
+            let from = max(floor, end - chunk.count)
+            let got = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, end - from, off_t(from)) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { return nil }
+            // A file cut shorter meanwhile: what is read is all there is.
+            if let feed = lastLineFeed(in: chunk, from: 0, before: got) { return from + feed + 1 }
+            guard got == end - from else { return floor }
+            end = from
+        }
+        return floor
+    }
+
     /// Where the first line that starts at `offset` or after it starts in the file (`offset`
     /// itself when `startsLine`): where a run stopped before reading the range resumes. `nil`
     /// when no line starts there before the end of the file.

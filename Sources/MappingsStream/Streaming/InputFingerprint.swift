@@ -13,6 +13,13 @@ package struct InputFingerprint {
         package var offset: Int
         package var digest: String
         var lineBreaks: Int
+        /// The checksum's state after those bytes: what a run reading on from `offset` goes on
+        /// hashing from.
+        package var hasher = Hasher64()
+
+        package static func == (left: Prefix, right: Prefix) -> Bool {
+            (left.offset, left.digest, left.lineBreaks) == (right.offset, right.digest, right.lineBreaks)
+        }
     }
 
     /// Where line `line` (from 1) of the input starts, with the checksum of the bytes before it;
@@ -59,12 +66,12 @@ package struct InputFingerprint {
             last = buffer[cut - 1]
             offset += cut
         }
-        return .found(Prefix(offset: offset, digest: hasher.hex, lineBreaks: breaks))
+        return .found(Prefix(offset: offset, digest: hasher.hex, lineBreaks: breaks, hasher: hasher))
     }
 
     /// The checksum of the first `offset` bytes of `descriptor` (fewer when the file is shorter:
     /// `Prefix.offset` says how many were read).
-    static func prefix(_ offset: Int, of descriptor: Int32) throws(InputFile.Failure) -> Prefix {
+    package static func prefix(_ offset: Int, of descriptor: Int32) throws(InputFile.Failure) -> Prefix {
         var hasher = Hasher64()
         var read = 0
         var breaks = 0
@@ -82,7 +89,28 @@ package struct InputFingerprint {
             breaks += bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
             read += count
         }
-        return Prefix(offset: read, digest: hasher.hex, lineBreaks: breaks)
+        return Prefix(offset: read, digest: hasher.hex, lineBreaks: breaks, hasher: hasher)
+    }
+
+    /// Adds the bytes of `descriptor` from `from` up to `to` to `hasher` (read with `pread`);
+    /// returns how many there were (fewer when the file is shorter).
+    static func hash(_ hasher: inout Hasher64, of descriptor: Int32, from: Int, to: Int) throws(InputFile.Failure)
+        -> Int
+    {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(chunk, max(to - from, 1)), alignment: 8)
+        defer { buffer.deallocate() }
+        var read = from
+        while read < to {
+            let count = pread(descriptor, buffer.baseAddress!, min(buffer.count, to - read), off_t(read))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InputFile.Failure(errno: errno)
+            }
+            if count == 0 { break }
+            hasher.add(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            read += count
+        }
+        return read - from
     }
 
     /// The size of the file open at `descriptor`, or `nil` when it is no regular file.

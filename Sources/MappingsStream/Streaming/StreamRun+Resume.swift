@@ -15,6 +15,8 @@ extension StreamRun {
         package var offset: Int?
         /// The checksum of the input's bytes before `offset` (`InputFingerprint`), when known.
         package var digest: String?
+        /// The file's identity with that checksum, when a job keeps it (`RecordPosition.identity`).
+        package var identity: InputIdentity?
 
         /// `FILE:LINE` for `--resume-from`, quoted for a shell when the name needs it.
         package var argument: String {
@@ -52,13 +54,17 @@ extension StreamRun {
             self.digest = digest
         }
 
-        /// A sink's position (`RecordSink.committed`), which keeps no checksum.
+        /// A sink's position (`RecordSink.committed`), with its identity when it keeps one.
         package init(_ position: RecordPosition) {
             self.init(file: position.source, line: position.line, offset: position.offset)
+            identity = position.identity
+            digest = position.identity?.digest
         }
 
         /// The place as a sink keeps it.
-        package var record: RecordPosition { RecordPosition(source: file, line: line, offset: offset) }
+        package var record: RecordPosition {
+            RecordPosition(source: file, line: line, offset: offset, identity: identity)
+        }
     }
 
     /// What `--resume-from` asks: a place, and, when it names the stats file of the stopped run,

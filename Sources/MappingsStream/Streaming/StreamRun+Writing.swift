@@ -127,11 +127,20 @@ extension StreamRun {
 
     /// One line of the rejects: where the record is, its text, its issues.
     mutating func writeReject(file: String?, line: Int, input: [UInt8], issues found: [MappingIssue]) {
-        if let sink, sink.takesRejects {
+        if let sink {
+            guard sink.takesRejects else {
+                sink.rejectedElsewhere()
+                return writeRejectElsewhere(file: file, line: line, input: input, issues: found)
+            }
             counts.rejected += 1
             sink.reject(source: file, line: line, input: input, issues: found)
             return
         }
+        writeRejectElsewhere(file: file, line: line, input: input, issues: found)
+    }
+
+    /// The reject's line where `--rejects` (or the terminal, or the Spark frames) takes it.
+    private mutating func writeRejectElsewhere(file: String?, line: Int, input: [UInt8], issues found: [MappingIssue]) {
         let issues = found.map(\.json)
         if framesRecords {
             counts.rejected += 1
@@ -295,6 +304,7 @@ extension StreamRun {
     /// Every record before `position` is added or rejected; a failure of the sink stops the stream.
     mutating func sinkReached(_ position: Resume) {
         guard let sink, sinkFailure == nil else { return }
+        let position = identified(position)
         sinkLast = position
         do {
             try sink.reached(position.record)
@@ -307,7 +317,8 @@ extension StreamRun {
     /// the end of what it read.
     mutating func commitSink() {
         guard let sink, sinkFailure == nil else { return }
-        guard let position = resume ?? sinkLast else { return }
+        guard let last = resume ?? sinkLast else { return }
+        let position = identified(last)
         do {
             try sink.finish(at: position.record)
         } catch {

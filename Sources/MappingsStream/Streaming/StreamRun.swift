@@ -63,6 +63,8 @@ package struct StreamRun {
     var sinkLast: Resume?
     /// `--job`: a run stopped early resumes by being started again, not by `--resume-from`.
     package var resumesByJob = false
+    /// With `--job`: the file being read, whose positions the sink keeps with its identity.
+    var tracked: TrackedInput?
 
     package init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
@@ -134,11 +136,15 @@ package struct StreamRun {
         package var linesBefore = 0
         /// Lines to read and skip before the first record.
         package var skipLines = 0
+        /// The checksum of a file's bytes before `offset`, when the start was checked against one.
+        package var prefix: InputFingerprint.Prefix?
 
-        package init(offset: Int = 0, linesBefore: Int = 0, skipLines: Int = 0) {
+        package init(offset: Int = 0, linesBefore: Int = 0, skipLines: Int = 0, prefix: InputFingerprint.Prefix? = nil)
+        {
             self.offset = offset
             self.linesBefore = linesBefore
             self.skipLines = skipLines
+            self.prefix = prefix
         }
     }
 
@@ -163,6 +169,7 @@ package struct StreamRun {
         defer { pipeline.finish() }
         var state = Consuming(
             pipeline: pipeline, position: Position(file: file, linesBefore: start.linesBefore), toSkip: start.skipLines)
+        track(reader, file: file, from: start)
         while stopReason == nil {
             let readerIdle = readAhead(&state, reader, stop: stop)
             guard writeReady(&state, reader, readerIdle: readerIdle) else { return }
@@ -182,6 +189,11 @@ package struct StreamRun {
             }
             if state.inputEnded, state.pending.isEmpty {
                 if state.toSkip > 0 { inputEndedBeforeResume = state.position.linesBefore }
+                if reader.heldBack > 0 {
+                    Terminal.error(
+                        "mappings stream: \(file ?? "-"):\(state.position.linesBefore + 1) has no line feed yet (\(reader.heldBack) bytes): left for the job's next run, which maps it once its line ends"
+                    )
+                }
                 reader.settle(at: reader.nextOffset)
                 if state.toSkip == 0 {
                     sinkReached(

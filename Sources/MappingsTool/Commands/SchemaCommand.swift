@@ -92,7 +92,9 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
         case .sql:
             do {
                 let table = try SQLTable.of(compiled, in: catalog, named: table)
-                return Terminal.output(String(table.script(dialect == .sqlite ? .sqlite : .postgresql).dropLast()))
+                let dialect: SQLDialect = dialect == .sqlite ? .sqlite : .postgresql
+                try table.checkIdentifiers(dialect)
+                return Terminal.output(String(table.script(dialect).dropLast()))
             } catch {
                 Terminal.error("error: \(compiled.identifier ?? "the context") has no table: \(error.message)")
                 throw ToolFailure(status: .loadFailure)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Mappings
+import MappingsSQL
 import MappingsSpark
 import MappingsStream
 
@@ -180,6 +181,15 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             valueName: "name"))
     var job: String?
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            With --job: what the inputs are to the job. new: new inputs, mapped from their first line. \
+            continue: standard input (or the first input) goes on from where the job stopped, its first \
+            line the next one. Without it, a job goes on only in the file it stopped in, as it was.
+            """, valueName: "new|continue"))
+    var jobInput: JobInput?
+
     @Option(help: ArgumentHelp("With --to: records a transaction (default 5000).", valueName: "n"))
     var batch: Int?
 
@@ -267,6 +277,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             start = stored.start
             sources.removeFirst(stored.index)
         }
+        // The job's lock is let go of (its file removed) however the run ends.
+        defer { sink?.close() }
         let rejectDescriptor = try openOutputs()
         var run = StreamRun(
             mapper: mapper, compiled: compiled, reloader: reloader, context: context, workers: workerCount,
@@ -370,9 +382,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             let first = index == 0 ? start : StreamRun.Start()
             // Several lanes read a regular file themselves (a range each); a pipe, one lane, or
             // standard input skipping to where a run resumes keep the one reader.
+            // A run another goes on from leaves a last line without its line feed for that run.
             let reader = BlockReader(
                 descriptor: source.descriptor, blockSize: run.blockSize, startingAt: first.offset,
-                lanesRead: workerCount > 1 && first.skipLines == 0)
+                lanesRead: workerCount > 1 && first.skipLines == 0, waitsForLineEnd: job != nil || resumeFrom != nil)
             run.consume(reader, file: source.name, stop: stop, from: first)
             if let failure = reader.failure {
                 return InputFile.unreadable(failure, path: source.name, what: "the input")
@@ -431,7 +444,6 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             Terminal.error("error: \(request.origin ?? "--resume-from \(request.statsFile ?? place.argument)"): \(why)")
             return ToolFailure(status: .loadFailure)
         }
-        let changed = "\(name) is not the file the stopped run read"
         for earlier in sources[..<index] {
             guard let file = earlier.name, let recorded = request.sizes[file],
                 let size = InputFingerprint.size(of: earlier.descriptor), size != recorded
@@ -444,36 +456,67 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         guard let size = InputFingerprint.size(of: descriptor) else {
             return StreamRun.Start(skipLines: place.line - 1)
         }
-        let found: InputFingerprint.LineStart
+        switch try verify(place, in: descriptor, named: name) {
+        case .success(let start):
+            if let file = place.file, let recorded = request.sizes[file], size < recorded {
+                throw refuse(
+                    "\(name) is not the file the stopped run read: it is \(size) bytes now and was \(recorded) when the run stopped (truncated since?)"
+                )
+            }
+            return start
+        case .failure(let mismatch): throw refuse(mismatch.reason)
+        }
+    }
+
+    /// Why a file is not where a run stopped in it.
+    struct Mismatch: Error {
+        var reason: String
+    }
+
+    /// Where `place` starts in the regular file open at `descriptor` (which is left there), when
+    /// the file has the line at the offset and with the checksum before it that `place` gives;
+    /// else why not. Throws when the file cannot be read.
+    static func verify(_ place: StreamRun.Resume, in descriptor: Int32, named name: String) throws
+        -> Result<StreamRun.Start, Mismatch>
+    {
+        let changed = "\(name) is not the file the stopped run read"
+        var found: InputFingerprint.LineStart
         do {
             found = try InputFingerprint.lineStart(place.line, of: descriptor)
+            // The end of a file read to its end by an earlier version (whose last line had no line
+            // end) is no line of it: reading starts there, and finds what was appended since.
+            if case .pastEnd = found, let offset = place.offset, offset == InputFingerprint.size(of: descriptor) {
+                found = .found(try InputFingerprint.prefix(offset, of: descriptor))
+            }
         } catch {
             throw InputFile.unreadable(error, path: place.file, what: "the input")
         }
         switch found {
         case .pastEnd(let lines):
-            throw refuse(
-                "\(name) has \(lines) line\(lines == 1 ? "" : "s"): line \(place.line) is past its end (was it truncated or replaced since the run stopped?)"
-            )
+            return .failure(
+                Mismatch(
+                    reason:
+                        "\(name) has \(lines) line\(lines == 1 ? "" : "s"): line \(place.line) is past its end (was it truncated or replaced since the run stopped?)"
+                ))
         case .found(let prefix):
             if let offset = place.offset, offset != prefix.offset {
-                throw refuse(
-                    "\(changed): line \(place.line) starts at byte \(prefix.offset) now, at byte \(offset) when the run stopped"
-                )
+                return .failure(
+                    Mismatch(
+                        reason:
+                            "\(changed): line \(place.line) starts at byte \(prefix.offset) now, at byte \(offset) when the run stopped"
+                    ))
             }
             if let digest = place.digest, digest != prefix.digest {
-                throw refuse(
-                    "\(changed): its \(prefix.offset) bytes before line \(place.line) differ from those the stopped run read (checksum \(prefix.digest) now, \(digest) then)"
-                )
-            }
-            if let file = place.file, let recorded = request.sizes[file], size < recorded {
-                throw refuse(
-                    "\(changed): it is \(size) bytes now and was \(recorded) when the run stopped (truncated since?)")
+                return .failure(
+                    Mismatch(
+                        reason:
+                            "\(changed): its \(prefix.offset) bytes before line \(place.line) differ from those the stopped run read (checksum \(prefix.digest) now, \(digest) then)"
+                    ))
             }
             guard lseek(descriptor, off_t(prefix.offset), SEEK_SET) == off_t(prefix.offset) else {
                 throw InputFile.unreadable(InputFile.Failure(errno: errno), path: place.file, what: "the input")
             }
-            return StreamRun.Start(offset: prefix.offset, linesBefore: place.line - 1)
+            return .success(StreamRun.Start(offset: prefix.offset, linesBefore: place.line - 1, prefix: prefix))
         }
     }
 }
