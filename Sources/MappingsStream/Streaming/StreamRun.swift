@@ -190,8 +190,10 @@ package struct StreamRun {
             if state.inputEnded, state.pending.isEmpty {
                 if state.toSkip > 0 { inputEndedBeforeResume = state.position.linesBefore }
                 if reader.heldBack > 0 {
+                    // Where a next run goes on: the summary, the stats and the job say so.
+                    noteResume(Resume(file: file, line: state.position.linesBefore + 1, offset: reader.nextOffset))
                     Terminal.error(
-                        "mappings stream: \(file ?? "-"):\(state.position.linesBefore + 1) has no line feed yet (\(reader.heldBack) bytes): left for the job's next run, which maps it once its line ends"
+                        "mappings stream: \(file ?? "-"):\(state.position.linesBefore + 1) has no line feed yet (\(reader.heldBack) bytes): left for the next run, which maps it once its line ends"
                     )
                 }
                 reader.settle(at: reader.nextOffset)

@@ -47,7 +47,9 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             'mappings schema --format sql' prints it) instead of stdout, in transactions of --batch \
             records (or --batch-seconds). With --job NAME each transaction also records where the \
             input stands in the table mappings_offsets: the same job started again goes on after its \
-            last committed record, whatever stopped it. A context with "@identity" upserts by it. \
+            last committed record, whatever stopped it — only in the file it stopped in, as it was (a \
+            rotated file is found by its identity when given first; a last line without its line feed \
+            is left for the next run); standard input with --job-input continue or new. A context with "@identity" upserts by it. \
             While the database cannot be reached, batches are tried again for --retry-for seconds \
             (docs/operations.md, "Into a database").
 
@@ -382,10 +384,12 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             let first = index == 0 ? start : StreamRun.Start()
             // Several lanes read a regular file themselves (a range each); a pipe, one lane, or
             // standard input skipping to where a run resumes keep the one reader.
-            // A run another goes on from leaves a last line without its line feed for that run.
+            // A run another goes on from leaves the last input's last line without its line feed
+            // for that run (an input followed by another is whole).
             let reader = BlockReader(
                 descriptor: source.descriptor, blockSize: run.blockSize, startingAt: first.offset,
-                lanesRead: workerCount > 1 && first.skipLines == 0, waitsForLineEnd: job != nil || resumeFrom != nil)
+                lanesRead: workerCount > 1 && first.skipLines == 0,
+                waitsForLineEnd: (job != nil || resumeFrom != nil) && index == sources.count - 1)
             run.consume(reader, file: source.name, stop: stop, from: first)
             if let failure = reader.failure {
                 return InputFile.unreadable(failure, path: source.name, what: "the input")
