@@ -321,6 +321,7 @@ let package = Package(
                 "MappingsServer", "MappingsWorkspace", "MappingsLua", "Mappings", "MappingsTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ] + layers,
             swiftSettings: strictSettings
         ),

@@ -11,6 +11,12 @@ import MappingsSpark
 /// calls with the GIL released), reading the caller's bytes in place: no copy of the lines, no
 /// hand-over between cores, the results read back while they are in this core's cache — the
 /// least CPU a record, for callers that count a core's work rather than the wall clock.
+///
+/// Neither way holds the caller longer than a slice (`slice`) plus the record then mapping
+/// (which its Lua deadline bounds): the calling thread maps a block's lines until the slice
+/// ends and says how far it got, and `wait` waits for the lanes a slice at a time, so that the
+/// module looks for Ctrl-C between slices; `stop` then ends the lanes as `mappings stream`
+/// ends them on SIGINT (`RecordPipeline.stopLanes`: each ends its record and starts no other).
 final class LineSession: @unchecked Sendable {
     /// The longest line that is a record, as `mappings stream` reads them: a longer one is a
     /// reject that says so, with its first bytes (and no block holds it).
@@ -43,6 +49,12 @@ final class LineSession: @unchecked Sendable {
     let arrow: ArrowBuilder?
     /// The most an Arrow batch's columns hold (`to_arrow` hands a batch over past 256 MiB).
     let batchLimit: Int
+    /// Set by `stop`: nothing more is mapped or taken.
+    private var stopped = false
+
+    /// How long the calling thread maps before it hands back, in nanoseconds: 50 ms, so that
+    /// Ctrl-C is heard within that and the record then mapping.
+    static let slice = 50_000_000
 
     init(context: PythonContext, workers: Int, batchLimit: Int = 1 << 30) {
         self.context = context
@@ -63,20 +75,28 @@ final class LineSession: @unchecked Sendable {
     }
 
     /// Blocks submitted and not all taken.
-    var pendingBlocks: Int { pipeline == nil ? ready.count : pending.count }
+    var pendingBlocks: Int { stopped ? 0 : pipeline == nil ? ready.count : pending.count }
 
     /// Queues `bytes` (whole lines; the last may lack its line feed only at the input's end);
     /// a line over `maximumLine` is cut out of the block, a reject of its own.
     func submit(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { submit(copying: $0) }
+        bytes.withUnsafeBufferPointer { source in
+            var taken = 0
+            while taken < source.count {
+                taken += submit(copying: UnsafeBufferPointer(rebasing: source[taken...]))
+            }
+        }
     }
 
     /// `submit(_:)` of bytes the caller keeps: copied once, into the storage of a block taken
-    /// when there is one; with no workers, mapped where they are, at once.
-    func submit(copying source: UnsafeBufferPointer<UInt8>) {
-        guard !source.isEmpty else { return }
+    /// when there is one; with no workers, mapped where they are, until the slice ends. Returns
+    /// how many bytes were taken (whole lines): all, unless the calling thread's slice ended
+    /// first; the caller submits the rest again.
+    func submit(copying source: UnsafeBufferPointer<UInt8>) -> Int {
+        guard !source.isEmpty, !stopped else { return source.count }
         if let callers {
             var lines: [UnsafeBufferPointer<UInt8>] = []
+            var starts: [Int] = []
             var position = 0
             while position < source.count {
                 var end = source.count
@@ -84,10 +104,11 @@ final class LineSession: @unchecked Sendable {
                     end = source.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 }
                 lines.append(UnsafeBufferPointer(rebasing: source[position..<end]))
+                starts.append(position)
                 position = end + 1
             }
-            mapHere(lines, with: callers)
-            return
+            let mapped = mapHere(lines, with: callers)
+            return mapped < lines.count ? starts[mapped] : source.count
         }
         var bytes = spare(holding: source.count)
         bytes.withUnsafeMutableBufferPointer { buffer in
@@ -108,20 +129,36 @@ final class LineSession: @unchecked Sendable {
             return true
         }
         queue(bytes, start..<end, lines: lines)
+        return source.count
+    }
+
+    /// `submit(lines:mapped:)` of every line, slice after slice.
+    func submit(lines: [UnsafeBufferPointer<UInt8>]) -> Int? {
+        var taken = 0
+        while taken < lines.count {
+            var mapped = 0
+            if let holding = submit(lines: Array(lines[taken...]), mapped: &mapped) { return taken + holding }
+            taken += mapped
+        }
+        return nil
     }
 
     /// Queues `lines` (each without its line feed), copied once into blocks of whole lines; a
     /// line over `maximumLine` is a reject of its own. A line that holds a line feed would be
     /// two records: then nothing is queued, and the answer is its index. Each line is checked
-    /// as it is copied, while its bytes are in the cache: the input is read once.
-    func submit(lines: [UnsafeBufferPointer<UInt8>]) -> Int? {
+    /// as it is copied, while its bytes are in the cache: the input is read once. `mapped`: how
+    /// many lines were taken — all, unless the calling thread's slice ended first (the caller
+    /// submits the rest again).
+    func submit(lines: [UnsafeBufferPointer<UInt8>], mapped: inout Int) -> Int? {
+        mapped = lines.count
+        guard !stopped else { return nil }
         if let callers {
             // Every line is checked before any maps: a block refused maps nothing (its scripts
             // log nothing either).
             for (index, line) in lines.enumerated() where !line.isEmpty {
                 if memchr(line.baseAddress!, 0x0A, line.count) != nil { return index }
             }
-            mapHere(lines, with: callers)
+            mapped = mapHere(lines, with: callers)
             return nil
         }
         enum Part {
@@ -189,11 +226,18 @@ final class LineSession: @unchecked Sendable {
     }
 
     /// Maps `lines` (each without its line feed) on the calling thread, in place, into one
-    /// buffer of results that `take` hands over next. (The module's Lua runs in process: no
-    /// transformer calls are batched ahead, `RecordMapper.batchesCalls`, as for Lua workers.)
-    private func mapHere(_ lines: [UnsafeBufferPointer<UInt8>], with records: RecordMapper) {
+    /// buffer of results that `take` hands over next, until the slice ends; returns how many
+    /// lines it took. (The module's Lua runs in process: no transformer calls are batched
+    /// ahead, `RecordMapper.batchesCalls`, as for Lua workers.)
+    private func mapHere(_ lines: [UnsafeBufferPointer<UInt8>], with records: RecordMapper) -> Int {
         var out: [UInt8] = []
+        let ends = Self.coarseNanoseconds() + Self.slice
+        var taken = 0
+        defer { ready.append(out) }
         for line in lines {
+            // At least one line a call, so that each goes on.
+            if taken > 0, Self.coarseNanoseconds() >= ends { return taken }
+            taken += 1
             let number = nextLine
             nextLine += 1
             let record = Self.trimmed(line)
@@ -207,7 +251,19 @@ final class LineSession: @unchecked Sendable {
             if RecordBlock.isBlank(record) { continue }
             mapHere(record, number: number, with: records, into: &out)
         }
-        ready.append(out)
+        return taken
+    }
+
+    /// The monotonic clock at the kernel's tick (a read of a shared page, a few nanoseconds:
+    /// cheap enough a record, precise enough for a slice of 50 ms), in nanoseconds.
+    private static func coarseNanoseconds() -> Int {
+        var time = timespec()
+        #if os(Linux)
+            clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        #else
+            clock_gettime(CLOCK_MONOTONIC, &time)
+        #endif
+        return time.tv_sec * 1_000_000_000 + time.tv_nsec
     }
 
     /// Maps one record into `out`. A clean one (most) is written where its result goes: the
@@ -308,10 +364,29 @@ final class LineSession: @unchecked Sendable {
         return held.withUnsafeBufferPointer { $0 }
     }
 
+    /// Waits up to `milliseconds` for what `take` would wait for (the head block on the lanes);
+    /// whether `take` now returns without waiting.
+    func wait(milliseconds: Int) -> Bool {
+        guard !stopped, let pipeline, case .block(let result, _)? = pending.first else { return true }
+        pipeline.setHead(result)
+        return pipeline.wait(for: result, timeout: Double(milliseconds) / 1000)
+    }
+
+    /// Ends the session: lanes end the record they map and start no other (as `mappings
+    /// stream`'s on SIGINT), what is pending is dropped, and nothing more is mapped or taken.
+    /// The module calls it when Ctrl-C interrupts a caller waiting for the session.
+    func stop() {
+        stopped = true
+        pipeline?.stopLanes()
+        pending.removeAll()
+        ready.removeAll()
+    }
+
     /// Waits for the head block (or its first part) and returns its records' results
     /// (`ResultWriter`'s form; with an Arrow builder, only the records that did not go in);
     /// `nil` when nothing is pending.
     func take() -> [UInt8]? {
+        guard !stopped else { return nil }
         guard let pipeline else { return ready.isEmpty ? nil : ready.removeFirst() }
         guard let first = pending.first else { return nil }
         let head: (result: BlockResult, firstLine: Int)

@@ -107,24 +107,57 @@ public func mappingsPyLinesOpen(context: UnsafeMutableRawPointer, workers: Int32
     handle(LineSession(context: object(context, as: PythonContext.self), workers: Int(workers)))
 }
 
-/// Queues whole lines.
+/// Queues whole lines; returns how many bytes it took (whole lines): all, unless a session
+/// without workers ended its slice first (`LineSession.slice`) — the module then looks for
+/// signals and submits the rest.
 @_cdecl("mappings_py_lines_submit")
-public func mappingsPyLinesSubmit(session: UnsafeMutableRawPointer, bytes: UnsafePointer<UInt8>, count: Int64) {
-    object(session, as: LineSession.self).submit(copying: UnsafeBufferPointer(start: bytes, count: Int(count)))
+public func mappingsPyLinesSubmit(session: UnsafeMutableRawPointer, bytes: UnsafePointer<UInt8>, count: Int64)
+    -> Int64
+{
+    Int64(object(session, as: LineSession.self).submit(copying: UnsafeBufferPointer(start: bytes, count: Int(count))))
 }
 
 /// Queues `count` lines, each `lengths[i]` bytes at `parts[i]` without its line feed: copied
 /// once, into one block with their line feeds. Returns -1, or the index of a line that holds a
-/// line feed (then nothing is queued).
+/// line feed (then nothing is queued); `mapped`: how many lines it took, as
+/// `mappings_py_lines_submit` says.
 @_cdecl("mappings_py_lines_submit_parts")
 public func mappingsPyLinesSubmitParts(
     session: UnsafeMutableRawPointer, parts: UnsafePointer<UnsafePointer<UInt8>?>, lengths: UnsafePointer<Int64>,
-    count: Int64
+    count: Int64, mapped: UnsafeMutablePointer<Int64>
 ) -> Int64 {
     let lines = (0..<Int(count)).map { index in
         UnsafeBufferPointer(start: parts[index], count: Int(lengths[index]))
     }
-    return Int64(object(session, as: LineSession.self).submit(lines: lines) ?? -1)
+    var taken = 0
+    let holding = object(session, as: LineSession.self).submit(lines: lines, mapped: &taken)
+    mapped.pointee = Int64(taken)
+    return Int64(holding ?? -1)
+}
+
+/// Waits up to `milliseconds` for the head block; 1 when `mappings_py_lines_take` now returns
+/// at once, 0 when the time ran out (the module looks for signals, then waits again).
+@_cdecl("mappings_py_lines_wait")
+public func mappingsPyLinesWait(session: UnsafeMutableRawPointer, milliseconds: Int32) -> Int32 {
+    object(session, as: LineSession.self).wait(milliseconds: Int(milliseconds)) ? 1 : 0
+}
+
+/// Ends a session interrupted (Ctrl-C): its lanes end their records and start no other.
+@_cdecl("mappings_py_lines_stop")
+public func mappingsPyLinesStop(session: UnsafeMutableRawPointer) {
+    object(session, as: LineSession.self).stop()
+}
+
+/// The ranges `load()`'s Lua limits may take, the tool's (`LuaLimits.Ranges`), as a JSON object
+/// of `[low, high]` by argument name (malloc'd).
+@_cdecl("mappings_py_limits")
+public func mappingsPyLimits() -> UnsafeMutablePointer<CChar> {
+    func range(_ range: ClosedRange<Int>) -> JSONValue {
+        .array([.integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))])
+    }
+    let ranges = JSONValue.object(
+        JSONObject(PythonCatalog.limits.map { ($0.argument, range($0.range)) }))
+    return copy(ranges.jsonText)
 }
 
 /// Blocks submitted and not yet taken.

@@ -34,17 +34,35 @@ final class PythonCatalog: @unchecked Sendable {
                 }
             }
         }
-        func number(_ key: String, _ fallback: Int) -> Int {
-            if case .integer(let value)? = options[key] { return Int(value) }
-            return fallback
+        // The module checks each limit first, with Python's words; this keeps a value out of
+        // range from ever reaching the limits (a negative cap, a shift that overflows).
+        var given: [String: Int] = [:]
+        for limit in Self.limits {
+            guard let value = options[limit.key] else { continue }
+            guard case .integer(let number) = value, limit.range.contains(Int(number)) else {
+                throw PythonFailure(
+                    message:
+                        "\(limit.argument) must be between \(limit.range.lowerBound) and \(limit.range.upperBound), not \(value.jsonText)"
+                )
+            }
+            given[limit.key] = Int(number)
         }
-        let limits = LuaLimits(
-            memory: number("luaMemoryMiB", 64) << 20, instructions: number("luaBudget", 10_000_000),
-            timeout: .milliseconds(number("luaTimeoutMs", 1000)), result: number("luaMaxResultMiB", 8) << 20)
+        let lua = LuaLimits(
+            memory: (given["luaMemoryMiB"] ?? 64) << 20, instructions: given["luaBudget"] ?? 10_000_000,
+            timeout: .milliseconds(given["luaTimeoutMs"] ?? 1000), result: (given["luaMaxResultMiB"] ?? 8) << 20)
         var registry = TransformerRegistry()
-        registry.add(LuaScripts(directory: scripts, limits: limits, isolation: .inProcess, log: LuaLog(write: log)))
+        registry.add(LuaScripts(directory: scripts, limits: lua, isolation: .inProcess, log: LuaLog(write: log)))
         return PythonCatalog(catalog: try Catalog.load([contexts], traits: traits, transformers: registry))
     }
+
+    /// The Lua limits `load` takes: the key of its options, the argument of the module's
+    /// `load()`, and the range of the tool's option (`LuaLimits.Ranges`).
+    static let limits: [(key: String, argument: String, range: ClosedRange<Int>)] = [
+        ("luaMemoryMiB", "lua_memory_mib", LuaLimits.Ranges.memoryMiB),
+        ("luaBudget", "lua_budget", LuaLimits.Ranges.budget),
+        ("luaTimeoutMs", "lua_timeout_ms", LuaLimits.Ranges.timeoutMilliseconds),
+        ("luaMaxResultMiB", "lua_max_result_mib", LuaLimits.Ranges.maxResultMiB),
+    ]
 
     /// The warnings of the load, as the tool prints them on stderr (empty when there are none).
     var warningsText: String {

@@ -13,7 +13,9 @@ import Synchronization
 /// listening port is refused (a page of another site that a DNS name points at this address
 /// cannot read it), as is one whose `Origin`, when it has one, is not the page's own origin
 /// (scheme, host and port: a page on another local port or scheme cannot save files or run
-/// Lua, even with a body that needs no preflight); no CORS header is ever sent.
+/// Lua, even with a body that needs no preflight), or, without an `Origin`, one that changes
+/// state and whose browser says it comes from another site (`Sec-Fetch-Site`); no CORS header
+/// is ever sent. A head that says its body will not be read is answered at once (`FramingCheck`).
 struct PlaygroundServer: Sendable {
     let session: PlaygroundSession
     /// The host name the server listens on (`127.0.0.1`, `::1`, `0.0.0.0`…), and the port it
@@ -32,6 +34,7 @@ struct PlaygroundServer: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: FramingCheck(limits: limits))
         router.add(middleware: HostCheck(listening: host, port: port))
         router.get("/") { _, _ in
             MappingServer.response(200, contentType: "text/html; charset=utf-8", body: Array(PlaygroundPage.html.utf8))
@@ -136,7 +139,10 @@ struct PlaygroundServer: Sendable {
 }
 
 /// Refuses a request whose `Host` is not exactly one of this server's names with its port (421),
-/// and one whose `Origin`, when present, is not the page's own origin (403).
+/// one whose `Origin`, when present, is not the page's own origin (403), and one without an
+/// `Origin` that changes state (neither `GET` nor `HEAD`) from another site by its browser's
+/// word, `Sec-Fetch-Site: cross-site` or `same-site` (403; another port of this host is the
+/// same site, not the same origin).
 struct HostCheck<Context: RequestContext>: RouterMiddleware {
     let listening: String
     let port: PlaygroundServer.BoundPort
@@ -172,6 +178,11 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
         return everywhere && (name.contains(":") || name.allSatisfy { $0.isNumber || $0 == "." })
     }
 
+    /// The `Sec-Fetch-Site` a browser sent, lowercased; `nil` without one.
+    static func fetchSite(_ fields: HTTPFields) -> String? {
+        HTTPField.Name("Sec-Fetch-Site").flatMap { fields[$0] }.map { DiagnosticRenderer.printable($0.lowercased()) }
+    }
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -189,6 +200,17 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
                 ])
         }
         let origins = request.headers[values: .origin]
+        if origins.isEmpty, request.method.changesState, let site = Self.fetchSite(request.headers),
+            site == "cross-site" || site == "same-site"
+        {
+            return PlaygroundServer.json(
+                403,
+                [
+                    "error": .string(
+                        "a request of another site (Sec-Fetch-Site: \(site)) may not use the playground: only its own page may"
+                    )
+                ])
+        }
         if !origins.isEmpty {
             let own = "http://" + given.lowercased()
             guard origins.count == 1, origins[0].lowercased() == own else {
@@ -199,6 +221,14 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
             }
         }
         return try await next(request, context)
+    }
+}
+
+extension HTTPRequest.Method {
+    /// Whether a request of this method may change state: all but the reads (`GET`, `HEAD`,
+    /// `OPTIONS`), so that a method a route takes later is guarded.
+    var changesState: Bool {
+        self != .get && self != .head && self != .options
     }
 }
 

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
+import Mappings
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
@@ -97,6 +98,23 @@ struct HTTPLimits: Sendable {
         case .unknown: "a Transfer-Encoding other than chunked, or framing that is not HTTP/1.1's"
         default: "the request is not well-formed HTTP/1.1 (\(error))"
         }
+    }
+
+    /// The answer to a request whose head says its body will not be read, before a byte of it is
+    /// waited for: a `Content-Length` over `maxBody` (413), a `Transfer-Encoding` other than
+    /// exactly `chunked` (400: `gzip, chunked` too, whose body would reach a route still coded);
+    /// `nil` when the body may be read. `FramingCheck` answers it at once.
+    func refusal(head fields: HTTPFields) -> (status: Int, message: String, help: String)? {
+        let codings = fields[values: .transferEncoding]
+        // The parser has taken the spaces around a field's value off.
+        if !codings.isEmpty, codings.count > 1 || codings[0].lowercased() != "chunked" {
+            let given = DiagnosticRenderer.printable(codings.joined(separator: ", "))
+            return refusal(.malformed("a Transfer-Encoding other than chunked (\"\(given)\")"))
+        }
+        if let declared = fields[.contentLength], let length = Int(declared), length > maxBody {
+            return refusal(.tooLarge)
+        }
+        return nil
     }
 
     /// The answer to a body that could not be read; `nil` when the client went away (nothing

@@ -24,12 +24,14 @@ struct MappingServer: Sendable {
         var isSet: Bool { flag.load(ordering: .relaxed) }
     }
 
-    /// The query parameters `/v1/map` takes, each a flag (`?omitNulls`, `=true`, `=1`; `=false`, `=0`).
+    /// The query parameters `/v1/map` takes, each a flag (`?omitNulls`, `=true`, `=1`; `=false`, `=0`)
+    /// given at most once.
     static let options = ["many", "omitNulls", "strict"]
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: CountingMiddleware(metrics: service.metrics))
+        router.add(middleware: FramingCheck(limits: limits))
         router.get("healthz") { _, _ in Self.text(200, "ok\n") }
         router.get("readyz") { _, _ in
             draining.isSet
@@ -78,7 +80,11 @@ struct MappingServer: Sendable {
                         400, "\(key) takes true or false, not \"\(DiagnosticRenderer.printable(String(value)))\"",
                         help: "write ?\(key)=true, or leave it out"))
             }
-            flags[key] = flag
+            // `?many=true&many=false` says two things: neither is taken.
+            guard flags.updateValue(flag, forKey: key) == nil else {
+                return Self.answer(
+                    .error(400, "the query parameter \(key) is given more than once", help: "give ?\(key) once"))
+            }
         }
         let key = MappingService.Key(
             context: name, omitNulls: flags["omitNulls"] ?? false, strict: flags["strict"] ?? false)

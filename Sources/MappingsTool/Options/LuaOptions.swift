@@ -58,10 +58,10 @@ struct LuaOptions: ParsableArguments {
         guard LuaIsolation(rawValue: isolationName) != nil else {
             throw ValidationError("--lua-isolation takes none or process, but got '\(isolationName)'")
         }
-        try OptionRange(option: "--lua-memory", range: 1...1 << 20, unit: "MiB").check(memory)
-        try OptionRange(option: "--lua-budget", range: 1000...Int.max, unit: "instructions").check(budget)
-        // An hour: a call that may take longer is not a transformer.
-        try OptionRange(option: "--lua-timeout", range: 1...3_600_000, unit: "ms").check(timeout)
-        try OptionRange(option: "--lua-max-result", range: 1...1024, unit: "MiB").check(maxResult)
+        try OptionRange(option: "--lua-memory", range: LuaLimits.Ranges.memoryMiB, unit: "MiB").check(memory)
+        try OptionRange(option: "--lua-budget", range: LuaLimits.Ranges.budget, unit: "instructions").check(budget)
+        try OptionRange(option: "--lua-timeout", range: LuaLimits.Ranges.timeoutMilliseconds, unit: "ms").check(timeout)
+        try OptionRange(option: "--lua-max-result", range: LuaLimits.Ranges.maxResultMiB, unit: "MiB").check(
+            maxResult)
     }
 }

@@ -198,6 +198,65 @@ def test_a_body_over_the_limit_is_413_at_once(playground):
     assert time.monotonic() - started < 5
 
 
+def test_a_declared_body_over_the_limit_is_413_before_it_is_sent(playground):
+    """The head alone says 100 MiB: the answer comes at once, not at the header timeout, and
+    the connection closes."""
+    server = playground()
+    started = time.monotonic()
+    answer = raw(server.port, b"POST /api/run HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: %d\r\n\r\n" % (server.port, 100 << 20))
+    assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert time.monotonic() - started < 3
+    headers, _, body = answer.partition(b"\r\n\r\n")
+    assert b"connection: close" in headers.lower()
+    assert json.loads(body)["error"] == "the body is larger than 8388608 bytes"
+
+
+def test_a_transfer_coding_other_than_chunked_alone_is_400(playground):
+    server = playground()
+    body = json.dumps({"context": TWEET, "files": {}, "payload": "{}"}).encode()
+    for coding, expected in [(b"gzip, chunked", 400), (b"chunked", 200)]:
+        answer = raw(server.port, b"POST /api/run HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                                  b"Transfer-Encoding: %s\r\nConnection: close\r\n\r\n%x\r\n%s\r\n0\r\n\r\n"
+                     % (server.port, coding, len(body), body))
+        assert answer.startswith(b"HTTP/1.1 %d" % expected), (coding, answer[:300])
+    assert b"Transfer-Encoding other than chunked" in raw(
+        server.port, b"POST /api/run HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+                     b"0\r\n\r\n" % server.port)
+
+
+def test_a_request_of_another_site_without_an_origin_may_not_change_anything(playground, workspace):
+    """A browser that sends no Origin still says where a request comes from (Sec-Fetch-Site):
+    another site's, even of this host on another port (same-site), may not run nor save."""
+    server = playground("--write")
+    target = workspace / "contexts" / "twitter.mappings"
+    before = target.read_bytes()
+    edits = json.dumps({"files": {"contexts/twitter.mappings": before.decode() + "\n"}}).encode()
+    run_body = json.dumps({"context": TWEET, "files": {}, "payload": "{}"}).encode()
+
+    def post(path, body, site):
+        answer = raw(server.port, b"POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nSec-Fetch-Site: %s\r\n"
+                                  b"Content-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                     % (path.encode(), server.port, site.encode(), len(body), body))
+        head, _, text = answer.partition(b"\r\n\r\n")
+        return int(head.split(b" ")[1]), text
+
+    for site in ["cross-site", "same-site", "Cross-Site"]:
+        for path, body in [("/api/save", edits), ("/api/run", run_body), ("/api/new", b'{"payload": "{}"}')]:
+            status, text = post(path, body, site)
+            assert status == 403, (site, path, text)
+            assert "another site" in json.loads(text)["error"]
+    assert target.read_bytes() == before
+    # Reading is not changing: the state is answered whoever asks (the Host check guards it).
+    answer = raw(server.port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nSec-Fetch-Site: cross-site\r\n"
+                              b"Connection: close\r\n\r\n" % server.port)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    # The page's own requests (same-origin), and one the user typed (none), are taken.
+    assert post("/api/run", run_body, "same-origin")[0] == 200
+    assert post("/api/run", run_body, "none")[0] == 200
+    assert post("/api/save", edits, "same-origin")[0] == 200 and target.read_bytes() != before
+
+
 def test_a_script_that_loops_is_a_timeout_issue_and_the_playground_stays_responsive(playground, workspace):
     server = playground("--lua-timeout", "300")
     script = workspace / "scripts" / "MyTransformers.lua"

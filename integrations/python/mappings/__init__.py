@@ -48,6 +48,30 @@ _MAX_WORKERS = 64
 _BLOCK_BYTES = 1 << 20
 _HERE_BLOCK_BYTES = 1 << 17
 
+# The ranges of load()'s Lua limits: the tool's --lua-* options' own (the library holds them).
+_LUA_LIMITS: Dict[str, Tuple[int, int]] = {
+    name: (low, high) for name, (low, high) in json.loads(_native.limits()).items()
+}
+_LUA_UNITS = {
+    "lua_memory_mib": "MiB", "lua_budget": "instructions", "lua_timeout_ms": "ms", "lua_max_result_mib": "MiB"
+}
+# to_arrow's batch_rows: a batch has at least a row, and is handed over past 256 MiB whatever
+# its rows; Arrow counts a batch's rows (and its offsets) in 32 bits.
+_BATCH_ROWS = (1, (1 << 31) - 1)
+
+
+def _integer(name: str, value: Any, bounds: Tuple[int, int], unit: str = "") -> int:
+    """`value` as an int within `bounds`: TypeError for what is no integer (bool too), and
+    ValueError naming the argument and its range otherwise."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} is an int, not {type(value).__name__}")
+    value = operator.index(value)
+    low, high = bounds
+    if not low <= value <= high:
+        unit = f" {unit}" if unit else ""
+        raise ValueError(f"{name} must be between {low} and {high}{unit}, not {value}")
+    return value
+
 
 def load(
     contexts: Union[str, os.PathLike] = "contexts",
@@ -62,7 +86,9 @@ def load(
     """Loads the `.mappings` files of `contexts` (a folder, or one file) and the Lua scripts of
     `scripts` (default: the `scripts` folder beside `contexts`, as `mappings init` lays a
     project out). `traits` are what `@when` selectors test (the tool's --trait KEY=VALUE); the
-    Lua limits are the tool's --lua-memory, --lua-budget, --lua-timeout and --lua-max-result.
+    Lua limits are the tool's --lua-memory, --lua-budget, --lua-timeout and --lua-max-result,
+    in the same ranges: a limit out of its range is ValueError (naming it and the range), one
+    that is no int TypeError.
 
     Raises LoadError, whose `diagnostics` is what `mappings check` prints; the warnings of a
     load that succeeds go to the "mappings" logger at WARNING."""
@@ -71,13 +97,16 @@ def load(
         folder = os.path.dirname(os.path.abspath(contexts)) if os.path.isdir(contexts) else os.path.dirname(
             os.path.dirname(os.path.abspath(contexts)))
         scripts = os.path.join(folder, "scripts")
+    limits = {name: _integer(name, value, _LUA_LIMITS[name], _LUA_UNITS[name]) for name, value in [
+        ("lua_memory_mib", lua_memory_mib), ("lua_budget", lua_budget), ("lua_timeout_ms", lua_timeout_ms),
+        ("lua_max_result_mib", lua_max_result_mib)]}
     options = {
         "traits": {str(key): (value if isinstance(value, (str, bool)) else str(value))
                    for key, value in (traits or {}).items()},
-        "luaMemoryMiB": int(lua_memory_mib),
-        "luaBudget": int(lua_budget),
-        "luaTimeoutMs": int(lua_timeout_ms),
-        "luaMaxResultMiB": int(lua_max_result_mib),
+        "luaMemoryMiB": limits["lua_memory_mib"],
+        "luaBudget": limits["lua_budget"],
+        "luaTimeoutMs": limits["lua_timeout_ms"],
+        "luaMaxResultMiB": limits["lua_max_result_mib"],
     }
     if not os.path.exists(contexts):
         error = LoadError(f"error: no such file or folder: {contexts}")
@@ -241,7 +270,9 @@ class Catalog:
         record's Result in input order (`line` is its line, from 1). Blank lines are no
         records; records the context's `@filter` drops are not yielded. `lines`: a path, bytes
         of NDJSON, or an iterable of lines (bytes or str). A wrong `workers` or an unknown
-        context raises here, at the call; a line holding a line feed when its block is read."""
+        context raises here, at the call; a line holding a line feed when its block is read.
+        Ctrl-C is a KeyboardInterrupt from the iterator within about the record mapping then
+        (its Lua deadline bounds it), the workers stopped."""
         workers = _workers(workers)
         return _results(self._context(context), lines, workers)
 
@@ -255,7 +286,10 @@ class Catalog:
         """Maps NDJSON into a pyarrow.Table of the context's Arrow schema (`mappings schema
         --format arrow`), built in record batches of about `batch_rows` rows by the library and
         handed over through the Arrow C Data Interface; and a table of the rejects: line, input
-        and issues (a list of the issue's fields)."""
+        and issues (a list of the issue's fields). `batch_rows` is 1 to 2**31 - 1 (ValueError
+        otherwise); a batch is also handed over past 256 MiB. Ctrl-C is a KeyboardInterrupt, as
+        for map_lines."""
+        batch_rows = _integer("batch_rows", batch_rows, _BATCH_ROWS)
         import pyarrow as pa
 
         native = self._context(context, True)

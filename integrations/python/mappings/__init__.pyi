@@ -35,6 +35,7 @@ class Catalog:
     def contexts(self) -> List[str]: ...
     def map(self, context: str, payload: _Payload) -> Result: ...
     def map_lines(self, context: str, lines: _Lines, workers: int = 1) -> Iterator[Result]: ...
+    # batch_rows: 1 to 2**31 - 1 (ValueError otherwise; TypeError for a bool or a float).
     def to_arrow(
         self, context: str, source: _Lines, workers: int = 1, batch_rows: int = 65536
     ) -> Tuple[pyarrow.Table, pyarrow.Table]: ...
@@ -46,6 +47,9 @@ def load(
     scripts: Union[str, os.PathLike[str], None] = None,
     traits: Optional[Mapping[str, Union[str, bool, int, float]]] = None,
     *,
+    # The tool's ranges (ValueError outside them; TypeError for a bool or a float):
+    # lua_memory_mib 1..1048576, lua_budget 1000..2**63-1, lua_timeout_ms 1..3600000,
+    # lua_max_result_mib 1..1024.
     lua_memory_mib: int = 64,
     lua_budget: int = 10_000_000,
     lua_timeout_ms: int = 1000,

@@ -2,7 +2,10 @@
 // NativeInterface.swift). Written against Python's limited API (3.9), so that one wheel serves
 // every CPython from 3.9 on. What it does with the GIL held is build Python objects from the
 // tagged values the library writes (no JSON is read here); every call into the library is
-// made with the GIL released, so that other threads run while records map.
+// made with the GIL released, so that other threads run while records map. A call that may
+// map for long hands back every slice (LineSession.slice, 50 ms) or waits that long at most, and
+// the module looks for signals between (PyErr_CheckSignals): Ctrl-C is a KeyboardInterrupt
+// within a slice and the record then mapping, and the session stops (its lanes end their records).
 #define Py_LIMITED_API 0x03090000
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,9 +26,13 @@ void mappings_py_release(void *handle);
 void mappings_py_free(void *pointer);
 uint8_t *mappings_py_map(void *context, const uint8_t *bytes, int64_t count, int64_t *length);
 void *mappings_py_lines_open(void *context, int32_t workers);
-void mappings_py_lines_submit(void *session, const uint8_t *bytes, int64_t count);
-int64_t mappings_py_lines_submit_parts(void *session, const uint8_t **parts, const int64_t *lengths, int64_t count);
+int64_t mappings_py_lines_submit(void *session, const uint8_t *bytes, int64_t count);
+int64_t mappings_py_lines_submit_parts(void *session, const uint8_t **parts, const int64_t *lengths, int64_t count,
+                                       int64_t *mapped);
 int32_t mappings_py_lines_pending(void *session);
+int32_t mappings_py_lines_wait(void *session, int32_t milliseconds);
+void mappings_py_lines_stop(void *session);
+char *mappings_py_limits(void);
 const uint8_t *mappings_py_lines_take(void *session, int64_t *length);
 int64_t mappings_py_arrow_rows(void *session, int64_t *bytes);
 void mappings_py_arrow_export(void *session, void *array, void *schema);
@@ -612,14 +619,35 @@ static PyType_Slot context_slots[] = {
 static PyType_Spec context_spec = {"mappings._native.Context", sizeof(handle_object), 0, Py_TPFLAGS_DEFAULT,
                                    context_slots};
 
+// A signal's handler raised (Ctrl-C: KeyboardInterrupt): the session stops, and -1 is returned
+// with the exception set; 0 otherwise.
+static int interrupted(void *session) {
+    if (PyErr_CheckSignals() == 0) return 0;
+    Py_BEGIN_ALLOW_THREADS mappings_py_lines_stop(session);
+    Py_END_ALLOW_THREADS
+    return -1;
+}
+
+// Queues bytes[0:count] (whole lines), slice after slice, signals looked for between; -1 when a
+// signal's handler raised.
+static int submit_bytes(void *session, const char *bytes, Py_ssize_t count) {
+    Py_ssize_t taken = 0;
+    while (taken < count) {
+        int64_t more;
+        Py_BEGIN_ALLOW_THREADS more = mappings_py_lines_submit(session, (const uint8_t *)bytes + taken, count - taken);
+        Py_END_ALLOW_THREADS
+        taken += (Py_ssize_t)more;
+        if (taken < count && interrupted(session) < 0) return -1;
+    }
+    return 0;
+}
+
 // Session.submit(lines: bytes)
 static PyObject *session_submit(PyObject *self, PyObject *argument) {
     char *bytes;
     Py_ssize_t count;
     if (PyBytes_AsStringAndSize(argument, &bytes, &count) < 0) return NULL;
-    void *session = ((handle_object *)self)->handle;
-    Py_BEGIN_ALLOW_THREADS mappings_py_lines_submit(session, (const uint8_t *)bytes, count);
-    Py_END_ALLOW_THREADS
+    if (submit_bytes(((handle_object *)self)->handle, bytes, count) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -636,9 +664,7 @@ static PyObject *session_submit_range(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "mappings: a range outside the bytes");
         return NULL;
     }
-    void *session = ((handle_object *)self)->handle;
-    Py_BEGIN_ALLOW_THREADS mappings_py_lines_submit(session, (const uint8_t *)bytes + start, end - start);
-    Py_END_ALLOW_THREADS
+    if (submit_bytes(((handle_object *)self)->handle, bytes + start, end - start) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -717,12 +743,19 @@ static PyObject *session_submit_lines(PyObject *self, PyObject *args) {
     if (!failed && count > 0) {
         // The library checks each line for a line feed as it copies it (its bytes are read once).
         void *session = ((handle_object *)self)->handle;
-        int64_t holding;
-        Py_BEGIN_ALLOW_THREADS holding = mappings_py_lines_submit_parts(session, parts, lengths, count);
-        Py_END_ALLOW_THREADS
-        if (holding >= 0) {
-            PyErr_SetString(PyExc_ValueError, "a line holds a line feed: NDJSON is one record per line");
-            failed = 1;
+        Py_ssize_t taken = 0;
+        while (!failed && taken < count) {
+            int64_t holding, mapped = 0;
+            Py_BEGIN_ALLOW_THREADS holding = mappings_py_lines_submit_parts(session, parts + taken, lengths + taken,
+                                                                            count - taken, &mapped);
+            Py_END_ALLOW_THREADS
+            taken += (Py_ssize_t)mapped;
+            if (holding >= 0) {
+                PyErr_SetString(PyExc_ValueError, "a line holds a line feed: NDJSON is one record per line");
+                failed = 1;
+            } else if (taken < count && interrupted(session) < 0) {
+                failed = 1;
+            }
         }
     }
     for (Py_ssize_t index = 0; index < count; index++) Py_DECREF(held[index]);
@@ -742,6 +775,12 @@ static PyObject *session_take(PyObject *self, PyObject *unused) {
     int64_t length = 0;
     const uint8_t *results;
     void *session = ((handle_object *)self)->handle;
+    int32_t ready = 0;
+    while (!ready) {
+        Py_BEGIN_ALLOW_THREADS ready = mappings_py_lines_wait(session, 50);
+        Py_END_ALLOW_THREADS
+        if (!ready && interrupted(session) < 0) return NULL;
+    }
     Py_BEGIN_ALLOW_THREADS results = mappings_py_lines_take(session, &length);
     Py_END_ALLOW_THREADS
     if (results == NULL) Py_RETURN_NONE;
@@ -818,8 +857,17 @@ static PyObject *module_load(PyObject *module, PyObject *args) {
     return wrap(state.catalog_type, catalog);
 }
 
+// limits() -> str: the ranges of load()'s Lua limits, a JSON object of [low, high] by argument.
+static PyObject *module_limits(PyObject *module, PyObject *unused) {
+    char *text = mappings_py_limits();
+    PyObject *limits = PyUnicode_FromString(text);
+    mappings_py_free(text);
+    return limits;
+}
+
 static PyMethodDef module_methods[] = {
     {"load", module_load, METH_VARARGS, "Loads a catalog: load(contexts, scripts, options_json, log)."},
+    {"limits", module_limits, METH_NOARGS, "The ranges of load()'s Lua limits (JSON)."},
     {NULL},
 };
 

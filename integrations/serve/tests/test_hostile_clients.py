@@ -119,6 +119,34 @@ def test_malformed_framing_is_400_and_a_client_gone_is_no_413(server):
     assert server.map("$User", {"name": "after"})[0] == 200
 
 
+def test_a_declared_body_over_the_limit_is_413_before_it_is_sent(server):
+    """The head alone says 100 MiB: the answer comes at once, not at the header timeout, and
+    the connection closes."""
+    answer, seconds = raw(server.port, head("/v1/map/%24User", 100 << 20))
+    assert answer.startswith(b"HTTP/1.1 413"), answer
+    assert seconds < 3, seconds
+    headers, _, body = answer.partition(b"\r\n\r\n")
+    assert b"connection: close" in headers.lower()
+    assert json.loads(body) == {"error": "the body is larger than 16777216 bytes",
+                                "help": "raise --max-body, or send smaller bodies"}
+    assert server.metrics()['mappings_requests_total{code="413"}'] == 1
+    # A body within the limit, declared so, still maps.
+    assert server.map("$User", {"name": "after"})[0] == 200
+
+
+def test_a_transfer_coding_other_than_chunked_alone_is_400(server):
+    # (`chunked, chunked` the HTTP parser refuses itself, before any route: 400 without a body.)
+    for coding in [b"gzip, chunked", b"identity, chunked", b"gzip"]:
+        answer, seconds = raw(server.port, head("/v1/map/%24User", extra=b"Transfer-Encoding: " + coding + b"\r\n")
+                              + b"d\r\n{\"name\": \"a\"}\r\n0\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.1 400"), (coding, answer)
+        assert b"Transfer-Encoding other than chunked" in answer and coding in answer, answer
+        assert seconds < 3
+    answer, _ = raw(server.port, head("/v1/map/%24User", extra=b"Transfer-Encoding: chunked\r\nConnection: close\r\n")
+                    + b"d\r\n{\"name\": \"a\"}\r\n0\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 200"), answer
+
+
 def test_many_maps_an_array_to_an_array(server):
     status, headers, body = server.request("POST", "/v1/map/%24User?many=true", '[{"name": "a"}, {"name": "b", "age": 7}]')
     assert status == 200, body
@@ -149,6 +177,16 @@ def test_an_unknown_query_parameter_or_a_flag_of_another_value_is_400(server):
     assert status == 200 and json.loads(body) == {"name": "a", "age": None}
     status, _, body = server.request("POST", "/v1/map/%24User?many=true", '{"name": "a"}\n', content_type="application/x-ndjson")
     assert status == 400
+
+
+def test_a_query_parameter_given_twice_is_400_naming_it(server):
+    for query, name in [("many=true&many=false", "many"), ("strict=1&strict=1", "strict"),
+                        ("omitNulls&strict=0&omitNulls=true", "omitNulls")]:
+        status, _, body = server.request("POST", "/v1/map/%24User?" + query, '[{"name": "a"}]')
+        assert status == 400, (query, body)
+        answer = json.loads(body)
+        assert answer["error"] == f"the query parameter {name} is given more than once", answer
+        assert answer["help"] == f"give ?{name} once"
 
 
 def test_reloads_take_version_numbers_only_when_they_swap(server):
