@@ -35,6 +35,10 @@ struct QuickStartTests {
             ["map", "--context", "$TweetModel", "Examples/twitter/tweet.json"], in: clone)
         #expect(quickStart.status == 0, "\(quickStart.stderr)")
         #expect(quickStart.stdout == expected)
+        // One line about the build, not SwiftPM's fetching and compiling.
+        #expect(
+            quickStart.stderr
+                == "tools/mappings: building the debug build of mappings (a minute or more, the first time)\n")
 
         // The first `map` builds what it runs and nothing else: not the HTTP servers
         // (`mappings-server`, SwiftNIO), the HTTP client (`mappings-fetch`), the Lua worker
