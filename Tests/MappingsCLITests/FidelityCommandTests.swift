@@ -95,6 +95,28 @@ struct FidelityCommandTests {
         #expect(result.stderr.contains(#"if it counts milliseconds, set "@dateFormat": "@unixMilliseconds""#))
     }
 
+    @Test("Unix seconds under @unixMilliseconds are written, with a warning on stderr, and stream counts it")
+    func secondsAsMilliseconds() throws {
+        let folder = try ToolRunner.directory(with: [
+            "contexts/e.mappings": #"""
+            { "@models": { "E": { "at": "Date" } },
+              "$E": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": "@unixMilliseconds" } } }
+            """#
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mapped = try ToolRunner.run(["map", "--context", "$E", "-"], in: folder, input: #"{"at": 1453671950}"#)
+        #expect(mapped.status == 0, "\(mapped.stderr)")
+        #expect(mapped.stdout == #"{"at":"1970-01-17T19:47:51.950Z"}"# + "\n")
+        #expect(
+            mapped.stderr
+                == #"$.at: warning: number 1453671950 as Unix milliseconds is 1970-01-17T19:47:51.950Z, before 1973: if it counts seconds, set "@dateFormat": "@unixSeconds"; if that is right, give the dates it may be: "@dateRange": ["1970-01-01", "2200-01-01"] (contexts/e.mappings:2)"#
+                + "\n")
+        let streamed = try ToolRunner.run(
+            ["stream", "--context", "$E"], in: folder, input: "{\"at\": 1453671950}\n{\"at\": 1453671950000}\n")
+        #expect(streamed.status == 0)
+        #expect(streamed.stderr.contains("(1 written with warnings)"), "\(streamed.stderr)")
+    }
+
     @Test("models built by property name, from @object or a Lua result, report missing required values")
     func requiredByName() throws {
         let result = try Self.run(["map", "--context", "$Holder"], input: #"{"user": {"age": 1}, "s": 1}"#)

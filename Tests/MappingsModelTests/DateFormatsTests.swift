@@ -14,7 +14,9 @@ struct DateFormatsTests {
             "$Seconds": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": "@unixSeconds" } },
             "$List": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": ["dd/MM/yyyy HH:mm", "@iso8601", "@unixMilliseconds"] } },
             "$Rfc": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": ["@rfc2822", "@iso8601"] } },
-            "$MillisFirst": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": ["@unixMilliseconds", "@unixSeconds"] } }
+            "$MillisFirst": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": ["@unixMilliseconds", "@unixSeconds"] } },
+            "$MillisRange": { "@class": "E", "at": { "@keyPath": "at", "@dateFormat": "@unixMilliseconds", "@dateRange": ["1970-01-01", "1972-12-31T23:59:59Z"] } },
+            "$Range": { "@class": "E", "at": { "@keyPath": "at", "@optional": true, "@dateRange": ["1990-01-01", "2100-01-01"] } }
         }
         """
 
@@ -33,6 +35,74 @@ struct DateFormatsTests {
         #expect(issues.first?.contains("which as Unix seconds is outside the years 1 to 9999") == true, "\(issues)")
         #expect(
             issues.first?.contains(#"if it counts milliseconds, set "@dateFormat": "@unixMilliseconds""#) == true)
+    }
+
+    @Test(
+        "seconds read as milliseconds land before 1973, milliseconds read as seconds after 2200: the date, and a warning",
+        arguments: [
+            ("$Millis", #"{"at": 1453671950}"#, #"{"at":"1970-01-17T19:47:51.950Z"}"#, "before 1973", "@unixSeconds"),
+            ("$Millis", #"{"at": "1453671950"}"#, #"{"at":"1970-01-17T19:47:51.950Z"}"#, "before 1973", "@unixSeconds"),
+            ("$Millis", #"{"at": 0}"#, #"{"at":"1970-01-01T00:00:00Z"}"#, "before 1973", "@unixSeconds"),
+            ("$Seconds", #"{"at": 99999999999}"#, #"{"at":"5138-11-16T09:46:39Z"}"#, "after 2200", "@unixMilliseconds"),
+            ("$Plain", #"{"at": 8000000000}"#, #"{"at":"2223-07-06T14:13:20Z"}"#, "after 2200", "@unixMilliseconds"),
+        ])
+    func implausibleUnit(context: String, json: String, expected: String, when: String, format: String) throws {
+        let result = try Mapper(catalog: load(Self.text)).object(from: JSONParser.parse(json), context: context)
+        #expect(JSONWriter.string(result.value) == expected)
+        #expect(result.issues.count == 1)
+        let issue = try #require(result.issues.first)
+        #expect(issue.severity == .warning)
+        #expect(issue.description.contains(when), "\(issue)")
+        #expect(issue.description.contains(#"set "@dateFormat": "\#(format)""#), "\(issue)")
+        #expect(issue.description.contains(#""@dateRange""#))
+    }
+
+    @Test("plausible Unix times warn of nothing, and an explicit @dateRange silences the warning")
+    func plausibleOrInRange() throws {
+        for (context, json) in [
+            ("$Millis", #"{"at": 94694400000}"#), ("$Seconds", #"{"at": 7258118400}"#),
+            ("$Plain", #"{"at": 1709287200}"#), ("$Seconds", #"{"at": -86400}"#),
+            ("$MillisRange", #"{"at": 1453671950}"#),
+        ] {
+            let (_, issues) = try map(json, context)
+            #expect(issues == [], "\(context) \(json)")
+        }
+    }
+
+    @Test("a date outside @dateRange is an error naming the range, whatever format read it")
+    func outsideRange() throws {
+        let (inside, none) = try map(#"{"at": "2024-03-01T10:00:00Z"}"#, "$Range")
+        #expect(none == [])
+        #expect(inside == #"{"at":"2024-03-01T10:00:00Z"}"#)
+        for json in [
+            #"{"at": "1989-12-31T23:59:59Z"}"#, #"{"at": 99999999999}"#, #"{"at": "Mon, 01 Jan 2101 00:00:00 +0000"}"#,
+        ] {
+            let (output, issues) = try map(json, "$Range")
+            #expect(output == #"{"at":null}"#)
+            #expect(issues.count == 1)
+            #expect(
+                issues.first?.contains("expected a date from 1990-01-01 to 2100-01-01 (@dateRange)") == true,
+                "\(issues)")
+        }
+    }
+
+    @Test(
+        "@dateRange takes two ISO 8601 dates in order, on a Date",
+        arguments: [
+            (#"["1990-01-01"]"#, #""@dateRange" takes two ISO 8601 dates, not an array"#),
+            (#""1990""#, #""@dateRange" takes two ISO 8601 dates, not a string"#),
+            (#"["1990-01-01", "soon"]"#, #""@dateRange": "soon" is not an ISO 8601 date"#),
+            (#"["2000-01-01", "1990-01-01"]"#, #""@dateRange": "2000-01-01" is not before "1990-01-01""#),
+        ])
+    func rangeDiagnostics(range: String, message: String) throws {
+        let text =
+            #"{ "@models": { "E": { "at": "Date" } }, "$E": { "@class": "E", "at": { "@keyPath": "at", "@dateRange": \#(range) } } }"#
+        let error = #expect(throws: MappingsError.self) { try load(text) }
+        #expect(error?.description.contains(message) == true, "\(String(describing: error))")
+        let notDate =
+            #"{ "@models": { "E": { "at": "Int" } }, "$E": { "@class": "E", "at": { "@keyPath": "at", "@dateRange": ["1990-01-01", "2000-01-01"] } } }"#
+        let refused = #expect(throws: MappingsError.self) { try load(notDate) }
+        #expect(refused?.description.contains(#""@dateRange" applies to dates, but "at" is Int"#) == true)
     }
 
     @Test("a reading past the year 9999 even as milliseconds suggests nothing it cannot keep")

@@ -15,6 +15,8 @@ extension ContextCompiler {
         let reverseTransformer = reverseTransformer(options, undoing: transformer, valid: &valid)
         let flags = collectionFlags(options, type: type, property: member.key, valid: &valid)
         checkDateFormat(options.dateFormat, type: type, entry: member, valid: &valid)
+        checkDateFormat(
+            options.dateRange.map { [$0.text] }, type: type, entry: member, valid: &valid, option: "@dateRange")
         let object = objectRule(options.object, type: type, property: member.key, entry: member, valid: &valid)
         let defaultValue = defaultValue(options, type: type, property: member.key, valid: &valid)
         let valueMap = valueMap(options, type: type, property: member.key, valid: &valid)
@@ -28,7 +30,9 @@ extension ContextCompiler {
             defaultValue: defaultValue, defaultJSON: options.defaultValue?.jsonValue, transformer: transformer,
             transform: nil, reverseTransformer: reverseTransformer, reverseTransform: nil, object: object,
             clearContent: flags.clearContent, insertContentAtBegin: flags.insertContentAtBegin, type: type,
-            dateFormat: options.dateFormat, dateFormats: options.dateFormat.flatMap(DateFormats.init),
+            dateFormat: options.dateFormat,
+            dateFormats: options.dateFormat == nil && options.dateRange == nil
+                ? nil : DateFormats(options.dateFormat, range: options.dateRange),
             provenance: provenance(member.keyLocation, member.value),
             valueMap: valueMap)
         rule.policies = policies
@@ -231,24 +235,25 @@ extension ContextCompiler {
 
     /// Reports a `@dateFormat` on an entry without a type, or whose type holds no Date.
     private mutating func checkDateFormat(
-        _ dateFormat: [String]?, type: TypeReference?, entry: SyntaxMember, valid: inout Bool
+        _ dateFormat: [String]?, type: TypeReference?, entry: SyntaxMember, valid: inout Bool,
+        option: String = "@dateFormat"
     ) {
         guard let dateFormat else { return }
         guard let type else {
             diagnostics.append(
                 Diagnostic(
-                    message: "\"@dateFormat\" needs a Date, but \"\(entry.key)\" has no type",
+                    message: "\"\(option)\" needs a Date, but \"\(entry.key)\" has no type",
                     location: entry.keyLocation,
-                    help: "add \"@type\": \"Date\" beside \"@dateFormat\""))
+                    help: "add \"@type\": \"Date\" beside \"\(option)\""))
             valid = false
             return
         }
         if type.elementType != .date {
             diagnostics.append(
                 Diagnostic(
-                    message: "\"@dateFormat\" applies to dates, but \"\(entry.key)\" is \(type)",
+                    message: "\"\(option)\" applies to dates, but \"\(entry.key)\" is \(type)",
                     location: entry.keyLocation,
-                    help: "remove \"@dateFormat\" (\(dateFormat.joined(separator: ", "))), or map into a Date"))
+                    help: "remove \"\(option)\" (\(dateFormat.joined(separator: ", "))), or map into a Date"))
             valid = false
         }
     }

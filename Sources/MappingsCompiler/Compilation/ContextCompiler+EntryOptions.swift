@@ -81,6 +81,9 @@ extension ContextCompiler {
         case "@dateFormat":
             guard let formats = dateFormats(option) else { return false }
             options.dateFormat = formats
+        case "@dateRange":
+            guard let range = dateRange(option) else { return false }
+            options.dateRange = range
         case "@type":
             guard let type = entryType(option, of: member, model: model, declaredType: declaredType) else {
                 return false
@@ -215,6 +218,29 @@ extension ContextCompiler {
                 message: "\"\(option.key)\" is not an option: a long-form entry holds only @ keywords",
                 location: option.keyLocation,
                 help: "to map properties of a nested object, put them under \"@object\": { \"@mappings\": { … } }"))
+    }
+
+    /// The dates `@dateRange` allows: `["1990-01-01", "2100-01-01"]`, two ISO 8601 dates in order.
+    mutating func dateRange(_ option: SyntaxMember) -> DateFormats.DateRange? {
+        let example = "for example [\"1990-01-01\", \"2100-01-01\"]: the first and last dates a value may be"
+        guard case .array(let elements) = option.value.kind, elements.count == 2,
+            let lower = elements[0].stringValue, let upper = elements[1].stringValue
+        else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@dateRange\" takes two ISO 8601 dates, not \(option.value.typeName)",
+                    location: option.value.location, help: example))
+            return nil
+        }
+        switch DateFormats.DateRange.reading(lower, upper) {
+        case .success(let range):
+            return range
+        case .failure(let refusal):
+            diagnostics.append(
+                Diagnostic(message: "\"@dateRange\": \(refusal.reason)", location: option.value.location, help: example)
+            )
+            return nil
+        }
     }
 
     /// The formats `@dateFormat` names: a pattern or named format, or a non-empty array of them.

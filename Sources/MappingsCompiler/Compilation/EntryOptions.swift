@@ -36,6 +36,8 @@ struct EntryOptions {
     var insertContentAtBegin: SyntaxMember?
     /// `@dateFormat`: patterns and named formats, in the order they are tried.
     var dateFormat: [String]?
+    /// `@dateRange`: the dates the value may be.
+    var dateRange: DateFormats.DateRange?
     /// `@type`, which only a context without a model may write.
     var type: TypeReference?
     /// `@valueMap`, compiled once the entry's type is known.

@@ -13,7 +13,7 @@ package enum Keywords {
     package static let entry = [
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
         "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
-        "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
+        "@dateRange", "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
         "@reverseFanOut", "@reverse", "@lua", "@reverseLua",
     ]
     /// Keywords of an `@object`.

@@ -124,6 +124,10 @@ package enum KeywordHelp {
         "@dateFormat": Entry(
             summary: "How a `Date` is read and written: a pattern (`yyyy-MM-dd`), `iso8601`, or Unix time.",
             values: [], section: "@dateFormat"),
+        "@dateRange": Entry(
+            summary:
+                "The first and last dates a `Date` may be (`[\"1990-01-01\", \"2100-01-01\"]`): outside is an error.",
+            values: [], section: "@dateFormat"),
         "@valueMap": Entry(
             summary: "Translates source values before they convert: an object from payload value to property value.",
             values: [], section: "@valueMap and @reverseValue"),

@@ -297,7 +297,8 @@ struct MappingRun {
                     keyPath: used)
                 return
             }
-            if failures.contains(where: { $0.relativePath.isEmpty }) {
+            // A warning of the value itself (a Unix time in an unlikely unit) keeps the value.
+            if failures.contains(where: { $0.relativePath.isEmpty && !$0.isWarning }) {
                 explain(property(), rule, at, .failed(failures.map(\.message).joined(separator: "; ")), keyPath: used)
                 return
             }

@@ -11,6 +11,8 @@ extension Converter {
     enum ScalarConversion {
         case converted(Value)
         case failed(String)
+        /// Converted, and worth a warning (a Unix time in the unit it most likely is not).
+        case warned(Value, String)
 
         /// The value, or `.null` after appending the failure at `path` to `failures`, with the
         /// value that failed described (`string "x"`), so that a report names the failing part of
@@ -19,6 +21,12 @@ extension Converter {
         func recorded(at path: () -> String, of value: JSONValue, in failures: inout [ConversionFailure]) -> Value {
             switch self {
             case .converted(let converted): return converted
+            case .warned(let converted, let message):
+                var failure = ConversionFailure(relativePath: path(), message: message)
+                failure.partValue = Converter.describe(value)
+                failure.isWarning = true
+                failures.append(failure)
+                return converted
             case .failed(let message):
                 var failure = ConversionFailure(relativePath: path(), message: message)
                 failure.partValue = Converter.describe(value)

@@ -19,10 +19,50 @@ package struct DateFormats: Sendable, Hashable {
         ("@unixMilliseconds", .unixMilliseconds),
     ]
 
-    /// The formats, in the order they are tried.
+    /// The formats, in the order they are tried; none: the default reading (ISO 8601, RFC 2822,
+    /// Unix seconds), when only `@dateRange` is given.
     private(set) var formats: [Format]
     /// The formats as written, for messages (`"EEE MMM dd"`, `"@iso8601" or "yyyy-MM-dd"`).
     private(set) var text: String
+    /// `@dateRange`: the dates a value may be, both ends included; a date outside is an error,
+    /// and inside it a Unix time is not second-guessed (`Converter.implausibleUnixTime`).
+    package private(set) var range: DateRange?
+
+    /// What `@dateRange` says: the first and last dates a value may be, as written.
+    package struct DateRange: Sendable, Hashable {
+        package var lower: Date
+        package var upper: Date
+        /// `"1990-01-01" to "2100-01-01"`, for messages.
+        package var text: String
+
+        package init(lower: Date, upper: Date, text: String) {
+            self.lower = lower
+            self.upper = upper
+            self.text = text
+        }
+
+        /// The range from `lower` to `upper`, ISO 8601 dates or instants (`"1990-01-01"`,
+        /// `"2024-06-01T12:00:00Z"`); why not, when one is not such a date or they are out of order.
+        package static func reading(_ lower: String, _ upper: String) -> Result<DateRange, Refusal> {
+            func date(_ text: String) -> Date? {
+                guard let reading = DateParser.iso8601(text), case .success(let date) = reading.date() else {
+                    return nil
+                }
+                return date
+            }
+            guard let from = date(lower) else {
+                return .failure(Refusal(reason: "\"\(lower)\" is not an ISO 8601 date"))
+            }
+            guard let to = date(upper) else { return .failure(Refusal(reason: "\"\(upper)\" is not an ISO 8601 date")) }
+            guard from < to else { return .failure(Refusal(reason: "\"\(lower)\" is not before \"\(upper)\"")) }
+            return .success(DateRange(lower: from, upper: to, text: "\(lower) to \(upper)"))
+        }
+
+        /// Why `reading` refused a range.
+        package struct Refusal: Error {
+            package var reason: String
+        }
+    }
 
     /// Compiles the formats as written; `nil` when one starts with `@` but names no format.
     package init?(_ written: [String]) {
@@ -37,6 +77,20 @@ package struct DateFormats: Sendable, Hashable {
         }
         self.formats = formats
         self.text = written.map { "\"\($0)\"" }.joined(separator: " or ")
+    }
+
+    /// The formats as written (none: the default reading) within `range`; `nil` when a format
+    /// starts with `@` but names no format.
+    package init?(_ written: [String]?, range: DateRange?) {
+        if let written {
+            guard let formats = DateFormats(written) else { return nil }
+            self = formats
+        } else {
+            self.init(pattern: "")
+            formats = []
+            text = "\"@iso8601\" or \"@rfc2822\" or \"@unixSeconds\""
+        }
+        self.range = range
     }
 
     /// One pattern, even one that starts with `@`.
@@ -104,7 +158,7 @@ package struct DateFormats: Sendable, Hashable {
 
     /// Whether `date(fromBytes:)` can read with the first format (a compiled pattern).
     package var readsBytes: Bool {
-        guard case .pattern(let pattern)? = formats.first else { return false }
+        guard range == nil, case .pattern(let pattern)? = formats.first else { return false }
         return pattern.isCompiled
     }
 
