@@ -87,6 +87,44 @@ struct CheckCommandTests {
                 """)
     }
 
+    @Test("a file that does not parse is the one error: what rests on its models is not reported missing")
+    func noCascadeAfterSyntaxError() throws {
+        let models = try String(
+            contentsOf: ToolRunner.packageRoot.appendingPathComponent("contexts/models.mappings"), encoding: .utf8)
+        let broken = models.replacingOccurrences(
+            of: #""name": "String", "imageUrl""#, with: #""name": "String" "imageUrl""#)
+        #expect(broken != models)
+        let directory = try ToolRunner.directory(with: [
+            "contexts/models.mappings": broken,
+            "contexts/twitter.mappings": try String(
+                contentsOf: ToolRunner.packageRoot.appendingPathComponent("contexts/twitter.mappings"), encoding: .utf8),
+            "scripts/MyTransformers.lua": try String(
+                contentsOf: ToolRunner.packageRoot.appendingPathComponent("scripts/MyTransformers.lua"), encoding: .utf8
+            ),
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(["check", "--color", "never"], in: directory)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                error: expected ',' or '}' after this value
+                 --> contexts/models.mappings:5:40
+                  |
+                5 |         "UserModel": { "name": "String" "imageUrl": "URL?" },
+                  |                                        ^
+                  = note: the next member starts here
+                 --> contexts/models.mappings:5:41
+                  |
+                5 |         "UserModel": { "name": "String" "imageUrl": "URL?" },
+                  |                                         ^
+                  = note: the models and contexts of contexts/models.mappings are unknown until it parses: what names them is checked once it does
+                  = help: add a ',' here, between the members
+
+                mappings: 1 error found
+
+                """)
+    }
+
     @Test("--trait feeds selectors, and a malformed --trait exits 2")
     func traits() throws {
         let directory = try ToolRunner.directory(with: [

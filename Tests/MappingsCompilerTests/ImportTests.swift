@@ -139,6 +139,31 @@ struct ImportTests {
                 "error: a .mappings file holds a JSON object, not an array\n --> main.mappings:1:1"))
     }
 
+    @Test("after a file that does not parse, names it may declare are unknown, not missing; other problems stand")
+    func noCascadeAfterSyntaxError() {
+        let text = failure([
+            "main.mappings": """
+            { "@import": ["models", "other"],
+              "$A": { "@class": "Broken", "at": { "@keyPath": "at", "@dateFormat": "yyyy" } },
+              "$B": { "@inherits": "$FromOther", "@class": "Known", "name": "n" },
+              "$C": { "@class": "Known", "nme": "n" },
+              "$D": { "@class": "Known", "broken": { "@keyPath": "b", "@object": { "@mappings": "$Elsewhere" } } } }
+            """,
+            "models.mappings": #"{ "@models": { "Known": { "name": "String", "broken": "Broken?" } } }"#,
+            "other.mappings": #"{ "@models": { "Broken": { "at": "Date" } }, "$FromOther": {} "x": 1 }"#,
+        ])
+        let errors = text.components(separatedBy: "\nerror: ").count
+        #expect(errors == 2, "\(text)")
+        #expect(text.contains("other.mappings:1:62"))
+        #expect(text.contains("the models and contexts of other.mappings are unknown until it parses"))
+        #expect(text.contains(#"Known has no property "nme""#))
+        for cascade in ["Broken", "FromOther", "Elsewhere", "needs a Date"] {
+            #expect(!text.contains("unknown class \"\(cascade)") && !text.contains("\"\(cascade)\" names no context"))
+            #expect(!text.contains("unknown type \"\(cascade)"))
+        }
+        #expect(!text.contains("needs a Date"))
+    }
+
     @Test("every problem of a load is reported, across files")
     func allErrorsReported() {
         let text = failure([

@@ -52,6 +52,7 @@ public struct Catalog: Sendable {
     ) throws(MappingsError) -> Catalog {
         var loader = CatalogLoader(transformers: transformers, definitions: definitions)
         let sources = loader.readFiles(paths, from: source, traits: traits)
+        loader.declarationsIncomplete = loader.noteUnparsed(sources)
         let declarations = loader.declarations(in: sources)
         let models = loader.compileModels(declarations.models)
         var compiled = loader.compileContexts(

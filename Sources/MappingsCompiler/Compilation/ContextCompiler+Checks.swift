@@ -73,6 +73,7 @@ extension ContextCompiler {
         do {
             let type = try TypeParser.parse(text).resolvingEnumerations(enumerations)
             for name in type.modelNames where models[name] == nil {
+                if declarationsIncomplete { return nil }
                 diagnostics.append(
                     Diagnostic(
                         message: "unknown type \"\(name)\"", location: node.location,
@@ -103,6 +104,7 @@ extension ContextCompiler {
             return nil
         }
         guard models[name] != nil else {
+            if declarationsIncomplete { return nil }
             diagnostics.append(
                 Diagnostic(
                     message: "unknown class \"\(name)\"", location: node.location,

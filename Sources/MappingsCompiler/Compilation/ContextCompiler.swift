@@ -16,6 +16,9 @@ struct ContextCompiler {
     let importChains: [String: [SourceLocation]]
     var contexts: [CompiledContext?]
     var diagnostics: [Diagnostic] = []
+    /// Whether a file did not parse: a model, type or context no declaration has may be one of
+    /// its own, so it is not reported, and a context of such a model is not compiled.
+    var declarationsIncomplete = false
     /// Definitions compiled again for a model they do not name themselves, by name and model.
     var retargeted: [String: Int] = [:]
     /// The automatic contexts `@keyStyle` compiled for a nested model, by style and model.
@@ -64,6 +67,13 @@ struct ContextCompiler {
                 forcedModel: forcedModel, provenance: provenance)
         }
         var model = forcedModel
+        if declarationsIncomplete, let name = members.first(where: { $0.key == "@class" })?.value.stringValue,
+            models[name] == nil
+        {
+            // Its entries would be checked without their types: nothing said of them would hold.
+            return CompiledContext(
+                identifier: identifier, index: index, model: forcedModel, rules: [], provenance: provenance)
+        }
         if let classMember = members.first(where: { $0.key == "@class" }) {
             if let declared = className(classMember.value), forcedModel == nil || declared == forcedModel {
                 model = declared

@@ -15,8 +15,10 @@ extension CatalogLoader {
     ) -> CompiledContexts {
         let names = table.names.filter { table.winners[$0] != nil }
         var compiler = ContextCompiler(
-            models: models, inheritance: InheritanceResolver(definitions: table.winners), named: names,
-            importChains: sources.importChains, enumerations: enumerations)
+            models: models,
+            inheritance: InheritanceResolver(definitions: table.winners, incomplete: declarationsIncomplete),
+            named: names, importChains: sources.importChains, enumerations: enumerations)
+        compiler.declarationsIncomplete = declarationsIncomplete
         compiler.texts = sources.texts
         for file in sources.files {
             if let prelude = file.prelude { compiler.preludes[file.path] = prelude }

@@ -7,7 +7,7 @@ extension CatalogLoader {
         let typed = definitions.typedModels
         let compiler = ModelCompiler(
             declarations: table.names.compactMap { table.winners[$0] }, order: table.names,
-            external: typed.map(\.model.name))
+            external: typed.map(\.model.name), incomplete: declarationsIncomplete)
         diagnostics += compiler.diagnostics
         enumerations = compiler.enumerations
         let merge = TypedModelMerge(typed, into: compiler.models, enumerations: compiler.enumerations)

@@ -19,6 +19,9 @@ struct CatalogLoader {
     var warnings: [Diagnostic] = []
     /// The enums `@models` declares, once the models are compiled (contexts' `@type` may name them).
     var enumerations: [String: Enumeration] = [:]
+    /// Whether a file did not parse: a name no declaration has may be one of its declarations,
+    /// so it is not reported, and a context of a model no declaration has is not compiled.
+    var declarationsIncomplete = false
 
     init(transformers: TransformerRegistry, definitions: Definitions) {
         self.transformers = transformers

@@ -17,6 +17,8 @@ struct FileLoader {
     /// Texts of the files read, by path, for rendering diagnostics.
     private(set) var texts: [String: String] = [:]
     private(set) var diagnostics: [Diagnostic] = []
+    /// The files that did not parse (a syntax error): their declarations are unknown.
+    private(set) var unparsed: [String] = []
     /// What loads but is most likely a mistake (`SelectorResolver.warnings`).
     private(set) var warnings: [Diagnostic] = []
 
@@ -76,6 +78,7 @@ struct FileLoader {
         var parser = SyntaxParser(bytes: bytes, file: path)
         let parsed = parser.parse()
         diagnostics += parser.diagnostics
+        if parsed == nil || !parser.diagnostics.isEmpty { unparsed.append(path) }
         guard let parsed else { return identity }
         var selectors = SelectorResolver(traits: traits)
         let root = selectors.resolve(parsed)

@@ -12,9 +12,12 @@ struct InheritanceResolver {
     private var resolved: [String: SyntaxNode] = [:]
     private var inProgress: [String] = []
     private(set) var diagnostics: [Diagnostic] = []
+    /// Whether a file did not parse: a reference to no definition may be to one of its own.
+    let incomplete: Bool
 
-    init(definitions: [String: Declaration]) {
+    init(definitions: [String: Declaration], incomplete: Bool = false) {
         self.definitions = definitions
+        self.incomplete = incomplete
     }
 
     /// The definition named `name` with every `@inherits` in it resolved.
@@ -37,6 +40,7 @@ struct InheritanceResolver {
             if definitions[name] != nil { head = (name, count); break }
         }
         guard let head else {
+            guard !incomplete else { return nil }
             diagnostics.append(
                 Diagnostic(
                     message: "\(purpose) \"\(reference)\" names no context", location: location,

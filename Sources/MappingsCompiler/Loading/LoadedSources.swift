@@ -7,4 +7,6 @@ struct LoadedSources {
     let reach: [String: Set<String>]
     /// The texts read, by path, for rendering diagnostics.
     let texts: [String: String]
+    /// The files that did not parse.
+    var unparsed: [String] = []
 }

@@ -13,7 +13,9 @@ struct ModelCompiler {
     private(set) var diagnostics: [Diagnostic] = []
 
     /// - Parameter external: models declared elsewhere (bound to Swift types) that declarations may name.
-    init(declarations: [Declaration], order: [String], external: [String] = []) {
+    /// - Parameter incomplete: whether a file did not parse; a type no declaration has is then
+    ///   not reported (the broken file may declare it).
+    init(declarations: [Declaration], order: [String], external: [String] = [], incomplete: Bool = false) {
         var pending: [(Model, [(Property, SourceLocation, String)])] = []
         let ordered = order.compactMap { name in declarations.first(where: { $0.name == name }) }
         for declaration in ordered {
@@ -29,7 +31,8 @@ struct ModelCompiler {
         let known = Array(TypeReference.scalars.keys) + Array(models.keys) + Array(enumerations.keys) + external
         for (_, properties) in pending {
             for (property, typeLocation, text) in properties {
-                for name in property.type.modelNames where models[name] == nil && !external.contains(name) {
+                for name in property.type.modelNames
+                where models[name] == nil && !external.contains(name) && (!incomplete || enumerations[name] != nil) {
                     var at = typeLocation
                     if let range = text.range(of: name) {
                         at.column += 1 + text.distance(from: text.startIndex, to: range.lowerBound)
