@@ -89,6 +89,17 @@ struct FidelityCommandTests {
         }
     }
 
+    @Test(
+        "serialize writes a decimal with the digits and scale map wrote",
+        arguments: ["1.10", "-0.0", "0.000", "123456789012345678.90"])
+    func serializedDecimals(price: String) throws {
+        let mapped = try Self.run(["map", "--context", "$Price"], input: #"{"price": "\#(price)"}"#)
+        #expect(mapped.status == 0, "\(mapped.stderr)")
+        let back = try Self.run(["serialize", "--context", "$Price"], input: mapped.stdout)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout == #"{"price":\#(price)}"# + "\n")
+    }
+
     @Test("a Unix time in milliseconds is an issue suggesting @unixMilliseconds, not the year 56135")
     func milliseconds() throws {
         let result = try Self.run(["map", "--context", "$Price"], input: #"{"price": 1, "at": 1709287200123}"#)
