@@ -4,10 +4,10 @@ package import MappingsJSON
 /// A decimal number as it was written: its sign, its digits and its scale, what a `Decimal`
 /// property holds.
 ///
-/// `1.10` stays `1.10` and `-0.0` stays `-0.0`, as Python's `decimal`, Java's `BigDecimal` and
-/// PostgreSQL's `numeric` keep them: the digits after the point say how precise a value is
-/// (a price in cents, a measure to the millimetre), and the sinks' column types are chosen to
-/// keep them. The text is always plain, without an exponent: an exponent moves the point, the
+/// `1.10` stays `1.10`, as Python's `decimal`, Java's `BigDecimal` and PostgreSQL's `numeric`
+/// keep it, and `-0.0` stays `-0.0`, as Python's `decimal` keeps it: the digits after the point
+/// say how precise a value is (a price in cents, a measure to the millimetre), and the sinks'
+/// column types are chosen to keep them. The text is always plain, without an exponent: an exponent moves the point, the
 /// digits after the point are kept, and a whole number is written out in full.
 ///
 /// ```
