@@ -12,7 +12,9 @@ import MappingsModel
 /// the builder only copies: a `JSON` value (and a value of another kind where a string is
 /// expected) is its JSON text, a decimal its decimal128 at the builder's scale, and a value the
 /// schema cannot hold — null where it is not nullable, a field missing, a decimal beyond
-/// decimal128(38, 18), a date that is no instant — fails the record, never rounded or dropped.
+/// decimal128(38, 18) or a negative zero, a date that is no instant — fails the record, never
+/// rounded or dropped. A decimal with fewer digits after the point than 18 is rescaled
+/// exactly (`1.10` is 1.100000000000000000); one with more is kept when they are zeros.
 package struct ValueEncoder: Sendable {
     package let schema: ValueSchema
     package let forArrow: Bool
@@ -119,6 +121,11 @@ package struct ValueEncoder: Sendable {
                     throw reader.failure(
                         "\(String(decoding: text, as: UTF8.self)) does not fit decimal128(\(Decimal128.precision), \(Decimal128.scale))"
                     )
+                }
+                // decimal128 has no negative zero: -0.0 would read back as 0E-18.
+                if scaled == 0, text.first == UInt8(ascii: "-") {
+                    throw reader.failure(
+                        "\(String(decoding: text, as: UTF8.self)) is a negative zero, which decimal128 does not keep")
                 }
                 out.append(ValueTag.decimal128.rawValue)
                 withUnsafeBytes(of: scaled.littleEndian) { out.append(contentsOf: $0) }

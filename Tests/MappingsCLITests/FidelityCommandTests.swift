@@ -68,6 +68,8 @@ struct FidelityCommandTests {
         arguments: [
             (#"{"price": 123456789.123456789}"#, #""price":123456789.123456789"#, 0),
             (#"{"price": 12345678901234567890.123456789}"#, #""price":12345678901234567890.123456789"#, 0),
+            (#"{"price": 1.10}"#, #""price":1.10"#, 0), (#"{"price": "1.10"}"#, #""price":1.10"#, 0),
+            (#"{"price": -0.0}"#, #""price":-0.0"#, 0), (#"{"price": 1.0E+2}"#, #""price":100"#, 0),
             (#"{"price": 1, "text": 18446744073709551617}"#, #""text":"18446744073709551617""#, 0),
             (
                 #"{"price": 1, "raw": [18446744073709551617, -9223372036854775809]}"#,
@@ -85,6 +87,17 @@ struct FidelityCommandTests {
                 result.stderr.contains(
                     "$.count: expected Int, found number -9223372036854775809, which is outside Int's range"))
         }
+    }
+
+    @Test(
+        "serialize writes a decimal with the digits and scale map wrote",
+        arguments: ["1.10", "-0.0", "0.000", "123456789012345678.90"])
+    func serializedDecimals(price: String) throws {
+        let mapped = try Self.run(["map", "--context", "$Price"], input: #"{"price": "\#(price)"}"#)
+        #expect(mapped.status == 0, "\(mapped.stderr)")
+        let back = try Self.run(["serialize", "--context", "$Price"], input: mapped.stdout)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout == #"{"price":\#(price)}"# + "\n")
     }
 
     @Test("a Unix time in milliseconds is an issue suggesting @unixMilliseconds, not the year 56135")

@@ -235,6 +235,7 @@ struct DirectTagsTests {
             #"{"id":"-0","note":"a\"b\\c\/d\u00e9\ud83d\ude00\u0001\n","site":"https://x.y/a?b=c#d","paid":true,"total":-0.500,"placed":"2024-02-29T23:59:59Z","shipped":"Thu Feb 29 23:59:59 +0100 2024","tags":["x","\u00e9",""],"items":[{"name":"n","price":0.0,"at":"0001-01-01T00:00:00Z"},{"name":"\t","price":12345678901234567.5}],"first":{"name":"f","price":1e3},"far":"2024-02-29","extra":{"k":[1,2.5,null,"s",123456789012345678901234567890]},"count":12,"ratio":0.1,"codes":null}"#,
             #"{"id":123456789012345678,"paid":false,"total":0,"placed":"9999-12-31T23:59:59Z","tags":[],"items":[],"note":"","site":"ftp://x","ratio":-0.0,"count":"7"}"#,
             #"{"id":-12,"paid":false,"total":"1.5","placed":"2024-02-29T23:59:59.250+02:00","tags":["a"],"items":[{"name":"x","price":-0}],"first":null,"far":"0001-01-01"}"#,
+            #"{"id":2,"paid":true,"total":123456789012345678.90,"placed":"2020-01-01T00:00:00Z","tags":[],"items":[{"name":"a","price":1.10},{"name":"b","price":-0.0},{"name":"c","price":0.000},{"name":"d","price":1.0E+2},{"name":"e","price":"-0.500"}]}"#,
             #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":[],"items":[],"far":253402300800000}"#,
             #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":[],"items":[],"far":-62135596800001}"#,
             #"{"id":1,"paid":true,"total":1,"placed":"2020-01-01T00:00:00Z","tags":["a"],"items":[],"shipped":"not a date"}"#,

@@ -611,7 +611,10 @@ enum RandomPayload {
         case "label", "name", "label2": return pick(strings + ["12", "1.5", "true", "null"], &random)
         case "price":
             return pick(
-                ["12.50", "0.05", "-0.0", "100", "0", "1e3", #""3.10""#, "-12.345", "99999999999999999.9"], &random)
+                [
+                    "12.50", "0.05", "-0.0", "100", "0", "1e3", #""3.10""#, "-12.345", "99999999999999999.9", "0.000",
+                    "-0.500", "1.0E+2", "123456789012345678.90", "12345678901234567890.123456789012345678",
+                ], &random)
         case "ratio": return pick(["0.1", "1", "-2.5", "1e-3", #""0.25""#], &random)
         case "on", "flag": return pick(["true", "false", #""yes""#, "0", "1", "null"], &random)
         case "day": return pick([#""2020-02-03""#, #""1999-12-31""#, "null"], &random)

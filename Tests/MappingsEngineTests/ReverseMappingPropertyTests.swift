@@ -169,7 +169,8 @@ struct ReverseMappingPropertyTests {
         case .bool: .bool(Bool.random(using: &random))
         case .decimal:
             try! JSONParser.parse(
-                "\(Int.random(in: -999_999...999_999, using: &random)).\(Int.random(in: 1...99_999_999_999, using: &random))1"
+                "\(Int.random(in: -999_999...999_999, using: &random)).\(Int.random(in: 1...99_999_999_999, using: &random))"
+                    + ["1", "10", "100"].randomElement(using: &random)!
             )
         case .json:
             [

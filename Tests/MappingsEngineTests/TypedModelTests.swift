@@ -45,6 +45,35 @@ struct TypedModelTests {
           "flag": { "@keyPath": "flag", "@defaultValue": "yes" } } }
         """
 
+    struct Price: MappedModel {
+        var written = ExactDecimal(0)
+        var value: Decimal = 0
+        var all: [ExactDecimal] = []
+
+        static let mapping = TypedModel<Price>("Price", make: { Price() }) { price in
+            price.bind("written", \.written)
+            price.bind("value", \.value)
+            price.bind("all", \.all)
+        }
+    }
+
+    @Test("an ExactDecimal property keeps the digits and scale as written, both ways; a Decimal the value")
+    func exactDecimals() throws {
+        let contexts = #"{ "$Price": { "@class": "Price", "written": "amount", "value": "same", "all": "amounts" } }"#
+        let catalog = try Catalog.load(
+            ["p.mappings"], from: .memory(["p.mappings": contexts]), definitions: Self.registered(Price.self))
+        let mapper = Mapper(catalog: catalog)
+        let result = try mapper.map(
+            Data(#"{"amount": 1.10, "same": 1.10, "amounts": ["-0.0", 0.000, 1.0E+2]}"#.utf8), to: Price.self,
+            context: "$Price")
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.value.written.text == "1.10" && result.value.value == Decimal(string: "1.1"))
+        #expect(result.value.all.map(\.text) == ["-0.0", "0.000", "100"])
+        let back = mapper.payload(from: result.value.mappingValue, using: try mapper.typedContext(Price.self, "$Price"))
+        // Foundation's decimal has no scale to give back.
+        #expect(back.value.jsonText == #"{"amount":1.10,"same":1.1,"amounts":[-0.0,0.000,100]}"#)
+    }
+
     @Test("one call maps bytes into a type, an array of it, or an existing instance; errors apart from warnings")
     func oneCall() throws {
         let catalog = try Catalog.load(

@@ -155,8 +155,8 @@ struct JSONTests {
         #expect(
             JSONWriter.string(
                 Value.array([
-                    .decimal(Decimal(string: "12.340")!), .url(URL(string: "https://x.org/a")!),
+                    .decimal(ExactDecimal("12.340")!), .url(URL(string: "https://x.org/a")!),
                     .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!), .int(9_007_199_254_740_993),
-                ])) == #"[12.34,"https://x.org/a","E621E1F8-C36C-495A-93FC-0C247A3E6E5F",9007199254740993]"#)
+                ])) == #"[12.340,"https://x.org/a","E621E1F8-C36C-495A-93FC-0C247A3E6E5F",9007199254740993]"#)
     }
 }

@@ -102,12 +102,12 @@ struct LuaKindsTests {
         let result = try mapper.object(from: try JSONParser.parse(text), context: "$P")
         #expect(result.issues.isEmpty, "\(result.issues)")
         let output = JSONWriter.string(result.value)
-        #expect(output == #"{"price":10.99,"prices":[0.1,2.5,123456789012345678901234.5],"ratio":0.5,"count":3}"#)
+        #expect(output == #"{"price":10.99,"prices":[0.1,2.50,123456789012345678901234.5],"ratio":0.5,"count":3}"#)
         let back = try mapper.payload(from: result.value, context: "$P")
         #expect(back.issues.isEmpty, "\(back.issues)")
         // Digits a script hands back as they came are the number they were.
         #expect(
             JSONWriter.string(back.value)
-                == #"{"price":10.99,"prices":[0.1,2.5,123456789012345678901234.5],"ratio":0.5,"count":3}"#)
+                == #"{"price":10.99,"prices":[0.1,2.50,123456789012345678901234.5],"ratio":0.5,"count":3}"#)
     }
 }

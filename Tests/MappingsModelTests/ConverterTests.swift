@@ -27,7 +27,7 @@ struct ConverterTests {
             (.string("YES"), .bool, .bool(true)),
             (.string("0"), .bool, .bool(false)),
             (.integer(1), .bool, .bool(true)),
-            (.string("12.340"), .decimal, .decimal(Decimal(string: "12.34")!)),
+            (.string("12.340"), .decimal, .decimal(ExactDecimal("12.340")!)),
             (.string("https://example.com/a?b=c"), .url, .url(URL(string: "https://example.com/a?b=c")!)),
             (.string("2012-08-29T14:40:05Z"), .date, .date(Date(timeIntervalSince1970: 1_346_251_205))),
             (.string("2012-08-29T16:40:05.5+02:00"), .date, .date(Date(timeIntervalSince1970: 1_346_251_205.5))),
@@ -103,10 +103,14 @@ struct DecimalLimitTests {
     }
 
     @Test(
-        "at most 38 significant digits, exponents -128 to 127, however written",
+        "at most 38 significant digits as written, exponents -128 to 127, however written",
         arguments: [
             ("1e127", true), ("10e126", true), ("0.1e128", true), ("1e128", false), ("10e127", false),
-            ("100e126", false), ("1e-128", true), ("10e-129", true), ("1e-129", false), ("0.1e-128", false),
+            ("100e126", false), ("1e-128", true), ("1e-129", false), ("0.1e-128", false),
+            // Zeros after the point are kept, so they count: 1.0e-128 has its last digit at 10^-129.
+            ("10e-129", false), ("0." + String(repeating: "0", count: 128), true),
+            ("0." + String(repeating: "0", count: 129), false), ("1." + String(repeating: "0", count: 37), true),
+            ("1." + String(repeating: "0", count: 38), false),
             (String(repeating: "9", count: 38), true), (String(repeating: "9", count: 39), false),
             ("1" + String(repeating: "0", count: 38), true),
             ("1" + String(repeating: "0", count: 37) + "1", false),
@@ -117,9 +121,10 @@ struct DecimalLimitTests {
         #expect(Self.converts(literal) == kept, "\(literal)")
     }
 
-    /// Random digits and exponents, each value in several spellings: all convert or none do,
-    /// and what converts writes every digit.
-    @Test("spellings of one value convert alike")
+    /// Random digits and exponents, each value in several spellings of the same digits and
+    /// scale (leading zeros, the point moved with the exponent): all convert or none do, to
+    /// one text.
+    @Test("spellings of one written decimal convert alike")
     func spellings() {
         var random = SeededGenerator(seed: 0xDEC1)
         for _ in 0..<2_000 {
@@ -129,11 +134,13 @@ struct DecimalLimitTests {
             let exponent = Int.random(in: -170...170, using: &random)
             let shift = Int.random(in: 0...3, using: &random)
             let spellings = [
-                "\(digits)e\(exponent)", "\(digits)\(String(repeating: "0", count: shift))e\(exponent - shift)",
-                "0.\(digits)e\(exponent + digits.count)",
+                "\(digits)e\(exponent)", "\(String(repeating: "0", count: shift))\(digits)E\(exponent)",
+                "0.\(digits)e\(exponent + digits.count)", "+\(digits).e\(exponent)",
             ]
             let answers = spellings.map(Self.converts)
             #expect(Set(answers).count == 1, "\(spellings) → \(answers)")
+            let texts = Set(spellings.compactMap { ExactDecimal($0)?.text })
+            #expect(texts.count <= 1, "\(spellings) → \(texts)")
         }
     }
 }

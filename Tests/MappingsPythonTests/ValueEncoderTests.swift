@@ -86,9 +86,58 @@ import Testing
         #expect(
             Self.describe(tags)
                 == #"{id:int(7),placed:date(1709251199123456),total:{amount:decimal(12345678901234567890.125),currency:"EUR"},"#
-                + #"lines:[{amount:decimal(1.1),currency:"EUR"}],tags:{a:double(-0.0),b:double(1e+300)},"#
+                + #"lines:[{amount:decimal(1.10),currency:"EUR"}],tags:{a:double(-0.0),b:double(1e+300)},"#
                 + #"extra:{n:big(123456789012345678901234567890),f:double(0.1),g:decimal(0.10000000000000000001),s:"é\#t"},paid:true}"#
         )
+    }
+
+    @Test(
+        "a decimal reaches Python with the digits and scale it was written with, from the fast plan and the engine",
+        arguments: ["1.10", "-0.0", "0.000", "-0.500", "100", "123456789012345678.90", #""1.10""#, "1.0E+2"])
+    func pythonDecimalsAsWritten(amount: String) throws {
+        let (records, schema) = try Self.context(forArrow: false)
+        let record = Self.record.replacingOccurrences(of: "12345678901234567890.125", with: amount)
+        var output: [UInt8] = []
+        #expect(records.map(Array(record.utf8), into: &output).kind == .clean)
+        var tags: [UInt8] = []
+        try output.withUnsafeBufferPointer { try ValueEncoder(schema: schema, forArrow: false).encode($0, into: &tags) }
+        let written = amount == "1.0E+2" ? "100" : amount.replacingOccurrences(of: "\"", with: "")
+        #expect(
+            Self.describe(tags).hasPrefix(
+                #"{id:int(7),placed:date(1709251199123456),total:{amount:decimal(\#(written)),"#))
+    }
+
+    @Test(
+        "an Arrow decimal is its value at scale 18, rescaled exactly; a digit it would lose or a negative zero is an issue",
+        arguments: [
+            ("1.10", "decimal128(1100000000000000000)"), ("0.000", "decimal128(0)"),
+            ("-0.500", "decimal128(-500000000000000000)"), ("1.0E+2", "decimal128(100000000000000000000)"),
+            ("0.123456789012345678000", "decimal128(123456789012345678)"),
+            ("0.1234567890123456789", "0.1234567890123456789 does not fit decimal128(38, 18)"),
+            ("-0.0", "-0.0 is a negative zero, which decimal128 does not keep"),
+        ])
+    func arrowDecimals(amount: String, expected: String) throws {
+        let (records, schema) = try Self.context(forArrow: true)
+        let record = Self.record.replacingOccurrences(of: "12345678901234567890.125", with: amount)
+        var output: [UInt8] = []
+        _ = records.map(Array(record.utf8), into: &output)
+        var tags: [UInt8] = []
+        let outcome = output.withUnsafeBufferPointer { json -> String in
+            do throws(SparkRowEncoder.Failure) {
+                try ValueEncoder(schema: schema, forArrow: true).encode(json, into: &tags)
+            } catch {
+                return error.message
+            }
+            let text = Self.describe(tags)
+            guard let start = text.range(of: "total:{amount:")?.upperBound else { return text }
+            return String(text[start...].prefix(while: { $0 != "," }))
+        }
+        if expected.hasPrefix("decimal128") {
+            #expect(outcome == expected)
+        } else {
+            // The failure says where in the output, after the reason.
+            #expect(outcome.hasPrefix("$.total.amount: \(expected) (byte "), "\(outcome)")
+        }
     }
 
     @Test func arrowSchemaAsPyarrowPrintsIt() throws {

@@ -101,8 +101,54 @@ struct SQLTableTests {
         #expect(outcome.kind == .clean, "\(outcome.issues)")
         #expect(
             String(decoding: out, as: UTF8.self)
-                == "7\t2024-02-29T23:59:59.123456Z\t\\N\t[{\"amount\":1.1,\"currency\":\"E\\\\tU\\\\\\\\R\"}]\t{\"n\":123456789012345678901234567890}\tt\ta\\nb\\\\c\t-0.0"
+                == "7\t2024-02-29T23:59:59.123456Z\t\\N\t[{\"amount\":1.10,\"currency\":\"E\\\\tU\\\\\\\\R\"}]\t{\"n\":123456789012345678901234567890}\tt\ta\\nb\\\\c\t-0.0"
         )
+    }
+
+    static let prices = """
+        {
+          "@models": {"Price": {"id": "Int", "amount": "Decimal"}},
+          "$Price": {"@class": "Price", "@identity": "id", "id": "id", "amount": "amount"}
+        }
+        """
+
+    /// The row of `{"id": 1, "amount": <amount>}` in a table of one decimal column.
+    static func priceRow(_ amount: String, _ dialect: SQLDialect) throws -> (RecordOutcome, [UInt8]) {
+        let catalog = try load(prices)
+        let mapper = Mapper(catalog: catalog)
+        let compiled = try mapper.context("$Price")
+        let records = RecordMapper(mapper: mapper, context: compiled)
+        let table = try SQLTable.of(compiled, in: catalog, named: nil)
+        var out: [UInt8] = []
+        let outcome = records.encoding(SQLRowEncoder(table: table, dialect: dialect))
+            .map(Array(#"{"id": 1, "amount": \#(amount)}"#.utf8), into: &out)
+        return (outcome, out)
+    }
+
+    @Test(
+        "a decimal column receives the digits and scale as written: SQLite TEXT, PostgreSQL numeric",
+        arguments: [
+            ("1.10", "1.10"), ("0.000", "0.000"), ("-0.500", "-0.500"), ("100", "100"), ("1.0E+2", "100"),
+            ("123456789012345678.90", "123456789012345678.90"), (#""1.10""#, "1.10"), ("-0.0", "-0.0"),
+        ])
+    func decimalColumns(amount: String, written: String) throws {
+        let (sqlite, cells) = try Self.priceRow(amount, .sqlite)
+        #expect(sqlite.kind == .clean, "\(sqlite.issues)")
+        var expected: [UInt8] = [1] + withUnsafeBytes(of: Int64(1).littleEndian, Array.init)
+        expected += [3] + withUnsafeBytes(of: UInt32(written.utf8.count).littleEndian, Array.init) + Array(written.utf8)
+        #expect(Array(cells.dropFirst(4)) == expected)
+        let (postgres, copy) = try Self.priceRow(amount, .postgresql)
+        guard written != "-0.0" else {
+            // numeric has no negative zero.
+            #expect(postgres.kind == .withErrors)
+            #expect(
+                postgres.issues.map(\.message).first?.contains(
+                    "$.amount: expected a decimal numeric keeps (it reads -0.0 back as 0.0), found -0.0") == true,
+                "\(postgres.issues)")
+            return
+        }
+        #expect(postgres.kind == .clean, "\(postgres.issues)")
+        #expect(String(decoding: copy, as: UTF8.self) == "1\t\(written)")
     }
 
     @Test("SQLite rows are cells: a length, then a tag and a value a column")

@@ -96,6 +96,19 @@ struct SparkRowEncoderTests {
         for index in 0..<9 { #expect(!row.isNull(index)) }
     }
 
+    @Test(
+        "a decimal is its string with the digits and scale as written",
+        arguments: [
+            ("1.10", "1.10"), ("-0.0", "-0.0"), ("0.000", "0.000"), ("-0.500", "-0.500"), ("1.0E+2", "100"),
+            (#""1.10""#, "1.10"), ("123456789012345678.90", "123456789012345678.90"),
+        ])
+    func decimals(price: String, written: String) throws {
+        let row = try encode(
+            #"{"n": 1, "ok": false, "at": "2024-02-29T12:00:00Z", "name": "", "price": \#(price), "raw": [null], "tags": [], "sizes": {}}"#
+        )
+        #expect(row.string(4) == written)
+    }
+
     @Test("a missing optional object is a null field")
     func nulls() throws {
         let row = try encode(

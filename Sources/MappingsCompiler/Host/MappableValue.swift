@@ -7,8 +7,9 @@ public import MappingsModel
 ///
 /// The engine converts payload values to `mappingType` (with the same rules as for a
 /// dynamic model); `mapped(from:failures:)` then only unwraps the result. The library
-/// conforms `String`, `Int`, `Double`, `Bool`, `Decimal`, `URL`, `Date`, `UUID`, `JSONValue`,
-/// optionals, arrays, sets and `[String: T]` dictionaries of them, and every `MappedModel`. A
+/// conforms `String`, `Int`, `Double`, `Bool`, `Decimal`, `ExactDecimal` (a decimal with the
+/// digits and scale it was written with), `URL`, `Date`, `UUID`, `JSONValue`, optionals,
+/// arrays, sets and `[String: T]` dictionaries of them, and every `MappedModel`. A
 /// `RawRepresentable` type whose raw value is mappable (an enum of strings or integers)
 /// conforms by declaring it: `enum Kind: String, MappableValue { case tweet, reply }`.
 public protocol MappableValue: SendableMetatype {
@@ -95,8 +96,22 @@ extension Decimal: MappableValue {
     public static var mappingType: TypeReference { .decimal }
     public static func mapped(from value: Value, failures: inout [ConversionFailure]) -> Decimal? {
         switch value {
-        case .decimal(let decimal): return decimal
+        case .decimal(let decimal): return decimal.decimal
         case .int(let int): return Decimal(int)
+        default: return mismatch(value, &failures)
+        }
+    }
+    /// As its `description` writes it (Foundation's decimal keeps no written scale; an
+    /// `ExactDecimal` does).
+    public var mappingValue: Value { ExactDecimal(self).map(Value.decimal) ?? .null }
+}
+
+extension ExactDecimal: MappableValue {
+    public static var mappingType: TypeReference { .decimal }
+    public static func mapped(from value: Value, failures: inout [ConversionFailure]) -> ExactDecimal? {
+        switch value {
+        case .decimal(let decimal): return decimal
+        case .int(let int): return ExactDecimal(int)
         default: return mismatch(value, &failures)
         }
     }

@@ -614,44 +614,30 @@ struct Writer<Output: WriterOutput> {
     }
 
     /// Writes a number as the writer writes the Decimal it converts to, when it is written
-    /// without an exponent in at most 18 digits: its digits without the fraction's trailing
-    /// zeros, `0` for zero; returns `false`, writing nothing, for any other number.
+    /// without an exponent in at most 38 digits: as it came, which is that Decimal's text
+    /// (JSON's grammar has no `+`, no leading zero and no bare point); returns `false`, writing
+    /// nothing, for any other number.
     private func writesDecimal(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
+        let start = Int(node.start)
         let end = Int(node.end)
-        var position = Int(node.start)
-        let negative = bytes[position] == UInt8(ascii: "-")
-        if negative { position += 1 }
-        let integerStart = position
-        while position < end, bytes[position] &- 48 < 10 { position += 1 }
-        let integerEnd = position
-        var fractionEnd = position
-        if position < end {
-            guard bytes[position] == UInt8(ascii: ".") else { return false }  // an exponent
+        var position = start
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        var digits = 0
+        while position < end {
+            let byte = bytes[position]
+            if byte &- 48 < 10 {
+                digits += 1
+            } else if byte != UInt8(ascii: ".") {
+                return false  // an exponent
+            }
             position += 1
-            while position < end, bytes[position] &- 48 < 10 { position += 1 }
-            guard position == end else { return false }
-            fractionEnd = end
-            // The fraction without its trailing zeros.
-            while fractionEnd > integerEnd + 1, bytes[fractionEnd - 1] == UInt8(ascii: "0") { fractionEnd -= 1 }
         }
-        guard end - integerStart <= 19 else { return false }
-        let hasFraction = fractionEnd > integerEnd + 1
-        let isZero = !hasFraction && integerEnd - integerStart == 1 && bytes[integerStart] == UInt8(ascii: "0")
+        guard digits <= ExactDecimal.maximumDigits else { return false }
         if tagged {
-            // The digits as the writer writes them, as a decimal's text.
-            let length =
-                isZero
-                ? 1 : (negative ? 1 : 0) + integerEnd - integerStart + (hasFraction ? fractionEnd - integerEnd : 0)
             out.append(ValueTag.decimal.rawValue)
-            out.appendWord32(UInt32(length))
+            out.appendWord32(UInt32(end - start))
         }
-        if isZero {
-            out.append(UInt8(ascii: "0"))
-            return true
-        }
-        if negative { out.append(UInt8(ascii: "-")) }
-        out.append(bytes, integerStart, integerEnd - integerStart)
-        if hasFraction { out.append(bytes, integerEnd, fractionEnd - integerEnd) }
+        out.append(bytes, start, end - start)
         return true
     }
 

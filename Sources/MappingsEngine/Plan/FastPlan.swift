@@ -274,7 +274,7 @@ struct PlanTables: Sendable {
         case int
         /// `true` or `false` copied; anything else converts.
         case bool
-        /// A number without an exponent, in at most 18 digits, written as Decimal writes it.
+        /// A number without an exponent, in at most 38 digits: copied, as Decimal keeps its digits.
         case decimal
         /// A date written `2012-08-29T14:40:05Z` (years 1 to 9999), copied once its fields are
         /// checked, when the entry has no `@dateFormat`; anything else converts.

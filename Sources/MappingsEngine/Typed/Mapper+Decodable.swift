@@ -353,7 +353,7 @@ struct MappedValueDecoder: Decoder {
             switch value {
             case .double(let double): return double
             case .int(let int): return Double(int)
-            case .decimal(let decimal): return NSDecimalNumber(decimal: decimal).doubleValue
+            case .decimal(let decimal): return Double(decimal.text) ?? .nan
             case .json(let json):
                 switch json {
                 case .double(let double): return double
@@ -373,8 +373,8 @@ struct MappedValueDecoder: Decoder {
             case .int(let int): whole = Int64(int)
             case .json(.integer(let integer)): whole = integer
             case .decimal(let decimal):
-                // A whole decimal in range; its digits, not a double's.
-                whole = decimal.isWhole ? Int64(decimal.description) : nil
+                // A whole decimal in range (`2.00` is); its digits, not a double's.
+                whole = decimal.digits.int64
             default: whole = nil
             }
             guard let whole else { throw mismatch(type) }
@@ -411,7 +411,7 @@ struct MappedValueDecoder: Decoder {
             case .date(let date) where type == Date.self: return date as! T
             case .url(let url) where type == URL.self: return url as! T
             case .uuid(let uuid) where type == UUID.self: return uuid as! T
-            case .decimal(let decimal) where type == Decimal.self: return decimal as! T
+            case .decimal(let decimal) where type == Decimal.self: return decimal.decimal as! T
             case .int(let int) where type == Decimal.self: return Decimal(int) as! T
             case .json(let json) where type == JSONValue.self: return json as! T
             case .json(.number(let number)) where type == Decimal.self:
@@ -431,16 +431,6 @@ struct MappedValueDecoder: Decoder {
             default: return try T(from: MappedValueDecoder(value: value, codingPath: codingPath))
             }
         }
-    }
-}
-
-extension Decimal {
-    /// Whether it has no fraction.
-    fileprivate var isWhole: Bool {
-        var value = self
-        var rounded = Decimal()
-        NSDecimalRound(&rounded, &value, 0, .plain)
-        return rounded == self
     }
 }
 

@@ -55,22 +55,24 @@ extension Converter {
         }
     }
 
+    /// A number, or a numeric string, as the decimal it writes: its digits and scale as
+    /// written (`1.10`, `"1.10"` and `110e-2` are all `1.10`), never rounded.
     @inline(__always)
     static func convertDecimal(_ value: JSONValue) -> ScalarConversion {
         switch value {
-        case .integer(let integer): return .converted(.decimal(Decimal(integer)))
+        case .integer(let integer): return .converted(.decimal(ExactDecimal(Int(integer))))
         case .double(let double):
-            guard let decimal = exactDecimal(format(double)) else { return .failed(decimalFailure(value)) }
+            guard let decimal = ExactDecimal(format(double)) else { return .failed(decimalFailure(value)) }
             return .converted(.decimal(decimal))
         case .number(let number):
-            guard let decimal = exactDecimal(number.literal) else { return .failed(decimalFailure(value)) }
+            guard let decimal = ExactDecimal(number.literal) else { return .failed(decimalFailure(value)) }
             return .converted(.decimal(decimal))
         case .string(let string):
             let trimmed = string.trimmingSpaces
             guard isNumberLiteral(trimmed) else {
                 return .failed("expected Decimal, found \(describe(value)), which is not a number")
             }
-            guard let decimal = exactDecimal(trimmed) else { return .failed(decimalFailure(value)) }
+            guard let decimal = ExactDecimal(trimmed) else { return .failed(decimalFailure(value)) }
             return .converted(.decimal(decimal))
         default: return .failed(mismatch(value, .decimal))
         }
@@ -107,21 +109,6 @@ extension Converter {
         return scalars.isEmpty
     }
 
-    /// The Decimal that holds the decimal literal `text` digit for digit, or `nil` when Decimal
-    /// cannot (more than 38 significant digits, or an exponent outside -128...127).
-    static func exactDecimal(_ text: String) -> Decimal? {
-        guard let digits = DecimalDigits(literal: text), keepsAsDecimal(digits) else { return nil }
-        if let decimal = Decimal(exactDigits: digits) { return decimal }
-        // Foundation reads the value as its significant digits and exponent, whatever the
-        // literal's spelling (`…540e-129` is `…54e-128`, which it holds).
-        let canonical =
-            (digits.negative ? "-" : "") + String(decoding: digits.digits, as: UTF8.self) + "e\(digits.exponent)"
-        guard let decimal = Decimal(string: canonical, locale: Locale(identifier: "en_US_POSIX")),
-            DecimalDigits(literal: decimal.description) == digits
-        else { return nil }
-        return decimal
-    }
-
     /// Why a number (or numeric string) is no Int: a fraction, or a magnitude beyond Int64.
     static func intFailure(_ value: JSONValue, _ digits: DecimalDigits?) -> String {
         let found = "expected Int, found \(describe(value))"
@@ -139,18 +126,10 @@ extension Converter {
             + "declare it Decimal or String to keep it"
     }
 
-    /// The one rule of what a `Decimal` keeps, whatever the spelling: at most 38 significant
-    /// digits, and an exponent of -128 to 127 once the value is written as those digits times a
-    /// power of ten (`1e128` and `10e127` are the same number, refused alike; `1e127` is kept).
-    /// Foundation holds some 39-digit numbers too, but not all: the rule is the one it always holds.
-    static func keepsAsDecimal(_ digits: DecimalDigits) -> Bool {
-        digits.digits.count <= 38 && (-128...127).contains(digits.exponent)
-    }
-
     /// Why a number is no Decimal.
     static func decimalFailure(_ value: JSONValue) -> String {
         "expected Decimal, found \(describe(value)), which has more digits than a Decimal keeps "
-            + "(38 significant digits, exponents -128 to 127); declare it String or JSON to keep it"
+            + "(38 significant digits as written, exponents -128 to 127); declare it String or JSON to keep it"
     }
 }
 

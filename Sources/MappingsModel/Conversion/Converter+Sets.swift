@@ -89,7 +89,7 @@ package enum SetOrder {
             left.unicodeScalars.lexicographicallyPrecedes(right.unicodeScalars)
         case (.int(let left), .int(let right)): left < right
         case (.double(let left), .double(let right)): left < right
-        case (.decimal(let left), .decimal(let right)): left < right
+        case (.decimal(let left), .decimal(let right)): ExactDecimal.precedes(left, right)
         default: false
         }
     }

@@ -19,7 +19,7 @@ extension JSONWriter {
         case .int(let int): writeInteger(Int64(int), into: &out)
         case .double(let double): out.append(contentsOf: number(double).utf8)
         case .bool(let bool): append(bool ? "true" : "false", to: &out)
-        case .decimal(let decimal): decimal.appendText(to: &out)
+        case .decimal(let decimal): out.append(contentsOf: decimal.text.utf8)
         case .url(let url): writeString(url.absoluteString, into: &out)
         case .uuid(let uuid): writeString(uuid.uuidString, into: &out)
         case .date(let date):

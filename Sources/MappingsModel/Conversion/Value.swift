@@ -9,10 +9,11 @@ public enum Value: Sendable, Equatable {
     case int(Int)
     case double(Double)
     case bool(Bool)
-    // Boxed: the two widest payloads would make every value (and every copy) wider.
-    indirect case decimal(Decimal)
+    /// A decimal as written (`1.10` keeps its zero).
+    case decimal(ExactDecimal)
     case url(URL)
     case date(Date)
+    // Boxed: the widest payload would make every value (and every copy) wider.
     indirect case uuid(UUID)
     /// A value of type `JSON`, kept as it came.
     case json(JSONValue)

@@ -34,10 +34,8 @@ def same(kind, stored, expected):
             return stored == datetime.datetime.fromisoformat(expected.replace("Z", "+00:00"))
         return stored == expected
     if kind == "decimal":
-        if isinstance(stored, str):
-            # SQLite: the text as written, every digit.
-            return Decimal(stored).as_tuple() == Decimal(str(expected)).as_tuple()
-        return stored == Decimal(str(expected))
+        # SQLite's text, PostgreSQL's numeric: the sign, every digit and the scale as written.
+        return Decimal(str(stored)).as_tuple() == Decimal(str(expected)).as_tuple()
     if kind == "json":
         return json.loads(stored, parse_float=Decimal) == expected
     return stored == expected

@@ -4,6 +4,7 @@ and a database that goes away (docs/operations.md, "Into a database")."""
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import time
@@ -117,6 +118,41 @@ def test_a_value_the_database_would_change_rejects_its_record_saying_why(destina
         (weight,), = destination.query('SELECT "weight" FROM "order" WHERE "id" = 10')
         assert weight == 0 and str(weight) == "-0.0"
     assert destination.query('SELECT count(*) FROM "order"') == [(6 - len(messages),)]
+
+
+def test_decimals_read_back_with_the_digits_and_scale_map_writes(destination, tmp_path):
+    rng = random.Random(7)
+    totals = ["1.10", "-0.0", "0.000", "123456789012345678.90", '"1.10"', '"-0.500"', "1.0E+2", "100"]
+    lines = []
+    for number, total in enumerate(totals, start=1):
+        payload = order(rng, number)
+        payload["lines"] = [{"sku": "S", "qty": 1, "price": "__price__"}]
+        text = json.dumps(payload).replace('"total": ' + json.dumps(payload["total"]), '"total": ' + total)
+        lines.append(text.replace('"__price__"', total) + "\n")
+    path = tmp_path / "decimals.ndjson"
+    path.write_text("".join(lines), encoding="utf-8")
+    # `map`'s output, a record at a time: the text of each decimal as written.
+    written = []
+    for line in lines:
+        output = mappings("map", "--mappings", CONTEXTS, "--context", "$OrderEvent", input=line, check=0).stdout
+        written.append(re.search(r'"total":(-?[0-9.]+)', output).group(1))
+    assert written == ["1.10", "-0.0", "0.000", "123456789012345678.90", "1.10", "-0.500", "100", "100"]
+    negative_zero = destination.dialect == "postgresql"  # numeric has no negative zero: an issue
+    stream("$OrderEvent", "--to", destination.uri, "--create-tables", "--rejects", str(tmp_path / "rejects"),
+           str(path), check=1 if negative_zero else 0)
+    expected = mapped("$OrderEvent", path)
+    if negative_zero:
+        rejects = [json.loads(line) for line in (tmp_path / "rejects").read_text().splitlines()]
+        assert [reject["line"] for reject in rejects] == [2]
+        assert rejects[0]["issues"][0]["message"].startswith(
+            'the record\'s output does not fit the columns of the table "order": $.total: expected a decimal '
+            "numeric keeps (it reads -0.0 back as 0.0), found -0.0 (byte "), rejects
+        expected = [record for record in expected if record["id"] != 2]
+    compare(destination.table("order"), sorted(expected, key=lambda record: record["id"]))
+    stored = dict(destination.query('SELECT "id", "total" FROM "order"'))
+    for number, text in enumerate(written, start=1):
+        if number in stored:
+            assert str(stored[number]) == text, f"id {number}: {stored[number]!r} stored, {text} mapped"
 
 
 def run_with_kills(arguments, timing, rng, kills, progress, total, reset):
