@@ -630,7 +630,7 @@ enum RandomPayload {
         case "decimals": return pick([#"[1.5,"2"]"#, "[0.10,-3]", "[]"], &random)
         case "tags":
             return pick([#"["a","b"]"#, "[]", "[ ]", #"["\u00e9"]"#, #"[ "a" , "b\n" ]"#, #"["a",1]"#], &random)
-        case "stamp": return pick(["1700000000123", "0", "-1000"], &random)
+        case "stamp": return pick(["1700000000123", "1453671950000", "1609459200000", "-1000"], &random)
         case "state": return pick([#""A""#, #""S""#, #""X""#, "1", "true", #""N""#, "null"], &random)
         case "title": return pick(strings + ["null"], &random)
         case "scores": return pick([#"{"a":1,"b":"2"}"#, "{}", #"{"a":1.5}"#, #"{"a":null}"#], &random)

@@ -158,7 +158,16 @@ final class MappingService: Sendable {
             return Answer(status: 204, body: [])
         case .withErrors:
             metrics.records(context, .rejected).increment()
-            return .json(422, ["issues": .array(outcome.issues.map(\.json))])
+            var answer: JSONValue = ["issues": .array(outcome.issues.map(\.json))]
+            // An array mapped as one payload, as `map` says without --many.
+            if body.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+                answer = [
+                    "issues": .array(outcome.issues.map(\.json)),
+                    "note": .string(
+                        "the body is an array; to map each of its elements into \(context), add ?many=true"),
+                ]
+            }
+            return .json(422, answer)
         case .clean, .withWarnings:
             metrics.records(context, .written).increment()
             text.append(UInt8(ascii: "\n"))

@@ -24,7 +24,7 @@ struct LoadOptions: ParsableArguments {
     @Option(
         name: .customLong("scripts"),
         help: ArgumentHelp(
-            "The directory of the Lua transformers: @transformClass X names DIR/X.lua (default: scripts).",
+            "The directory of the Lua transformers: @transformClass X names DIR/X.lua (default: the scripts folder beside --mappings' folder, else scripts).",
             valueName: "dir"), completion: .directory)
     var scripts: String?
 
@@ -54,8 +54,10 @@ struct LoadOptions: ParsableArguments {
         return traits
     }
 
-    /// The `--scripts` directory, or `scripts` when none is given (which need not exist).
-    var scriptsDirectory: String { scripts ?? "scripts" }
+    /// The `--scripts` directory; when none is given, the `scripts` folder beside the contexts'
+    /// folder (`mappings init`'s layout, as the Python module finds it), else `scripts` where
+    /// you stand (which need not exist).
+    var scriptsDirectory: String { scripts ?? LuaScripts.directory(besideContexts: paths.first) }
 
     /// The `--mappings` paths, or `contexts` when none is given.
     var mappingsPaths: [String] { paths.isEmpty ? ["contexts"] : paths }

@@ -60,6 +60,11 @@ def test_one_payload_each_status(server):
     status, _, body = server.request("POST", "/v1/map/%24User?many=true", '{"name": "A"}')
     assert status == 422
     assert [error for issue in json.loads(body)["issues"] for error in shape_errors(issue, "issue")] == []
+    # An array without many: mapped as one payload, and the answer says what map says.
+    status, _, body = server.request("POST", "/v1/map/%24User", ' [{"name": "A", "age": 1}]')
+    assert status == 422
+    assert json.loads(body)["note"] == "the body is an array; to map each of its elements into $User, add ?many=true"
+    assert "note" not in json.loads(server.map("$User", {"age": "old"})[2])
     status, _, body = server.request("POST", "/v1/map/%24User", '{\n  "name": ')
     assert status == 400 and "2:11" in json.loads(body)["error"]
     status, _, body = server.map("$Usr", {})
