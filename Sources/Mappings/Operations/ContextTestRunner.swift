@@ -12,6 +12,8 @@ public struct ContextTestResult: Sendable {
     package var test: ContextTest
     /// What differed, one line each (`$.user.name: expected "Ann", got "Bob"`); empty when it passed.
     public var failures: [String]
+    /// What the mapping gave, when it ran (`mappings test --update` writes it into the test).
+    package var actual: MappingResult?
 
     /// Whether the test passed.
     public var passed: Bool { failures.isEmpty }
@@ -35,16 +37,23 @@ public enum ContextTestRunner {
         for identifier in contexts ?? catalog.identifiers {
             guard let context = catalog.context(identifier) else { continue }
             for (offset, test) in context.tests.enumerated() {
+                let (failures, actual) = outcome(of: test, context: identifier, mapper: mapper)
                 results.append(
                     ContextTestResult(
-                        context: identifier, number: offset + 1, test: test,
-                        failures: failures(of: test, context: identifier, mapper: mapper)))
+                        context: identifier, number: offset + 1, test: test, failures: failures, actual: actual))
             }
         }
         return results
     }
 
     static func failures(of test: ContextTest, context: String, mapper: Mapper) -> [String] {
+        outcome(of: test, context: context, mapper: mapper).failures
+    }
+
+    /// What differed, and what the mapping gave (`nil` when it could not run).
+    static func outcome(of test: ContextTest, context: String, mapper: Mapper) -> (
+        failures: [String], actual: MappingResult?
+    ) {
         let result: MappingResult
         do {
             if let into = test.into {
@@ -57,7 +66,7 @@ public enum ContextTestRunner {
                     : try mapper.object(from: test.input, context: context)
             }
         } catch {
-            return [error.description]
+            return ([error.description], nil)
         }
         var failures: [String] = []
         if test.output != nil || test.outputIncludes != nil {
@@ -68,7 +77,7 @@ public enum ContextTestRunner {
             }
         }
         failures += issueDifferences(expected: test.issues ?? [], actual: result.issues)
-        return failures
+        return (failures, result)
     }
 
     /// Where two JSON values differ: object keys in any order, numbers by value. With `subset`
@@ -111,7 +120,7 @@ public enum ContextTestRunner {
         return a == b
     }
 
-    private static func issueDifferences(expected: [ContextTest.ExpectedIssue], actual: [MappingIssue]) -> [String] {
+    static func issueDifferences(expected: [ContextTest.ExpectedIssue], actual: [MappingIssue]) -> [String] {
         var lines: [String] = []
         if expected.count != actual.count {
             lines.append("expected \(expected.count) issue\(expected.count == 1 ? "" : "s"), got \(actual.count)")

@@ -52,6 +52,7 @@ extension ContextCompiler {
             test.input = member.value.jsonValue
         case "output":
             test.output = member.value.jsonValue
+            test.outputLocation = member.value.location
         case "outputIncludes":
             switch member.value.kind {
             case .object, .array:
@@ -86,6 +87,7 @@ extension ContextCompiler {
         case "issues":
             guard let issues = compileExpectedIssues(member.value) else { return false }
             test.issues = issues
+            test.issuesLocation = member.value.location
         default:
             diagnostics.append(
                 Diagnostic(

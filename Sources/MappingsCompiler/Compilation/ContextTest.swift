@@ -41,4 +41,7 @@ package struct ContextTest: Sendable {
     package var location: SourceLocation
     /// The existing object `input` populates (`"into"`, as `map --into` reads it); `nil`: a new one.
     package var into: JSONValue? = nil
+    /// Where the values of `"output"` and `"issues"` start, for `mappings test --update`.
+    package var outputLocation: SourceLocation? = nil
+    package var issuesLocation: SourceLocation? = nil
 }
