@@ -64,17 +64,22 @@ extension InitCommandTests {
         let directory = try ToolRunner.directory(with: ["quakes.ndjson": quakes])
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let head = try ToolRunner.run(["init", "--from", "-", "--model", "Quake", "--dir", "head"], in: directory, input: first12)
+        let head = try ToolRunner.run(
+            ["init", "--from", "-", "--model", "Quake", "--dir", "head"], in: directory, input: first12)
         #expect(head.status == 0, "\(head)")
         #expect(head.stderr.contains("note: typed from 12 records\n"), "\(head)")
         #expect(head.stderr.contains("Properties.tz (only null: JSON?, any value)"), "\(head)")
         #expect(
             head.stderr.contains(
-                "Properties.felt (Int from 3 values, null or missing in 9: optional; a fraction elsewhere would need Double)"),
+                "Properties.felt (Int from 3 values, null or missing in 9: optional; a fraction elsewhere would need Double)"
+            ),
             "\(head)")
-        let streamedHead = try ToolRunner.run(
-            ["stream", "--mappings", "head/contexts", "--context", "$Quake", "quakes.ndjson"], in: directory)
-        #expect(streamedHead.status == 1, "the first 12 records type gap as Int and rms as Double: \(streamedHead.stderr)")
+        // Through files: the rejects said on stderr are more than a pipe holds.
+        let streamedHead = try ToolRunner.runProgram(
+            ToolRunner.executable, ["stream", "--mappings", "head/contexts", "--context", "$Quake", "quakes.ndjson"],
+            in: directory)
+        #expect(
+            streamedHead.status == 1, "the first 12 records type gap as Int and rms as Double: \(streamedHead.stderr)")
 
         let spread = try ToolRunner.run(
             ["init", "--from", "quakes.ndjson", "--sample", "12", "--model", "Quake", "--dir", "spread"], in: directory)
@@ -82,8 +87,9 @@ extension InitCommandTests {
         #expect(spread.stderr.contains("note: typed from 12 records (spread over a file of "), "\(spread)")
         let models = try Self.read("spread/contexts/models.mappings", in: directory)
         #expect(models.contains(#""gap": "Double""#) && models.contains(#""rms": "Double?""#), "\(models)")
-        let streamed = try ToolRunner.run(
-            ["stream", "--mappings", "spread/contexts", "--context", "$Quake", "quakes.ndjson"], in: directory)
+        let streamed = try ToolRunner.runProgram(
+            ToolRunner.executable, ["stream", "--mappings", "spread/contexts", "--context", "$Quake", "quakes.ndjson"],
+            in: directory)
         #expect(streamed.status == 0, "\(streamed.stderr)")
         #expect(streamed.stdout.split(separator: "\n").count == 1000)
 
@@ -95,7 +101,8 @@ extension InitCommandTests {
     func sqliteTable() throws {
         let directory = try ToolRunner.directory(with: ["quakes.ndjson": try Self.quakes()])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let made = try ToolRunner.run(["init", "--from", "quakes.ndjson", "--for", "sqlite", "--model", "Quake"], in: directory)
+        let made = try ToolRunner.run(
+            ["init", "--from", "quakes.ndjson", "--for", "sqlite", "--model", "Quake"], in: directory)
         #expect(made.status == 0, "\(made)")
         #expect(made.stdout.contains("wrote ./contexts/models.mappings (1 model: Quake)"), "\(made)")
         #expect(made.stdout.contains("wrote ./contexts/Quake.mappings ($Quake, @identity id, "), "\(made)")
@@ -122,7 +129,9 @@ extension InitCommandTests {
 
     @Test("a Stripe invoice.paid event: api_version stays a String, period_start and period_end are dates")
     func stripeEvent() throws {
-        let directory = try ToolRunner.directory(with: ["invoice.paid.json": try Self.fixture("stripe-invoice.paid.json")])
+        let directory = try ToolRunner.directory(with: [
+            "invoice.paid.json": try Self.fixture("stripe-invoice.paid.json")
+        ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let made = try ToolRunner.run(["init", "--from", "invoice.paid.json", "--model", "Event"], in: directory)
         #expect(made.status == 0, "\(made)")
@@ -187,7 +196,7 @@ extension InitCommandTests {
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let builtIn = try ToolRunner.run(["init", "--model", "Int"], in: directory)
-        #expect(builtIn.status == 64, "\(builtIn)")
+        #expect(builtIn.status == 2, "\(builtIn)")
         #expect(
             builtIn.stderr.contains("Int is a built-in type: name the model something else, e.g. IntRecord"),
             "\(builtIn)")
@@ -201,7 +210,8 @@ extension InitCommandTests {
         #expect(deeper.status == 0, "\(deeper)")
         #expect(
             deeper.stderr.contains(
-                "note: a record nests deeper than 124 levels, which @tests cannot hold (a .mappings file nests at most 128): tests hold the others"),
+                "note: a record nests deeper than 124 levels, which @tests cannot hold (a .mappings file nests at most 128): tests hold the others"
+            ),
             "\(deeper)")
         let tests = try ToolRunner.run(["test"], in: directory)
         #expect(tests.status == 0 && tests.stdout.contains("1 passed, 0 failed"), "\(tests)")
@@ -219,7 +229,8 @@ extension InitCommandTests {
         let linked = try ToolRunner.run(["init", "--from", "weather.json", "--force"], in: directory)
         #expect(linked.status == 2, "\(linked)")
         #expect(linked.stderr.contains("error: ./contexts is a symbolic link (to "), "\(linked)")
-        #expect(try manager.contentsOfDirectory(atPath: directory.appendingPathComponent("elsewhere").path) == ["keep.txt"])
+        #expect(
+            try manager.contentsOfDirectory(atPath: directory.appendingPathComponent("elsewhere").path) == ["keep.txt"])
         #expect(!manager.fileExists(atPath: directory.appendingPathComponent("scripts").path))
 
         try manager.removeItem(at: directory.appendingPathComponent("contexts"))
@@ -233,9 +244,10 @@ extension InitCommandTests {
         #expect(try ToolRunner.run(["init", "--from", "weather.json"], in: directory).status == 0)
         let again = try ToolRunner.run(["init", "--from", "weather.json", "--force"], in: directory)
         #expect(again.status == 0, "\(again)")
-        #expect(try manager.contentsOfDirectory(atPath: directory.path).sorted() == [
-            "contexts", "elsewhere", "scripts", "weather.json",
-        ])
+        #expect(
+            try manager.contentsOfDirectory(atPath: directory.path).sorted() == [
+                "contexts", "elsewhere", "scripts", "weather.json",
+            ])
     }
 
     @Test("20,000 keys in a record: init is near-linear (under 20 s in the debug build, on a loaded machine)")

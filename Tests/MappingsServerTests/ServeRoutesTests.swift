@@ -193,7 +193,10 @@ struct ServeRoutesTests {
             "POST", "/api/new", body: #"{"payload": "{\"id\": 1}", "model": "Ticket"}"#, headers: json)
         #expect(created.status == 200 && created.body.contains("contexts/Ticket.mappings"), "\(created.body)")
         for (model, problem) in [
-            ("../../x", #"model: a model name is a letter, then letters, digits or _, but got \"../../x\" (did you mean 'X'?)"#),
+            (
+                "../../x",
+                #"model: a model name is a letter, then letters, digits or _, but got \"../../x\" (did you mean 'X'?)"#
+            ),
             ("Int", "model: Int is a built-in type: name the model something else, e.g. IntRecord"),
         ] {
             let refused = try await server.request(

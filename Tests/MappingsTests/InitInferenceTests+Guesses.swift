@@ -135,7 +135,10 @@ extension InitInferenceTests {
             ("Quake", nil), ("Int", "Int is a built-in type: name the model something else, e.g. IntRecord"),
             ("JSON", "JSON is a built-in type: name the model something else, e.g. JSONRecord"),
             ("../../x", #"a model name is a letter, then letters, digits or _, but got "../../x" (did you mean 'X'?)"#),
-            ("my-model", #"a model name is a letter, then letters, digits or _, but got "my-model" (did you mean 'MyModel'?)"#),
+            (
+                "my-model",
+                #"a model name is a letter, then letters, digits or _, but got "my-model" (did you mean 'MyModel'?)"#
+            ),
         ] as [(String, String?)])
     func modelNames(name: String, problem: String?) {
         #expect(InferredNames.problem(withModelName: name) == problem)

@@ -20,7 +20,8 @@ package enum InitReport {
         if let over = project.spreadOver { first += " (spread over \(over))" }
         let few = project.records < fewValues
         if few {
-            first += ": every type rests on \(project.records == 1 ? "one value" : "at most \(project.records) values")"
+            first +=
+                ": every type rests on \(project.records == 1 ? "one value" : "at most \(project.records) values")"
                 + " — a larger sample makes the types surer (`--sample N` spreads N records over a large NDJSON file)"
         }
         var lines = [first]

@@ -33,7 +33,8 @@ extension ModelInference {
         var slots: [Slot] = []
         for key in shape.keys where !key.isEmpty {
             let field = shape.field(key)!
-            let name = prefix.map { $0 + InferredNames.upperFirst(InferredNames.property(key)) }
+            let name =
+                prefix.map { $0 + InferredNames.upperFirst(InferredNames.property(key)) }
                 ?? InferredNames.property(key)
             if let object = field.object, field.kinds == 1, object.keys.contains(where: { !$0.isEmpty }),
                 !isDictionary(object)

@@ -58,7 +58,9 @@ package struct ModelInference {
         // others get theirs in payload order, numbered when taken. Keys are told apart by their
         // code points, names as Swift compares them: of two keys equal as Unicode but not as
         // bytes (`café` NFC and NFD), the second is numbered.
-        let slots = flat ? Self.flatSlots(of: shape, parents: [], prefix: nil) : keys.map { Slot(key: $0, field: shape.field($0)!) }
+        let slots =
+            flat
+            ? Self.flatSlots(of: shape, parents: [], prefix: nil) : keys.map { Slot(key: $0, field: shape.field($0)!) }
         var names = Set<String>()
         var chosen = [String?](repeating: nil, count: slots.count)
         for (index, slot) in slots.enumerated() where slot.parents.isEmpty {
@@ -73,7 +75,8 @@ package struct ModelInference {
         for (slot, propertyName) in zip(slots, chosen) {
             let propertyName = propertyName!
             let (type, format) =
-                overrides[name]?[propertyName].map { ($0, nil) } ?? self.type(of: slot.field, key: slot.key, parent: name)
+                overrides[name]?[propertyName].map { ($0, nil) }
+                ?? self.type(of: slot.field, key: slot.key, parent: name)
             properties.append(
                 InferredProperty(
                     name: propertyName, key: slot.key, type: type,
@@ -82,7 +85,9 @@ package struct ModelInference {
                     dateFormat: format, parents: slot.parents, values: slot.field.values,
                     absent: shape.count - slot.field.values))
         }
-        if flat, parent == nil { identity = Self.identity(of: properties, slots: slots, model: name, count: shape.count) }
+        if flat, parent == nil {
+            identity = Self.identity(of: properties, slots: slots, model: name, count: shape.count)
+        }
         models[index].properties = properties
         // A model already inferred with the same properties (a user, an assignee, a closer) is
         // that model: use it, and drop this copy.

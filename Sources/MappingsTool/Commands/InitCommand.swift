@@ -86,7 +86,9 @@ struct InitCommand: ParsableCommand {
         if let model, let problem = InferredNames.problem(withModelName: model) {
             throw ValidationError("--model: \(problem)")
         }
-        if let sample, sample < 1 { throw ValidationError("--sample takes a number of records, 1 or more, but got \(sample)") }
+        if let sample, sample < 1 {
+            throw ValidationError("--sample takes a number of records, 1 or more, but got \(sample)")
+        }
         if sample != nil, from == nil { throw ValidationError("--sample reads a payload: give it with --from") }
     }
 

@@ -38,7 +38,9 @@ struct ProjectWriter {
             for (index, file) in files.enumerated() {
                 try Data(file.text.utf8).write(to: URL(fileURLWithPath: Self.staged(index, in: staging)))
             }
-            for file in files { try create(folder: (file.path as NSString).deletingLastPathComponent, recording: &created) }
+            for file in files {
+                try create(folder: (file.path as NSString).deletingLastPathComponent, recording: &created)
+            }
         } catch {
             Self.remove(created)
             throw fail("cannot write the project under \"\(directory)\": \(Self.reason(error))")
