@@ -187,12 +187,14 @@ extension InitCommandTests {
         Data(text.utf8).range(of: Data(part.utf8)) != nil
     }
 
-    @Test("reasons instead of a bug: a built-in type's name, a key written twice, records too deep for @tests")
+    @Test("reasons instead of a bug: a built-in type's name, a key written twice, a column too long, records too deep")
     func reasons() throws {
         let deep = String(repeating: #"{"a":"#, count: 130) + "1" + String(repeating: "}", count: 130)
         let directory = try ToolRunner.directory(with: [
             "twice.ndjson": "{\"id\": 1, \"user\": {\"id\": 2}}\n{\"id\": 2, \"user\": {\"id\": 3, \"id\": 4}}\n",
             "deep.json": "[{\"b\": 1}, \(deep)]",
+            "long.json":
+                #"{"id": 1, "a_rather_long_object_name_for_testing": {"and_an_even_longer_field_name_inside_it": 1}}"#,
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let builtIn = try ToolRunner.run(["init", "--model", "Int"], in: directory)
@@ -206,6 +208,14 @@ extension InitCommandTests {
                 && twice.stderr.contains(
                     #"error: line 2 of the sample writes the key "id" twice in $.user: keep one of its values"#),
             "\(twice)")
+        let long = try ToolRunner.run(
+            ["init", "--from", "long.json", "--for", "postgresql", "--dir", "pg"], in: directory)
+        #expect(long.status == 2, "\(long)")
+        #expect(
+            long.stderr.contains(
+                #"error: $Long makes no postgresql table: the column of aRatherLongObjectNameForTestingAndAnEvenLongerFieldNameInsideIt "#
+            ), "\(long)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("pg").path))
         let deeper = try ToolRunner.run(["init", "--from", "deep.json"], in: directory)
         #expect(deeper.status == 0, "\(deeper)")
         #expect(

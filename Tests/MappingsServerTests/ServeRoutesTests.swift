@@ -192,6 +192,7 @@ struct ServeRoutesTests {
         let created = try await server.request(
             "POST", "/api/new", body: #"{"payload": "{\"id\": 1}", "model": "Ticket"}"#, headers: json)
         #expect(created.status == 200 && created.body.contains("contexts/Ticket.mappings"), "\(created.body)")
+        #expect(created.body.contains("typed from 1 record: every type rests on one value"), "\(created.body)")
         for (model, problem) in [
             (
                 "../../x",
