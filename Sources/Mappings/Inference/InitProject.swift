@@ -109,13 +109,14 @@ package struct InitProject {
     }
 
     /// A commented skeleton, for `init` without a sample: one model, its context and a test.
-    package static func skeleton(model: String) throws(InitFailure) -> InitProject {
+    package static func skeleton(model: String, flat: Bool = false) throws(InitFailure) -> InitProject {
         let record = JSONObject([
             ("id", .integer(1)), ("title", .string("Hello")),
             ("created_at", .string("2024-03-01T10:00:00Z")), ("tags", .array([.string("new")])),
         ])
         return try infer(
-            from: InitSample(records: [record], form: .object), model: model, sampleName: "a sample payload")
+            from: InitSample(records: [record], form: .object), model: model, sampleName: "a sample payload", flat: flat
+        )
     }
 
     /// Loads `files` as `mappings check` would load the project's `contexts/`.

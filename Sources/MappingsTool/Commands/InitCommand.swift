@@ -101,7 +101,7 @@ struct InitCommand: ParsableCommand {
                 project = try InitProject.infer(
                     from: try read(from), model: name, sampleName: sampleName, flat: flat || database != nil)
             } else {
-                project = try InitProject.skeleton(model: name)
+                project = try InitProject.skeleton(model: name, flat: flat || database != nil)
             }
             if let database { try Self.checkTable(project, database) }
         } catch let failure as InitFailure {
