@@ -156,7 +156,9 @@ package struct PlaygroundSession: Sendable {
             let project = try InitProject.infer(
                 from: try InitSample.read(Array(payload.utf8)), model: model, sampleName: "the playground's payload")
             return [
-                "context": .string(project.context), "notes": .array(project.notes.map { .string($0) }),
+                // What was left out, then what the types rest on, as `init` says them.
+                "context": .string(project.context),
+                "notes": .array((project.notes + InitReport.lines(project)).map { .string($0) }),
                 "files": .array(
                     project.files.map { file in
                         [

@@ -187,5 +187,22 @@ struct ServeRoutesTests {
 
         let save = try await server.request("POST", "/api/save", body: #"{"files": {}}"#, headers: json)
         #expect(save.status == 403)
+
+        // New from this payload: the model name becomes a file's name, so only a model name is taken.
+        let created = try await server.request(
+            "POST", "/api/new", body: #"{"payload": "{\"id\": 1}", "model": "Ticket"}"#, headers: json)
+        #expect(created.status == 200 && created.body.contains("contexts/Ticket.mappings"), "\(created.body)")
+        #expect(created.body.contains("typed from 1 record: every type rests on one value"), "\(created.body)")
+        for (model, problem) in [
+            (
+                "../../x",
+                #"model: a model name is a letter, then letters, digits or _, but got \"../../x\" (did you mean 'X'?)"#
+            ),
+            ("Int", "model: Int is a built-in type: name the model something else, e.g. IntRecord"),
+        ] {
+            let refused = try await server.request(
+                "POST", "/api/new", body: #"{"payload": "{}", "model": "\#(model)"}"#, headers: json)
+            #expect(refused.status == 400 && refused.body.contains(problem), "\(refused.body)")
+        }
     }
 }

@@ -142,8 +142,16 @@ struct InitInferenceTests {
         switch (type, input, output) {
         case (.model(let name), .object(let object), .object(let out)):
             for property in models[name]?.properties ?? [] {
-                let value = object.members.first { $0.key == property.key }?.value ?? .null
-                let written = out.members.first { $0.key == property.name }?.value
+                // The key by its code points, inside the objects a flat model's key path goes through.
+                var value = JSONValue.object(object)
+                for key in property.parents + [property.key] {
+                    guard case .object(let inner) = value else {
+                        value = .null
+                        break
+                    }
+                    value = inner[key] ?? .null
+                }
+                let written = out[property.name]
                 if let lost = keeps(value, written, as: property.type, models: models) {
                     return "\(name).\(property.name): \(lost)"
                 }

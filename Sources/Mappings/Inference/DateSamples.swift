@@ -2,10 +2,17 @@ import Foundation
 
 /// The date formats `mappings init` recognizes in sample values, as `@dateFormat` names them.
 enum DateSamples {
-    /// The one format every string is written in, or `nil`.
-    static func format(of strings: [String]) -> String? {
+    /// The one format every string (found at `key`) is written in, or `nil`.
+    ///
+    /// Strings that hold a day and no time (`2020-03-02`) are dates only at a key that names a
+    /// time or a day (`published_on`, `date`): elsewhere they are versions and codes
+    /// (`api_version`), which a `Date` would rewrite as `2020-03-02T00:00:00Z`.
+    static func format(of strings: [String], key: String) -> String? {
         guard !strings.isEmpty else { return nil }
-        for (format, matches) in formats where strings.allSatisfy(matches) { return format }
+        for (format, matches) in formats where strings.allSatisfy(matches) {
+            if format == "@iso8601", strings.allSatisfy({ $0.utf8.count == 10 }), !namesTime(key) { return nil }
+            return format
+        }
         return nil
     }
 
@@ -19,11 +26,14 @@ enum DateSamples {
         return nil
     }
 
+    /// Whether a word of `key` names a time or a day: `created_at`, `updated`, `dt`, `published_on`,
+    /// `period_start`, `trial_end`, `birthday`, or a last word ending in `time` (`runtime` too).
     static func namesTime(_ key: String) -> Bool {
         let words = InferredNames.words(key).map { $0.lowercased() }
         let times: Set<String> = [
-            "at", "time", "timestamp", "ts", "date", "dt", "created", "updated", "modified", "deleted",
-            "expires", "expiry", "sunrise", "sunset", "since", "until", "epoch", "when", "published", "seen",
+            "at", "on", "time", "timestamp", "ts", "date", "dt", "day", "birthday", "dob", "created",
+            "updated", "modified", "deleted", "expires", "expiry", "sunrise", "sunset", "since", "until", "epoch",
+            "when", "published", "seen", "start", "started", "starts", "end", "ended", "ends",
         ]
         return words.contains(where: times.contains) || words.last.map { $0.hasSuffix("time") } == true
     }

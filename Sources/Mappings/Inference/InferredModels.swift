@@ -1,4 +1,5 @@
 import Foundation
+import MappingsJSON
 import MappingsModel
 
 /// A property's type as `mappings init` writes it: a scalar type name, a model, or a
@@ -52,6 +53,21 @@ package struct InferredProperty: Equatable {
     package var type: InferredType
     package var isOptional: Bool
     package var dateFormat: String?
+    /// The keys of the objects the key is inside, outermost first, when a flat model reads it
+    /// from a nested object (`user.login` → `["user"]`); empty for a key of the model's own object.
+    package var parents: [String] = []
+    /// How many values the type rests on (neither null nor missing), and how many of the objects
+    /// that could hold the key had `null` there or lacked it.
+    package var values = 0
+    package var absent = 0
+
+    /// Equal when what is written is (evidence aside), the keys by their code points, as the
+    /// engine reads them. the keys by their code points (as the engine reads them).
+    package static func == (lhs: InferredProperty, rhs: InferredProperty) -> Bool {
+        lhs.name == rhs.name && lhs.key.hasSameCodePoints(as: rhs.key) && lhs.type == rhs.type
+            && lhs.isOptional == rhs.isOptional && lhs.dateFormat == rhs.dateFormat
+            && lhs.parents.elementsEqual(rhs.parents) { $0.hasSameCodePoints(as: $1) }
+    }
 }
 
 /// A model `mappings init` infers from the objects found at one place of the sample.
@@ -75,7 +91,8 @@ package enum InferredNames {
         var name = first.allSatisfy { !$0.isLetter || $0.isUppercase } ? first.lowercased() : lowerFirst(first)
         for word in words.dropFirst() { name += upperFirst(word) }
         if let start = name.unicodeScalars.first, !start.properties.isAlphabetic { name = "_" + name }
-        return name
+        // Composed (NFC): a name is letters, and `e` + U+0301 is a letter and a mark, `é` one letter.
+        return name.precomposedStringWithCanonicalMapping
     }
 
     /// `user` → `User`, `closed_by` → `ClosedBy`; a built-in type's name gets `Object` after it.
@@ -85,7 +102,31 @@ package enum InferredNames {
         if name.isEmpty { name = "Item" }
         if let start = name.unicodeScalars.first, !start.properties.isAlphabetic { name = "Model" + name }
         if TypeReference.scalars[name] != nil { name += "Object" }
-        return name
+        return name.precomposedStringWithCanonicalMapping
+    }
+
+    /// Why `name` cannot name a project's root model, or `nil` when it can: a model name is a
+    /// letter, then letters, digits or `_` (so it names no path either), and no built-in type's.
+    ///
+    /// ```text
+    /// Int is a built-in type: name the model something else, e.g. IntRecord
+    /// ```
+    package static func problem(withModelName name: String) -> String? {
+        guard isModelName(name) else {
+            let suggestion = model(name)
+            return "a model name is a letter, then letters, digits or _, but got \(InitTexts.string(name))"
+                + (isModelName(suggestion) ? " (did you mean '\(suggestion)'?)" : "")
+        }
+        if TypeReference.scalars[name] != nil {
+            return "\(name) is a built-in type: name the model something else, e.g. \(name)Record"
+        }
+        return nil
+    }
+
+    /// Whether `name` is a letter, then letters, digits or `_`.
+    package static func isModelName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.properties.isAlphabetic else { return false }
+        return name.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" }
     }
 
     /// The model of one element of an array held at `key`: `labels` → `Label`, `entries` → `Entry`.

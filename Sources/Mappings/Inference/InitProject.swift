@@ -28,21 +28,34 @@ package struct InitProject {
     /// What the files leave out of the sample, and why (a key no key path can name).
     package var notes: [String] = []
 
+    /// What the records were spread over when they are a spread of a larger payload (`--sample N`).
+    package var spreadOver: String?
+    /// The root's property guessed to identify a record (`--flat`), written as its `@identity`.
+    package var identity: String?
+
     /// The project of `sample`, its root model `model`; `sampleName` is the sample's file
-    /// name, which the comments cite.
+    /// name, which the comments cite. `flat`: one model, a table's row (`ModelInference.flat`),
+    /// with a guessed `@identity`.
     package static func infer(
-        from sample: InitSample, model: String, sampleName: String
+        from sample: InitSample, model: String, sampleName: String, flat: Bool = false
     ) throws(InitFailure) -> InitProject {
+        if let problem = InferredNames.problem(withModelName: model) { throw InitFailure(problem) }
         var inference = ModelInference()
+        inference.flat = flat
+        // A record becomes a test only when the file holding it nests no deeper than a
+        // `.mappings` file may: the test puts it `testsDepth` levels in.
+        let deepest = SyntaxParser.maximumDepth - InitTexts.testsDepth
+        let fitting = sample.records.indices.filter { Self.depth(of: .object(sample.records[$0])) <= deepest }
         for _ in 0..<12 {
             inference.infer(sample.records, root: model)
-            let texts = InitTexts(models: inference.models, root: model, sampleName: sampleName)
+            var texts = InitTexts(models: inference.models, root: model, sampleName: sampleName)
+            texts.identity = inference.identity
             let catalog = try load(texts.files(tests: ""))
             let mapper = Mapper(catalog: catalog)
             guard let contexts = mapper.catalog.context("$" + model) else {
                 throw InitFailure("the inferred context $\(model) did not load")
             }
-            var outputs: [JSONValue: String] = [:]
+            var outputs: [String] = []
             var forced = false
             for record in sample.records {
                 let result = mapper.object(from: .object(record), using: contexts)
@@ -53,15 +66,15 @@ package struct InitProject {
                 }
                 var text: [UInt8] = []
                 JSONWriter.write(result.value, into: &text)
-                outputs[.object(record)] = String(decoding: text, as: UTF8.self)
+                outputs.append(String(decoding: text, as: UTF8.self))
             }
             if forced { continue }
-            let chosen = InitSample.testRecords(sample.records)
-            let tests = chosen.enumerated().map { offset, index in
+            let chosen = InitSample.testRecords(sample.records, among: fitting)
+            let tests = chosen.map { index in
                 texts.test(
                     name: sample.records.count == 1
                         ? sampleName : "\(sampleName), record \(index + 1)",
-                    input: sample.records[index], output: outputs[.object(sample.records[index])] ?? "null")
+                    input: sample.records[index], output: outputs[index])
             }
             let files = texts.files(tests: tests.joined(separator: ", "))
             let failed = ContextTestRunner.run(try load(files)).filter { !$0.passed }
@@ -70,21 +83,40 @@ package struct InitProject {
                     "the inferred tests do not pass (a bug of mappings init): "
                         + failed.map { $0.title + ": " + $0.failures.joined(separator: ", ") }.joined(separator: "; "))
             }
+            var notes = inference.notes
+            if fitting.count < sample.records.count {
+                let left = sample.records.count - fitting.count
+                notes.append(
+                    "\(left == 1 ? "a record nests" : "\(left) records nest") deeper than \(deepest) levels, which "
+                        + "@tests cannot hold (a .mappings file nests at most \(SyntaxParser.maximumDepth)): "
+                        + (fitting.isEmpty ? "no test written" : "tests hold the others"))
+            }
             return InitProject(
                 files: files, model: model, models: inference.models, records: sample.records.count,
-                tests: chosen.count, form: sample.form, notes: inference.notes)
+                tests: chosen.count, form: sample.form, notes: notes, spreadOver: sample.spreadOver,
+                identity: inference.identity)
         }
         throw InitFailure("the sample's values kept failing to convert to any type inferred for them")
     }
 
+    /// How deeply objects and arrays nest in `value`: 0 for a scalar, 1 for `{}` or `[1]`.
+    static func depth(of value: JSONValue) -> Int {
+        switch value {
+        case .object(let object): 1 + (object.members.lazy.map { depth(of: $0.value) }.max() ?? 0)
+        case .array(let elements): 1 + (elements.lazy.map { depth(of: $0) }.max() ?? 0)
+        default: 0
+        }
+    }
+
     /// A commented skeleton, for `init` without a sample: one model, its context and a test.
-    package static func skeleton(model: String) throws(InitFailure) -> InitProject {
+    package static func skeleton(model: String, flat: Bool = false) throws(InitFailure) -> InitProject {
         let record = JSONObject([
             ("id", .integer(1)), ("title", .string("Hello")),
             ("created_at", .string("2024-03-01T10:00:00Z")), ("tags", .array([.string("new")])),
         ])
         return try infer(
-            from: InitSample(records: [record], form: .object), model: model, sampleName: "a sample payload")
+            from: InitSample(records: [record], form: .object), model: model, sampleName: "a sample payload", flat: flat
+        )
     }
 
     /// Loads `files` as `mappings check` would load the project's `contexts/`.

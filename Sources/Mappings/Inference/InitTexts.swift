@@ -7,6 +7,8 @@ struct InitTexts {
     let models: [InferredModel]
     let root: String
     let sampleName: String
+    /// The root's property that identifies a record, for a table's upserts (`--flat`).
+    var identity: String?
 
     /// The three files; `tests` is the members of the root context's `@tests` array.
     func files(tests: String) -> [(path: String, text: String)] {
@@ -16,6 +18,9 @@ struct InitTexts {
             ("scripts/Transformers.lua", Self.script),
         ]
     }
+
+    /// How many levels a context file puts a test's input in: the file, `$ROOT`, `@tests`, the test.
+    static let testsDepth = 4
 
     /// One `@tests` member: the record, and the output it maps to (JSON text).
     func test(name: String, input: JSONObject, output: String) -> String {
@@ -56,6 +61,7 @@ struct InitTexts {
             """
         text += models.map { model in
             var members = ["\"@class\": \(Self.string(model.name))"]
+            if model.name == root, let identity { members.append("\"@identity\": \(Self.string(identity))") }
             members += model.properties.map { Self.string($0.name) + ": " + entry($0) }
             if model.name == root { members.append("\"@tests\": [\(tests)]") }
             return Self.string("$" + model.name) + ": {" + members.joined(separator: ",\n") + "}"
@@ -65,7 +71,7 @@ struct InitTexts {
 
     /// A short entry when the property is required and plain, else a long one.
     private func entry(_ property: InferredProperty) -> String {
-        let keyPath = Self.string(Self.keyPath(property.key))
+        let keyPath = Self.string((property.parents + [property.key]).map(Self.keyPath).joined(separator: "."))
         var options: [String] = []
         if property.isOptional { options.append("\"@optional\": true") }
         if let format = property.dateFormat { options.append("\"@dateFormat\": \(Self.string(format))") }

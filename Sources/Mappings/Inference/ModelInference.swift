@@ -1,4 +1,5 @@
 import Foundation
+import MappingsJSON
 
 /// Infers models from sample records: every key of every object becomes a property, typed by
 /// the values it held (`ValueShape`). Objects become models, named after their key; objects
@@ -14,6 +15,12 @@ package struct ModelInference {
     package var optional: [String: Set<String>] = [:]
     /// What was left out, and why, for `init` to say.
     package private(set) var notes: [String] = []
+    /// Whether the root model is flat, a table's row (`init --flat`): the scalars of nested
+    /// objects are its own properties, read by key path, and collections of objects are JSON.
+    package var flat = false
+    /// The root's property guessed to identify a record (flat only): `id` or `<model>_id`,
+    /// an `Int` or `String` held by every record, no two the same.
+    package private(set) var identity: String?
 
     package init() {}
 
@@ -21,6 +28,7 @@ package struct ModelInference {
     package mutating func infer(_ records: [JSONObject], root: String) {
         models = []
         notes = []
+        identity = nil
         var shape = ObjectShape()
         for record in records { shape.add(record) }
         _ = model(of: shape, named: root, parent: nil)
@@ -47,24 +55,38 @@ package struct ModelInference {
             if !notes.contains(note) { notes.append(note) }
         }
         // A key that is its property's name already keeps it (`userId` beside `user_id`); the
-        // others get theirs in payload order, numbered when taken.
-        var names = Set(keys.filter { InferredNames.property($0) == $0 })
-        var named: [String: String] = Dictionary(uniqueKeysWithValues: names.map { ($0, $0) })
-        for key in keys where named[key] == nil {
-            let name = InferredNames.unique(InferredNames.property(key), in: names)
-            names.insert(name)
-            named[key] = name
+        // others get theirs in payload order, numbered when taken. Keys are told apart by their
+        // code points, names as Swift compares them: of two keys equal as Unicode but not as
+        // bytes (`café` NFC and NFD), the second is numbered.
+        let slots =
+            flat
+            ? Self.flatSlots(of: shape, parents: [], prefix: nil) : keys.map { Slot(key: $0, field: shape.field($0)!) }
+        var names = Set<String>()
+        var chosen = [String?](repeating: nil, count: slots.count)
+        for (index, slot) in slots.enumerated() where slot.parents.isEmpty {
+            let own = InferredNames.property(slot.key)
+            if own == slot.key, names.insert(own).inserted { chosen[index] = own }
         }
-        for key in keys {
-            let field = shape.fields[key]!
-            let propertyName = named[key]!
+        for (index, slot) in slots.enumerated() where chosen[index] == nil {
+            let name = InferredNames.unique(slot.preferredName, in: names)
+            names.insert(name)
+            chosen[index] = name
+        }
+        for (slot, propertyName) in zip(slots, chosen) {
+            let propertyName = propertyName!
             let (type, format) =
-                overrides[name]?[propertyName].map { ($0, nil) } ?? self.type(of: field, key: key, parent: name)
+                overrides[name]?[propertyName].map { ($0, nil) }
+                ?? self.type(of: slot.field, key: slot.key, parent: name)
             properties.append(
                 InferredProperty(
-                    name: propertyName, key: key, type: type,
-                    isOptional: field.isOptional || optional[name]?.contains(propertyName) == true,
-                    dateFormat: format))
+                    name: propertyName, key: slot.key, type: type,
+                    isOptional: slot.field.isOptional || slot.parentAbsent
+                        || optional[name]?.contains(propertyName) == true,
+                    dateFormat: format, parents: slot.parents, values: slot.field.values,
+                    absent: shape.count - slot.field.values))
+        }
+        if flat, parent == nil {
+            identity = Self.identity(of: properties, slots: slots, model: name, count: shape.count)
         }
         models[index].properties = properties
         // A model already inferred with the same properties (a user, an assignee, a closer) is
@@ -81,12 +103,17 @@ package struct ModelInference {
     private mutating func type(of field: ValueShape, key: String, parent: String) -> (InferredType, String?) {
         guard field.values > 0, field.kinds == 1 else { return (.scalar("JSON"), nil) }
         if field.bools > 0 { return (.scalar("Bool"), nil) }
+        // A flat model has no nested ones: objects in arrays are kept as JSON (a dictionary's
+        // scalars stay a dictionary).
+        if flat, field.array?.elements.object != nil || field.object.map({ !Self.isDictionary($0) }) == true {
+            return (.scalar("JSON"), nil)
+        }
         if let object = field.object {
             // Only ever empty: nothing to name properties after.
             if object.keys.isEmpty { return (.scalar("JSON"), nil) }
-            if object.keys.allSatisfy({ $0.first?.isNumber == true }) {
+            if Self.isDictionary(object) {
                 var values = ValueShape()
-                for key in object.keys { values.merge(object.fields[key]!) }
+                for key in object.keys { values.merge(object.field(key)!) }
                 let (type, format) = self.type(of: values, key: InferredNames.singular(key), parent: parent)
                 return (.dictionary(type, optionalValues: values.nulls > 0), format)
             }
@@ -99,8 +126,13 @@ package struct ModelInference {
                 of: elements, key: InferredNames.singular(key), parent: parent)
             return (.array(type, optionalElements: elements.nulls > 0), format)
         }
-        if !field.strings.isEmpty { return Self.stringType(field.strings) }
+        if !field.strings.isEmpty { return Self.stringType(field.strings, key: key) }
         return numberType(field, key: key)
+    }
+
+    /// Whether objects at one place are a dictionary (`[String: T]`): every key starts with a digit.
+    static func isDictionary(_ object: ObjectShape) -> Bool {
+        object.keys.allSatisfy { $0.first?.isNumber == true }
     }
 
     /// `Int` for whole numbers, `Double` when some have a fraction (and a Double holds every
@@ -115,10 +147,11 @@ package struct ModelInference {
         return field.largestInteger > 1 << 53 ? (.scalar("Decimal"), nil) : (.scalar("Double"), nil)
     }
 
-    /// `Date` when every string is a date in one format, `URL` when every one is an absolute
-    /// http(s) URL written as `URL` writes it, else `String`.
-    private static func stringType(_ strings: [String]) -> (InferredType, String?) {
-        if let format = DateSamples.format(of: strings) { return (.scalar("Date"), format) }
+    /// `Date` when every string is a date in one format (a day without a time only at a key
+    /// that names one), `URL` when every one is an absolute http(s) URL written as `URL` writes
+    /// it, else `String`.
+    private static func stringType(_ strings: [String], key: String) -> (InferredType, String?) {
+        if let format = DateSamples.format(of: strings, key: key) { return (.scalar("Date"), format) }
         if strings.allSatisfy(Self.isURL) { return (.scalar("URL"), nil) }
         return (.scalar("String"), nil)
     }
@@ -161,15 +194,16 @@ extension ValueShape {
 extension ObjectShape {
     /// Adds the objects of `other`: a key one side lacks is missing from that side's objects.
     mutating func merge(_ other: ObjectShape) {
-        for key in keys where other.fields[key] == nil { fields[key]!.missing += other.count }
+        for key in keys where other.field(key) == nil { fields[CodePointKey(key)]!.missing += other.count }
         for key in other.keys {
-            if fields[key] == nil {
+            let exact = CodePointKey(key)
+            if fields[exact] == nil {
                 keys.append(key)
                 var shape = ValueShape()
                 shape.missing = count
-                fields[key] = shape
+                fields[exact] = shape
             }
-            fields[key]!.merge(other.fields[key]!)
+            fields[exact]!.merge(other.fields[exact]!)
         }
         count += other.count
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsJSON
 
 /// What the values found at one place of sample payloads were: how many of each JSON kind, and
 /// for objects and arrays the shapes inside. `mappings init` infers a property's type from it.
@@ -72,25 +73,34 @@ package struct ValueShape {
 }
 
 /// The objects seen at one place: their keys in the order they first came, each key's shape.
+///
+/// Keys compare by their code points, as the engine reads them: `"café"` written with U+00E9
+/// and written with `e` + U+0301 are two keys (Swift's `==` would find them equal).
 package struct ObjectShape {
     package var count = 0
     package var keys: [String] = []
-    package var fields: [String: ValueShape] = [:]
+    package var fields: [CodePointKey: ValueShape] = [:]
+
+    /// The shape of the values at `key`.
+    package func field(_ key: String) -> ValueShape? { fields[CodePointKey(key)] }
 
     package mutating func add(_ object: JSONObject) {
         count += 1
-        var seen = Set<String>()
-        for (key, value) in object.members where seen.insert(key).inserted {
-            if fields[key] == nil {
+        var seen = Set<CodePointKey>()
+        for (key, value) in object.members where seen.insert(CodePointKey(key)).inserted {
+            let exact = CodePointKey(key)
+            if fields[exact] == nil {
                 keys.append(key)
                 var shape = ValueShape()
                 // Missing from every object before this one.
                 shape.missing = count - 1
-                fields[key] = shape
+                fields[exact] = shape
             }
-            fields[key]!.add(value)
+            fields[exact]!.add(value)
         }
-        for key in keys where !seen.contains(key) { fields[key]!.missing += 1 }
+        if seen.count < keys.count {
+            for key in keys where !seen.contains(CodePointKey(key)) { fields[CodePointKey(key)]!.missing += 1 }
+        }
     }
 }
 

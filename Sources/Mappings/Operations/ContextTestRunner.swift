@@ -87,16 +87,18 @@ public enum ContextTestRunner {
         switch (expected, actual) {
         case (.object(let want), .object(let got)):
             var lines: [String] = []
-            for member in want.members {
+            // Looked for where the other object has it when both keep one order: linear, not quadratic.
+            for (index, member) in want.members.enumerated() {
                 let at = path + PathText.member(member.key)
-                guard let value = got[member.key] else {
+                guard let value = got.position(of: member.key, from: index).map({ got.members[$0].value }) else {
                     if subset, member.value == .null { continue }
                     lines.append("\(at): expected \(render(member.value)), but the output has no such key")
                     continue
                 }
                 lines += differences(expected: member.value, actual: value, path: at, subset: subset)
             }
-            for member in got.members where !subset && want[member.key] == nil {
+            for (index, member) in got.members.enumerated()
+            where !subset && want.position(of: member.key, from: index) == nil {
                 lines.append(
                     "\(path + PathText.member(member.key)): not expected, the output has \(render(member.value))")
             }

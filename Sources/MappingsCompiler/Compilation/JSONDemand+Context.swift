@@ -25,7 +25,7 @@ extension JSONDemand {
             return .everything
         }
         // A context that checks its keys keeps them all, read or not.
-        var demand = JSONDemand.members([], keepsOtherKeys: contexts[index].unknownKeys != nil)
+        var demands = [JSONDemand.members([], keepsOtherKeys: contexts[index].unknownKeys != nil)]
         for rule in contexts[index].rules {
             var leaf = spans && rule.transform is any TextTransformer ? JSONDemand.members([]) : .everything
             // A dictionary of objects reads every key of its value: only arrays pass a demand on.
@@ -46,11 +46,13 @@ extension JSONDemand {
             // (the plan puts their texts together).
             if rule.selection != nil { leaf = spans && rule.object == nil ? .members([]) : .everything }
             for keyPath in rule.keyPaths {
-                demand = demand.merged(with: along(keyPath.components[...], leaf: leaf))
+                let demand = along(keyPath.components[...], leaf: leaf)
+                if case .everything = demand { return .everything }
+                demands.append(demand)
             }
-            if case .everything = demand { return .everything }
         }
-        return demand
+        // Merged at once: one merge a rule would copy the members read so far each time.
+        return merging(demands)
     }
 
     /// The demand at the start of `components` when the value at their end needs `leaf`.

@@ -10,7 +10,8 @@ extension SyntaxNode {
         case .string(let string): .string(string)
         case .number(let text): .number(literal: text)
         case .array(let elements): .array(elements.map(\.jsonValue))
-        case .object(let members): .object(JSONObject(members.map { ($0.key, $0.value.jsonValue) }))
+        // The parser keeps one member a key (it reports the others), so lookups may take the one they find.
+        case .object(let members): .object(JSONObject(uniqueMembers: members.map { ($0.key, $0.value.jsonValue) }))
         }
     }
 }

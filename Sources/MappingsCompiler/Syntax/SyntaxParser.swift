@@ -6,9 +6,9 @@ import MappingsModel
 /// The syntax is JSON with `//` and `/* */` comments and trailing commas, strict otherwise.
 /// Parsing stops at the first syntax error (what follows it cannot be trusted), but a
 /// duplicate key does not stop it: every duplicate is reported, each naming both places.
-struct SyntaxParser {
+package struct SyntaxParser {
     /// How deeply objects and arrays may nest before the file is refused rather than risk the stack.
-    static let maximumDepth = 128
+    package static let maximumDepth = 128
 
     private let bytes: [UInt8]
     private let file: String

@@ -30,16 +30,33 @@ package indirect enum JSONDemand: Sendable, Equatable {
 
     /// Both demands at once.
     package func merged(with other: JSONDemand) -> JSONDemand {
-        guard case .members(var mine, let keepsMine) = self, case .members(let theirs, let keepsTheirs) = other else {
-            return .everything
-        }
-        for member in theirs {
-            if let index = mine.firstIndex(where: { $0.key.hasSameCodePoints(as: member.key) }) {
-                mine[index] = Member(key: member.key, demand: mine[index].demand.merged(with: member.demand))
-            } else {
-                mine.append(member)
+        Self.merging([self, other])
+    }
+
+    /// All of `demands` at once, their members in the order they first come: what
+    /// `merged(with:)` of each in turn makes, in time linear in their members (a context of
+    /// 20,000 entries merges 20,000 demands).
+    package static func merging(_ demands: [JSONDemand]) -> JSONDemand {
+        var members: [Member] = []
+        var demandsOfMember: [[JSONDemand]] = []
+        var positions: [CodePointKey: Int] = [:]
+        var keepsOtherKeys = false
+        for demand in demands {
+            guard case .members(let theirs, let keeps) = demand else { return .everything }
+            keepsOtherKeys = keepsOtherKeys || keeps
+            for member in theirs {
+                if let index = positions[CodePointKey(member.key)] {
+                    demandsOfMember[index].append(member.demand)
+                } else {
+                    positions[CodePointKey(member.key)] = members.count
+                    members.append(member)
+                    demandsOfMember.append([member.demand])
+                }
             }
         }
-        return .members(mine, keepsOtherKeys: keepsMine || keepsTheirs)
+        for index in members.indices where demandsOfMember[index].count > 1 {
+            members[index] = Member(key: members[index].key, demand: merging(demandsOfMember[index]))
+        }
+        return .members(members, keepsOtherKeys: keepsOtherKeys)
     }
 }

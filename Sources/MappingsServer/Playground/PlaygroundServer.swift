@@ -71,6 +71,10 @@ struct PlaygroundServer: Sendable {
             }
             let payload = body["payload"]?.stringValue ?? ""
             let model = body["model"]?.stringValue ?? "Record"
+            // The name becomes the context file's path (`contexts/NAME.mappings`): only a model name.
+            if let problem = InferredNames.problem(withModelName: model) {
+                return Self.json(400, ["error": .string("model: \(problem)")])
+            }
             let answer = await MappingServer.offload { session.newProject(from: payload, model: model) }
             if case .object(let object) = answer, object["error"] != nil { return Self.json(422, answer) }
             return Self.json(200, answer)
