@@ -71,7 +71,7 @@ def test_map_takes_str_bytes_and_arrays(shop):
     many = shop.map("$Order", json.dumps([order(1), order(2)]))
     assert isinstance(many.value, list) and many.value[0] == one.value and many.value[1]["id"] == 2
     with pytest.raises(TypeError):
-        shop.map("$Order", 42)
+        shop.map("$Order", object())
 
 
 def test_errors_and_invalid_json_are_results_not_exceptions(shop):
