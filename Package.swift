@@ -1,5 +1,6 @@
 // swift-tools-version: 6.2
 import CompilerPluginSupport
+import Foundation
 import PackageDescription
 
 /// Settings every Swift target shares, each with the reason it is on.
@@ -24,6 +25,22 @@ let layers: [Target.Dependency] = ["MappingsJSON", "MappingsModel", "MappingsCom
 /// tool could not bring along), so that the Swift runtime and Lua link in and the binaries need
 /// only the C library.
 let portable = Context.environment["MAPPINGS_PORTABLE"] != nil
+
+/// What `mappings --version` says, baked into `CBuildInfo` as C string literals: the release from
+/// the VERSION file (tools/release names its packages with it too) and the commit built.
+/// SwiftPM keeps an evaluated manifest while its text and environment stay the same, so the
+/// scripts that build what is shipped (tools/build-portable, tools/install) pass
+/// `MAPPINGS_COMMIT` and `MAPPINGS_VERSION`; a plain `swift build` takes git's commit, which a
+/// kept manifest may hold from an earlier one, and a tree without git says "unknown".
+let buildVersion =
+    Context.environment["MAPPINGS_VERSION"]
+    ?? (try? String(contentsOfFile: Context.packageDirectory + "/VERSION", encoding: .utf8))?
+    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+let buildCommit =
+    Context.environment["MAPPINGS_COMMIT"]
+    ?? Context.gitInformation.map {
+        String($0.currentCommit.prefix(7)) + ($0.hasUncommittedChanges ? "-modified" : "")
+    } ?? "unknown"
 
 /// `MAPPINGS_NO_MACROS=1` (tools/install): the package
 /// without `MappingsMacros`, so that building every target or product does not build swift-syntax
@@ -157,6 +174,14 @@ let package = Package(
         ),
         // The Arrow C Data Interface's structures, filled and released in C.
         .target(name: "CArrowData"),
+        // The release and commit the tool was built from (`mappings --version`), as Package.swift read them.
+        .target(
+            name: "CBuildInfo",
+            cSettings: [
+                .define("MAPPINGS_VERSION", to: "\"\(buildVersion)\""),
+                .define("MAPPINGS_COMMIT", to: "\"\(buildCommit)\""),
+            ]
+        ),
         // What the Python module calls (C functions on handles): payloads and NDJSON mapped
         // into tagged values it builds Python objects from, and Arrow columns handed over
         // through the C Data Interface (docs/python.md).
@@ -223,6 +248,7 @@ let package = Package(
                 "MappingsPython",
                 "MappingsStream",
                 "MappingsSQL",
+                "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + layers,
             swiftSettings: strictSettings + (portable ? [.define("MAPPINGS_PORTABLE")] : [])

@@ -11,7 +11,9 @@ import os
 import sys
 import zipfile
 
-VERSION = "0.1.0"
+# The release, as the tool's: the repository's VERSION file (mappings.__version__ says it too).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "VERSION")) as _file:
+    VERSION = _file.read().strip()
 
 
 def digest(data: bytes) -> str:

@@ -1,4 +1,5 @@
 package import ArgumentParser
+import CBuildInfo
 import Dispatch
 import Foundation
 import Mappings
@@ -19,9 +20,17 @@ package struct MappingsCommand: ParsableCommand {
             Exit status: 0 on success, 1 when a payload mapped with issues, 2 when the mappings, \
             arguments or input could not be loaded.
             """,
-        version: "mappings 0.1.0 (Lua \(LuaRuntime.release))",
+        version: versionLine,
         subcommands: subcommands
     )
+
+    /// What `--version` prints: the release, the commit it was built from (Package.swift bakes both
+    /// in) and the Lua release linked — `mappings 0.1.0 (commit 3d72ef2) with Lua 5.4.6`.
+    static var versionLine: String {
+        let version = String(cString: mappings_build_version())
+        let commit = String(cString: mappings_build_commit())
+        return "mappings \(version) (commit \(commit)) with Lua \(LuaRuntime.release)"
+    }
 
     /// Every subcommand, in the order help lists them; the portable build has no `fetch`.
     static var subcommands: [any ParsableCommand.Type] {

@@ -7,26 +7,9 @@ import pathlib
 import shutil
 import subprocess
 
-import pytest
+from debian import REPOSITORY, debian_root, mounted_proc, needs_root
 
-REPOSITORY = pathlib.Path(__file__).resolve().parents[3]
 MAPPINGS = os.environ.get("MAPPINGS_BINARY", str(REPOSITORY / ".build" / "debug" / "mappings"))
-ROOT = REPOSITORY / ".build" / "debian-minbase"
-
-needs_root = pytest.mark.skipif(
-    os.geteuid() != 0 and os.environ.get("CI") != "true", reason="chroot needs root (CI runs it)"
-)
-
-
-def debian_root() -> pathlib.Path:
-    """A Debian bookworm minbase root, made once and kept under .build."""
-    if not (ROOT / "bin" / "sh").exists():
-        shutil.rmtree(ROOT, ignore_errors=True)
-        subprocess.run(
-            ["debootstrap", "--variant=minbase", "bookworm", str(ROOT), "http://deb.debian.org/debian"],
-            check=True, capture_output=True, timeout=1200,
-        )
-    return ROOT
 
 
 @needs_root
@@ -50,8 +33,7 @@ def test_the_portable_binaries_run_where_there_is_no_swift_and_no_lua():
         shutil.copytree(REPOSITORY / name, place / name)
     shutil.copy2(REPOSITORY / "Examples" / "twitter" / "tweet.json", place)
     shutil.copy2(REPOSITORY / "Examples" / "pipeline" / "tweets.ndjson", place)
-    subprocess.run(["mount", "-t", "proc", "proc", str(root / "proc")], check=True)
-    try:
+    with mounted_proc(root):
         def inside(command: str) -> subprocess.CompletedProcess:
             return subprocess.run(
                 ["chroot", str(root), "/bin/sh", "-c", "cd /opt/mappings && " + command],
@@ -74,5 +56,3 @@ def test_the_portable_binaries_run_where_there_is_no_swift_and_no_lua():
             assert streamed.returncode == expected.returncode == 1, streamed.stderr
             assert streamed.stdout == expected.stdout
             assert b"read 6, written 3, rejected 3" in streamed.stderr
-    finally:
-        subprocess.run(["umount", str(root / "proc")], check=False)

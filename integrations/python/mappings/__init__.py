@@ -3,6 +3,7 @@
     import mappings
     catalog = mappings.load("contexts", scripts="scripts", traits={"apiVersion": "2"})
     r = catalog.map("$TweetModel", payload)          # bytes or str of JSON text
+    r = catalog.map("$TweetModel", {"id": 1, "text": "hi"})   # or a value: dict, list, ...
     for r in catalog.map_lines("$TweetModel", lines, workers=2): ...
     table, rejects = catalog.to_arrow("$TweetModel", "tweets.ndjson")
 
@@ -13,6 +14,8 @@ from its typed values, no JSON is parsed in Python. docs/python.md.
 
 from __future__ import annotations
 
+import decimal
+import errno
 import json
 import logging
 import operator
@@ -20,11 +23,24 @@ import os
 import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
-from . import _native
+from . import _encoding, _native
 from ._native import LoadError, Result
 
-__all__ = ["load", "Catalog", "Result", "LoadError"]
+__all__ = ["load", "Catalog", "Result", "LoadError", "ContextNotFoundError", "MappingsFileNotFoundError"]
 __version__ = "0.1.0"
+
+
+class ContextNotFoundError(LoadError, KeyError):
+    """The catalog has no context of that identifier: a LoadError (whose `diagnostics` name it,
+    with the closest ones) and a KeyError, as a missing key of a dict is."""
+
+    # KeyError's str() is the repr of its argument; this one is a message.
+    __str__ = LoadError.__str__
+
+
+class MappingsFileNotFoundError(LoadError, FileNotFoundError):
+    """load()'s `contexts` (a folder or a file) does not exist: a LoadError and a
+    FileNotFoundError (errno ENOENT, `filename` the path given)."""
 
 _logger = logging.getLogger("mappings")
 
@@ -90,8 +106,9 @@ def load(
     in the same ranges: a limit out of its range is ValueError (naming it and the range), one
     that is no int TypeError.
 
-    Raises LoadError, whose `diagnostics` is what `mappings check` prints; the warnings of a
-    load that succeeds go to the "mappings" logger at WARNING."""
+    Raises LoadError, whose `diagnostics` is what `mappings check` prints — for a `contexts`
+    that does not exist, MappingsFileNotFoundError, a LoadError and a FileNotFoundError; the
+    warnings of a load that succeeds go to the "mappings" logger at WARNING."""
     contexts = os.fspath(contexts)
     if scripts is None:
         folder = os.path.dirname(os.path.abspath(contexts)) if os.path.isdir(contexts) else os.path.dirname(
@@ -109,8 +126,8 @@ def load(
         "luaMaxResultMiB": limits["lua_max_result_mib"],
     }
     if not os.path.exists(contexts):
-        error = LoadError(f"error: no such file or folder: {contexts}")
-        error.diagnostics = str(error)
+        error = MappingsFileNotFoundError(errno.ENOENT, "No such file or folder", contexts)
+        error.diagnostics = f"error: no such file or folder: {contexts}"
         raise error
     native = _native.load(contexts, os.fspath(scripts), json.dumps(options), _log)
     # The load's warnings, as the tool prints them on stderr: at WARNING on the "mappings" logger.
@@ -120,14 +137,18 @@ def load(
     return Catalog(native)
 
 
-def _payload_bytes(payload: Union[bytes, bytearray, memoryview, str]) -> bytes:
+_Value = Union[Dict[str, Any], List[Any], Tuple[Any, ...], int, float, decimal.Decimal, bool, None]
+
+
+def _payload_bytes(payload: Union[bytes, bytearray, memoryview, str, _Value]) -> bytes:
+    """JSON text as it is (bytes, or a str); any other value encoded as JSON (_encoding)."""
     if isinstance(payload, str):
         return payload.encode("utf-8", "surrogatepass")
     if isinstance(payload, (bytearray, memoryview)):
         return bytes(payload)
     if isinstance(payload, bytes):
         return payload
-    raise TypeError(f"a payload is bytes or str of JSON text, not {type(payload).__name__}")
+    return _encoding.encode(payload)
 
 
 def _feeder(
@@ -245,7 +266,15 @@ class Catalog:
             with self._lock:
                 context = self._contexts.get(key)
                 if context is None:
-                    context = self._native.context(identifier, arrow)
+                    try:
+                        context = self._native.context(identifier, arrow)
+                    except LoadError as error:
+                        # A context that is there but does not load stays a LoadError alone.
+                        if identifier in self.contexts:
+                            raise
+                        missing = ContextNotFoundError(str(error))
+                        missing.diagnostics = getattr(error, "diagnostics", str(error))
+                        raise missing from None
                     self._contexts[key] = context
         return context
 
@@ -255,8 +284,14 @@ class Catalog:
         text = self._native.identifiers()
         return text.split("\n") if text else []
 
-    def map(self, context: str, payload: Union[bytes, bytearray, memoryview, str]) -> Result:
-        """Maps one JSON payload (an object; an array maps each element, as `map --many`)."""
+    def map(self, context: str, payload: Union[bytes, bytearray, memoryview, str, _Value]) -> Result:
+        """Maps one payload (an object; an array maps each element, as `map --many`): JSON text
+        as bytes or a str — a str is always JSON text, so `"42"` is the number 42 — or a value
+        already parsed (a dict, a list, ...), encoded as JSON exactly: ints of any size, floats
+        by their shortest repr, decimal.Decimal by its digits. A value JSON cannot hold is
+        refused naming its path (`$.items[2].price`): TypeError for another type or a key that
+        is no str, ValueError for NaN, infinities, a lone surrogate or a value that holds
+        itself. An unknown context raises ContextNotFoundError (a LoadError and a KeyError)."""
         return self._context(context).map(_payload_bytes(payload))
 
     def map_lines(

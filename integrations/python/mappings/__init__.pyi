@@ -1,24 +1,38 @@
+import datetime
+import decimal
 import os
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Tuple, Union
 
 import pyarrow
 
 __version__: str
 
-_Payload = Union[bytes, bytearray, memoryview, str]
+# JSON text (bytes, or a str: a str is always JSON text), or a value encoded as JSON exactly.
+_Payload = Union[
+    bytes, bytearray, memoryview, str, Dict[str, Any], List[Any], Tuple[Any, ...], int, float, decimal.Decimal,
+    bool, None,
+]
 _Lines = Union[str, os.PathLike[str], bytes, Iterable[Union[bytes, str]]]
-_Value = Union[Dict[str, Any], List[Any], str, int, float, bool, None]
+# What a mapped value is made of: objects, lists, text, numbers (decimal.Decimal for decimals,
+# exactly), booleans and dates; None is spelt Optional where a value may be missing.
+_Value = Union[Dict[str, Any], List[Any], str, int, float, decimal.Decimal, bool, datetime.datetime]
 
 class LoadError(Exception):
     """The files (or a context) could not be loaded."""
 
     diagnostics: str
 
+class ContextNotFoundError(LoadError, KeyError):
+    """The catalog has no context of that identifier."""
+
+class MappingsFileNotFoundError(LoadError, FileNotFoundError):
+    """load()'s `contexts` does not exist."""
+
 class Result:
     """One record's result."""
 
     @property
-    def value(self) -> _Value: ...
+    def value(self) -> Optional[_Value]: ...
     @property
     def issues(self) -> List[Dict[str, str]]: ...
     @property
@@ -26,7 +40,7 @@ class Result:
     @property
     def line(self) -> int: ...
     @property
-    def status(self) -> str: ...
+    def status(self) -> Literal["clean", "warnings", "errors", "invalid", "filtered"]: ...
     @property
     def input(self) -> Optional[bytes]: ...
 

@@ -16,13 +16,20 @@ import time
 import pytest
 
 import mappings
-from conftest import KINDS, SHOP, binary, order, ticking, tool
+from conftest import KINDS, ROOT, SHOP, binary, order, ticking, tool
 
 
 def test_the_installed_wheel_is_what_is_tested():
     assert "site-packages" in mappings.__file__, mappings.__file__
     assert os.path.exists(os.path.join(os.path.dirname(mappings.__file__), "py.typed"))
     assert os.path.exists(os.path.join(os.path.dirname(mappings.__file__), "__init__.pyi"))
+
+
+def test_the_version_is_the_repository_s():
+    with open(os.path.join(ROOT, "VERSION")) as file:
+        version = file.read().strip()
+    assert mappings.__version__ == version
+    assert os.path.basename(os.environ.get("MAPPINGS_WHEEL", f"mappings-{version}-")).startswith(f"mappings-{version}-")
 
 
 def test_load_lists_the_contexts(shop):
@@ -71,7 +78,7 @@ def test_map_takes_str_bytes_and_arrays(shop):
     many = shop.map("$Order", json.dumps([order(1), order(2)]))
     assert isinstance(many.value, list) and many.value[0] == one.value and many.value[1]["id"] == 2
     with pytest.raises(TypeError):
-        shop.map("$Order", 42)
+        shop.map("$Order", object())
 
 
 def test_errors_and_invalid_json_are_results_not_exceptions(shop):
