@@ -190,20 +190,26 @@ def test_a_rotated_file_is_refused_alone_and_found_by_its_identity(destination, 
     assert offsets(destination) == [(str(log), 81, 380, 0)]
 
 
+def started(destination, *extra):
+    """The job started in the background, once it has committed a batch (or ended)."""
+    process = subprocess.Popen([binary(), *job_arguments(destination, *extra)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    while process.poll() is None:
+        try:
+            if destination.query('SELECT "records" FROM "mappings_offsets"'):
+                break
+        except Exception:  # the table is not there yet
+            pass
+        time.sleep(0.02)
+    return process
+
+
 def test_a_link_to_the_database_shares_its_lock_and_no_lock_file_outlives_a_run(tmp_path):
     source = orders(tmp_path / "orders.ndjson", 20000, seed=38)
     database = SQLite(tmp_path / "cc2.db")
     os.symlink(tmp_path / "cc2.db", tmp_path / "link.db")
     linked = SQLite(tmp_path / "link.db")
-    first = subprocess.Popen([binary(), *job_arguments(database, "--batch", "20", str(source))],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    while first.poll() is None:
-        try:
-            if database.query('SELECT "records" FROM "mappings_offsets"'):
-                break
-        except Exception:  # the table is not there yet
-            pass
-        time.sleep(0.02)
+    first = started(database, "--batch", "20", str(source))
     second = job(linked, "--batch", "20", str(source))
     assert first.wait(timeout=300) == 0
     assert second.returncode == 2, second.stderr
@@ -214,15 +220,7 @@ def test_a_link_to_the_database_shares_its_lock_and_no_lock_file_outlives_a_run(
 
 def test_a_job_moved_under_a_running_stream_stops_it_before_a_record_is_written_twice(destination, tmp_path):
     source = orders(tmp_path / "orders.ndjson", 20000, seed=39)
-    process = subprocess.Popen([binary(), *job_arguments(destination, "--batch", "20", str(source))],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    while process.poll() is None:
-        try:
-            if destination.query('SELECT "records" FROM "mappings_offsets"'):
-                break
-        except Exception:  # the table is not there yet
-            pass
-        time.sleep(0.02)
+    process = started(destination, "--batch", "20", str(source))
     # Another writer (round any lock) moves the job.
     destination.execute('UPDATE "mappings_offsets" SET "line" = "line" + 1000000')
     _, stderr = process.communicate(timeout=300)
