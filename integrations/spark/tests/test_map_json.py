@@ -51,13 +51,21 @@ def test_partitions_map_as_one_stream_would(spark, tmp_path):
     assert types["lines"] == "array<struct<sku:string,quantity:bigint,price:string>>"
     assert types["total"] == "string" and types["status"] == "string"
 
-    # The mapped rows are those of one stream over the same input, in any order (decimals and
-    # JSON aside: the reader would make their numbers doubles).
+    # The mapped rows are those of one stream over the same input, in any order (decimals —
+    # the total and the lines' prices — and JSON aside: the reader would make their numbers
+    # doubles, and 1.10 would read 1.1).
     reader = spark.read.schema(mapped.schema).option("timeZone", "UTC").option("mode", "FAILFAST")
     expected = reader.json(spark.sparkContext.parallelize(expected_mapped, 4))
     assert mapped.count() == len(expected_mapped)
-    assert mapped.drop("total", "extra").exceptAll(expected.drop("total", "extra")).count() == 0
-    assert expected.drop("total", "extra").exceptAll(mapped.drop("total", "extra")).count() == 0
+    assert mapped.drop("total", "extra", "lines").exceptAll(expected.drop("total", "extra", "lines")).count() == 0
+    assert expected.drop("total", "extra", "lines").exceptAll(mapped.drop("total", "extra", "lines")).count() == 0
+    # The lines, their prices as written.
+    got_lines = Counter(tuple((line.sku, line.quantity, line.price) for line in (row.lines or []))
+                        for row in mapped.select("lines").collect())
+    want_lines = Counter(tuple((line["sku"], line["quantity"], None if line["price"] is None else str(line["price"]))
+                               for line in (json.loads(record, parse_float=Decimal).get("lines") or []))
+                         for record in expected_mapped)
+    assert got_lines == want_lines
     # Decimals keep every digit (a JSON reader alone would have made them doubles).
     totals = Counter(row.total for row in mapped.select("total").collect())
     assert totals == Counter(str(Decimal(json.loads(line, parse_float=Decimal)["total"])) for line in expected_mapped)
