@@ -82,6 +82,9 @@ enum PlaygroundPage {
         const $ = (id) => document.getElementById(id);
         const files = {}, original = {}, kinds = {};
         let contextFiles = {}, contextLines = {}, current = null, writes = false, sequence = 0, timer = null, lastAnswer = null;
+        // What the page last said about the payload itself (Format on text that is not JSON): it
+        // stays said, through the runs its typing starts, until the payload changes.
+        let payloadNote = null;
         // A new project from the payload (`New from this payload`): its files are the page's alone.
         let project = false;
 
@@ -194,6 +197,10 @@ enum PlaygroundPage {
           refreshGutters();
         }
 
+        function noteOnPayload() {
+          return payloadNote && payloadNote.text === $("payload").value ? payloadNote.message : "";
+        }
+
         async function run() {
           const mine = ++sequence;
           $("status").textContent = "running…";
@@ -205,7 +212,7 @@ enum PlaygroundPage {
             const answer = await response.json();
             if (mine !== sequence) return;
             render(answer);
-            if ($("status").textContent === "running…") $("status").textContent = "";
+            if ($("status").textContent === "running…") $("status").textContent = noteOnPayload();
           } catch (error) {
             if (mine === sequence) $("status").textContent = "the playground does not answer: " + error;
           }
@@ -215,7 +222,12 @@ enum PlaygroundPage {
         // only checks it: it would round big numbers).
         function formatPayload() {
           const text = $("payload").value;
-          try { JSON.parse(text); } catch (error) { $("status").textContent = "the payload is not JSON: " + error.message; return; }
+          try { JSON.parse(text); } catch (error) {
+            payloadNote = {text, message: "the payload is not JSON: " + error.message};
+            $("status").textContent = payloadNote.message;
+            return;
+          }
+          payloadNote = null;
           const tokens = text.match(/"(?:[^"\\]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+/g) || [];
           let out = "", depth = 0;
           const line = () => "\n" + "  ".repeat(depth);

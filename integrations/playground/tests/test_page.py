@@ -2,6 +2,7 @@
 driven as a user does: typing in the editors, clicking issues, sharing and saving."""
 
 import json
+import time
 import pathlib
 import shutil
 
@@ -172,6 +173,9 @@ def test_format_lays_the_payload_out_keeping_every_number_as_written(playground,
     type_into(browser, "payload", "{not json")
     browser.find_element(By.ID, "format-payload").click()
     assert browser.find_element(By.ID, "payload").get_attribute("value") == "{not json"
+    assert "not JSON" in text(browser, "status")
+    # The run the typing started (150 ms later) ends without taking the note away.
+    time.sleep(1)
     assert "not JSON" in text(browser, "status")
 
 
