@@ -15,6 +15,11 @@
   emoji), every non-ASCII character and every `/` escaped as the API writes them, a long HTML
   `source`, users of 42 fields, entities and media, a retweet in more than half; the
   context reads 8 values.
+- `twitter` (about 5.6 KB): not generated: the 100 actual statuses of the public file
+  `jsonexamples/twitter.json` of simdjson's repository (third-party data: fetched, never
+  committed; its path in MAPPINGS_BENCH_TWITTER or `--twitter`), each written compact with
+  non-ASCII characters as `\\u` escapes, repeated with fresh ids (`id`, `id_str`, and those of a
+  retweeted status) until the size is reached; the `real` context maps it.
 - `drawing` (for B6): a drawing with snake_case keys (for automatic entries) and a
   polymorphic collection of shapes tagged by `type`.
 
@@ -25,6 +30,7 @@ The same shape, seed and size always give the same bytes.
 
 import argparse
 import json
+import os
 import random
 import sys
 
@@ -461,8 +467,42 @@ ESCAPED = {"large", "real"}
 SLASHES = {"real"}
 
 
+def twitter_file():
+    """The path of simdjson's jsonexamples/twitter.json (MAPPINGS_BENCH_TWITTER, else under
+    .build/benchmark-data), or None when it is not on this machine."""
+    path = os.environ.get("MAPPINGS_BENCH_TWITTER") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".build", "benchmark-data", "twitter.json")
+    return path if os.path.isfile(path) else None
+
+
+def twitter(out, size_bytes):
+    """The actual statuses, repeated with fresh ids until `size_bytes` are written; returns the record count."""
+    path = twitter_file()
+    if path is None:
+        raise FileNotFoundError("the twitter shape needs simdjson's jsonexamples/twitter.json: set "
+                                "MAPPINGS_BENCH_TWITTER to its path (or put it at .build/benchmark-data/twitter.json)")
+    with open(path, "rb") as source:
+        statuses = json.load(source)["statuses"]
+    written = serial = 0
+    while written < size_bytes:
+        status = json.loads(json.dumps(statuses[serial % len(statuses)]))
+        # A repetition's ids are new ones of as many digits: a record is never a copy of another.
+        shift = (serial // len(statuses)) * 1009
+        for record in (status, status.get("retweeted_status"), status.get("quoted_status")):
+            if isinstance(record, dict) and isinstance(record.get("id"), int):
+                record["id"] += shift
+                record["id_str"] = str(record["id"])
+        line = (json.dumps(status, ensure_ascii=True, separators=(",", ":")) + "\n").encode()
+        out.write(line)
+        written += len(line)
+        serial += 1
+    return serial
+
+
 def generate(out, size_bytes, seed=7, shape="tweet"):
     """Writes records to the binary stream `out` until `size_bytes` are written; returns the record count."""
+    if shape == "twitter":
+        return twitter(out, size_bytes)
     rng = random.Random(seed)
     make = SHAPES[shape]
     written = 0
@@ -482,7 +522,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--shape", choices=sorted(SHAPES), default="tweet")
+    parser.add_argument("--shape", choices=sorted(SHAPES) + ["twitter"], default="tweet")
     arguments = parser.parse_args()
     generate(sys.stdout.buffer, int(arguments.size_mb * 1024 * 1024), arguments.seed, arguments.shape)
 

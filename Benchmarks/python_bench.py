@@ -46,7 +46,7 @@ import reshape_msgspec  # noqa: E402
 
 CONTEXTS = os.path.join(HERE, "contexts")
 SCRIPTS = os.path.join(HERE, "scripts")
-CONTEXT = {"real": "$RealStatus", "small": "$SmallTweet"}
+CONTEXT = {"real": "$RealStatus", "small": "$SmallTweet", "twitter": "$RealStatus"}
 API_DATE = "%a %b %d %H:%M:%S %z %Y"
 
 
@@ -158,7 +158,7 @@ def pydantic_peers():
                 "tags": [tag.text for tag in r.hashtags], "retweets": int(r.retweet_count), "lang": r.lang,
                 "replyTo": int(r.in_reply_to_status_id_str) if r.in_reply_to_status_id_str is not None else None}
 
-    return {"real": real, "small": small}
+    return {"real": real, "small": small, "twitter": real}
 
 
 def plain(value):
@@ -258,7 +258,7 @@ def pyarrow_real(path):
 def polars_frame(path, shape):
     import polars as pl
 
-    if shape == "real":
+    if shape in ("real", "twitter"):
         schema = {
             "id_str": pl.String, "text": pl.String, "created_at": pl.String,
             "user": pl.Struct({"id_str": pl.String, "screen_name": pl.String, "followers_count": pl.Int64}),
@@ -300,7 +300,7 @@ def bench_arrow(catalog, shape, path, runs):
     contenders = [("mappings to_arrow, calling thread", lambda: catalog.to_arrow(context, path, workers=0)[0]),
                   ("mappings to_arrow, 1 worker", lambda: catalog.to_arrow(context, path, workers=1)[0]),
                   ("mappings to_arrow, 2 workers", lambda: catalog.to_arrow(context, path, workers=2)[0])]
-    if shape == "real":
+    if shape in ("real", "twitter"):
         contenders.append(("pyarrow.json + compute", lambda: pyarrow_real(path)))
     contenders.append(("polars read_ndjson + select", lambda: polars_frame(path, shape)))
     records = verified(
@@ -308,7 +308,7 @@ def bench_arrow(catalog, shape, path, runs):
     rows = measure_all(contenders, runs)
     table("B10 to_arrow (%s, %s): NDJSON → %s → Arrow table, median of %d" % (
         shape, human(os.path.getsize(path)), context, runs), rows, os.path.getsize(path), records)
-    if shape != "real":
+    if shape not in ("real", "twitter"):
         print("(pyarrow.json.read_json cannot read this shape: its counts are numbers in some records and strings "
               "in others)")
     return rows
@@ -365,7 +365,8 @@ def main():
     parser.add_argument("--size-mb", type=float, default=50)
     parser.add_argument("--memory-mb", type=float, default=1024, help="the memory part's input (0: skip it)")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--shapes", default="real,small")
+    parser.add_argument("--shapes", default="real,small,twitter" if generate.twitter_file() else "real,small",
+                        help="real, small and twitter (the actual statuses, when generate.twitter_file finds them)")
     parser.add_argument("--data-dir", default=os.path.join(os.path.dirname(HERE), ".build", "benchmark-data"))
     parser.add_argument("--smoke", action="store_true", help="small data, one run: for the tests")
     arguments = parser.parse_args()
@@ -382,19 +383,19 @@ def main():
             path = data(arguments.data_dir, shape, arguments.size_mb)
             values, _ = bench_values(catalog, shape, path, arguments.runs)
             arrow = bench_arrow(catalog, shape, path, arguments.runs)
-            if shape == "real":
+            if shape in ("real", "twitter"):
                 cpu = dict((name, seconds) for name, seconds, _ in values)
                 arrow_cpu = dict((name, seconds) for name, seconds, _ in arrow)
                 # Per core: CPU seconds on the calling thread (workers=0), as msgspec's; with a
                 # worker lane beside the caller, the hand-over between the two cores costs more.
                 ours = cpu["mappings map_lines, calling thread"]
-                goals.append("map_lines vs msgspec per core, CPU: %.2f× (goal 2×); 1 worker: %.2f×" % (
+                goals.append(shape + ": map_lines vs msgspec per core, CPU: %.2f× (goal 2×); 1 worker: %.2f×" % (
                     cpu["msgspec Structs"] / ours, cpu["msgspec Structs"] / cpu["mappings map_lines, 1 worker"]))
                 ours = arrow_cpu["mappings to_arrow, calling thread"]
                 one = arrow_cpu["mappings to_arrow, 1 worker"]
-                goals.append("to_arrow vs pyarrow + compute per core, CPU: %.2f× (goal 1.5×); 1 worker: %.2f×" % (
+                goals.append(shape + ": to_arrow vs pyarrow + compute per core, CPU: %.2f× (goal 1.5×); 1 worker: %.2f×" % (
                     arrow_cpu["pyarrow.json + compute"] / ours, arrow_cpu["pyarrow.json + compute"] / one))
-                goals.append("to_arrow vs polars per core, CPU: %.2f× (goal 1.5×); 1 worker: %.2f×" % (
+                goals.append(shape + ": to_arrow vs polars per core, CPU: %.2f× (goal 1.5×); 1 worker: %.2f×" % (
                     arrow_cpu["polars read_ndjson + select"] / ours, arrow_cpu["polars read_ndjson + select"] / one))
         if arguments.memory_mb > 0:
             peaks = bench_memory(data(arguments.data_dir, "real", arguments.memory_mb))

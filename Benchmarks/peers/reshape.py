@@ -1,6 +1,6 @@
 """The benchmarks' reshapes in Python (B1, B2), with the standard json module or orjson.
 
-    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide|large|real] < in.ndjson > out.ndjson
+    python3 Benchmarks/peers/reshape.py [--orjson] [--client] [--shape tweet|small|wide|large|real|twitter] < in.ndjson > out.ndjson
 
 Same output as the contexts of Benchmarks/contexts: tweet is $BenchTweet (with --client,
 $BenchTweetWithClient), small is $SmallTweet (with --client, $SmallTweetWithHandle), wide is
@@ -151,7 +151,7 @@ def reshape_real(record, client):
     }
 
 
-RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide, "large": reshape_large, "real": reshape_real}
+RESHAPES = {"tweet": reshape, "small": reshape_small, "wide": reshape_wide, "large": reshape_large, "real": reshape_real, "twitter": reshape_real}
 
 
 def main():
