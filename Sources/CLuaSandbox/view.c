@@ -6,10 +6,14 @@
 // member is found and converted when the script reads it (`v.user.name`, `#v.tags`, `ipairs`,
 // `pairs`, `next`, `json.type`), so a script that reads three fields of a record pays for three.
 //
-// - An object view is indexed on its first read: one pass over its members keeps where each
-//   key and value is, and a hash table finds a key in it. An object that writes a key twice is
-//   refused when it is indexed (which value counts is a reader's guess; the script reads
-//   neither), and a container nested past CLUA_MAX_DEPTH when it is reached: the host checks
+// - An object view's first reads walk its members (through the record's structural index when
+//   the host published one, else its bytes) comparing key bytes, and build nothing; past
+//   CLUA_VIEW_LAZY_LOOKUPS lookups of one view, or on the first iteration (`pairs`, `next`,
+//   `#`, writing it back changed), it is indexed: one pass keeps where each key and value is,
+//   and a hash table finds a key in it. A key written twice is an issue where it is read: a
+//   lookup of that key, or an iteration over the object, fails the call (which value counts is
+//   a reader's guess); a key written twice that the script never reads changes nothing. A
+//   container nested past CLUA_MAX_DEPTH is refused when it is reached: the host checks
 //   neither beforehand, so a script pays only for what it reads. An array view keeps where
 //   each element is.
 // - Writing to a view copies on write: what is assigned is kept beside the text (`slots`, the
@@ -44,8 +48,11 @@ typedef struct clua_view {
     int32_t count;               // members or elements; -1 until indexed
     int32_t cursor;              // the position `next` gave last, or -1
     int32_t table_size;          // an object index's hash table slots (a power of 2)
+    int32_t first_duplicate;     // an indexed object's first member whose key is written twice, or -1
     int depth;                   // 0 for the call's input
     uint8_t is_array, changed;   // `changed`: assigned to
+    uint8_t lookups;             // lookups that walked the members, before the view is indexed
+    uint32_t entry;              // its opening bracket's entry in the record's index + 1; 0: not known yet
 } clua_view;
 
 /// One member (or element) of an indexed view, as offsets from the view's start.
@@ -54,6 +61,8 @@ typedef struct clua_view_entry {
     uint32_t value, value_end;   // the value's text
     uint32_t hash;               // of the key's decoded bytes
     uint8_t escaped;             // the key holds escapes
+    uint8_t duplicated;          // another member of the object has the same key
+    uint32_t at;                 // the value's first entry in the record's index + 1; 0: not known
 } clua_view_entry;
 
 /// The block a view's members are kept in (its CLUA_VIEW_INDEX user value): this header, the
@@ -64,8 +73,20 @@ typedef struct clua_view_index_block {
     int64_t steps;       // what building it was charged: charged again when a later call reuses it
     int32_t count;       // entries
     int32_t table_size;  // hash table slots after the entries (0 for an array)
+    int32_t first_duplicate;  // the first entry whose key is written twice, or -1
     uint8_t is_array;
 } clua_view_index_block;
+
+/// How many lookups of one small object view walk its members before the view is indexed, and
+/// how many index entries (about four a member) make an object small. Why, measured on the
+/// actual statuses of the benchmark's twitter shape (callgrind, instructions a record): a walk
+/// compares key bytes and allocates nothing, but walks every member per lookup (so that a key
+/// written twice is found); an index hashes each key once, allocates a table, and is kept for
+/// the record's next calls. Walking the status (about 25 members, read 3 times) and its user
+/// (about 40, read 5 times in two calls) cost 11,000 instructions a record more than indexing
+/// them; a small object (a hashtag, a URL, read once or twice) costs less walked.
+#define CLUA_VIEW_LAZY_LOOKUPS 4
+#define CLUA_VIEW_WALK_ENTRIES 40
 
 /// The most bytes of member tables a record keeps for its next calls; past it, tables are built
 /// per call as before; why: a record with many containers read one call each must not fill the
@@ -393,8 +414,8 @@ static clua_view *clua_view_check(lua_State *L, int index) {
     return view;
 }
 
-/// Pushes a new view of the container whose text is `start..<end`. Stack: [-0, +1, m]
-static void clua_view_push(lua_State *L, const uint8_t *start, const uint8_t *end, int depth) {
+/// Pushes a new view of the container whose text is `start..<end`; the view. Stack: [-0, +1, m]
+static clua_view *clua_view_push(lua_State *L, const uint8_t *start, const uint8_t *end, int depth) {
     clua_sandbox *s = clua_sandbox_of(L);
     // `depth` counts the containers around this one: it is level depth + 1.
     if (depth >= CLUA_MAX_DEPTH)
@@ -406,11 +427,15 @@ static void clua_view_push(lua_State *L, const uint8_t *start, const uint8_t *en
     view->count = -1;
     view->cursor = -1;
     view->table_size = 0;
+    view->first_duplicate = -1;
     view->depth = depth;
     view->is_array = *start == '[';
     view->changed = 0;
+    view->lookups = 0;
+    view->entry = 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_mt_ref);
     lua_setmetatable(L, -2);
+    return view;
 }
 
 /// Pushes the value whose text is `p..<end`: a scalar as its Lua value, a container as a view.
@@ -508,8 +533,9 @@ static int clua_key_equals(const clua_view *view, const clua_view_entry *entry, 
 /// interpreter's allocator holds.
 #define CLUA_VIEW_INLINE_ENTRIES 64
 
-/// Views whose members were found through a record's index on this thread; why: per thread, so
-/// that lanes counting their views never share a cache line.
+/// Walks of a view's members through a record's index on this thread (a lookup's walk, or the
+/// pass that indexes it; a table kept from an earlier call of the record is no walk); why: per
+/// thread, so that lanes counting their views never share a cache line.
 static _Thread_local uint64_t clua_views_indexed;
 
 uint64_t clua_views_indexed_total(void) { return clua_views_indexed; }
@@ -553,137 +579,237 @@ static inline clua_view_entry *clua_view_next_entry(lua_State *L, clua_view_buil
     return entry;
 }
 
-/// Finds the view's members by reading its text byte by byte. Stack: [-0, +(0|1), m]
-static void clua_view_collect(lua_State *L, const clua_view *view, clua_view_builder *builder) {
-    const uint8_t *start = view->start, *end = view->end;
-    const uint8_t *p = clua_text_space(start + 1, end);
-    uint8_t close = view->is_array ? ']' : '}';
-    if (p >= end || *p == close) return;
-    for (;;) {
-        clua_view_entry *entry = clua_view_next_entry(L, builder);
-        if (!view->is_array) {
-            int escaped = 0;
-            if (p >= end || *p != '"') clua_text_malformed(L);
-            const uint8_t *key_end = clua_text_string_end(p, end, &escaped);
-            if (key_end == NULL) clua_text_malformed(L);
-            entry->key = (uint32_t)(p + 1 - start);
-            entry->key_length = (uint32_t)(key_end - 1 - (p + 1));
-            entry->escaped = (uint8_t)escaped;
-            entry->hash = escaped ? clua_hash_escaped(L, p + 1, key_end - 1) : clua_hash_key(p + 1, entry->key_length);
-            p = clua_text_space(key_end, end);
-            if (p >= end || *p != ':') clua_text_malformed(L);
-            p = clua_text_space(p + 1, end);
-        }
-        const uint8_t *after = clua_text_skip(p, end);
-        if (after == NULL) clua_text_malformed(L);
-        entry->value = (uint32_t)(p - start);
-        entry->value_end = (uint32_t)(after - start);
-        builder->steps += 1 + (after - p) / 64;
-        builder->count++;
-        p = clua_text_space(after, end);
-        if (p < end && *p == ',') {
-            p = clua_text_space(p + 1, end);
-            continue;
-        }
-        if (p >= end || *p != close) clua_text_malformed(L);
-        return;
-    }
+/// A walk over a container's members, one at a time: through the structural index of the
+/// record the call's input came from (published by the host's record tape:
+/// `cjson_index_published`) when it covers the container — a member is its index entries, a
+/// nested container is passed by its matching entry, never its bytes — else through its bytes.
+typedef struct clua_members {
+    const uint8_t *start, *end;  // the container's text
+    const uint8_t *p;            // bytes: at the next member
+    size_t i;                    // index: the next member's first entry
+    // The record's index, as the sandbox has it for the call.
+    const uint8_t *text;
+    const uint32_t *positions;
+    const uint64_t *matches;
+    size_t entries, origin;
+    uint32_t generation;
+    uint8_t indexed, done, is_array;
+} clua_members;
+
+/// Starts a walk of the view's members through its bytes.
+static void clua_members_bytes(clua_members *m, const clua_view *view) {
+    m->start = view->start;
+    m->end = view->end;
+    m->is_array = view->is_array;
+    m->indexed = 0;
+    m->p = clua_text_space(view->start + 1, view->end);
+    m->done = m->p < m->end && *m->p == (view->is_array ? ']' : '}');
 }
 
-/// Finds the view's members through the structural index of the record the call's input came
-/// from (published by the host's record tape: `cjson_index_published`), when it covers the
-/// view: a member is its index entries, a nested container is passed by walking its entries,
-/// never its bytes. Returns 0 when there is no such index or it does not describe the text
-/// as expected (the bytes are read then, and decide). Stack: [-0, +(0|1), m]
-static int clua_view_collect_indexed(lua_State *L, const clua_view *view, clua_view_builder *builder) {
-    clua_sandbox *s = clua_sandbox_of(L);
+/// Starts a walk of the view's members through the record's index; 0 when there is none that
+/// covers the view, or it does not describe the text as expected (the bytes are read then).
+/// The entry of the record's index where the view's opening bracket is (found once, by a
+/// binary search, unless the walk that found the view knew it), or -1 when the record's index
+/// does not cover the view.
+static ptrdiff_t clua_view_first_entry(clua_sandbox *s, clua_view *view) {
     const uint8_t *text = s->indexed_text;
-    if (text == NULL || view->start < text || view->end > s->indexed_end) return 0;
+    if (text == NULL || view->start < text || view->end > s->indexed_end) return -1;
     const uint32_t *positions = s->positions;
     size_t entries = s->indexed_entries, origin = s->indexed_origin;
-    const uint8_t *start = view->start, *end = view->end;
-    size_t want = origin + (size_t)(start - text);
+    size_t want = origin + (size_t)(view->start - text);
+    if (view->entry != 0) {
+        size_t known = view->entry - 1;
+        if (known < entries && (positions[known] & CJSON_INDEX_OFFSET) == want) return (ptrdiff_t)known;
+    }
     size_t low = 0, high = entries;
     while (low < high) {
         size_t middle = (low + high) / 2;
         if ((positions[middle] & CJSON_INDEX_OFFSET) < want) low = middle + 1;
         else high = middle;
     }
-    if (low >= entries || (positions[low] & CJSON_INDEX_OFFSET) != want) return 0;
+    if (low >= entries || (positions[low] & CJSON_INDEX_OFFSET) != want || low >= UINT32_MAX) return -1;
+    view->entry = (uint32_t)low + 1;
+    return (ptrdiff_t)low;
+}
+
+static int clua_members_indexed(lua_State *L, clua_members *m, clua_view *view) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    ptrdiff_t first = clua_view_first_entry(s, view);
+    if (first < 0) return 0;
+    const uint8_t *text = s->indexed_text;
+    const uint32_t *positions = s->positions;
+    size_t entries = s->indexed_entries, origin = s->indexed_origin;
+    size_t low = (size_t)first;
+    if (low + 1 >= entries) return 0;
+    const uint8_t *next = text + ((positions[low + 1] & CJSON_INDEX_OFFSET) - origin);
+    if (next <= view->start || next >= view->end) return 0;
+    m->start = view->start;
+    m->end = view->end;
+    m->is_array = view->is_array;
+    m->indexed = 1;
+    m->i = low + 1;
+    m->text = text;
+    m->positions = positions;
+    m->matches = s->matches;
+    m->entries = entries;
+    m->origin = origin;
+    m->generation = s->matches_generation;
+    m->done = *next == (view->is_array ? ']' : '}');
+    return !m->done || next == view->end - 1;
+}
+
+/// The next member of a walk through the bytes into `entry` (its key's and value's places;
+/// no hash): 1, or 0 at the end. Stack: [-0, +0, v]
+static int clua_members_next_bytes(lua_State *L, clua_members *m, clua_view_entry *entry, int64_t *steps) {
+    if (m->done) return 0;
+    const uint8_t *start = m->start, *end = m->end, *p = m->p;
+    entry->escaped = 0;
+    entry->key = entry->key_length = 0;
+    if (!m->is_array) {
+        int escaped = 0;
+        if (p >= end || *p != '"') clua_text_malformed(L);
+        const uint8_t *key_end = clua_text_string_end(p, end, &escaped);
+        if (key_end == NULL) clua_text_malformed(L);
+        entry->key = (uint32_t)(p + 1 - start);
+        entry->key_length = (uint32_t)(key_end - 1 - (p + 1));
+        entry->escaped = (uint8_t)escaped;
+        p = clua_text_space(key_end, end);
+        if (p >= end || *p != ':') clua_text_malformed(L);
+        p = clua_text_space(p + 1, end);
+    }
+    const uint8_t *after = clua_text_skip(p, end);
+    if (after == NULL) clua_text_malformed(L);
+    entry->at = 0;
+    entry->value = (uint32_t)(p - start);
+    entry->value_end = (uint32_t)(after - start);
+    *steps += 1 + (after - p) / 64;
+    p = clua_text_space(after, end);
+    if (p < end && *p == ',') {
+        m->p = clua_text_space(p + 1, end);
+        return 1;
+    }
+    if (p >= end || *p != (m->is_array ? ']' : '}')) clua_text_malformed(L);
+    m->done = 1;
+    return 1;
+}
+
+/// The next member of a walk through the index into `entry`: 1, 0 at the end, or -1 when the
+/// index does not describe the text as expected (the walk starts over through the bytes).
+static inline __attribute__((always_inline)) int clua_members_next_indexed(clua_members *m, clua_view_entry *entry,
+                                                                        int64_t *steps) {
+    if (m->done) return 0;
+    const uint8_t *text = m->text;
+    const uint32_t *positions = m->positions;
+    const uint64_t *matches = m->matches;
+    size_t entries = m->entries, origin = m->origin;
+    const uint8_t *start = m->start, *end = m->end;
 // The byte entry `i` is at, or a refusal of the index when it is past the view.
 #define CLUA_AT(i, into)                                                                            \
     do {                                                                                            \
-        if ((i) >= entries) return 0;                                                               \
+        if ((i) >= entries) return -1;                                                              \
         into = text + ((positions[(i)] & CJSON_INDEX_OFFSET) - origin);                             \
-        if (into < start || into >= end) return 0;                                                  \
+        if (into < start || into >= end) return -1;                                                 \
     } while (0)
     const uint8_t *p;
-    size_t i = low;
-    uint8_t open = view->is_array ? '[' : '{', close = view->is_array ? ']' : '}';
-    CLUA_AT(i, p);
-    if (*p != open) return 0;
-    i++;
-    CLUA_AT(i, p);
-    if (*p == close) return p == end - 1;
-    for (;;) {
-        clua_view_entry *entry = clua_view_next_entry(L, builder);
-        if (!view->is_array) {
-            const uint8_t *quote, *colon;
-            CLUA_AT(i, p);
-            CLUA_AT(i + 1, quote);
-            CLUA_AT(i + 2, colon);
-            if (*p != '"' || *quote != '"' || *colon != ':') return 0;
-            entry->key = (uint32_t)(p + 1 - start);
-            entry->key_length = (uint32_t)(quote - (p + 1));
-            entry->escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
-            entry->hash = entry->escaped ? clua_hash_escaped(L, p + 1, quote) : clua_hash_key(p + 1, entry->key_length);
-            i += 3;
-        }
-        const uint8_t *value, *after;
-        CLUA_AT(i, value);
-        if (*value == '"') {
-            CLUA_AT(i + 1, after);
-            if (*after != '"') return 0;
-            after++;
-            i += 2;
-        } else if (*value == '{' || *value == '[') {
-            // Where it closes, as the host's walk of the record found it; walked to otherwise.
-            uint64_t match = s->matches != NULL ? s->matches[i] : 0;
-            size_t j = (uint32_t)match;
-            if (s->matches != NULL && (uint32_t)(match >> 32) == s->matches_generation && j > i) {
-                CLUA_AT(j, p);
-                if (*p != (*value == '{' ? '}' : ']')) return 0;
-            } else {
-                int depth = 0;
-                for (j = i;; j++) {
-                    CLUA_AT(j, p);
-                    if (*p == '{' || *p == '[') depth++;
-                    else if ((*p == '}' || *p == ']') && --depth == 0) break;
-                }
-            }
-            builder->steps += (int64_t)(j - i) / 8;
-            after = p + 1;
-            i = j + 1;
-        } else {
-            // A number or literal ends where the next entry (a comma or a bracket) is, before
-            // any whitespace.
-            CLUA_AT(i + 1, after);
-            while (after > value && (after[-1] == ' ' || after[-1] == '\n' || after[-1] == '\r' || after[-1] == '\t'))
-                after--;
-            i += 1;
-        }
-        entry->value = (uint32_t)(value - start);
-        entry->value_end = (uint32_t)(after - start);
-        builder->steps += 1;
-        builder->count++;
+    size_t i = m->i;
+    entry->escaped = 0;
+    entry->key = entry->key_length = 0;
+    if (!m->is_array) {
+        const uint8_t *quote, *colon;
         CLUA_AT(i, p);
-        if (*p == ',') {
-            i++;
+        CLUA_AT(i + 1, quote);
+        CLUA_AT(i + 2, colon);
+        if (*p != '"' || *quote != '"' || *colon != ':') return -1;
+        entry->key = (uint32_t)(p + 1 - start);
+        entry->key_length = (uint32_t)(quote - (p + 1));
+        entry->escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
+        i += 3;
+    }
+    const uint8_t *value, *after;
+    CLUA_AT(i, value);
+    entry->at = i < UINT32_MAX ? (uint32_t)i + 1 : 0;
+    if (*value == '"') {
+        CLUA_AT(i + 1, after);
+        if (*after != '"') return -1;
+        after++;
+        i += 2;
+    } else if (*value == '{' || *value == '[') {
+        // Where it closes, as the host's walk of the record found it; walked to otherwise.
+        uint64_t match = matches != NULL ? matches[i] : 0;
+        size_t j = (uint32_t)match;
+        if (matches != NULL && (uint32_t)(match >> 32) == m->generation && j > i) {
+            CLUA_AT(j, p);
+            if (*p != (*value == '{' ? '}' : ']')) return -1;
+        } else {
+            int depth = 0;
+            for (j = i;; j++) {
+                CLUA_AT(j, p);
+                if (*p == '{' || *p == '[') depth++;
+                else if ((*p == '}' || *p == ']') && --depth == 0) break;
+            }
+        }
+        *steps += (int64_t)(j - i) / 8;
+        after = p + 1;
+        i = j + 1;
+    } else {
+        // A number or literal ends where the next entry (a comma or a bracket) is, before
+        // any whitespace.
+        CLUA_AT(i + 1, after);
+        while (after > value && (after[-1] == ' ' || after[-1] == '\n' || after[-1] == '\r' || after[-1] == '\t'))
+            after--;
+        i += 1;
+    }
+    entry->value = (uint32_t)(value - start);
+    entry->value_end = (uint32_t)(after - start);
+    *steps += 1;
+    CLUA_AT(i, p);
+    if (*p == ',') {
+        m->i = i + 1;
+        return 1;
+    }
+    if (*p != (m->is_array ? ']' : '}') || p != end - 1) return -1;
+    m->done = 1;
+    return 1;
+#undef CLUA_AT
+}
+
+/// The next member of a walk into `entry`: 1, or 0 at the end; a walk through the index that
+/// the index refuses starts over through the bytes, and says so (-1: what it found so far is
+/// to be forgotten). Stack: [-0, +0, v]
+static inline __attribute__((always_inline)) int clua_members_next(lua_State *L, clua_members *m, const clua_view *view, clua_view_entry *entry,
+                                    int64_t *steps) {
+    if (!m->indexed) return clua_members_next_bytes(L, m, entry, steps);
+    int found = clua_members_next_indexed(m, entry, steps);
+    if (found >= 0) return found;
+    clua_members_bytes(m, view);
+    return -1;
+}
+
+/// Finds the view's members, through the record's index when it covers the view (its table may
+/// then be kept for the record's next calls: returns 1), else through its bytes (returns 0).
+/// Stack: [-0, +(0|1), m]
+static int clua_view_collect(lua_State *L, clua_view *view, clua_view_builder *builder) {
+    clua_members m;
+    int indexed = clua_members_indexed(L, &m, view);
+    if (!indexed) clua_members_bytes(&m, view);
+    for (;;) {
+        clua_view_entry entry;
+        int found = clua_members_next(L, &m, view, &entry, &builder->steps);
+        if (found == 0) return indexed;
+        if (found < 0) {
+            indexed = 0;
+            builder->count = 0;
+            builder->steps = 0;
             continue;
         }
-        return *p == close && p == end - 1;
+        const uint8_t *key = view->start + entry.key;
+        entry.hash = 0;
+        entry.duplicated = 0;
+        if (!view->is_array)
+            entry.hash = entry.escaped ? clua_hash_escaped(L, key, key + entry.key_length) : clua_hash_key(key, entry.key_length);
+        *clua_view_next_entry(L, builder) = entry;
+        builder->count++;
     }
-#undef CLUA_AT
 }
 
 /// The view's entries and, for an object, its hash table (`table_size` positions after the
@@ -713,6 +839,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
                 clua_sandbox_charge(L, block->steps);
                 view->count = block->count;
                 view->table_size = block->table_size;
+                view->first_duplicate = block->first_duplicate;
                 return (clua_view_entry *)(block + 1);
             }
         }
@@ -726,14 +853,8 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     builder.count = 0;
     builder.steps = 0;
     builder.charged = 0;
-    if (clua_view_collect_indexed(L, view, &builder)) {
-        clua_views_indexed++;
-    } else {
-        cached = -1;  // kept only when read through the record's index
-        builder.count = 0;
-        builder.steps = 0;
-        clua_view_collect(L, view, &builder);
-    }
+    if (clua_view_collect(L, view, &builder)) clua_views_indexed++;
+    else cached = -1;  // kept only when read through the record's index
     clua_view_entry *found = builder.found;
     int spilled = builder.spilled;
     uint32_t count = builder.count;
@@ -751,12 +872,14 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     block->steps = builder.charged + steps;
     block->count = (int32_t)count;
     block->table_size = table_size;
+    block->first_duplicate = -1;
     block->is_array = view->is_array;
     clua_view_entry *entries = (clua_view_entry *)(block + 1);
     if (count) memcpy(entries, found, (size_t)count * sizeof(clua_view_entry));
     if (spilled) lua_remove(L, -2);
     if (!view->is_array) {
-        // The hash table holds each member by its key; a key found twice refuses the object.
+        // The hash table holds each member by its key; a key found twice marks both members,
+        // refused where they are read.
         int32_t *table = (int32_t *)(entries + count);
         for (int32_t i = 0; i < table_size; i++) table[i] = -1;
         for (int32_t i = (int32_t)count - 1; i >= 0; i--) {
@@ -775,11 +898,8 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
                     size_t length = 0;
                     const uint8_t *bytes = (const uint8_t *)lua_tolstring(L, -1, &length);
                     if (clua_key_equals(view, other, bytes, length)) {
-                        // Which value counts is a reader's guess: the script reads neither.
-                        size_t shown = length > 64 ? 64 : length;
-                        luaL_error(L, "duplicate key \"%s%s\": an object of the value writes it more than once "
-                                      "(a reader that takes the first sees another record)",
-                                   lua_pushlstring(L, (const char *)bytes, shown), length > 64 ? "…" : "");
+                        entry->duplicated = other->duplicated = 1;
+                        block->first_duplicate = i;  // the loop goes down: the last found is the first
                     }
                     lua_pop(L, 1);
                 }
@@ -797,6 +917,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     lua_setiuservalue(L, index, CLUA_VIEW_INDEX);
     view->count = (int32_t)count;
     view->table_size = table_size;
+    view->first_duplicate = block->first_duplicate;
     return entries;
 }
 
@@ -840,28 +961,208 @@ static void clua_view_push_key(lua_State *L, const clua_view *view, const clua_v
     clua_text_push_string(L, view->start + entry->key, view->start + entry->key + entry->key_length, entry->escaped);
 }
 
-/// Pushes the value of member `position` of the view at `index`: a scalar, or a nested view,
-/// which is kept in the slots so that the same view (and what is written to it) comes back.
-/// Stack: [-0, +1, m]
-static void clua_view_push_member(lua_State *L, int index, clua_view *view, const clua_view_entry *entries,
-                                  int32_t position) {
-    const uint8_t *p = view->start + entries[position].value, *end = view->start + entries[position].value_end;
+/// Pushes the value of the member `entry` of the view at `index`: a scalar, or a nested view,
+/// which is kept in the slots under its key (the value at `key`) so that the same view (and
+/// what is written to it) comes back. Stack: [-0, +1, m]
+static void clua_view_push_entry(lua_State *L, int index, clua_view *view, const clua_view_entry *entry, int key) {
+    const uint8_t *p = view->start + entry->value, *end = view->start + entry->value_end;
     if (*p != '{' && *p != '[') {
         clua_text_push(L, p, end, view->depth + 1);
         return;
     }
     index = lua_absindex(L, index);
-    clua_view_push(L, p, end, view->depth + 1);
+    key = lua_absindex(L, key);
+    clua_view_push(L, p, end, view->depth + 1)->entry = entry->at;
     if (lua_getiuservalue(L, index, CLUA_VIEW_SLOTS) != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_createtable(L, 0, 4);
         lua_pushvalue(L, -1);
         lua_setiuservalue(L, index, CLUA_VIEW_SLOTS);
     }
-    clua_view_push_key(L, view, entries, position);
+    lua_pushvalue(L, key);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
     lua_pop(L, 1);
+}
+
+/// Pushes the value of member `position` of the view at `index` (see clua_view_push_entry).
+/// Stack: [-0, +1, m]
+static void clua_view_push_member(lua_State *L, int index, clua_view *view, const clua_view_entry *entries,
+                                  int32_t position) {
+    const uint8_t *p = view->start + entries[position].value;
+    if (*p != '{' && *p != '[') {
+        clua_text_push(L, p, view->start + entries[position].value_end, view->depth + 1);
+        return;
+    }
+    index = lua_absindex(L, index);
+    clua_view_push_key(L, view, entries, position);
+    clua_view_push_entry(L, index, view, &entries[position], -1);
+    lua_remove(L, -2);
+}
+
+/// Raises the issue of a key written twice in an object, where the script reads it: which
+/// value counts is a reader's guess. Stack: [-0, +0, v]
+static int clua_view_refuse_duplicate(lua_State *L, const clua_view *view, const clua_view_entry *entry) {
+    clua_text_push_string(L, view->start + entry->key, view->start + entry->key + entry->key_length, entry->escaped);
+    size_t length = 0;
+    const char *bytes = lua_tolstring(L, -1, &length);
+    size_t shown = length;
+    if (shown > 64) {
+        shown = 64;
+        while (shown > 0 && ((unsigned char)bytes[shown] & 0xC0) == 0x80) shown--;
+    }
+    return luaL_error(L, "duplicate key \"%s%s\": an object of the value writes it more than once "
+                         "(a reader that takes the first sees another record)",
+                      lua_pushlstring(L, bytes, shown), shown < length ? "…" : "");
+}
+
+/// Whether the object view spans few entries of the record's index (its closing bracket as the
+/// host's walk of the record found it), or few bytes when it is read without that index.
+static int clua_view_is_small(lua_State *L, clua_view *view) {
+    clua_sandbox *s = clua_sandbox_of(L);
+    ptrdiff_t first = clua_view_first_entry(s, view);
+    if (first < 0) return view->end - view->start <= 8 * CLUA_VIEW_WALK_ENTRIES;
+    if (s->matches == NULL) return 0;
+    uint64_t match = s->matches[first];
+    size_t close = (uint32_t)match;
+    return (uint32_t)(match >> 32) == s->matches_generation && close > (size_t)first
+        && close - (size_t)first <= CLUA_VIEW_WALK_ENTRIES;
+}
+
+/// Finds the member `want` of an object view through the record's index, walking its members
+/// and comparing key bytes, building nothing: 1 with the member in `*found`, 0 when it has no
+/// such member, -1 when the record's index does not cover the view or describe it as expected
+/// (its bytes are walked then). The whole object is walked, so that the key written twice is
+/// refused. Stack: [-0, +0, v]
+static int clua_view_scan_indexed(lua_State *L, clua_sandbox *s, clua_view *view, const uint8_t *want, size_t length,
+                                  clua_view_entry *found) {
+    ptrdiff_t first = clua_view_first_entry(s, view);
+    if (first < 0) return -1;
+    const uint32_t *positions = s->positions;
+    const uint64_t *matches = s->matches;
+    uint32_t generation = s->matches_generation;
+    size_t entries = s->indexed_entries, origin = s->indexed_origin;
+    const uint8_t *text = s->indexed_text;
+    // The view's text as offsets in the record: its brackets at `low` and `high - 1`.
+    size_t low = origin + (size_t)(view->start - text), high = low + (size_t)(view->end - view->start);
+// The record offset of entry `k`, refused when it is not inside the view (after its opening bracket).
+#define CLUA_OFFSET(k, into)                                                                        \
+    do {                                                                                            \
+        if ((k) >= entries) return -1;                                                              \
+        into = positions[(k)] & CJSON_INDEX_OFFSET;                                                 \
+        if (into <= low || into >= high) return -1;                                                 \
+    } while (0)
+#define CLUA_BYTE(offset) (text[(offset) - origin])
+    size_t i = (size_t)first + 1, o;
+    CLUA_OFFSET(i, o);
+    if (CLUA_BYTE(o) == '}') return o == high - 1 ? 0 : -1;
+    int64_t steps = 0;
+    int hits = 0;
+    for (;;) {
+        size_t open, close, colon;
+        CLUA_OFFSET(i, open);
+        CLUA_OFFSET(i + 1, close);
+        CLUA_OFFSET(i + 2, colon);
+        if (CLUA_BYTE(open) != '"' || CLUA_BYTE(close) != '"' || CLUA_BYTE(colon) != ':' || close <= open) return -1;
+        clua_view_entry entry;
+        entry.key = (uint32_t)(open + 1 - low);
+        entry.key_length = (uint32_t)(close - open - 1);
+        entry.escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
+        const uint8_t *key = &CLUA_BYTE(open + 1);
+        int hit = entry.escaped ? clua_key_equals(view, &entry, want, length)
+                                : entry.key_length == length
+                && (length == 0 || (key[0] == want[0] && memcmp(key, want, length) == 0));
+        i += 3;
+        size_t value, value_end;
+        CLUA_OFFSET(i, value);
+        entry.at = i < UINT32_MAX ? (uint32_t)i + 1 : 0;
+        uint8_t c = CLUA_BYTE(value);
+        if (c == '"') {
+            CLUA_OFFSET(i + 1, value_end);
+            if (CLUA_BYTE(value_end) != '"') return -1;
+            value_end++;
+            i += 2;
+        } else if (c == '{' || c == '[') {
+            // Where it closes, as the host's walk of the record found it; walked to otherwise.
+            uint64_t match = matches != NULL ? matches[i] : 0;
+            size_t j = (uint32_t)match;
+            if (matches == NULL || (uint32_t)(match >> 32) != generation || j <= i) {
+                int depth = 0;
+                for (j = i;; j++) {
+                    size_t q;
+                    CLUA_OFFSET(j, q);
+                    uint8_t d = CLUA_BYTE(q);
+                    if (d == '{' || d == '[') depth++;
+                    else if ((d == '}' || d == ']') && --depth == 0) break;
+                }
+            }
+            CLUA_OFFSET(j, value_end);
+            if (CLUA_BYTE(value_end) != (c == '{' ? '}' : ']')) return -1;
+            value_end++;
+            steps += (int64_t)(j - i) / 8;
+            i = j + 1;
+        } else {
+            // A number or literal ends where the next entry (a comma or a bracket) is, before
+            // any whitespace.
+            CLUA_OFFSET(i + 1, value_end);
+            while (value_end > value) {
+                uint8_t w = CLUA_BYTE(value_end - 1);
+                if (w != ' ' && w != '\n' && w != '\r' && w != '\t') break;
+                value_end--;
+            }
+            i += 1;
+        }
+        steps += 1;
+        if (hit) {
+            entry.value = (uint32_t)(value - low);
+            entry.value_end = (uint32_t)(value_end - low);
+            entry.hash = 0;
+            entry.duplicated = 0;
+            if (hits++) {
+                clua_sandbox_charge(L, steps);
+                clua_view_refuse_duplicate(L, view, &entry);
+            }
+            *found = entry;
+        }
+        size_t separator;
+        CLUA_OFFSET(i, separator);
+        uint8_t d = CLUA_BYTE(separator);
+        if (d == ',') {
+            i++;
+            continue;
+        }
+        if (d != '}' || separator != high - 1) return -1;
+        break;
+    }
+#undef CLUA_BYTE
+#undef CLUA_OFFSET
+    clua_sandbox_charge(L, steps);
+    clua_views_indexed++;
+    return hits;
+}
+
+/// Finds the member `want` of an object view that is not indexed by walking its members and
+/// comparing key bytes, building nothing: through the record's index when it covers the view,
+/// else through its bytes. The whole object is walked, so that the key written twice is
+/// refused. 1 with the member in `*found`, or 0. Stack: [-0, +0, v]
+static int clua_view_scan(lua_State *L, clua_view *view, const uint8_t *want, size_t length, clua_view_entry *found) {
+    int hits = clua_view_scan_indexed(L, clua_sandbox_of(L), view, want, length, found);
+    if (hits >= 0) return hits;
+    clua_members m;
+    clua_members_bytes(&m, view);
+    int64_t steps = 0;
+    for (hits = 0;;) {
+        clua_view_entry entry;
+        if (!clua_members_next_bytes(L, &m, &entry, &steps)) break;
+        if (!clua_key_equals(view, &entry, want, length)) continue;
+        if (hits++) {
+            clua_sandbox_charge(L, steps);
+            clua_view_refuse_duplicate(L, view, &entry);
+        }
+        *found = entry;
+    }
+    clua_sandbox_charge(L, steps);
+    return hits;
 }
 
 /// Pushes what the view at `index` holds under the key at `key` (nil when nothing), slots
@@ -883,15 +1184,32 @@ static void clua_view_get(lua_State *L, int index, int key) {
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    clua_view_entry *entries = clua_view_index(L, index, view);
-    int32_t position = -1;
-    if (view->is_array) {
-        position = clua_view_position(L, view, key);
-    } else if (lua_type(L, key) == LUA_TSTRING) {
+    if (!view->is_array) {
+        if (lua_type(L, key) != LUA_TSTRING) {
+            lua_pushnil(L);
+            return;
+        }
         size_t length = 0;
         const uint8_t *want = (const uint8_t *)lua_tolstring(L, key, &length);
-        position = clua_view_find(view, entries, want, length);
+        if (view->count < 0 && view->lookups < CLUA_VIEW_LAZY_LOOKUPS && clua_view_is_small(L, view)) {
+            view->lookups++;
+            clua_view_entry found;
+            if (clua_view_scan(L, view, want, length, &found)) clua_view_push_entry(L, index, view, &found, key);
+            else lua_pushnil(L);
+            return;
+        }
+        clua_view_entry *entries = clua_view_index(L, index, view);
+        int32_t position = clua_view_find(view, entries, want, length);
+        if (position < 0) {
+            lua_pushnil(L);
+            return;
+        }
+        if (entries[position].duplicated) clua_view_refuse_duplicate(L, view, &entries[position]);
+        clua_view_push_entry(L, index, view, &entries[position], key);
+        return;
     }
+    clua_view_entry *entries = clua_view_index(L, index, view);
+    int32_t position = clua_view_position(L, view, key);
     if (position < 0) {
         lua_pushnil(L);
         return;
@@ -947,10 +1265,10 @@ static lua_Integer clua_view_length(lua_State *L, int index) {
     index = lua_absindex(L, index);
     clua_view *view = clua_view_check(L, index);
     lua_Integer length = 0;
-    if (view->is_array) {
-        clua_view_index(L, index, view);
-        length = view->count;
-    }
+    clua_view_entry *entries = clua_view_index(L, index, view);
+    if (view->is_array) length = view->count;
+    // An object's length is found as an iteration finds its keys: one written twice is read.
+    else if (view->first_duplicate >= 0) clua_view_refuse_duplicate(L, view, &entries[view->first_duplicate]);
     if (lua_getiuservalue(L, index, CLUA_VIEW_SLOTS) != LUA_TTABLE) {
         lua_pop(L, 1);
         return length;
@@ -992,6 +1310,8 @@ static int clua_view_next(lua_State *L, int index) {
     index = lua_absindex(L, index);
     clua_view *view = clua_view_check(L, index);
     clua_view_entry *entries = clua_view_index(L, index, view);
+    // An iteration reads every key: one written twice is read.
+    if (view->first_duplicate >= 0) clua_view_refuse_duplicate(L, view, &entries[view->first_duplicate]);
     int previous = lua_gettop(L);
     int has_slots = lua_getiuservalue(L, index, CLUA_VIEW_SLOTS) == LUA_TTABLE;
     int slots = lua_gettop(L);

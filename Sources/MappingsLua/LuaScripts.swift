@@ -107,8 +107,9 @@ public final class LuaScripts: TransformerProvider, Sendable {
         self.pool = Mutex(Pool())
     }
 
-    /// How many views have found their members through a record's structural index (not its
-    /// bytes) on the calling thread: what tests tell the two paths apart by.
+    /// How many times views have walked their members through a record's structural index (not
+    /// their bytes) on the calling thread, a lookup's walk or an indexing pass: what tests tell
+    /// the two paths apart by.
     package static var viewsIndexed: UInt64 { clua_views_indexed_total() }
 
     /// Why the script of `module` does not load (a syntax error, an error while it runs, a value

@@ -603,7 +603,7 @@ enum RandomPayload {
         if Int.random(in: 0..<14, using: &random) == 0 { return scalar(&random) }
         let strings = [
             #""""#, #""x""#, #""a b""#, #""caf\u00e9""#, #""café 東京""#, #""tab\t and \"quotes\"""#,
-            #""\ud83d\ude80""#, #""\/slash""#,
+            #""\ud83d\ude80""#, #""\/slash""#, #""caf\u00E9 \uD83D\uDE80 \u004a\u00Ff""#,
         ]
         switch key {
         case "id", "rank", "count":

@@ -112,6 +112,66 @@ struct LuaViewTests {
         }
     }
 
+    /// A key written twice is an issue where the script reads it — a lookup of that key, or an
+    /// iteration over its object — and nothing where it reads only the object's other keys:
+    /// before the object is indexed (lookups that walk its members) and after (past four
+    /// lookups, or once iterated), a key written with escapes as with plain bytes.
+    @Test(
+        "a key written twice is an issue where the script looks it up or iterates, nothing elsewhere",
+        arguments: isolations)
+    func repeatsWhereRead(_ isolation: LuaIsolation) throws {
+        let script = """
+            return {
+                name = function(v) return v.user.name end,
+                role = function(v) return v.user.role end,
+                many = function(v) local u = v.user
+                    return u.a .. u.b .. u.c .. u.d .. u.e .. u.name end,
+                manyRole = function(v) local u = v.user
+                    return u.a .. u.b .. u.c .. u.d .. u.e .. u.role end,
+                keys = function(v) local n = 0 for k in pairs(v.user) do n = n + 1 end return tostring(n) end,
+                length = function(v) return tostring(#v.user) end,
+                copied = function(v) return json.copy(v.user) end,
+                changed = function(v) local u = v.user u.extra = 1 return u end,
+                after = function(v) for k in pairs(v.other) do end return v.user.name end,
+            }
+            """
+        let plain =
+            #"{"user": {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5", "name": "Ann", "role": "user", "role": "admin"}, "other": {}}"#
+        let escaped =
+            #"{"user": {"a": "1", "b": "2", "c": "3", "d": "4", "e": "5", "name": "Ann", "r\u006fle": "user", "role": "admin"}, "other": {}}"#
+        let says = #"duplicate key "role""#
+        for payload in [plain, escaped] {
+            for (function, expected) in [
+                ("name", "Ann"), ("many", "12345Ann"), ("after", "Ann"), ("role", nil), ("manyRole", nil),
+                ("keys", nil), ("length", nil), ("copied", nil), ("changed", nil),
+            ] {
+                let fixture = try LuaFixture(["R.lua": script], entries: ["v": "R.\(function)"], isolation: isolation)
+                defer { fixture.remove() }
+                let (output, issues) = try fixture.map(json: payload)
+                if let expected {
+                    #expect(issues.isEmpty && output == #"{"v":"\#(expected)"}"#, "\(function): \(output) \(issues)")
+                } else {
+                    #expect(
+                        issues.count == 1 && issues.first?.contains(says) == true, "\(function): \(issues) \(output)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a key written twice in an object no lookup reaches stays unread, whatever the script reads around it",
+        arguments: isolations)
+    func repeatsUnread(_ isolation: LuaIsolation) throws {
+        let script = "return { f = function(v) return v.user.name .. v.user.name end }"
+        let payload = #"{"user": {"k": 1, "name": "Ann", "k": 2}, "name": 3, "name": 4}"#
+        do {
+            let fixture = try LuaFixture(["R.lua": script], entries: ["v": "R.f"], isolation: isolation)
+            defer { fixture.remove() }
+            let (output, issues) = try fixture.map(json: payload)
+            #expect(issues.isEmpty && output == #"{"v":"AnnAnn"}"#, "\(output) \(issues)")
+        }
+    }
+
     /// Every level a script reads is a view kept in its parent's slots: returning the value
     /// walks them all (a walk that once pushed past Lua's stack and broke the host's memory at
     /// 15 levels). Up to the limit a value read, changed or copied at its deepest level comes
@@ -249,7 +309,7 @@ struct LuaViewTests {
         // A view's index is the interpreter's memory: an object of many members under a small cap.
         let members = (0..<40_000).map { #""k\#($0)": \#($0)"# }.joined(separator: ",")
         let fixture = try Self.fixture(
-            "read", isolation: isolation,
+            "walk", isolation: isolation,
             limits: LuaLimits(memory: 1 << 20, instructions: 50_000_000, timeout: .seconds(2)))
         defer { fixture.remove() }
         let (_, issues) = try fixture.map(json: "{\(members)}")

@@ -769,7 +769,7 @@ struct Writer<Output: WriterOutput> {
             if bytes[position + 1] == UInt8(ascii: "u") {
                 let unit = hexValue(at: position + 2)
                 position += 6
-                if JSONEscape.isHighSurrogate(unit) {
+                if unit & 0xFC00 == 0xD800 {  // a high surrogate, inline (the check across modules is a call)
                     scalar = JSONEscape.scalar(high: unit, low: hexValue(at: position + 2))?.value ?? 0xFFFD
                     position += 6
                 } else {
@@ -790,15 +790,15 @@ struct Writer<Output: WriterOutput> {
         }
     }
 
-    /// The four hexadecimal digits at `position` (checked by the scan) as a number.
+    /// The four hexadecimal digits at `position` (checked by the scan) as a number, read as one
+    /// word: a digit's value is its low four bits, plus 9 for a letter (whose bit 6 is set), in
+    /// each byte at once; why: texts written with `\\u` escapes hold one every three bytes
+    /// (a loop of four bounds-checked reads cost 56 instructions an escape).
+    @inline(__always)
     private func hexValue(at position: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for offset in 0..<4 {
-            let byte = bytes[position + offset]
-            let digit = byte &- 48 < 10 ? byte &- 48 : (byte | 0x20) &- 87
-            value = value << 4 | UInt32(digit)
-        }
-        return value
+        let word = UInt32(littleEndian: UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt32.self))
+        let digits = (word & 0x0F0F_0F0F) &+ ((word >> 6) & 0x0101_0101) &* 9
+        return (digits & 0xFF) << 12 | (digits >> 8 & 0xFF) << 8 | (digits >> 16 & 0xFF) << 4 | digits >> 24
     }
 
     /// Writes one decoded character as the writer writes it in a string (`raw`: as UTF-8, never
