@@ -579,21 +579,12 @@ static inline clua_view_entry *clua_view_next_entry(lua_State *L, clua_view_buil
     return entry;
 }
 
-/// A walk over a container's members, one at a time: through the structural index of the
-/// record the call's input came from (published by the host's record tape:
-/// `cjson_index_published`) when it covers the container — a member is its index entries, a
-/// nested container is passed by its matching entry, never its bytes — else through its bytes.
+/// A walk over a container's members through its bytes, one at a time (for a container the
+/// record's index does not cover: clua_view_walk_indexed is the walk through it).
 typedef struct clua_members {
     const uint8_t *start, *end;  // the container's text
-    const uint8_t *p;            // bytes: at the next member
-    size_t i;                    // index: the next member's first entry
-    // The record's index, as the sandbox has it for the call.
-    const uint8_t *text;
-    const uint32_t *positions;
-    const uint64_t *matches;
-    size_t entries, origin;
-    uint32_t generation;
-    uint8_t indexed, done, is_array;
+    const uint8_t *p;            // at the next member
+    uint8_t done, is_array;
 } clua_members;
 
 /// Starts a walk of the view's members through its bytes.
@@ -601,7 +592,6 @@ static void clua_members_bytes(clua_members *m, const clua_view *view) {
     m->start = view->start;
     m->end = view->end;
     m->is_array = view->is_array;
-    m->indexed = 0;
     m->p = clua_text_space(view->start + 1, view->end);
     m->done = m->p < m->end && *m->p == (view->is_array ? ']' : '}');
 }
@@ -630,32 +620,6 @@ static ptrdiff_t clua_view_first_entry(clua_sandbox *s, clua_view *view) {
     if (low >= entries || (positions[low] & CJSON_INDEX_OFFSET) != want || low >= UINT32_MAX) return -1;
     view->entry = (uint32_t)low + 1;
     return (ptrdiff_t)low;
-}
-
-static int clua_members_indexed(lua_State *L, clua_members *m, clua_view *view) {
-    clua_sandbox *s = clua_sandbox_of(L);
-    ptrdiff_t first = clua_view_first_entry(s, view);
-    if (first < 0) return 0;
-    const uint8_t *text = s->indexed_text;
-    const uint32_t *positions = s->positions;
-    size_t entries = s->indexed_entries, origin = s->indexed_origin;
-    size_t low = (size_t)first;
-    if (low + 1 >= entries) return 0;
-    const uint8_t *next = text + ((positions[low + 1] & CJSON_INDEX_OFFSET) - origin);
-    if (next <= view->start || next >= view->end) return 0;
-    m->start = view->start;
-    m->end = view->end;
-    m->is_array = view->is_array;
-    m->indexed = 1;
-    m->i = low + 1;
-    m->text = text;
-    m->positions = positions;
-    m->matches = s->matches;
-    m->entries = entries;
-    m->origin = origin;
-    m->generation = s->matches_generation;
-    m->done = *next == (view->is_array ? ']' : '}');
-    return !m->done || next == view->end - 1;
 }
 
 /// The next member of a walk through the bytes into `entry` (its key's and value's places;
@@ -693,115 +657,164 @@ static int clua_members_next_bytes(lua_State *L, clua_members *m, clua_view_entr
     return 1;
 }
 
-/// The next member of a walk through the index into `entry`: 1, 0 at the end, or -1 when the
-/// index does not describe the text as expected (the walk starts over through the bytes).
-static inline __attribute__((always_inline)) int clua_members_next_indexed(clua_members *m, clua_view_entry *entry,
-                                                                        int64_t *steps) {
-    if (m->done) return 0;
-    const uint8_t *text = m->text;
-    const uint32_t *positions = m->positions;
-    const uint64_t *matches = m->matches;
-    size_t entries = m->entries, origin = m->origin;
-    const uint8_t *start = m->start, *end = m->end;
-// The byte entry `i` is at, or a refusal of the index when it is past the view.
-#define CLUA_AT(i, into)                                                                            \
-    do {                                                                                            \
-        if ((i) >= entries) return -1;                                                              \
-        into = text + ((positions[(i)] & CJSON_INDEX_OFFSET) - origin);                             \
-        if (into < start || into >= end) return -1;                                                 \
-    } while (0)
-    const uint8_t *p;
-    size_t i = m->i;
-    entry->escaped = 0;
-    entry->key = entry->key_length = 0;
-    if (!m->is_array) {
-        const uint8_t *quote, *colon;
-        CLUA_AT(i, p);
-        CLUA_AT(i + 1, quote);
-        CLUA_AT(i + 2, colon);
-        if (*p != '"' || *quote != '"' || *colon != ':') return -1;
-        entry->key = (uint32_t)(p + 1 - start);
-        entry->key_length = (uint32_t)(quote - (p + 1));
-        entry->escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
-        i += 3;
-    }
-    const uint8_t *value, *after;
-    CLUA_AT(i, value);
-    entry->at = i < UINT32_MAX ? (uint32_t)i + 1 : 0;
-    if (*value == '"') {
-        CLUA_AT(i + 1, after);
-        if (*after != '"') return -1;
-        after++;
-        i += 2;
-    } else if (*value == '{' || *value == '[') {
-        // Where it closes, as the host's walk of the record found it; walked to otherwise.
-        uint64_t match = matches != NULL ? matches[i] : 0;
-        size_t j = (uint32_t)match;
-        if (matches != NULL && (uint32_t)(match >> 32) == m->generation && j > i) {
-            CLUA_AT(j, p);
-            if (*p != (*value == '{' ? '}' : ']')) return -1;
-        } else {
-            int depth = 0;
-            for (j = i;; j++) {
-                CLUA_AT(j, p);
-                if (*p == '{' || *p == '[') depth++;
-                else if ((*p == '}' || *p == ']') && --depth == 0) break;
-            }
-        }
-        *steps += (int64_t)(j - i) / 8;
-        after = p + 1;
-        i = j + 1;
-    } else {
-        // A number or literal ends where the next entry (a comma or a bracket) is, before
-        // any whitespace.
-        CLUA_AT(i + 1, after);
-        while (after > value && (after[-1] == ' ' || after[-1] == '\n' || after[-1] == '\r' || after[-1] == '\t'))
-            after--;
-        i += 1;
-    }
-    entry->value = (uint32_t)(value - start);
-    entry->value_end = (uint32_t)(after - start);
-    *steps += 1;
-    CLUA_AT(i, p);
-    if (*p == ',') {
-        m->i = i + 1;
-        return 1;
-    }
-    if (*p != (m->is_array ? ']' : '}') || p != end - 1) return -1;
-    m->done = 1;
-    return 1;
-#undef CLUA_AT
-}
+static int clua_view_refuse_duplicate(lua_State *L, const clua_view *view, const clua_view_entry *entry);
 
-/// The next member of a walk into `entry`: 1, or 0 at the end; a walk through the index that
-/// the index refuses starts over through the bytes, and says so (-1: what it found so far is
-/// to be forgotten). Stack: [-0, +0, v]
-static inline __attribute__((always_inline)) int clua_members_next(lua_State *L, clua_members *m, const clua_view *view, clua_view_entry *entry,
-                                    int64_t *steps) {
-    if (!m->indexed) return clua_members_next_bytes(L, m, entry, steps);
-    int found = clua_members_next_indexed(m, entry, steps);
-    if (found >= 0) return found;
-    clua_members_bytes(m, view);
-    return -1;
+/// Walks the view's members through the structural index of the record the call's input came
+/// from (published by the host's record tape: `cjson_index_published`): a member is its index
+/// entries, a nested container is passed by its matching entry, never its bytes. With a
+/// `builder`, collects every member (and its key's hash) into it: 0. Without, finds the member
+/// `want` of an object comparing key bytes, building nothing: 1 with it in `*found`, or 0; the
+/// whole object is walked, so that the key written twice is refused. -1 when the record's
+/// index does not cover the view or describe it as expected (its bytes are walked then).
+/// Inlined, so that each use is compiled for its own. Stack: [-0, +(0|1), m]
+static inline __attribute__((always_inline)) int clua_view_walk_indexed(lua_State *L, clua_sandbox *s,
+                                                                        clua_view *view, const uint8_t *want,
+                                                                        size_t length, clua_view_entry *found,
+                                                                        clua_view_builder *builder) {
+    ptrdiff_t first = clua_view_first_entry(s, view);
+    if (first < 0) return -1;
+    const uint32_t *positions = s->positions;
+    const uint64_t *matches = s->matches;
+    uint32_t generation = s->matches_generation;
+    size_t entries = s->indexed_entries, origin = s->indexed_origin;
+    const uint8_t *text = s->indexed_text;
+    // The view's text as offsets in the record: its brackets at `low` and `high - 1`.
+    size_t low = origin + (size_t)(view->start - text), high = low + (size_t)(view->end - view->start);
+// The record offset of entry `k`, refused when it is not inside the view (after its opening bracket).
+#define CLUA_OFFSET(k, into)                                                                        \
+    do {                                                                                            \
+        if ((k) >= entries) return -1;                                                              \
+        into = positions[(k)] & CJSON_INDEX_OFFSET;                                                 \
+        if (into <= low || into >= high) return -1;                                                 \
+    } while (0)
+#define CLUA_BYTE(offset) (text[(offset) - origin])
+    size_t i = (size_t)first + 1, o;
+    const uint8_t close_bracket = view->is_array ? ']' : '}';
+    CLUA_OFFSET(i, o);
+    if (CLUA_BYTE(o) == close_bracket) {
+        if (o != high - 1) return -1;
+        clua_views_indexed++;
+        return 0;
+    }
+    int64_t steps = 0;
+    int hits = 0;
+    for (;;) {
+        clua_view_entry entry;
+        int hit = 0;
+        entry.key = entry.key_length = 0;
+        entry.escaped = 0;
+        if (!view->is_array) {
+            size_t open, close, colon;
+            CLUA_OFFSET(i, open);
+            CLUA_OFFSET(i + 1, close);
+            CLUA_OFFSET(i + 2, colon);
+            if (CLUA_BYTE(open) != '"' || CLUA_BYTE(close) != '"' || CLUA_BYTE(colon) != ':' || close <= open)
+                return -1;
+            entry.key = (uint32_t)(open + 1 - low);
+            entry.key_length = (uint32_t)(close - open - 1);
+            entry.escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
+            const uint8_t *key = &CLUA_BYTE(open + 1);
+            if (builder != NULL) {
+                entry.hash = entry.escaped ? clua_hash_escaped(L, key, key + entry.key_length)
+                                           : clua_hash_key(key, entry.key_length);
+            } else {
+                hit = entry.escaped ? clua_key_equals(view, &entry, want, length)
+                                    : entry.key_length == length
+                        && (length == 0 || (key[0] == want[0] && memcmp(key, want, length) == 0));
+            }
+            i += 3;
+        }
+        size_t value, value_end;
+        CLUA_OFFSET(i, value);
+        entry.at = i < UINT32_MAX ? (uint32_t)i + 1 : 0;
+        uint8_t c = CLUA_BYTE(value);
+        if (c == '"') {
+            CLUA_OFFSET(i + 1, value_end);
+            if (CLUA_BYTE(value_end) != '"') return -1;
+            value_end++;
+            i += 2;
+        } else if (c == '{' || c == '[') {
+            // Where it closes, as the host's walk of the record found it; walked to otherwise.
+            uint64_t match = matches != NULL ? matches[i] : 0;
+            size_t j = (uint32_t)match;
+            if (matches == NULL || (uint32_t)(match >> 32) != generation || j <= i) {
+                int depth = 0;
+                for (j = i;; j++) {
+                    size_t q;
+                    CLUA_OFFSET(j, q);
+                    uint8_t d = CLUA_BYTE(q);
+                    if (d == '{' || d == '[') depth++;
+                    else if ((d == '}' || d == ']') && --depth == 0) break;
+                }
+            }
+            CLUA_OFFSET(j, value_end);
+            if (CLUA_BYTE(value_end) != (c == '{' ? '}' : ']')) return -1;
+            value_end++;
+            steps += (int64_t)(j - i) / 8;
+            i = j + 1;
+        } else {
+            // A number or literal ends where the next entry (a comma or a bracket) is, before
+            // any whitespace.
+            CLUA_OFFSET(i + 1, value_end);
+            while (value_end > value) {
+                uint8_t w = CLUA_BYTE(value_end - 1);
+                if (w != ' ' && w != '\n' && w != '\r' && w != '\t') break;
+                value_end--;
+            }
+            i += 1;
+        }
+        steps += 1;
+        if (builder != NULL) {
+            entry.value = (uint32_t)(value - low);
+            entry.value_end = (uint32_t)(value_end - low);
+            entry.duplicated = 0;
+            if (view->is_array) entry.hash = 0;
+            *clua_view_next_entry(L, builder) = entry;
+            builder->count++;
+        } else if (hit) {
+            entry.value = (uint32_t)(value - low);
+            entry.value_end = (uint32_t)(value_end - low);
+            entry.hash = 0;
+            entry.duplicated = 0;
+            if (hits++) {
+                clua_sandbox_charge(L, steps);
+                clua_view_refuse_duplicate(L, view, &entry);
+            }
+            *found = entry;
+        }
+        size_t separator;
+        CLUA_OFFSET(i, separator);
+        uint8_t d = CLUA_BYTE(separator);
+        if (d == ',') {
+            i++;
+            continue;
+        }
+        if (d != close_bracket || separator != high - 1) return -1;
+        break;
+    }
+#undef CLUA_BYTE
+#undef CLUA_OFFSET
+    clua_views_indexed++;
+    if (builder != NULL) {
+        builder->steps += steps;
+        return 0;
+    }
+    clua_sandbox_charge(L, steps);
+    return hits;
 }
 
 /// Finds the view's members, through the record's index when it covers the view (its table may
 /// then be kept for the record's next calls: returns 1), else through its bytes (returns 0).
 /// Stack: [-0, +(0|1), m]
 static int clua_view_collect(lua_State *L, clua_view *view, clua_view_builder *builder) {
+    if (clua_view_walk_indexed(L, clua_sandbox_of(L), view, NULL, 0, NULL, builder) >= 0) return 1;
+    builder->count = 0;
+    builder->steps = 0;
     clua_members m;
-    int indexed = clua_members_indexed(L, &m, view);
-    if (!indexed) clua_members_bytes(&m, view);
+    clua_members_bytes(&m, view);
     for (;;) {
         clua_view_entry entry;
-        int found = clua_members_next(L, &m, view, &entry, &builder->steps);
-        if (found == 0) return indexed;
-        if (found < 0) {
-            indexed = 0;
-            builder->count = 0;
-            builder->steps = 0;
-            continue;
-        }
+        if (!clua_members_next_bytes(L, &m, &entry, &builder->steps)) return 0;
         const uint8_t *key = view->start + entry.key;
         entry.hash = 0;
         entry.duplicated = 0;
@@ -853,8 +866,7 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     builder.count = 0;
     builder.steps = 0;
     builder.charged = 0;
-    if (clua_view_collect(L, view, &builder)) clua_views_indexed++;
-    else cached = -1;  // kept only when read through the record's index
+    if (!clua_view_collect(L, view, &builder)) cached = -1;  // kept only when read through the record's index
     clua_view_entry *found = builder.found;
     int spilled = builder.spilled;
     uint32_t count = builder.count;
@@ -1029,124 +1041,12 @@ static int clua_view_is_small(lua_State *L, clua_view *view) {
         && close - (size_t)first <= CLUA_VIEW_WALK_ENTRIES;
 }
 
-/// Finds the member `want` of an object view through the record's index, walking its members
-/// and comparing key bytes, building nothing: 1 with the member in `*found`, 0 when it has no
-/// such member, -1 when the record's index does not cover the view or describe it as expected
-/// (its bytes are walked then). The whole object is walked, so that the key written twice is
-/// refused. Stack: [-0, +0, v]
-static int clua_view_scan_indexed(lua_State *L, clua_sandbox *s, clua_view *view, const uint8_t *want, size_t length,
-                                  clua_view_entry *found) {
-    ptrdiff_t first = clua_view_first_entry(s, view);
-    if (first < 0) return -1;
-    const uint32_t *positions = s->positions;
-    const uint64_t *matches = s->matches;
-    uint32_t generation = s->matches_generation;
-    size_t entries = s->indexed_entries, origin = s->indexed_origin;
-    const uint8_t *text = s->indexed_text;
-    // The view's text as offsets in the record: its brackets at `low` and `high - 1`.
-    size_t low = origin + (size_t)(view->start - text), high = low + (size_t)(view->end - view->start);
-// The record offset of entry `k`, refused when it is not inside the view (after its opening bracket).
-#define CLUA_OFFSET(k, into)                                                                        \
-    do {                                                                                            \
-        if ((k) >= entries) return -1;                                                              \
-        into = positions[(k)] & CJSON_INDEX_OFFSET;                                                 \
-        if (into <= low || into >= high) return -1;                                                 \
-    } while (0)
-#define CLUA_BYTE(offset) (text[(offset) - origin])
-    size_t i = (size_t)first + 1, o;
-    CLUA_OFFSET(i, o);
-    if (CLUA_BYTE(o) == '}') return o == high - 1 ? 0 : -1;
-    int64_t steps = 0;
-    int hits = 0;
-    for (;;) {
-        size_t open, close, colon;
-        CLUA_OFFSET(i, open);
-        CLUA_OFFSET(i + 1, close);
-        CLUA_OFFSET(i + 2, colon);
-        if (CLUA_BYTE(open) != '"' || CLUA_BYTE(close) != '"' || CLUA_BYTE(colon) != ':' || close <= open) return -1;
-        clua_view_entry entry;
-        entry.key = (uint32_t)(open + 1 - low);
-        entry.key_length = (uint32_t)(close - open - 1);
-        entry.escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
-        const uint8_t *key = &CLUA_BYTE(open + 1);
-        int hit = entry.escaped ? clua_key_equals(view, &entry, want, length)
-                                : entry.key_length == length
-                && (length == 0 || (key[0] == want[0] && memcmp(key, want, length) == 0));
-        i += 3;
-        size_t value, value_end;
-        CLUA_OFFSET(i, value);
-        entry.at = i < UINT32_MAX ? (uint32_t)i + 1 : 0;
-        uint8_t c = CLUA_BYTE(value);
-        if (c == '"') {
-            CLUA_OFFSET(i + 1, value_end);
-            if (CLUA_BYTE(value_end) != '"') return -1;
-            value_end++;
-            i += 2;
-        } else if (c == '{' || c == '[') {
-            // Where it closes, as the host's walk of the record found it; walked to otherwise.
-            uint64_t match = matches != NULL ? matches[i] : 0;
-            size_t j = (uint32_t)match;
-            if (matches == NULL || (uint32_t)(match >> 32) != generation || j <= i) {
-                int depth = 0;
-                for (j = i;; j++) {
-                    size_t q;
-                    CLUA_OFFSET(j, q);
-                    uint8_t d = CLUA_BYTE(q);
-                    if (d == '{' || d == '[') depth++;
-                    else if ((d == '}' || d == ']') && --depth == 0) break;
-                }
-            }
-            CLUA_OFFSET(j, value_end);
-            if (CLUA_BYTE(value_end) != (c == '{' ? '}' : ']')) return -1;
-            value_end++;
-            steps += (int64_t)(j - i) / 8;
-            i = j + 1;
-        } else {
-            // A number or literal ends where the next entry (a comma or a bracket) is, before
-            // any whitespace.
-            CLUA_OFFSET(i + 1, value_end);
-            while (value_end > value) {
-                uint8_t w = CLUA_BYTE(value_end - 1);
-                if (w != ' ' && w != '\n' && w != '\r' && w != '\t') break;
-                value_end--;
-            }
-            i += 1;
-        }
-        steps += 1;
-        if (hit) {
-            entry.value = (uint32_t)(value - low);
-            entry.value_end = (uint32_t)(value_end - low);
-            entry.hash = 0;
-            entry.duplicated = 0;
-            if (hits++) {
-                clua_sandbox_charge(L, steps);
-                clua_view_refuse_duplicate(L, view, &entry);
-            }
-            *found = entry;
-        }
-        size_t separator;
-        CLUA_OFFSET(i, separator);
-        uint8_t d = CLUA_BYTE(separator);
-        if (d == ',') {
-            i++;
-            continue;
-        }
-        if (d != '}' || separator != high - 1) return -1;
-        break;
-    }
-#undef CLUA_BYTE
-#undef CLUA_OFFSET
-    clua_sandbox_charge(L, steps);
-    clua_views_indexed++;
-    return hits;
-}
-
 /// Finds the member `want` of an object view that is not indexed by walking its members and
 /// comparing key bytes, building nothing: through the record's index when it covers the view,
 /// else through its bytes. The whole object is walked, so that the key written twice is
 /// refused. 1 with the member in `*found`, or 0. Stack: [-0, +0, v]
 static int clua_view_scan(lua_State *L, clua_view *view, const uint8_t *want, size_t length, clua_view_entry *found) {
-    int hits = clua_view_scan_indexed(L, clua_sandbox_of(L), view, want, length, found);
+    int hits = clua_view_walk_indexed(L, clua_sandbox_of(L), view, want, length, found, NULL);
     if (hits >= 0) return hits;
     clua_members m;
     clua_members_bytes(&m, view);
