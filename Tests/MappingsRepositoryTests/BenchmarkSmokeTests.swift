@@ -79,4 +79,37 @@ struct BenchmarkSmokeTests {
         #expect(result.stderr.contains("error: outputs differ, no timing counts: jq-"), "\(result.stderr)")
         #expect(!result.stdout.contains("| mappings stream |"))
     }
+
+    /// The twitter shape reads a file of statuses as the API's search answer holds them
+    /// (`{"statuses": [...]}`): here three statuses of the real-like generator stand for
+    /// simdjson's file, which is third-party data and never in the repository.
+    @Test("the twitter shape maps a given file of statuses beside the generated shapes, or says what it needs")
+    func twitterShape() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("twitter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let statuses = directory.appendingPathComponent("statuses.json")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        make.currentDirectoryURL = ToolRunner.packageRoot
+        make.arguments = [
+            "python3", "-c",
+            "import json, random, sys; sys.path.insert(0, 'Benchmarks'); import generate; "
+                + "rng = random.Random(3); json.dump({'statuses': [generate.real(rng, n) for n in range(3)]}, "
+                + "open(sys.argv[1], 'w'))",
+            statuses.path,
+        ]
+        try make.run()
+        make.waitUntilExit()
+        #expect(make.terminationStatus == 0)
+        let result = try Self.harness(["--only", "B1,B7", "--shapes", "twitter", "--twitter", statuses.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("the actual statuses of simdjson's twitter.json"), "\(result.stdout)")
+        #expect(result.stdout.contains("goal (Lua-heavy, twitter)"), "\(result.stdout)")
+        let missing = try Self.harness([
+            "--only", "B1", "--shapes", "twitter", "--twitter", directory.appendingPathComponent("none.json").path,
+        ])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("--twitter"), "\(missing.stderr)")
+    }
 }
