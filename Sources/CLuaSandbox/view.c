@@ -657,6 +657,93 @@ static int clua_members_next_bytes(lua_State *L, clua_members *m, clua_view_entr
     return 1;
 }
 
+/// A view's place in the structural index of the record the call's input came from: the
+/// index, and the view's text as offsets in the record (its brackets at `low` and `high - 1`).
+typedef struct clua_index_walk {
+    const uint32_t *positions;
+    const uint64_t *matches;
+    const uint8_t *text;  // the record's bytes from `origin` on
+    size_t entries, origin, low, high;
+    uint32_t generation;
+} clua_index_walk;
+
+/// The record offset of entry `k` into `*offset`: 0 when the entry is past the index or not
+/// inside the view (after its opening bracket), which refuses the index.
+static inline __attribute__((always_inline)) int clua_index_offset(const clua_index_walk *w, size_t k,
+                                                                   size_t *offset) {
+    if (k >= w->entries) return 0;
+    *offset = w->positions[k] & CJSON_INDEX_OFFSET;
+    return *offset > w->low && *offset < w->high;
+}
+
+/// The byte at record offset `offset`.
+static inline __attribute__((always_inline)) uint8_t clua_index_byte(const clua_index_walk *w, size_t offset) {
+    return w->text[offset - w->origin];
+}
+
+/// The key whose opening quote is entry `i` into `entry` (its place, its escapes): 0 when the
+/// index does not describe a key and its colon there.
+static inline __attribute__((always_inline)) int clua_index_key(const clua_index_walk *w, size_t i,
+                                                                clua_view_entry *entry) {
+    size_t open, close, colon;
+    if (!clua_index_offset(w, i, &open) || !clua_index_offset(w, i + 1, &close)
+        || !clua_index_offset(w, i + 2, &colon))
+        return 0;
+    if (clua_index_byte(w, open) != '"' || clua_index_byte(w, close) != '"' || clua_index_byte(w, colon) != ':'
+        || close <= open)
+        return 0;
+    entry->key = (uint32_t)(open + 1 - w->low);
+    entry->key_length = (uint32_t)(close - open - 1);
+    entry->escaped = (w->positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
+    return 1;
+}
+
+/// The value that starts at entry `*i` into `entry` (its text's place and first entry), `*i`
+/// moved past it: a nested container passed by the entry that closes it, as the host's walk
+/// of the record found it (walked to otherwise). 0 when the index does not describe a value.
+static inline __attribute__((always_inline)) int clua_index_value(const clua_index_walk *w, size_t *i,
+                                                                  clua_view_entry *entry, int64_t *steps) {
+    size_t at = *i, value, end;
+    if (!clua_index_offset(w, at, &value)) return 0;
+    entry->at = at < UINT32_MAX ? (uint32_t)at + 1 : 0;
+    uint8_t c = clua_index_byte(w, value);
+    if (c == '"') {
+        if (!clua_index_offset(w, at + 1, &end) || clua_index_byte(w, end) != '"') return 0;
+        end++;
+        *i = at + 2;
+    } else if (c == '{' || c == '[') {
+        uint64_t match = w->matches != NULL ? w->matches[at] : 0;
+        size_t j = (uint32_t)match;
+        if (w->matches == NULL || (uint32_t)(match >> 32) != w->generation || j <= at) {
+            int depth = 0;
+            for (j = at;; j++) {
+                size_t q;
+                if (!clua_index_offset(w, j, &q)) return 0;
+                uint8_t d = clua_index_byte(w, q);
+                if (d == '{' || d == '[') depth++;
+                else if ((d == '}' || d == ']') && --depth == 0) break;
+            }
+        }
+        if (!clua_index_offset(w, j, &end) || clua_index_byte(w, end) != (c == '{' ? '}' : ']')) return 0;
+        end++;
+        *steps += (int64_t)(j - at) / 8;
+        *i = j + 1;
+    } else {
+        // A number or literal ends where the next entry (a comma or a bracket) is, before any
+        // whitespace.
+        if (!clua_index_offset(w, at + 1, &end)) return 0;
+        while (end > value) {
+            uint8_t b = clua_index_byte(w, end - 1);
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') break;
+            end--;
+        }
+        *i = at + 1;
+    }
+    entry->value = (uint32_t)(value - w->low);
+    entry->value_end = (uint32_t)(end - w->low);
+    return 1;
+}
+
 static int clua_view_refuse_duplicate(lua_State *L, const clua_view *view, const clua_view_entry *entry);
 
 /// Walks the view's members through the structural index of the record the call's input came
@@ -673,127 +760,47 @@ static inline __attribute__((always_inline)) int clua_view_walk_indexed(lua_Stat
                                                                         clua_view_builder *builder) {
     ptrdiff_t first = clua_view_first_entry(s, view);
     if (first < 0) return -1;
-    const uint32_t *positions = s->positions;
-    const uint64_t *matches = s->matches;
-    uint32_t generation = s->matches_generation;
-    size_t entries = s->indexed_entries, origin = s->indexed_origin;
-    const uint8_t *text = s->indexed_text;
-    // The view's text as offsets in the record: its brackets at `low` and `high - 1`.
-    size_t low = origin + (size_t)(view->start - text), high = low + (size_t)(view->end - view->start);
-// The record offset of entry `k`, refused when it is not inside the view (after its opening bracket).
-#define CLUA_OFFSET(k, into)                                                                        \
-    do {                                                                                            \
-        if ((k) >= entries) return -1;                                                              \
-        into = positions[(k)] & CJSON_INDEX_OFFSET;                                                 \
-        if (into <= low || into >= high) return -1;                                                 \
-    } while (0)
-#define CLUA_BYTE(offset) (text[(offset) - origin])
+    clua_index_walk w = {s->positions, s->matches, s->indexed_text, s->indexed_entries, s->indexed_origin, 0, 0,
+                         s->matches_generation};
+    w.low = w.origin + (size_t)(view->start - w.text);
+    w.high = w.low + (size_t)(view->end - view->start);
     size_t i = (size_t)first + 1, o;
     const uint8_t close_bracket = view->is_array ? ']' : '}';
-    CLUA_OFFSET(i, o);
-    if (CLUA_BYTE(o) == close_bracket) {
-        if (o != high - 1) return -1;
-        clua_views_indexed++;
-        return 0;
-    }
     int64_t steps = 0;
     int hits = 0;
-    for (;;) {
-        clua_view_entry entry;
+    if (!clua_index_offset(&w, i, &o)) return -1;
+    for (int empty = clua_index_byte(&w, o) == close_bracket; !empty;) {
+        clua_view_entry entry = {0};
         int hit = 0;
-        entry.key = entry.key_length = 0;
-        entry.escaped = 0;
         if (!view->is_array) {
-            size_t open, close, colon;
-            CLUA_OFFSET(i, open);
-            CLUA_OFFSET(i + 1, close);
-            CLUA_OFFSET(i + 2, colon);
-            if (CLUA_BYTE(open) != '"' || CLUA_BYTE(close) != '"' || CLUA_BYTE(colon) != ':' || close <= open)
-                return -1;
-            entry.key = (uint32_t)(open + 1 - low);
-            entry.key_length = (uint32_t)(close - open - 1);
-            entry.escaped = (positions[i + 1] & CJSON_INDEX_ESCAPES) != 0;
-            const uint8_t *key = &CLUA_BYTE(open + 1);
-            if (builder != NULL) {
+            if (!clua_index_key(&w, i, &entry)) return -1;
+            const uint8_t *key = view->start + entry.key;
+            if (builder != NULL)
                 entry.hash = entry.escaped ? clua_hash_escaped(L, key, key + entry.key_length)
                                            : clua_hash_key(key, entry.key_length);
-            } else {
+            else
                 hit = entry.escaped ? clua_key_equals(view, &entry, want, length)
                                     : entry.key_length == length
                         && (length == 0 || (key[0] == want[0] && memcmp(key, want, length) == 0));
-            }
             i += 3;
         }
-        size_t value, value_end;
-        CLUA_OFFSET(i, value);
-        entry.at = i < UINT32_MAX ? (uint32_t)i + 1 : 0;
-        uint8_t c = CLUA_BYTE(value);
-        if (c == '"') {
-            CLUA_OFFSET(i + 1, value_end);
-            if (CLUA_BYTE(value_end) != '"') return -1;
-            value_end++;
-            i += 2;
-        } else if (c == '{' || c == '[') {
-            // Where it closes, as the host's walk of the record found it; walked to otherwise.
-            uint64_t match = matches != NULL ? matches[i] : 0;
-            size_t j = (uint32_t)match;
-            if (matches == NULL || (uint32_t)(match >> 32) != generation || j <= i) {
-                int depth = 0;
-                for (j = i;; j++) {
-                    size_t q;
-                    CLUA_OFFSET(j, q);
-                    uint8_t d = CLUA_BYTE(q);
-                    if (d == '{' || d == '[') depth++;
-                    else if ((d == '}' || d == ']') && --depth == 0) break;
-                }
-            }
-            CLUA_OFFSET(j, value_end);
-            if (CLUA_BYTE(value_end) != (c == '{' ? '}' : ']')) return -1;
-            value_end++;
-            steps += (int64_t)(j - i) / 8;
-            i = j + 1;
-        } else {
-            // A number or literal ends where the next entry (a comma or a bracket) is, before
-            // any whitespace.
-            CLUA_OFFSET(i + 1, value_end);
-            while (value_end > value) {
-                uint8_t w = CLUA_BYTE(value_end - 1);
-                if (w != ' ' && w != '\n' && w != '\r' && w != '\t') break;
-                value_end--;
-            }
-            i += 1;
-        }
+        if (!clua_index_value(&w, &i, &entry, &steps)) return -1;
         steps += 1;
         if (builder != NULL) {
-            entry.value = (uint32_t)(value - low);
-            entry.value_end = (uint32_t)(value_end - low);
-            entry.duplicated = 0;
-            if (view->is_array) entry.hash = 0;
             *clua_view_next_entry(L, builder) = entry;
             builder->count++;
         } else if (hit) {
-            entry.value = (uint32_t)(value - low);
-            entry.value_end = (uint32_t)(value_end - low);
-            entry.hash = 0;
-            entry.duplicated = 0;
             if (hits++) {
                 clua_sandbox_charge(L, steps);
                 clua_view_refuse_duplicate(L, view, &entry);
             }
             *found = entry;
         }
-        size_t separator;
-        CLUA_OFFSET(i, separator);
-        uint8_t d = CLUA_BYTE(separator);
-        if (d == ',') {
-            i++;
-            continue;
-        }
-        if (d != close_bracket || separator != high - 1) return -1;
-        break;
+        if (!clua_index_offset(&w, i, &o)) return -1;
+        if (clua_index_byte(&w, o) != ',') break;
+        i++;
     }
-#undef CLUA_BYTE
-#undef CLUA_OFFSET
+    if (clua_index_byte(&w, o) != close_bracket || o != w.high - 1) return -1;
     clua_views_indexed++;
     if (builder != NULL) {
         builder->steps += steps;
@@ -825,6 +832,62 @@ static int clua_view_collect(lua_State *L, clua_view *view, clua_view_builder *b
     }
 }
 
+/// The members an earlier call of the same record kept for the view (at record offset
+/// `offset`), pushed, and the view told what they are; NULL (nothing pushed) when there are
+/// none. They are charged as building them is: a call's cost does not depend on the calls
+/// before it. Stack: [-0, +(0|1), m]
+static clua_view_index_block *clua_view_cached(lua_State *L, clua_sandbox *s, clua_view *view, lua_Integer offset) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
+    if (lua_rawgeti(L, -1, offset) == LUA_TUSERDATA) {
+        clua_view_index_block *block = (clua_view_index_block *)lua_touserdata(L, -1);
+        if (block->length == (uint64_t)(view->end - view->start) && block->is_array == view->is_array) {
+            lua_remove(L, -2);
+            clua_sandbox_charge(L, block->steps);
+            view->count = block->count;
+            view->table_size = block->table_size;
+            view->first_duplicate = block->first_duplicate;
+            return block;
+        }
+    }
+    lua_pop(L, 2);
+    return NULL;
+}
+
+/// Fills an object's hash table (`table_size` positions after the entries, -1 where empty),
+/// each member by its key; a key found twice marks both members, refused where they are read,
+/// and the block's first such member. Stack: [-0, +0, m]
+static void clua_view_table(lua_State *L, const clua_view *view, clua_view_index_block *block) {
+    clua_view_entry *entries = (clua_view_entry *)(block + 1);
+    int32_t count = block->count, table_size = block->table_size;
+    int32_t *table = (int32_t *)(entries + count);
+    for (int32_t i = 0; i < table_size; i++) table[i] = -1;
+    for (int32_t i = count - 1; i >= 0; i--) {
+        clua_view_entry *entry = &entries[i];
+        uint32_t slot = entry->hash & (uint32_t)(table_size - 1);
+        for (;;) {
+            int32_t there = table[slot];
+            if (there < 0) {
+                table[slot] = i;
+                break;
+            }
+            clua_view_entry *other = &entries[there];
+            if (other->hash == entry->hash) {
+                // The same hash: compare the keys' decoded bytes.
+                const uint8_t *key = view->start + entry->key;
+                clua_text_push_string(L, key, key + entry->key_length, entry->escaped);
+                size_t length = 0;
+                const uint8_t *bytes = (const uint8_t *)lua_tolstring(L, -1, &length);
+                if (clua_key_equals(view, other, bytes, length)) {
+                    entry->duplicated = other->duplicated = 1;
+                    block->first_duplicate = i;  // the loop goes down: the last found is the first
+                }
+                lua_pop(L, 1);
+            }
+            slot = (slot + 1) & (uint32_t)(table_size - 1);
+        }
+    }
+}
+
 /// The view's entries and, for an object, its hash table (`table_size` positions after the
 /// entries, -1 where empty): built on the first read, in one pass over the text.
 /// Stack: [-0, +0, m]
@@ -842,23 +905,12 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     lua_Integer cached = -1;
     if (s->indexed_text != NULL && view->start >= s->indexed_text && view->end <= s->indexed_end) {
         cached = (lua_Integer)(s->indexed_origin + (size_t)(view->start - s->indexed_text));
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
-        if (lua_rawgeti(L, -1, cached) == LUA_TUSERDATA) {
-            clua_view_index_block *block = (clua_view_index_block *)lua_touserdata(L, -1);
-            if (block->length == (uint64_t)(view->end - view->start) && block->is_array == view->is_array) {
-                lua_setiuservalue(L, index, CLUA_VIEW_INDEX);
-                lua_pop(L, 1);
-                // The same charge as building it: a call's cost does not depend on the calls before it.
-                clua_sandbox_charge(L, block->steps);
-                view->count = block->count;
-                view->table_size = block->table_size;
-                view->first_duplicate = block->first_duplicate;
-                return (clua_view_entry *)(block + 1);
-            }
+        clua_view_index_block *block = clua_view_cached(L, s, view, cached);
+        if (block != NULL) {
+            lua_setiuservalue(L, index, CLUA_VIEW_INDEX);
+            return (clua_view_entry *)(block + 1);
         }
-        lua_pop(L, 2);
     }
-    const uint8_t *start = view->start;
     clua_view_builder builder;
     builder.found = builder.inline_entries;
     builder.capacity = CLUA_VIEW_INLINE_ENTRIES;
@@ -867,11 +919,8 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
     builder.steps = 0;
     builder.charged = 0;
     if (!clua_view_collect(L, view, &builder)) cached = -1;  // kept only when read through the record's index
-    clua_view_entry *found = builder.found;
-    int spilled = builder.spilled;
     uint32_t count = builder.count;
-    int64_t steps = builder.steps;
-    clua_sandbox_charge(L, steps);
+    clua_sandbox_charge(L, builder.steps);
     int32_t table_size = 0;
     if (!view->is_array) {
         table_size = 8;
@@ -881,44 +930,15 @@ static clua_view_entry *clua_view_index(lua_State *L, int index, clua_view *view
         sizeof(clua_view_index_block) + (size_t)count * sizeof(clua_view_entry) + (size_t)table_size * sizeof(int32_t);
     clua_view_index_block *block = (clua_view_index_block *)lua_newuserdatauv(L, size, 0);
     block->length = (uint64_t)(view->end - view->start);
-    block->steps = builder.charged + steps;
+    block->steps = builder.charged + builder.steps;
     block->count = (int32_t)count;
     block->table_size = table_size;
     block->first_duplicate = -1;
     block->is_array = view->is_array;
     clua_view_entry *entries = (clua_view_entry *)(block + 1);
-    if (count) memcpy(entries, found, (size_t)count * sizeof(clua_view_entry));
-    if (spilled) lua_remove(L, -2);
-    if (!view->is_array) {
-        // The hash table holds each member by its key; a key found twice marks both members,
-        // refused where they are read.
-        int32_t *table = (int32_t *)(entries + count);
-        for (int32_t i = 0; i < table_size; i++) table[i] = -1;
-        for (int32_t i = (int32_t)count - 1; i >= 0; i--) {
-            clua_view_entry *entry = &entries[i];
-            uint32_t slot = entry->hash & (uint32_t)(table_size - 1);
-            for (;;) {
-                int32_t there = table[slot];
-                if (there < 0) {
-                    table[slot] = i;
-                    break;
-                }
-                clua_view_entry *other = &entries[there];
-                if (other->hash == entry->hash) {
-                    // The same hash: compare the keys' decoded bytes.
-                    clua_text_push_string(L, start + entry->key, start + entry->key + entry->key_length, entry->escaped);
-                    size_t length = 0;
-                    const uint8_t *bytes = (const uint8_t *)lua_tolstring(L, -1, &length);
-                    if (clua_key_equals(view, other, bytes, length)) {
-                        entry->duplicated = other->duplicated = 1;
-                        block->first_duplicate = i;  // the loop goes down: the last found is the first
-                    }
-                    lua_pop(L, 1);
-                }
-                slot = (slot + 1) & (uint32_t)(table_size - 1);
-            }
-        }
-    }
+    if (count) memcpy(entries, builder.found, (size_t)count * sizeof(clua_view_entry));
+    if (builder.spilled) lua_remove(L, -2);
+    if (!view->is_array) clua_view_table(L, view, block);
     if (cached >= 0 && s->view_cache_bytes + size <= CLUA_VIEW_CACHE_BYTES) {
         s->view_cache_bytes += size;
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->view_cache_ref);
