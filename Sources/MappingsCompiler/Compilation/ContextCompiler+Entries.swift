@@ -23,6 +23,7 @@ extension ContextCompiler {
         let policies = policies(options, type: type, object: object, property: member.key, valid: &valid)
         let reverseFanOut = reverseFanOut(options, type: type, property: member.key, valid: &valid)
         checkForwardOnly(options, valid: &valid)
+        let lookup = tableLookup(options.lookup, valid: &valid)
         guard valid else { return nil }
         var rule = Rule(
             target: target.path, source: options.source, fallbacks: options.fallbacks,
@@ -39,6 +40,7 @@ extension ContextCompiler {
         rule.reverseFanOut = reverseFanOut
         rule.isForwardOnly = options.forwardOnly
         rule.selection = options.selection
+        rule.lookup = lookup
         return rule
     }
 

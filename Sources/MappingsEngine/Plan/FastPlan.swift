@@ -516,6 +516,7 @@ struct PlanTables: Sendable {
             if rule.object != nil { return "a transformer (\(reference.displayName)) on an @object entry" }
         }
         if rule.selection != nil, rule.object != nil { return "a keyed selection into an @object entry" }
+        if let lookup = rule.lookup { return "@lookup \(lookup.text) (the general engine looks rows up)" }
         if rule.policies.identity != nil { return "@identity" }
         if rule.policies.onElementError != .keep { return "@onElementError" }
         if rule.policies.null != .missing { return "@null: clear" }
