@@ -60,7 +60,7 @@ public struct Catalog: Sendable {
         let tables = loader.loadTables(sources, from: source)
         var compiled = loader.compileContexts(
             declarations.contexts, models: models, sources: sources, tables: tables.tables)
-        loader.bindTransformers(in: &compiled.contexts)
+        loader.bindTransformers(in: &compiled.contexts, tables: tables.tables)
         loader.warnUnmappedRequired(compiled.contexts, models: models)
         if let failure = loader.failure(texts: sources.texts.merging(tables.texts) { mine, _ in mine }) {
             throw failure

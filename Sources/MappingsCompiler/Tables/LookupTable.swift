@@ -1,4 +1,5 @@
 package import MappingsJSON
+import Synchronization
 
 /// A lookup table of `@tables`, loaded: its columns, its rows, and an index from each row's key
 /// to the row.
@@ -21,6 +22,10 @@ package struct LookupTable: Sendable {
     package let lines: [Int]
     /// Each row's key text (`keyText(of:)`), to its row.
     private let index: [String: Int]
+    /// This table among those the process loaded: what tells a reloaded table from the one
+    /// an interpreter holds.
+    package let serial = LookupTable.loaded.add(1, ordering: .relaxed).newValue
+    private static let loaded = Atomic<UInt64>(0)
 
     package init(
         name: String, file: String, columns: [String], keyColumns: [Int], rows: [[JSONValue]], lines: [Int],
@@ -107,6 +112,14 @@ package struct LookupTable: Sendable {
         case .bool(let bool): bool ? "true" : "false"
         case .null, .array, .object: nil
         }
+    }
+
+    /// Every row as a pair of its key text and its cells (an object, empty cells left out), in
+    /// the file's order: what the Lua sandbox builds its rows from.
+    package var keyedRows: JSONValue {
+        var texts = [String](repeating: "", count: rows.count)
+        for (text, row) in index { texts[row] = text }
+        return .array(rows.indices.map { .array([.string(texts[$0]), object(ofRow: $0)]) })
     }
 
     /// The key text of a composite key's parts, each one's text apart (a unit separator, U+001F).
