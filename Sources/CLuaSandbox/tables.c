@@ -28,7 +28,7 @@ static int clua_tables_readonly(lua_State *L) {
 
 /// Pushes the key text of the value at `index` as the host indexes rows (a string as it is, an
 /// integer, or a float with an integer value, as its digits, a boolean as true or false, an array of
-/// those for a composite key, its parts apart by U+001F); returns 0, pushing nothing, for a value
+/// those — a table or a view — for a composite key, its parts apart by U+001F); returns 0, pushing nothing, for a value
 /// that is no key. Stack: [-0, +(0|1), m]
 static int clua_tables_push_key(lua_State *L, int index) {
     index = lua_absindex(L, index);
@@ -49,15 +49,18 @@ static int clua_tables_push_key(lua_State *L, int index) {
     case LUA_TBOOLEAN:
         lua_pushstring(L, lua_toboolean(L, index) ? "true" : "false");
         return 1;
-    case LUA_TTABLE: {
-        lua_Integer count = (lua_Integer)lua_rawlen(L, index);
+    case LUA_TTABLE:
+    case LUA_TUSERDATA: {
+        // An array: a table, or a view of the record's (read through its metamethods).
+        if (lua_type(L, index) == LUA_TUSERDATA && !clua_view_is(L, index)) return 0;
+        lua_Integer count = luaL_len(L, index);
         if (count < 1 || count > 64) return 0;
         clua_sandbox_charge(L, count);
         luaL_Buffer buffer;
         luaL_buffinit(L, &buffer);
         for (lua_Integer part = 1; part <= count; part++) {
-            lua_rawgeti(L, index, part);
-            if (!clua_tables_push_key(L, -1) || lua_type(L, -1) != LUA_TSTRING) {
+            int kind = lua_geti(L, index, part);  // a part is a scalar: no array nests in a key
+            if ((kind != LUA_TSTRING && kind != LUA_TNUMBER && kind != LUA_TBOOLEAN) || !clua_tables_push_key(L, -1)) {
                 lua_pop(L, 1);
                 return 0;  // the buffer's box goes with the call
             }
