@@ -38,7 +38,8 @@ extension ContextCompiler {
             valueMap: valueMap)
         rule.policies = policies
         rule.reverseFanOut = reverseFanOut
-        rule.isForwardOnly = options.forwardOnly
+        // A cell names no key (two rows may share it): serialize leaves a `@lookup` entry out.
+        rule.isForwardOnly = options.forwardOnly || lookup != nil
         rule.selection = options.selection
         rule.lookup = lookup
         return rule
