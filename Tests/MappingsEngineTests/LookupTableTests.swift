@@ -12,7 +12,8 @@ import Testing
 /// and entries that read a row or a cell, the same on the fast plan and the general engine.
 @Suite("lookup tables: @tables and @lookup")
 struct LookupTableTests {
-    static let countries = "\u{FEFF}code,name,population,eu\r\nFR,France,67000000,true\r\nDE,\"Germany, \"\"Federal\"\"\",83000000,true\r\nXX,\"Two\nlines\",,false\r\n"
+    static let countries =
+        "\u{FEFF}code,name,population,eu\r\nFR,France,67000000,true\r\nDE,\"Germany, \"\"Federal\"\"\",83000000,true\r\nXX,\"Two\nlines\",,false\r\n"
 
     static func files(_ contexts: String, tables: String? = nil, extra: [String: String] = [:]) -> [String: String] {
         [
@@ -60,9 +61,10 @@ struct LookupTableTests {
                 == #"{"name":"a","country":"Germany, \"Federal\"","population":83000000,"eu":true,"row":{"code":"DE","name":"Germany, \"Federal\"","population":83000000,"eu":true},"place":{"code":"DE","name":"Germany, \"Federal\"","population":83000000}}"#
         )
         let missing = try mapper.object(fromJSON: Array(#"{"name":"a","cc":"ZZ"}"#.utf8), using: mapper.context("$U"))
-        #expect(missing.issues.map(\.description) == [
-            #"$.cc: missing required value for U.country: no row of the table countries has the key "ZZ" (@lookup countries.name) (dir/main.mappings:6)"#
-        ])
+        #expect(
+            missing.issues.map(\.description) == [
+                #"$.cc: missing required value for U.country: no row of the table countries has the key "ZZ" (@lookup countries.name) (dir/main.mappings:6)"#
+            ])
         #expect(missing.value.jsonText.contains(#""eu":false"#), "the default of an entry whose key has no row")
         let empty = try mapper.object(fromJSON: Array(#"{"name":"a","cc":"XX"}"#.utf8), using: mapper.context("$U"))
         #expect(empty.issues.isEmpty, "an empty cell of an optional entry: nothing set")
@@ -77,7 +79,8 @@ struct LookupTableTests {
                 { "@tables": { "codes": { "file": "codes.jsonl", "key": "id" } },
                   "$A": { "label": { "@keyPath": "id", "@lookup": "codes.label" } } }
                 """,
-                "codes.jsonl": "{\"id\": 7, \"label\": \"seven\"}\n\n{\"id\": \"x\", \"label\": \"ex\", \"tags\": [1]}\n",
+                "codes.jsonl":
+                    "{\"id\": 7, \"label\": \"seven\"}\n\n{\"id\": \"x\", \"label\": \"ex\", \"tags\": [1]}\n",
             ])
         let mapper = Mapper(catalog: catalog)
         for (payload, output) in [(#"{"id":7}"#, #"{"label":"seven"}"#), (#"{"id":"7"}"#, #"{"label":"seven"}"#)] {
@@ -86,7 +89,10 @@ struct LookupTableTests {
             #expect(result.value.jsonText == output)
         }
         let object = try mapper.object(fromJSON: Array(#"{"id":{"a":1}}"#.utf8), using: mapper.context("$A"))
-        #expect(object.issues.map(\.message) == ["@lookup codes.label: a key is a string, a number or a boolean, not object"])
+        #expect(
+            object.issues.map(\.message) == [
+                "@lookup codes.label: a key is a string, a number or a boolean, not object"
+            ])
         #expect(catalog.tables["codes"]?.lines == [1, 3])
         #expect(catalog.tables["codes"]?.columns == ["id", "label", "tags"])
     }
@@ -112,7 +118,8 @@ struct LookupTableTests {
     @Test("check: a key written twice names both lines; a missing key column suggests the nearest")
     func tableDiagnostics() {
         let duplicate = failure(
-            Self.files(Self.userContext, extra: ["dir/tables/countries.csv": "code,name\nFR,France\nDE,Germany\nFR,Again\n"]),
+            Self.files(
+                Self.userContext, extra: ["dir/tables/countries.csv": "code,name\nFR,France\nDE,Germany\nFR,Again\n"]),
             roots: ["dir/main.mappings"])
         #expect(
             duplicate.hasPrefix(
@@ -138,18 +145,31 @@ struct LookupTableTests {
         let file = failure(
             Self.files(#""$A": { "x": "x" }"#, tables: #"{ "countries": { "file": "countries.csv", "key": "code" } }"#),
             roots: ["dir/main.mappings"])
-        #expect(file.contains(#"error: cannot read the table file "dir/countries.csv" of the table countries"#), "\(file)")
+        #expect(
+            file.contains(#"error: cannot read the table file "dir/countries.csv" of the table countries"#), "\(file)")
         #expect(file.contains("= help: the path is relative to the .mappings file that declares the table"))
     }
 
     @Test(
         "check: CSV that RFC 4180 does not allow, ragged rows and cells of a declared type, each at its line and column",
         arguments: [
-            ("code,name\nFR,\"France\nDE,x\n", "error: the table t is not CSV: a quoted field that never closes (a quote is missing)\n --> t.csv:2:4"),
+            (
+                "code,name\nFR,\"France\nDE,x\n",
+                "error: the table t is not CSV: a quoted field that never closes (a quote is missing)\n --> t.csv:2:4"
+            ),
             ("code,name\nFR,Fr\"ance\n", "error: the table t is not CSV: a quote inside an unquoted field"),
-            ("code,name\nFR,\"France\"x\n", "error: the table t is not CSV: text after a closing quote (a field is quoted whole)\n --> t.csv:2:12"),
-            ("code,name\r\nFR,France,x\r\n", "error: line 2 of the table t has 3 fields, its header 2\n --> t.csv:2:4\n  |\n2 | FR,France,x"),
-            ("code,name,n\nFR,France,many\n", "error: the column \"n\" of the table t, line 2: expected Int, found string \"many\""),
+            (
+                "code,name\nFR,\"France\"x\n",
+                "error: the table t is not CSV: text after a closing quote (a field is quoted whole)\n --> t.csv:2:12"
+            ),
+            (
+                "code,name\r\nFR,France,x\r\n",
+                "error: line 2 of the table t has 3 fields, its header 2\n --> t.csv:2:4\n  |\n2 | FR,France,x"
+            ),
+            (
+                "code,name,n\nFR,France,many\n",
+                "error: the column \"n\" of the table t, line 2: expected Int, found string \"many\""
+            ),
             ("code,name,n\n,France,1\n", "error: the row of t on line 2 has no key (\"code\" is empty)"),
         ])
     func csvErrors(csv: String, message: String) {
@@ -162,10 +182,16 @@ struct LookupTableTests {
 
     @Test("check: @lookup names a declared table and one of its columns, with did-you-mean")
     func lookupDiagnostics() {
-        let table = failure(Self.files(#""$A": { "x": { "@keyPath": "x", "@lookup": "countrys.name" } }"#), roots: ["dir/main.mappings"])
-        #expect(table.contains(#"error: "@lookup" names the table "countrys", which "@tables" does not declare"#), "\(table)")
+        let table = failure(
+            Self.files(#""$A": { "x": { "@keyPath": "x", "@lookup": "countrys.name" } }"#), roots: ["dir/main.mappings"]
+        )
+        #expect(
+            table.contains(#"error: "@lookup" names the table "countrys", which "@tables" does not declare"#),
+            "\(table)")
         #expect(table.contains(#"= help: did you mean "countries"?"#))
-        let column = failure(Self.files(#""$A": { "x": { "@keyPath": "x", "@lookup": "countries.nam" } }"#), roots: ["dir/main.mappings"])
+        let column = failure(
+            Self.files(#""$A": { "x": { "@keyPath": "x", "@lookup": "countries.nam" } }"#), roots: ["dir/main.mappings"]
+        )
         #expect(column.contains(#"error: the table countries has no column "nam""#), "\(column)")
         #expect(column.contains(#"= help: did you mean "name"?"#))
     }
@@ -198,7 +224,8 @@ struct LookupTableTests {
     @Test("explain shows the lookup and the row it found")
     func explanation() throws {
         let mapper = Mapper(catalog: try Self.catalog())
-        let (_, explanations) = mapper.explain(.object(JSONObject([("name", "a"), ("cc", "FR")])), using: try mapper.context("$U"))
+        let (_, explanations) = mapper.explain(
+            .object(JSONObject([("name", "a"), ("cc", "FR")])), using: try mapper.context("$U"))
         #expect(
             explanations.map(\.description).contains(
                 #"U.country <- $.cc via @lookup countries.name (the row of "FR", dir/tables/countries.csv:2) = "France"  [dir/main.mappings:6]"#

@@ -65,7 +65,8 @@ struct LuaTablesTests {
                 "rates.csv": "from,to,rate\nEUR,USD,1.5\n",
                 "tagged.jsonl": #"{"id": "a", "tags": ["x", "y"]}"# + "\n",
             ]), transformers: registry)
-        let result = try Mapper(catalog: catalog).object(from: try JSONParser.parse(#"{"v": \#(value)}"#), context: "$X")
+        let result = try Mapper(catalog: catalog).object(
+            from: try JSONParser.parse(#"{"v": \#(value)}"#), context: "$X")
         return (JSONWriter.string(result.value), result.issues.map(\.message))
     }
 

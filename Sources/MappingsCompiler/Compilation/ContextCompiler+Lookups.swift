@@ -24,7 +24,8 @@ extension ContextCompiler {
                 let known = tables.keys.sorted()
                 diagnostics.append(
                     Diagnostic(
-                        message: "\"@lookup\" names the table \(PathText.quoted(name)), which \"@tables\" does not declare",
+                        message:
+                            "\"@lookup\" names the table \(PathText.quoted(name)), which \"@tables\" does not declare",
                         location: member.value.location,
                         help: Suggestion.help(for: name, among: known)
                             ?? (known.isEmpty
@@ -42,7 +43,8 @@ extension ContextCompiler {
                     location: member.value.location,
                     notes: [
                         Diagnostic.Note(
-                            message: "its columns: " + table.columns.map { PathText.quoted($0) }.joined(separator: ", "))
+                            message: "its columns: " + table.columns.map { PathText.quoted($0) }.joined(separator: ", ")
+                        )
                     ],
                     help: Suggestion.help(for: parts[1], among: table.columns)))
             valid = false

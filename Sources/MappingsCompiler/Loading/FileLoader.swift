@@ -159,7 +159,9 @@ struct FileLoader {
                 Diagnostic(
                     message: "\"@tables\" takes an object of lookup tables, not \(node.typeName)",
                     location: node.location,
-                    help: "write \"@tables\": { \"countries\": { \"file\": \"tables/countries.csv\", \"key\": \"code\" } }"))
+                    help:
+                        "write \"@tables\": { \"countries\": { \"file\": \"tables/countries.csv\", \"key\": \"code\" } }"
+                ))
             return []
         }
         return members.map { Declaration(name: $0.key, nameLocation: $0.keyLocation, node: $0.value, file: file) }

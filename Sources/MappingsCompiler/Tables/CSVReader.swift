@@ -87,7 +87,8 @@ struct CSVReader {
             {
                 if bytes[position] == UInt8(ascii: "\"") {
                     throw Failure(
-                        message: "a quote inside an unquoted field (quote the whole field and double the quote: \"a \"\"b\"\"\")",
+                        message:
+                            "a quote inside an unquoted field (quote the whole field and double the quote: \"a \"\"b\"\"\")",
                         line: line, column: column(of: position))
                 }
                 position += 1

@@ -72,7 +72,8 @@ package struct LookupTable: Sendable {
         case .array(let items) where items.count == keyColumns.count:
             for item in items {
                 guard let text = Self.keyText(of: item) else {
-                    return .failure(KeyFailure(message: "a key's part is a string, a number or a boolean, not \(item.typeName)"))
+                    return .failure(
+                        KeyFailure(message: "a key's part is a string, a number or a boolean, not \(item.typeName)"))
                 }
                 parts.append(text)
             }

@@ -39,7 +39,8 @@ struct TableDeclaration {
         guard isIdentifier(name) else {
             diagnostics.append(
                 Diagnostic(
-                    message: "a table's name is an identifier (letters, digits and _, not first a digit), not \(PathText.quoted(name))",
+                    message:
+                        "a table's name is an identifier (letters, digits and _, not first a digit), not \(PathText.quoted(name))",
                     location: declaration.nameLocation,
                     help: "entries read it as \"@lookup\": \"name.column\" and scripts as tables.name"))
             return nil
@@ -76,7 +77,8 @@ struct TableDeclaration {
         guard let keyMember = declaration.node.member("key") else {
             diagnostics.append(
                 Diagnostic(
-                    message: "the table \(name) needs a \"key\": the column (or the array of columns) rows are found by",
+                    message:
+                        "the table \(name) needs a \"key\": the column (or the array of columns) rows are found by",
                     location: declaration.nameLocation, help: "write \"key\": \"code\""))
             return nil
         }
@@ -104,7 +106,8 @@ struct TableDeclaration {
                             location: column.value.location,
                             help: column.value.stringValue.flatMap {
                                 Suggestion.help(
-                                    for: $0, among: ["String", "Int", "Double", "Bool", "Decimal", "URL", "Date", "UUID"])
+                                    for: $0,
+                                    among: ["String", "Int", "Double", "Bool", "Decimal", "URL", "Date", "UUID"])
                             } ?? "write \"\(column.key)\": \"Int\""))
                     continue
                 }
@@ -114,7 +117,8 @@ struct TableDeclaration {
         guard valid else { return nil }
         return TableDeclaration(
             name: name, nameLocation: declaration.nameLocation, file: file, path: path,
-            fileLocation: fileMember.value.location, format: format, key: key.map { (name: $0.value, location: $0.location) }, keyLocation: keyMember.value.location,
+            fileLocation: fileMember.value.location, format: format,
+            key: key.map { (name: $0.value, location: $0.location) }, keyLocation: keyMember.value.location,
             columns: columns)
     }
 
@@ -145,6 +149,8 @@ struct TableDeclaration {
     private static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic, first.isASCII
         else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)) }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0))
+        }
     }
 }

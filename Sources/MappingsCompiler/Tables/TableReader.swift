@@ -30,7 +30,11 @@ struct TableReader {
                     Diagnostic(
                         message: "the table \(declaration.name) has no key column \(PathText.quoted(key.name))",
                         location: key.location,
-                        notes: [Diagnostic.Note(message: "its columns: " + parsed.columns.map { PathText.quoted($0) }.joined(separator: ", "))],
+                        notes: [
+                            Diagnostic.Note(
+                                message: "its columns: "
+                                    + parsed.columns.map { PathText.quoted($0) }.joined(separator: ", "))
+                        ],
                         help: Suggestion.help(for: key.name, among: parsed.columns)))
                 return nil
             }
@@ -70,9 +74,12 @@ struct TableReader {
                         location: place(row: row, column: keyColumns[0], in: parsed),
                         notes: [
                             Diagnostic.Note(
-                                message: "first written here", location: place(row: first, column: keyColumns[0], in: parsed))
+                                message: "first written here",
+                                location: place(row: first, column: keyColumns[0], in: parsed))
                         ],
-                        help: "a key finds one row: remove one of them, or make the key composite (\"key\": [\"a\", \"b\"])"))
+                        help:
+                            "a key finds one row: remove one of them, or make the key composite (\"key\": [\"a\", \"b\"])"
+                    ))
                 continue
             }
             index[key] = row
@@ -110,7 +117,8 @@ struct TableReader {
         guard let header = records.first else {
             diagnostics.append(
                 Diagnostic(
-                    message: "the table file \(PathText.quoted(declaration.file)) is empty: a CSV table starts with a header of column names",
+                    message:
+                        "the table file \(PathText.quoted(declaration.file)) is empty: a CSV table starts with a header of column names",
                     location: declaration.fileLocation))
             return nil
         }
@@ -120,12 +128,14 @@ struct TableReader {
             if name.isEmpty {
                 diagnostics.append(
                     Diagnostic(
-                        message: "the header of the table \(declaration.name) has an empty column name (column \(offset + 1))",
+                        message:
+                            "the header of the table \(declaration.name) has an empty column name (column \(offset + 1))",
                         location: at, help: "name every column"))
             } else if seen[name] != nil {
                 diagnostics.append(
                     Diagnostic(
-                        message: "the header of the table \(declaration.name) names the column \(PathText.quoted(name)) twice",
+                        message:
+                            "the header of the table \(declaration.name) names the column \(PathText.quoted(name)) twice",
                         location: at, help: "name every column once"))
             }
             seen[name] = offset
@@ -208,7 +218,8 @@ struct TableReader {
                 for row in parsed.rows.indices where parsed.rows[row][column] != .null {
                     let cell = parsed.rows[row][column]
                     var failures: [ConversionFailure] = []
-                    let value = converter.convert(cell, to: declared.type, dateFormat: nil as DateFormats?, failures: &failures)
+                    let value = converter.convert(
+                        cell, to: declared.type, dateFormat: nil as DateFormats?, failures: &failures)
                     if let failure = failures.first {
                         diagnostics.append(
                             Diagnostic(

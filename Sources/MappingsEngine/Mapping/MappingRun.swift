@@ -169,7 +169,8 @@ struct MappingRun {
         guard let value else {
             // A value the transformer made null still came from the key path that won.
             if let lookup = rule.lookup, let lookedUp {
-                lookupMissed(lookup, lookedUp, rule: rule, used: used, at: valuePath, target: &target, property: property)
+                lookupMissed(
+                    lookup, lookedUp, rule: rule, used: used, at: valuePath, target: &target, property: property)
                 return
             }
             absent(
