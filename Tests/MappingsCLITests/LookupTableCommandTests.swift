@@ -31,7 +31,7 @@ struct LookupTableCommandTests {
         #expect(result.status == 1)
         #expect(
             result.stderr
-                == #"$.lang: missing required value for Status.language: no row of the table languages has the key "xx" (@lookup languages.name) (Examples/enrichment/contexts/statuses.mappings:17)"#
+                == #"$.lang: missing required value for Status.language: no row of the table languages has the key "xx" (@lookup languages.name) (Examples/enrichment/contexts/statuses.mappings:23)"#
                 + "\n")
     }
 
