@@ -57,7 +57,7 @@ struct CatalogReloaderTests {
             switch reloader.reloadIfChanged() {
             case .unchanged: "unchanged \(reloader.current.number)"
             case .swapped(let version): "swapped \(version.number)"
-            case .refused(let reason): "refused \(reloader.current.number): \(reason.prefix(52))"
+            case .refused(let reason): "refused \(reloader.current.number): \(reason.prefix(50))"
             }
         }
         #expect(outcome() == "unchanged 1")
