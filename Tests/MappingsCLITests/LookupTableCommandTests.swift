@@ -87,4 +87,46 @@ struct LookupTableCommandTests {
             ))
         #expect(result.stderr.contains("= help: the path is relative to the .mappings file that declares the table"))
     }
+
+    @Test("a table of a SQLite database file: its cells as SQLite holds them; a missing table with a suggestion")
+    func sqlite() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tables-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let made = try ToolRunner.runProgram(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [
+                folder.appendingPathComponent("geo.db").path,
+                "CREATE TABLE places (code TEXT, name TEXT, lat REAL, pop INTEGER);"
+                    + "INSERT INTO places VALUES ('FR', 'France', 46.5, 67000000), ('DE', 'Germany', 51.25, NULL);",
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        func write(_ table: String) throws {
+            try Data(
+                """
+                { "@tables": { "places": { "file": "geo.db", "table": "\(table)", "key": "code" } },
+                  "$P": { "name": { "@keyPath": "cc", "@lookup": "places.name" },
+                          "lat": { "@keyPath": "cc", "@lookup": "places.lat", "@type": "Double" },
+                          "pop": { "@keyPath": "cc", "@lookup": "places.pop", "@type": "Int", "@optional": true } } }
+                """.utf8
+            ).write(to: folder.appendingPathComponent("main.mappings"))
+        }
+        try write("places")
+        let map = try ToolRunner.run(
+            ["stream", "--mappings", "main.mappings", "--context", "$P"], in: folder,
+            input: #"{"cc":"FR"}"# + "\n" + #"{"cc":"DE"}"# + "\n" + #"{"cc":"ES"}"# + "\n")
+        #expect(
+            map.stdout == #"{"name":"France","lat":46.5,"pop":67000000}"# + "\n" + #"{"name":"Germany","lat":51.25}"#
+                + "\n")
+        #expect(map.stderr.contains(#"no row of the table places has the key "ES""#), "\(map.stderr)")
+        try write("place")
+        let check = try ToolRunner.run(["check", "--mappings", "main.mappings"], in: folder)
+        #expect(check.status == 2)
+        #expect(
+            check.stderr.hasPrefix(
+                #"error: cannot read the table "place" of the database "geo.db" (the table places): no such table: place"#
+            ),
+            "\(check.stderr)")
+        #expect(check.stderr.contains(#"= help: did you mean "places"?"#))
+    }
 }

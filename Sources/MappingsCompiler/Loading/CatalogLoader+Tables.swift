@@ -24,6 +24,13 @@ extension CatalogLoader {
                 }
                 declaredAt[declared.name] = declared.nameLocation
                 guard let declaration = TableDeclaration.read(declared, diagnostics: &diagnostics) else { continue }
+                if declaration.format == .sqlite {
+                    var reader = TableReader(declaration: declaration)
+                    let table = reader.readDatabase()
+                    diagnostics += reader.diagnostics
+                    if let table { tables[declaration.name] = table }
+                    continue
+                }
                 let bytes: [UInt8]
                 do {
                     bytes = try source.read(declaration.path)

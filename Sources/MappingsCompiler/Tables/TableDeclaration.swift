@@ -6,7 +6,7 @@ import MappingsModel
 struct TableDeclaration {
     /// The formats a table's file may be in.
     enum Format: String, CaseIterable {
-        case csv, jsonl
+        case csv, jsonl, sqlite
     }
 
     var name: String
@@ -16,6 +16,8 @@ struct TableDeclaration {
     var path: String
     var fileLocation: SourceLocation
     var format: Format
+    /// `"table"`: the table (or view) of a SQLite database file.
+    var table: String?
     /// `"key"`: one column name or several (a composite key), in order.
     var key: [(name: String, location: SourceLocation)]
     var keyLocation: SourceLocation
@@ -23,7 +25,7 @@ struct TableDeclaration {
     var columns: [(name: String, type: TypeReference, location: SourceLocation)]
 
     /// The options a table declaration may write.
-    static let options = ["file", "key", "columns", "format"]
+    static let options = ["file", "key", "columns", "format", "table"]
 
     /// The column types a table may declare: scalars (every cell may be empty, so optional is implied).
     static func isCellType(_ type: TypeReference) -> Bool {
@@ -74,6 +76,26 @@ struct TableDeclaration {
         }
         let path = Path.join(Path.directory(of: declaration.file), file)
         guard let format = format(of: declaration, file: file, diagnostics: &diagnostics) else { return nil }
+        let tableMember = declaration.node.member("table")
+        let table = tableMember?.value.stringValue
+        if format == .sqlite, table?.isEmpty != false {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "the table \(name) reads a SQLite database: it needs a \"table\" (the database's table or view)",
+                    location: tableMember?.value.location ?? declaration.nameLocation,
+                    help: "write \"table\": \"\(name)\""))
+            return nil
+        }
+        if format != .sqlite, let tableMember {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "\"table\" names a table of a SQLite database, but the table \(name) reads \(format.rawValue)",
+                    location: tableMember.keyLocation, help: "remove \"table\", or name a .db, .sqlite or .sqlite3 file"
+                ))
+            return nil
+        }
         guard let keyMember = declaration.node.member("key") else {
             diagnostics.append(
                 Diagnostic(
@@ -117,19 +139,21 @@ struct TableDeclaration {
         guard valid else { return nil }
         return TableDeclaration(
             name: name, nameLocation: declaration.nameLocation, file: file, path: path,
-            fileLocation: fileMember.value.location, format: format,
+            fileLocation: fileMember.value.location, format: format, table: table,
             key: key.map { (name: $0.value, location: $0.location) }, keyLocation: keyMember.value.location,
             columns: columns)
     }
 
-    /// `"format"`, else the file's extension: `.csv`, `.jsonl` or `.ndjson`.
+    /// `"format"`, else the file's extension: `.csv`, `.jsonl` or `.ndjson`, `.db`, `.sqlite` or `.sqlite3`.
     private static func format(of declaration: Declaration, file: String, diagnostics: inout [Diagnostic]) -> Format? {
         if let member = declaration.node.member("format") {
             guard let text = member.value.stringValue, let format = Format(rawValue: text) else {
                 diagnostics.append(
                     Diagnostic(
-                        message: "\"format\" is \"csv\" or \"jsonl\"", location: member.value.location,
-                        help: member.value.stringValue.flatMap { Suggestion.help(for: $0, among: ["csv", "jsonl"]) }))
+                        message: "\"format\" is \"csv\", \"jsonl\" or \"sqlite\"", location: member.value.location,
+                        help: member.value.stringValue.flatMap {
+                            Suggestion.help(for: $0, among: Format.allCases.map(\.rawValue))
+                        }))
                 return nil
             }
             return format
@@ -137,12 +161,15 @@ struct TableDeclaration {
         let lowered = file.lowercased()
         if lowered.hasSuffix(".csv") { return .csv }
         if lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson") { return .jsonl }
+        if lowered.hasSuffix(".db") || lowered.hasSuffix(".sqlite") || lowered.hasSuffix(".sqlite3") { return .sqlite }
         let fileLocation = declaration.node.member("file")?.value.location
         diagnostics.append(
             Diagnostic(
                 message: "cannot tell the format of the table file \(PathText.quoted(file)) from its name",
                 location: fileLocation,
-                help: "name it .csv, .jsonl or .ndjson, or write \"format\": \"csv\" or \"jsonl\""))
+                help:
+                    "name it .csv, .jsonl, .ndjson, .db, .sqlite or .sqlite3, or write \"format\": \"csv\", \"jsonl\" or \"sqlite\""
+            ))
         return nil
     }
 

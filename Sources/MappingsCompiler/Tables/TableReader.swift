@@ -15,14 +15,45 @@ struct TableReader {
         self.declaration = declaration
     }
 
+    /// The table of a SQLite database file, or `nil` when it cannot be read (reported).
+    mutating func readDatabase() -> LookupTable? {
+        switch SQLiteTableReader.read(path: declaration.path, table: declaration.table ?? "") {
+        case .success(let (columns, rows)):
+            let numbers = Array(1...max(1, rows.count)).prefix(rows.count)
+            return build((columns, rows, Array(numbers), rows.map { _ in [] }))
+        case .failure(let failure):
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "cannot read the table \(PathText.quoted(declaration.table ?? "")) of the database \(PathText.quoted(declaration.path)) (the table \(declaration.name)): \(failure.message)",
+                    location: declaration.fileLocation,
+                    help: Suggestion.help(for: declaration.table ?? "", among: failure.tables)
+                        ?? (failure.tables.isEmpty ? nil : "its tables: " + failure.tables.joined(separator: ", "))))
+            return nil
+        }
+    }
+
     /// The table, or `nil` when its file has a problem (reported).
     mutating func read(_ bytes: [UInt8]) -> LookupTable? {
         let parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])?
         switch declaration.format {
         case .csv: parsed = readCSV(bytes)
         case .jsonl: parsed = readLines(bytes)
+        case .sqlite: return readDatabase()
         }
-        guard var parsed else { return nil }
+        guard let parsed else { return nil }
+        return build(parsed)
+    }
+
+    /// What a row's number is in messages: a line of a text file, a row of a database's table.
+    private var lineWord: String { declaration.format == .sqlite ? "row" : "line" }
+
+    /// The table from its columns and rows: the key's columns found, the cells converted, the
+    /// keys indexed; `nil` after reporting a problem.
+    private mutating func build(
+        _ parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])
+    ) -> LookupTable? {
+        var parsed = parsed
         var keyColumns: [Int] = []
         for key in declaration.key {
             guard let column = parsed.columns.firstIndex(of: key.name) else {
@@ -57,7 +88,7 @@ struct TableReader {
                     diagnostics.append(
                         Diagnostic(
                             message:
-                                "the row of \(declaration.name) on line \(parsed.lines[row]) has no key (\(PathText.quoted(parsed.columns[column])) is \(cells[column] == .null ? "empty" : cells[column].typeName))",
+                                "the row of \(declaration.name) on \(lineWord) \(parsed.lines[row]) has no key (\(PathText.quoted(parsed.columns[column])) is \(cells[column] == .null ? "empty" : cells[column].typeName))",
                             location: place(row: row, column: column, in: parsed),
                             help: "give every row a key, or remove the row"))
                     continue
@@ -70,7 +101,7 @@ struct TableReader {
                 diagnostics.append(
                     Diagnostic(
                         message:
-                            "the key \(PathText.quoted(parts.joined(separator: ", "))) is written twice in the table \(declaration.name): lines \(parsed.lines[first]) and \(parsed.lines[row])",
+                            "the key \(PathText.quoted(parts.joined(separator: ", "))) is written twice in the table \(declaration.name): \(lineWord)s \(parsed.lines[first]) and \(parsed.lines[row])",
                         location: place(row: row, column: keyColumns[0], in: parsed),
                         notes: [
                             Diagnostic.Note(
@@ -93,6 +124,7 @@ struct TableReader {
     private func place(
         row: Int, column: Int, in parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])
     ) -> SourceLocation {
+        guard declaration.format != .sqlite else { return declaration.fileLocation }
         let places = parsed.places[row]
         return places.count > column
             ? SourceLocation(file: declaration.path, line: places[column] >> 32, column: places[column] & 0xFFFF_FFFF)
@@ -224,7 +256,7 @@ struct TableReader {
                         diagnostics.append(
                             Diagnostic(
                                 message:
-                                    "the column \(PathText.quoted(name)) of the table \(declaration.name), line \(parsed.lines[row]): \(failure.message)",
+                                    "the column \(PathText.quoted(name)) of the table \(declaration.name), \(lineWord) \(parsed.lines[row]): \(failure.message)",
                                 location: place(row: row, column: column, in: parsed),
                                 help: "fix the cell, leave it empty, or declare the column with another type"))
                         continue
