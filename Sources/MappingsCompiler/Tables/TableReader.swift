@@ -11,6 +11,9 @@ struct TableReader {
     let declaration: TableDeclaration
     private(set) var diagnostics: [Diagnostic] = []
 
+    /// Where a cell starts in the table's file (1-based line and column).
+    typealias Place = (line: Int, column: Int)
+
     init(declaration: TableDeclaration) {
         self.declaration = declaration
     }
@@ -35,7 +38,7 @@ struct TableReader {
 
     /// The table, or `nil` when its file has a problem (reported).
     mutating func read(_ bytes: [UInt8]) -> LookupTable? {
-        let parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])?
+        let parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])?
         switch declaration.format {
         case .csv: parsed = readCSV(bytes)
         case .jsonl: parsed = readLines(bytes)
@@ -51,7 +54,7 @@ struct TableReader {
     /// The table from its columns and rows: the key's columns found, the cells converted, the
     /// keys indexed; `nil` after reporting a problem.
     private mutating func build(
-        _ parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])
+        _ parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])
     ) -> LookupTable? {
         var parsed = parsed
         var keyColumns: [Int] = []
@@ -122,18 +125,18 @@ struct TableReader {
     }
 
     private func place(
-        row: Int, column: Int, in parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])
+        row: Int, column: Int, in parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])
     ) -> SourceLocation {
         guard declaration.format != .sqlite else { return declaration.fileLocation }
         let places = parsed.places[row]
         return places.count > column
-            ? SourceLocation(file: declaration.path, line: places[column] >> 32, column: places[column] & 0xFFFF_FFFF)
+            ? SourceLocation(file: declaration.path, line: places[column].line, column: places[column].column)
             : SourceLocation(file: declaration.path, line: parsed.lines[row], column: 1)
     }
 
     /// A CSV file: the header's names, then one row per record, every cell a string (`null` when empty).
     private mutating func readCSV(_ bytes: [UInt8]) -> (
-        columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]]
+        columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]]
     )? {
         var reader = CSVReader(bytes: bytes)
         let records: [CSVReader.Record]
@@ -174,7 +177,7 @@ struct TableReader {
         }
         var rows: [[JSONValue]] = []
         var lines: [Int] = []
-        var places: [[Int]] = []
+        var places: [[Place]] = []
         rows.reserveCapacity(records.count - 1)
         for record in records.dropFirst() {
             guard record.fields.count == header.fields.count else {
@@ -190,7 +193,7 @@ struct TableReader {
             }
             rows.append(record.fields.map { $0.isEmpty ? .null : .string($0) })
             lines.append(record.line)
-            places.append(record.columns.map { (record.line << 32) | $0 })
+            places.append(record.columns.map { Place(line: record.line, column: $0) })
         }
         guard diagnostics.isEmpty else { return nil }
         return (header.fields, rows, lines, places)
@@ -198,7 +201,7 @@ struct TableReader {
 
     /// A JSON lines file: one object per line; the columns are the keys, in the order first met.
     private mutating func readLines(_ bytes: [UInt8]) -> (
-        columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]]
+        columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]]
     )? {
         var objects: [(JSONObject, Int)] = []
         var columns: [String] = []
@@ -236,13 +239,13 @@ struct TableReader {
         }
         guard diagnostics.isEmpty else { return nil }
         let rows = objects.map { object, _ in columns.map { object[$0] ?? .null } }
-        return (columns, rows, objects.map(\.1), objects.map { [$0.1 << 32 | 1] })
+        return (columns, rows, objects.map(\.1), objects.map { [Place(line: $0.1, column: 1)] })
     }
 
     /// Converts the declared columns' cells to their types, and infers the others' in a CSV file:
     /// numbers when every cell is a JSON number, booleans when every one is `true` or `false`.
     private mutating func convertCells(
-        _ parsed: inout (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Int]])
+        _ parsed: inout (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])
     ) {
         let converter = Converter(models: [:])
         for (column, name) in parsed.columns.enumerated() {
