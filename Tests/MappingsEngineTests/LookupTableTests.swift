@@ -231,4 +231,34 @@ struct LookupTableTests {
                 #"U.country <- $.cc via @lookup countries.name (the row of "FR", dir/tables/countries.csv:2) = "France"  [dir/main.mappings:6]"#
             ), "\(explanations.map(\.description))")
     }
+
+    @Test("a transformer's answer is the key, and a @valueMap translates the cell: the same on both engines")
+    func transformerAndValueMap() throws {
+        let catalog = try load(
+            [
+                "main.mappings": """
+                { "@tables": { "t": { "file": "t.csv", "key": "k" } },
+                  "@models": { "M": { "a": "String", "b": "String" } },
+                  "$M": { "@class": "M",
+                          "a": { "@keyPath": "k", "@transformClass": "T", "@transformSelector": "f", "@lookup": "t.v" },
+                          "b": { "@keyPath": "k", "@lookup": "t.v", "@valueMap": { "one": "ONE" } } } }
+                """,
+                "t.csv": "k,v\n1,one\n2,two\n",
+            ])
+        let mapper = Mapper(catalog: catalog)
+        let context = try mapper.context("$M")
+        let result = try mapper.object(fromJSON: Array(#"{"k":1}"#.utf8), using: context)
+        #expect(result.issues.isEmpty)
+        #expect(result.value.jsonText == #"{"a":"one","b":"ONE"}"#)
+        guard case .success(let plan) = mapper.fastPlan(for: context) else {
+            Issue.record("$M has no plan")
+            return
+        }
+        var tally = FastPlanTests.Tally()
+        for key in ["1", "2", "\"2\"", "3"] {
+            FastPlanTests.compare(Array(#"{"k":\#(key)}"#.utf8), context, plan, mapper, &tally)
+        }
+        #expect(tally.fast == 3)
+        #expect(tally.general == 1)
+    }
 }
