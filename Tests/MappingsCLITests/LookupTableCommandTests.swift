@@ -13,6 +13,13 @@ struct LookupTableCommandTests {
     static let status =
         #"{"id_str":"7","text":"t","lang":"ja","source":"<a href=\"https://mobile.twitter.com\">Web</a>"}"#
 
+    @Test("check: the lookup tables and their rows in the summary")
+    func checkSummary() throws {
+        let result = try ToolRunner.run(["check"] + Self.example.dropLast(2))
+        #expect(result.stdout == "ok: 1 context, 2 models and 2 lookup tables (10 rows) in 1 file\n")
+        #expect(result.status == 0)
+    }
+
     @Test("map: a cell of a CSV table and a row a script read; exit 0")
     func map() throws {
         let result = try ToolRunner.run(["map"] + Self.example, input: Self.status)
