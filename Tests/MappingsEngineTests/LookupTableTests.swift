@@ -230,6 +230,18 @@ struct LookupTableTests {
             explanations.map(\.description).contains(
                 #"U.country <- $.cc via @lookup countries.name (the row of "FR", dir/tables/countries.csv:2) = "France"  [dir/main.mappings:6]"#
             ), "\(explanations.map(\.description))")
+        let (_, empty) = mapper.explain(
+            .object(JSONObject([("name", "a"), ("cc", "XX")])), using: try mapper.context("$U"))
+        #expect(
+            empty.map(\.description).contains(
+                #"U.population skipped: $.cc is "XX": its row in the table countries (dir/tables/countries.csv:4) has no population, optional  [dir/main.mappings:7]"#
+            ), "\(empty.map(\.description))")
+        let (_, none) = mapper.explain(
+            .object(JSONObject([("name", "a"), ("cc", "ZZ")])), using: try mapper.context("$U"))
+        #expect(
+            none.map(\.description).contains(
+                #"U.eu = default ($.cc is "ZZ", a key no row of the table countries has)  [dir/main.mappings:8]"#
+            ), "\(none.map(\.description))")
     }
 
     @Test("a transformer's answer is the key, and a @valueMap translates the cell: the same on both engines")

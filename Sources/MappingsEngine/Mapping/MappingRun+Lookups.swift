@@ -24,11 +24,21 @@ extension MappingRun {
                 value: Converter.describe(lookedUp.key),
                 message: "missing required value for \(property()): \(why) (@lookup \(lookup.text))")
             explain(property(), rule, valuePath(), .failed("missing required value: \(why)"), keyPath: used)
-        } else if let defaultValue = rule.defaultValue {
-            Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
-            explain(property(), rule, valuePath(), .defaulted("found \(why)"), keyPath: used)
+            return
+        }
+        // What explain says after the payload path: `$.cc is "ZZ", a key no row of the table countries has`.
+        let said: String
+        if let row = lookedUp.row, let column = lookup.column {
+            said =
+                "is \(JSONWriter.safeText(lookedUp.key)): its row in the table \(lookup.table.name) (\(lookup.table.file):\(lookup.table.lines[row])) has no \(lookup.table.columns[column])"
         } else {
-            explain(property(), rule, valuePath(), .skipped("found \(why)"), keyPath: used)
+            said = "is \(JSONWriter.safeText(lookedUp.key)), a key no row of the table \(lookup.table.name) has"
+        }
+        if let defaultValue = rule.defaultValue {
+            Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
+            explain(property(), rule, valuePath(), .defaulted(said), keyPath: used)
+        } else {
+            explain(property(), rule, valuePath(), .skipped(said), keyPath: used)
         }
     }
 
