@@ -72,8 +72,10 @@ struct LookupTableCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data("code,name\r\nFR,France\r\nDE,\"Germ\"any\r\n".utf8).write(
             to: folder.appendingPathComponent("tables/countries.csv"))
+        try Data([UInt8]("code,name\nFR,Fr".utf8) + [0xFF] + [UInt8]("ance\n".utf8)).write(
+            to: folder.appendingPathComponent("tables/bytes.csv"))
         try Data(
-            #"{ "@tables": { "countries": { "file": "tables/countries.csv", "key": "code" }, "cities": { "file": "tables/cities.csv", "key": "id" } } }"#
+            #"{ "@tables": { "countries": { "file": "tables/countries.csv", "key": "code" }, "cities": { "file": "tables/cities.csv", "key": "id" }, "bytes": { "file": "tables/bytes.csv", "key": "code" } } }"#
                 .utf8
         ).write(to: folder.appendingPathComponent("main.mappings"))
         let result = try ToolRunner.run(["check", "--mappings", "main.mappings"], in: folder)
@@ -93,6 +95,10 @@ struct LookupTableCommandTests {
                 #"error: cannot read the table file "tables/cities.csv" of the table cities: No such file or directory"#
             ))
         #expect(result.stderr.contains("= help: the path is relative to the .mappings file that declares the table"))
+        #expect(
+            result.stderr.contains(
+                "error: the table bytes is not CSV: a field that is not UTF-8\n --> tables/bytes.csv:2:4\n"),
+            "\(result.stderr)")
     }
 
     @Test("a table of a SQLite database file: its cells as SQLite holds them; a missing table with a suggestion")

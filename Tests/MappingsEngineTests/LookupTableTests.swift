@@ -180,6 +180,15 @@ struct LookupTableTests {
         #expect(rendered.hasPrefix(message), "\(rendered)")
     }
 
+    @Test("check: a JSON lines row that writes a key twice")
+    func repeatedKeys() {
+        let lines = failure([
+            "main.mappings": #"{ "@tables": { "t": { "file": "t.jsonl", "key": "id" } } }"#,
+            "t.jsonl": #"{"id": "a", "v": 1, "v": 2}"# + "\n",
+        ])
+        #expect(lines.hasPrefix(#"error: line 1 of the table t writes the key "v" twice"#), "\(lines)")
+    }
+
     @Test("check: @lookup names a declared table and one of its columns, with did-you-mean")
     func lookupDiagnostics() {
         let table = failure(

@@ -93,7 +93,7 @@ struct CSVReader {
                 }
                 position += 1
             }
-            return try text(bytes[start..<position])
+            return try text(bytes[start..<position], line: line, column: column(of: start))
         }
         let (openLine, openColumn) = (line, column(of: position))
         position += 1
@@ -119,7 +119,7 @@ struct CSVReader {
                         message: "text after a closing quote (a field is quoted whole)", line: line,
                         column: column(of: position))
                 }
-                return try text(field[...])
+                return try text(field[...], line: openLine, column: openColumn)
             }
             field.append(byte)
             position += 1
@@ -130,9 +130,10 @@ struct CSVReader {
         }
     }
 
-    private func text(_ slice: ArraySlice<UInt8>) throws(Failure) -> String {
+    /// The field's text; a field that is not UTF-8 fails at its start (`line`, `column`).
+    private func text(_ slice: ArraySlice<UInt8>, line: Int, column: Int) throws(Failure) -> String {
         guard let text = String(validating: slice, as: UTF8.self) else {
-            throw Failure(message: "a field that is not UTF-8", line: line, column: column(of: position))
+            throw Failure(message: "a field that is not UTF-8", line: line, column: column)
         }
         return text
     }

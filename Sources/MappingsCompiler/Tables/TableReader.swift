@@ -234,6 +234,15 @@ struct TableReader {
                         help: "a JSON lines table holds one object (a row) per line"))
                 continue
             }
+            if let repeated = object.duplicateKeys.first {
+                diagnostics.append(
+                    Diagnostic(
+                        message:
+                            "line \(line) of the table \(declaration.name) writes the key \(PathText.quoted(repeated)) twice",
+                        location: SourceLocation(file: declaration.path, line: line, column: 1),
+                        help: "a row has one value a column: keep one of them"))
+                continue
+            }
             for member in object.members where known.insert(member.key).inserted { columns.append(member.key) }
             objects.append((object, line))
         }
