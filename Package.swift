@@ -128,7 +128,8 @@ let package = Package(
         // The front end: syntax, loading, model declarations, host definitions, compilation.
         .target(
             name: "MappingsCompiler",
-            dependencies: ["MappingsJSON", "MappingsModel"],
+            // CSQLClient: lookup tables of SQLite database files (`@tables`), SQLite loaded at run time.
+            dependencies: ["MappingsJSON", "MappingsModel", "CSQLClient"],
             swiftSettings: strictSettings
         ),
         // The back end: mapping, reverse mapping and reports, from the compiled form only.

@@ -226,6 +226,7 @@ static int clua_sandbox_setup(lua_State *L) {
     lua_setfield(L, base, "text");
     lua_pop(L, 1);
     clua_view_setup(L, s);
+    clua_tables_setup(L, base);
 
     // Load-time globals sit between the per-call globals and the base.
     clua_sandbox_push_layer(L, base);

@@ -25,6 +25,9 @@ int clua_sandbox_trip(lua_State *L, int limit);
 /// runs no VM instruction, so the count hook alone never sees it. Stack: [-0, +0, v]
 void clua_sandbox_charge(lua_State *L, int64_t steps);
 
+/// Sets `tables` in the environment's base at `base` (tables.c). Stack: [-0, +0, m]
+void clua_tables_setup(lua_State *L, int base);
+
 /// Bytes the interpreter may still allocate before its cap.
 size_t clua_sandbox_headroom(lua_State *L);
 

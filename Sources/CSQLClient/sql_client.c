@@ -53,6 +53,7 @@ static void load_sqlite(void) {
     FIND(library, sqlite_api, column_type, "sqlite3_column_type", error);
     FIND(library, sqlite_api, column_int64, "sqlite3_column_int64", error);
     FIND(library, sqlite_api, column_text, "sqlite3_column_text", error);
+    FIND(library, sqlite_api, column_name, "sqlite3_column_name", error);
     FIND(library, sqlite_api, column_bytes, "sqlite3_column_bytes", error);
     FIND(library, sqlite_api, busy_timeout, "sqlite3_busy_timeout", error);
     FIND(library, sqlite_api, free, "sqlite3_free", error);

@@ -15,10 +15,11 @@
 //   setup:    u64 memory, i64 budget, i64 timeout_ns, u64 result_limit, u64 cpu_seconds,
 //             u32 log_limit (the most `log(...)` lines a call keeps; 0: logging off), u32 modules,
 //             then per module: str name, str chunk name, str text
-//   request:  u8 kind ('R' resolve, 'N' names, 'C' call, 'S' add a module, 'K' compile only),
-//             str module, str function (for 'S' and 'K': the chunk name),
+//   request:  u8 kind ('R' resolve, 'N' names, 'C' call, 'S' add a module, 'K' compile only,
+//             'T' add a lookup table), str module (for 'T': the table's name), str function
+//             (for 'S' and 'K': the chunk name; empty for 'T'),
 //             for 'C': u32 function_ref, str input wire, u8 has_user_data, [str user data wire];
-//             for 'S' and 'K': str text;
+//             for 'S' and 'K': str text; for 'T': str the wire of its keyed rows;
 //             for 'B' (a batch): u32 function_ref, u8 has_user_data, [str user data wire],
 //             u32 count, count × str input wire
 //   response: i32 status, str message, i32 a, i32 b, str output, str log, u32 log_dropped
@@ -353,14 +354,16 @@ int main(int argc, char **argv) {
             free(inputs);
             free(items);
             free(data);
-        } else if (kind == 'S' || kind == 'K') {
-            // 'S': a module's text added after the start (inline code); 'K': text compiled only.
+        } else if (kind == 'S' || kind == 'K' || kind == 'T') {
+            // 'S': a module's text added after the start (inline code); 'K': text compiled only;
+            // 'T': a lookup table (tables.c), loaded once for every call of this worker.
             size_t length = 0;
             char *text = worker_string(&length);
             call.input = (const uint8_t *)text;
             call.input_count = length;
-            int status = clua_sandbox_run(L, kind == 'S' ? clua_sandbox_add_source_protected
-                                                         : clua_sandbox_compile_protected,
+            int status = clua_sandbox_run(L, kind == 'S'   ? clua_sandbox_add_source_protected
+                                             : kind == 'T' ? clua_tables_add_protected
+                                                           : clua_sandbox_compile_protected,
                                           &call, budget, timeout_ns);
             worker_respond(status, call.message, 0, 0, NULL, 0, &call);
             free(text);

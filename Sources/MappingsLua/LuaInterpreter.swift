@@ -52,6 +52,18 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     /// Registers one more module (inline code compiled after the interpreter started).
     func add(module name: String, _ module: LuaModule) -> Bool {
         var call = clua_call()
+        if let wire = module.table {
+            defer { clua_call_release(&call) }
+            let status = wire.withUnsafeBufferPointer { wire in
+                name.withCString { name in
+                    call.input = wire.baseAddress
+                    call.input_count = wire.count
+                    call.module = name
+                    return clua_sandbox_run(state, clua_tables_add_protected, &call, 0, 0)
+                }
+            }
+            return status == CLUA_OK
+        }
         let status = module.text.withCString { text in
             name.withCString { name in
                 module.chunkName.withCString { chunk in
@@ -240,6 +252,9 @@ protocol LuaEngine: AnyObject, Sendable {
 struct LuaModule: Sendable {
     var chunkName: String
     var text: String
+    /// For a lookup table of `tables` rather than a script: the wire of its keyed rows
+    /// (`LookupTable.keyedRows`); `chunkName` and `text` are then empty.
+    var table: [UInt8]? = nil
 }
 
 /// Why a sandboxed operation failed, as `sandbox.h` reported it.

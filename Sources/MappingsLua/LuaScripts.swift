@@ -61,6 +61,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
         var ids: [String: Int] = [:]
         /// Modules added after the start (inline code), in order: every engine gets them all.
         var added: [(name: String, module: LuaModule)] = []
+        /// The lookup tables added, by name, as `LookupTable.serial` tells them apart.
+        var tables: [String: UInt64] = [:]
         /// The inline code behind each added module, by its chunk's name (`@lua#3`).
         var inline: [String: InlineChunk] = [:]
     }
@@ -423,7 +425,8 @@ public final class LuaScripts: TransformerProvider, Sendable {
         }
         for (name, module) in missing {
             guard engine.add(module: name, module) else {
-                return .failure(LuaFailure(kind: .memory, message: "cannot add inline Lua to an interpreter"))
+                let what = module.table == nil ? "inline Lua" : "the lookup table \(name)"
+                return .failure(LuaFailure(kind: .memory, message: "cannot add \(what) to an interpreter"))
             }
             engine.addedModules += 1
         }
@@ -440,6 +443,19 @@ public final class LuaScripts: TransformerProvider, Sendable {
             pool.inline[name] = chunk
             addedCount.store(pool.added.count, ordering: .releasing)
             return name
+        }
+    }
+
+    /// Adds the catalog's lookup tables that engines do not hold yet (a table reloaded replaces
+    /// the one of its name): each engine loads each table once, before its next call, and every
+    /// call of it reads the same rows (`tables.c`).
+    package func provide(tables: [String: LookupTable]) {
+        pool.withLock { pool in
+            for (name, table) in tables.sorted(by: { $0.key < $1.key }) where pool.tables[name] != table.serial {
+                pool.tables[name] = table.serial
+                pool.added.append((name, LuaModule(chunkName: "", text: "", table: LuaWire.encode(table.keyedRows))))
+            }
+            addedCount.store(pool.added.count, ordering: .releasing)
         }
     }
 

@@ -335,10 +335,10 @@ extension LuaWorkerProcess {
     /// Registers one more module in this worker (inline code compiled after it started).
     func add(module name: String, _ module: LuaModule) -> Bool {
         var frame = Frame()
-        frame.u8(UInt8(ascii: "S"))
+        frame.u8(UInt8(ascii: module.table == nil ? "S" : "T"))
         frame.string(name)
         frame.string(module.chunkName)
-        frame.string(module.text)
+        if let wire = module.table { frame.data(wire) } else { frame.string(module.text) }
         guard let response = request(frame, until: .now + .seconds(10)) else { return false }
         return response.status == CLUA_OK
     }

@@ -39,6 +39,35 @@ struct CatalogReloaderTests {
         try Data(#"{ "$B": { "x": "x" } }"#.utf8).write(to: directory.appendingPathComponent("contexts/b.mappings"))
         #expect(outcome() == "swapped 3")
     }
+
+    @Test("a changed lookup table is a new version; a table that fails to load keeps the old one serving")
+    func tables() throws {
+        let directory = try Fixtures.directory(with: [
+            "contexts/a.mappings": """
+            { "@tables": { "t": { "file": "t.csv", "key": "k" } }, "$A": { "v": { "@keyPath": "k", "@lookup": "t.v" } } }
+            """,
+            "contexts/t.csv": "k,v\na,1\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let table = directory.appendingPathComponent("contexts/t.csv")
+        let reloader = try CatalogReloader(paths: [directory.appendingPathComponent("contexts").path]) {
+            TransformerRegistry()
+        }
+        func outcome() -> String {
+            switch reloader.reloadIfChanged() {
+            case .unchanged: "unchanged \(reloader.current.number)"
+            case .swapped(let version): "swapped \(version.number)"
+            case .refused(let reason): "refused \(reloader.current.number): \(reason.prefix(50))"
+            }
+        }
+        #expect(outcome() == "unchanged 1")
+        try Data("k,v\na,2\n".utf8).write(to: table)
+        #expect(outcome() == "swapped 2")
+        #expect(reloader.current.catalog.tables["t"]?.rows == [[.string("a"), .integer(2)]])
+        try Data("k,v\na,2\na,3\n".utf8).write(to: table)
+        #expect(outcome() == #"refused 2: error: the key "a" is written twice in the table t"#)
+        #expect(reloader.current.catalog.tables["t"]?.rows == [[.string("a"), .integer(2)]])
+    }
 }
 
 /// `ReloadSchedule`: when `stream --watch` and `serve` look at the files again.

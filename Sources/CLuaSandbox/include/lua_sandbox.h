@@ -45,6 +45,9 @@
 #define CLUA_LOG_TABLE_ITEMS 16
 #define CLUA_LOG_TABLE_DEPTH 2
 
+/// The instruction steps one lookup in a table of `tables` costs (tables.c).
+#define CLUA_TABLE_LOOKUP_COST 10
+
 /// Wire tags: one byte each, then the payload (little-endian, as the host writes it).
 enum {
     CLUA_WIRE_NULL = 'n',
@@ -229,6 +232,11 @@ size_t clua_sandbox_run_batch(lua_State *L, clua_call *call, clua_batch_item *it
 
 /// Frees a batch's results and log lines.
 void clua_batch_release(clua_batch *batch);
+
+/// Adds the lookup table `call->module` (tables.c) from `call->input`, the wire of an array of
+/// [key text, row object] pairs in the file's order, replacing one of that name; its memory is
+/// added to the interpreter's cap. Runs under `lua_pcall`. Stack: [-1, +0, m]
+int clua_tables_add_protected(lua_State *L);
 
 /// A connected pair of Unix sockets that close on exec, the channel to a worker process.
 int clua_worker_channel(int descriptors[2]);

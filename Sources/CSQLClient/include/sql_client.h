@@ -21,6 +21,9 @@ enum {
     MAPPINGS_SQLITE_ROW = 100,
     MAPPINGS_SQLITE_DONE = 101,
     MAPPINGS_SQLITE_NULL = 5,
+    MAPPINGS_SQLITE_INTEGER = 1,
+    MAPPINGS_SQLITE_FLOAT = 2,
+    MAPPINGS_SQLITE_OPEN_READONLY = 0x00000001,
     MAPPINGS_SQLITE_OPEN_READWRITE = 0x00000002,
     MAPPINGS_SQLITE_OPEN_CREATE = 0x00000004,
     MAPPINGS_SQLITE_OPEN_NOMUTEX = 0x00008000,
@@ -46,6 +49,8 @@ typedef struct mappings_sqlite_api {
     int (*_Nonnull column_type)(mappings_sqlite3_stmt *_Nonnull, int);
     int64_t (*_Nonnull column_int64)(mappings_sqlite3_stmt *_Nonnull, int);
     const unsigned char *_Nullable (*_Nonnull column_text)(mappings_sqlite3_stmt *_Nonnull, int);
+    // A result column's name (lookup tables read a table of a database file: `@tables`).
+    const char *_Nullable (*_Nonnull column_name)(mappings_sqlite3_stmt *_Nonnull, int);
     int (*_Nonnull column_bytes)(mappings_sqlite3_stmt *_Nonnull, int);
     int (*_Nonnull busy_timeout)(mappings_sqlite3 *_Nonnull, int);
     void (*_Nonnull free)(void *_Nullable);

@@ -178,7 +178,8 @@ public final class CatalogReloader: Sendable {
         }.joined(separator: "\n")
     }
 
-    /// The contents of every watched file. After a refused load the files the new catalog
+    /// The contents of every watched file (the `.mappings` files, the scripts and the lookup
+    /// tables' files). After a refused load the files the new catalog
     /// would have loaded are unknown, so the old version's files are watched as well.
     private static func fingerprint(
         paths: [String], catalog: Catalog?, registry: TransformerRegistry, keeping old: Version? = nil
@@ -186,6 +187,9 @@ public final class CatalogReloader: Sendable {
         var files = Set(listed(paths))
         files.formUnion(catalog?.files ?? [])
         files.formUnion(old?.catalog.files ?? [])
+        // A lookup table's file is part of the catalog: a changed table is a new version.
+        files.formUnion(catalog?.tables.values.map(\.file) ?? [])
+        files.formUnion(old?.catalog.tables.values.map(\.file) ?? [])
         for provider in registry.providers { files.formUnion(provider.sources.keys) }
         var fingerprint: [String: [UInt8]] = [:]
         for file in files { fingerprint[file] = contents(of: file) }

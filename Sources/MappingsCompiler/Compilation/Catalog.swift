@@ -27,6 +27,8 @@ public struct Catalog: Sendable {
     /// `mappings check` prints them.
     public internal(set) var warnings: [Diagnostic] = []
     private let index: [String: Int]
+    /// The lookup tables of `@tables`, by name: what `@lookup` entries and scripts' `tables` read.
+    package internal(set) var tables: [String: LookupTable] = [:]
 
     /// The context with this identifier, or `nil`.
     public func context(_ identifier: String) -> CompiledContext? {
@@ -55,11 +57,14 @@ public struct Catalog: Sendable {
         loader.declarationsIncomplete = loader.noteUnparsed(sources)
         let declarations = loader.declarations(in: sources)
         let models = loader.compileModels(declarations.models)
+        let tables = loader.loadTables(sources, from: source)
         var compiled = loader.compileContexts(
-            declarations.contexts, models: models, sources: sources)
-        loader.bindTransformers(in: &compiled.contexts)
+            declarations.contexts, models: models, sources: sources, tables: tables.tables)
+        loader.bindTransformers(in: &compiled.contexts, tables: tables.tables)
         loader.warnUnmappedRequired(compiled.contexts, models: models)
-        if let failure = loader.failure(texts: sources.texts) { throw failure }
+        if let failure = loader.failure(texts: sources.texts.merging(tables.texts) { mine, _ in mine }) {
+            throw failure
+        }
         CatalogLoader.finish(&compiled.contexts, models: models)
         var catalog = Catalog(
             contexts: compiled.contexts, models: models, identifiers: compiled.names,
@@ -67,6 +72,7 @@ public struct Catalog: Sendable {
             index: Dictionary(
                 compiled.names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first }))
         catalog.warnings = loader.warnings
+        catalog.tables = tables.tables
         return catalog
     }
 }

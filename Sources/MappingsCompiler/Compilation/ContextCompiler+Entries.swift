@@ -23,6 +23,7 @@ extension ContextCompiler {
         let policies = policies(options, type: type, object: object, property: member.key, valid: &valid)
         let reverseFanOut = reverseFanOut(options, type: type, property: member.key, valid: &valid)
         checkForwardOnly(options, valid: &valid)
+        let lookup = tableLookup(options.lookup, valid: &valid)
         guard valid else { return nil }
         var rule = Rule(
             target: target.path, source: options.source, fallbacks: options.fallbacks,
@@ -37,8 +38,10 @@ extension ContextCompiler {
             valueMap: valueMap)
         rule.policies = policies
         rule.reverseFanOut = reverseFanOut
-        rule.isForwardOnly = options.forwardOnly
+        // A cell names no key (two rows may share it): serialize leaves a `@lookup` entry out.
+        rule.isForwardOnly = options.forwardOnly || lookup != nil
         rule.selection = options.selection
+        rule.lookup = lookup
         return rule
     }
 

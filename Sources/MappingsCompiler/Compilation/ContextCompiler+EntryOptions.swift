@@ -68,6 +68,7 @@ extension ContextCompiler {
         case "@lua": options.lua = option
         case "@reverseLua": options.reverseLua = option
         case "@object": options.object = option
+        case "@lookup": options.lookup = option
         case "@clearContent": options.clearContent = option
         case "@insertContentAtBegin": options.insertContentAtBegin = option
         case "@valueMap": options.valueMap = option

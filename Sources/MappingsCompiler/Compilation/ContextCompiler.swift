@@ -25,6 +25,11 @@ struct ContextCompiler {
     var automaticContexts: [String: Int] = [:]
     /// The files' texts, by path: where inline code's columns are counted.
     var texts: [String: String] = [:]
+    /// The lookup tables `@lookup` may name, by name.
+    var tables: [String: LookupTable] = [:]
+    /// Tables declared but not loaded (reported where they are declared): a `@lookup` naming
+    /// one is not reported again.
+    var unloadedTables: Set<String> = []
     /// Each file's `@luaPrelude`, by path.
     var preludes: [String: InlineLuaCode] = [:]
 

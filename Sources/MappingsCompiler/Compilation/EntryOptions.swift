@@ -28,6 +28,8 @@ struct EntryOptions {
     /// `@lua` and `@reverseLua`: inline code instead of a named transformer.
     var lua: SyntaxMember?
     var reverseLua: SyntaxMember?
+    /// `@lookup`: a table's row, or one of its columns, found by the value's key.
+    var lookup: SyntaxMember?
     /// `@object`, compiled once the entry's type is known.
     var object: SyntaxMember?
     /// `@clearContent`, read once the entry's type is known.

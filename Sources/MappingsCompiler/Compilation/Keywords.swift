@@ -3,7 +3,7 @@ import MappingsModel
 
 /// The `@` keywords of the language, by where they may stand.
 package enum Keywords {
-    package static let topLevel = ["@import", "@models", "@luaPrelude"]
+    package static let topLevel = ["@import", "@models", "@tables", "@luaPrelude"]
     /// Keywords of a context (besides its entries).
     package static let context = [
         "@class", "@object", "@inherits", "@tests", "@keyStyle", "@unknownKeys", "@conversions", "@filter",
@@ -14,7 +14,7 @@ package enum Keywords {
         "@keyPath", "@optional", "@defaultValue", "@transformClass", "@transformSelector", "@transformUserData",
         "@reverseTransformSelector", "@object", "@clearContent", "@insertContentAtBegin", "@type", "@dateFormat",
         "@dateRange", "@inherits", "@valueMap", "@reverseValue", "@identity", "@onElementError", "@onError", "@null",
-        "@reverseFanOut", "@reverse", "@lua", "@reverseLua",
+        "@reverseFanOut", "@reverse", "@lua", "@reverseLua", "@lookup",
     ]
     /// Keywords of an `@object`.
     package static let object = ["@class", "@mappings", "@inherits"]

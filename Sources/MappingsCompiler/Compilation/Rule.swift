@@ -54,6 +54,10 @@ package struct Rule: Sendable {
     /// `source` is then `@self` and means nothing; `nil` for an entry with key paths.
     package internal(set) var selection: [SelectedKey]? = nil
 
+    /// `@lookup`: the value is a key, and the entry's value is the row of that key in a table
+    /// (or one of its cells); `nil` for an entry without one, which costs nothing.
+    package internal(set) var lookup: TableLookup? = nil
+
     /// Every key path the entry reads: its selection's, or `source` and its fallbacks.
     package var keyPaths: [PayloadKeyPath] {
         selection?.flatMap(\.paths) ?? [source] + fallbacks

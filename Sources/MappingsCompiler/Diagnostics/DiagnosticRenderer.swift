@@ -123,7 +123,8 @@ package struct DiagnosticRenderer: Sendable {
         var current = 1
         var start = source.startIndex
         while current < location.line {
-            guard let newline = source[start...].firstIndex(of: "\n") else { return nil }
+            // CR LF is one Character: a file with Windows line ends (a CSV table) counts it too.
+            guard let newline = source[start...].firstIndex(where: { $0 == "\n" || $0 == "\r\n" }) else { return nil }
             start = source.index(after: newline)
             current += 1
         }

@@ -11,7 +11,8 @@ extension CatalogLoader {
 
     /// Resolves `@inherits` and compiles every named context of `table` against `models`.
     mutating func compileContexts(
-        _ table: DeclarationTable, models: [String: Model], sources: LoadedSources
+        _ table: DeclarationTable, models: [String: Model], sources: LoadedSources,
+        tables: [String: LookupTable] = [:]
     ) -> CompiledContexts {
         let names = table.names.filter { table.winners[$0] != nil }
         var compiler = ContextCompiler(
@@ -20,6 +21,8 @@ extension CatalogLoader {
             named: names, importChains: sources.importChains, enumerations: enumerations)
         compiler.declarationsIncomplete = declarationsIncomplete
         compiler.texts = sources.texts
+        compiler.tables = tables
+        compiler.unloadedTables = Set(sources.files.flatMap { $0.tables.map(\.name) }).subtracting(tables.keys)
         for file in sources.files {
             if let prelude = file.prelude { compiler.preludes[file.path] = prelude }
         }

@@ -4,8 +4,9 @@ import MappingsModel
 extension CatalogLoader {
     /// Binds the transformers every rule of `contexts` names: the host's registry, with the
     /// Swift closures its definitions gave to entries.
-    mutating func bindTransformers(in contexts: inout [CompiledContext]) {
+    mutating func bindTransformers(in contexts: inout [CompiledContext], tables: [String: LookupTable] = [:]) {
         var registry = transformers
+        for provider in registry.providers { provider.provide(tables: tables) }
         for (reference, transformer) in definitions.closures {
             registry.register(className: reference.className, selector: reference.selector, transformer)
         }

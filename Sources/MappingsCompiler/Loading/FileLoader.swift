@@ -101,6 +101,8 @@ struct FileLoader {
                     element: "an import is a non-empty path string", diagnostics: &diagnostics)
             case "@models":
                 file.models += modelDeclarations(member.value, file: identity)
+            case "@tables":
+                file.tables += tableDeclarations(member.value, file: path)
             case "@luaPrelude":
                 guard let code = member.value.stringValue, !code.isEmpty else {
                     diagnostics.append(
@@ -118,7 +120,7 @@ struct FileLoader {
                         Diagnostic(
                             message: "unknown top-level keyword \"\(member.key)\"", location: member.keyLocation,
                             help: Suggestion.help(for: member.key, among: Keywords.topLevel + Selector.keywords)
-                                ?? "the top level holds context identifiers, \"@import\", \"@models\" and \"@luaPrelude\""
+                                ?? "the top level holds context identifiers, \"@import\", \"@models\", \"@tables\" and \"@luaPrelude\""
                         ))
                 } else {
                     file.definitions.append(
@@ -145,6 +147,21 @@ struct FileLoader {
                     message: "\"@models\" takes an object of model declarations, not \(node.typeName)",
                     location: node.location,
                     help: "write \"@models\": { \"UserModel\": { \"name\": \"String\" } }"))
+            return []
+        }
+        return members.map { Declaration(name: $0.key, nameLocation: $0.keyLocation, node: $0.value, file: file) }
+    }
+
+    /// The tables of a `@tables` object, each read when the tables load (`CatalogLoader+Tables.swift`).
+    private mutating func tableDeclarations(_ node: SyntaxNode, file: String) -> [Declaration] {
+        guard let members = node.members else {
+            diagnostics.append(
+                Diagnostic(
+                    message: "\"@tables\" takes an object of lookup tables, not \(node.typeName)",
+                    location: node.location,
+                    help:
+                        "write \"@tables\": { \"countries\": { \"file\": \"tables/countries.csv\", \"key\": \"code\" } }"
+                ))
             return []
         }
         return members.map { Declaration(name: $0.key, nameLocation: $0.keyLocation, node: $0.value, file: file) }

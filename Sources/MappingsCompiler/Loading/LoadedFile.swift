@@ -15,6 +15,9 @@ struct LoadedFile: Sendable {
     var definitions: [Declaration] = []
     /// Model declarations from `@models`, in order.
     var models: [Declaration] = []
+    /// Lookup tables from `@tables`, in order; their `file` is the declaring file's path as
+    /// named (table files resolve against it).
+    var tables: [Declaration] = []
     /// `@luaPrelude`: Lua the file's inline code sees.
     var prelude: InlineLuaCode?
 }

@@ -15,6 +15,14 @@ package protocol TransformerProvider: Sendable {
     /// The text of the files the provider read, by the path its diagnostics name, so those
     /// diagnostics can show source lines.
     var sources: [String: String] { get }
+
+    /// Hands the provider the lookup tables of the catalog being loaded, before any transformer
+    /// is resolved: what the Lua sandbox's `tables` library reads. The default ignores them.
+    func provide(tables: [String: LookupTable])
+}
+
+extension TransformerProvider {
+    package func provide(tables: [String: LookupTable]) {}
 }
 
 /// What a provider answers for a transformer reference.

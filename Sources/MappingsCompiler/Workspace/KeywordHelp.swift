@@ -44,9 +44,20 @@ package enum KeywordHelp {
                 "Model declarations: each key a model name, each value an object of property types "
                 + "(`\"String\"`, `\"[UserModel]?\"`), or an array of strings for an enum.",
             values: [], section: "@models"),
+        "@tables": Entry(
+            summary:
+                "Lookup tables, each `{ \"file\": \"tables/countries.csv\", \"key\": \"code\" }` (CSV with a "
+                + "header, or JSON lines; `\"columns\"` declares types), loaded with the contexts: what "
+                + "`@lookup` and scripts' `tables` read.",
+            values: [], section: "@tables: lookup tables"),
         "@luaPrelude": Entry(
             summary: "Lua that every piece of inline Lua of this file sees: local helpers, tables.",
             values: [], section: "@lua and @reverseLua: inline Lua"),
+        "@lookup": Entry(
+            summary:
+                "The value is a key of a table of `@tables`: the entry takes that row's cell "
+                + "(`\"countries.name\"`) or the whole row (`\"countries\"`); a key with no row is a missing value.",
+            values: [], section: "@lookup: reading a lookup table"),
         "@class": Entry(
             summary: "The model a context (or an `@object`) builds; its entries map that model's properties.",
             values: [], section: "@class"),

@@ -26,6 +26,8 @@ struct MappingRun {
     var filtered = false
     /// Where the keyed selection of the entry being applied found its values, when explaining.
     var selectionShown: String?
+    /// What the entry being explained looked up (`@lookup`), shown with its outcome.
+    var lookupShown: String?
 
     init(mapper: Mapper) {
         self.mapper = mapper
@@ -102,6 +104,7 @@ struct MappingRun {
     ) {
         func property() -> String { parent() + "." + rule.target.description }
         selectionShown = nil
+        lookupShown = nil
         guard let (lookup, used) = lookUp(rule, in: source, path: path, property: property) else { return }
         func keyPath() -> PayloadKeyPath { used == 0 ? rule.source : rule.fallbacks[used - 1] }
         func valuePath() -> String { SourceLookup.lookup(keyPath(), in: source, base: path()).path }
@@ -139,6 +142,25 @@ struct MappingRun {
             else { return }
             value = output == .null ? nil : output
         }
+        var lookedUp: (key: JSONValue, row: Int?)?
+        if let lookup = rule.lookup, let key = value {
+            switch lookup.value(for: key) {
+            case .found(let cell, let row):
+                value = cell == .null ? nil : cell
+                lookedUp = (key, row)
+                if explanations != nil { lookupShown = Self.shownLookup(lookup, key: key, row: row) }
+            case .noRow:
+                value = nil
+                lookedUp = (key, nil)
+            case .invalidKey(let message):
+                let text = "@lookup \(lookup.text): \(message)"
+                report(
+                    .conversionFailed, at: valuePath(), property: property(), rule: rule,
+                    value: Converter.describe(key), message: text)
+                explain(property(), rule, valuePath(), .failed(text), keyPath: used)
+                return
+            }
+        }
         var unmapped: JSONValue?
         if let valueMap = rule.valueMap, let input = value {
             value = valueMap.map(input)
@@ -146,6 +168,11 @@ struct MappingRun {
         }
         guard let value else {
             // A value the transformer made null still came from the key path that won.
+            if let lookup = rule.lookup, let lookedUp {
+                lookupMissed(
+                    lookup, lookedUp, rule: rule, used: used, at: valuePath, target: &target, property: property)
+                return
+            }
             absent(
                 rule, found: found, foundNull: foundNull, used: used, at: valuePath, target: &target, property: property
             )
@@ -596,7 +623,8 @@ struct MappingRun {
                 property: property(), source: selectionShown ?? path(), outcome: outcome(), rule: rule.provenance,
                 transformer: rule.transformer.map(\.displayName),
                 transformerOrigin: rule.transform?.origin, keyPaths: keyPaths,
-                keyPathIndex: keyPaths.isEmpty ? nil : used, keyStyle: rule.keyStyle))
+                keyPathIndex: keyPaths.isEmpty ? nil : used, keyStyle: rule.keyStyle,
+                lookup: rule.lookup.map { lookupShown ?? "@lookup \($0.text)" }))
     }
 
     mutating func report(

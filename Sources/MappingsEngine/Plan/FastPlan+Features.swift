@@ -37,6 +37,8 @@ enum PlanFeatures {
         "keyStyle": .neutral,
         "policies": .compiled, "reverseFanOut": .neutral, "isForwardOnly": .neutral,
         "selection": .compiled,
+        // `refusal(of:)` sends an entry with `@lookup` to the general engine.
+        "lookup": .compiled,
     ]
 
     /// The fields of `EntryPolicies` (`Rule.policies`). `onError` is compiled by what a plan

@@ -122,7 +122,8 @@ extension Writer {
         }
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
-        let mapped = conversion.valueMap.map { $0.map(input) } ?? input
+        guard let found = conversion.found(input) else { return nil }
+        let mapped = conversion.valueMap.map { $0.map(found) } ?? found
         let converted = (conversion.strict ? owner.strictConverter : owner.converter).convert(
             mapped, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
         // A value mapped to null leaves the property unset: the general engine's to say so.

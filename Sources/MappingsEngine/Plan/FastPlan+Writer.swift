@@ -485,7 +485,8 @@ struct Writer<Output: WriterOutput> {
     ) -> Bool {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
-        let input = conversion.valueMap.map { $0.map(value) } ?? value
+        guard let found = conversion.found(value) else { return false }
+        let input = conversion.valueMap.map { $0.map(found) } ?? found
         let converted = (conversion.strict ? owner.strictConverter : owner.converter).convert(
             input, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
         // A value mapped to null leaves the property unset, which `--omit-nulls` leaves out:

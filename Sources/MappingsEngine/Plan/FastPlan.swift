@@ -357,6 +357,9 @@ struct PlanTables: Sendable {
         var type: TypeReference
         var dateFormats: DateFormats?
         var valueMap: ValueMap?
+        /// `@lookup`: the value is a key, and what converts is its row's cell (or the row); a key
+        /// with no row, or an empty cell, gives the record to the general engine, which reports it.
+        var lookup: TableLookup?
         /// Whether the entry's context converts strictly (`"@conversions"`, inherited).
         var strict = false
     }
@@ -516,6 +519,7 @@ struct PlanTables: Sendable {
             if rule.object != nil { return "a transformer (\(reference.displayName)) on an @object entry" }
         }
         if rule.selection != nil, rule.object != nil { return "a keyed selection into an @object entry" }
+        if let lookup = rule.lookup, rule.object != nil { return "@lookup \(lookup.text) into an @object entry" }
         if rule.policies.identity != nil { return "@identity" }
         if rule.policies.onElementError != .keep { return "@onElementError" }
         if rule.policies.null != .missing { return "@null: clear" }
@@ -616,8 +620,10 @@ struct PlanTables: Sendable {
         }
         // A value map translates the value first, and a transformer's answer is a value of
         // its own: the general conversion does either.
-        if rule.valueMap != nil || rule.transformer != nil || rule.selection != nil { property.kind = .general }
-        if rule.valueMap == nil, rule.transformer != nil {
+        if rule.valueMap != nil || rule.transformer != nil || rule.selection != nil || rule.lookup != nil {
+            property.kind = .general
+        }
+        if rule.valueMap == nil, rule.transformer != nil, rule.lookup == nil {
             switch type.unwrapped {
             case .string: property.plainAnswer = 1
             case .int: property.plainAnswer = 2
@@ -631,7 +637,8 @@ struct PlanTables: Sendable {
         // Formats of the plan's own: lanes that each compile a plan share no reference count.
         conversions.append(
             Conversion(
-                type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap, strict: strict))
+                type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap,
+                lookup: rule.lookup, strict: strict))
         return nil
     }
 

@@ -49,6 +49,9 @@ public struct Explanation: Sendable, CustomStringConvertible {
     /// The `@keyStyle` an automatic entry was derived from (no entry of the context names the
     /// property); `nil` for an entry written out.
     public var keyStyle: KeyStyle?
+    /// The entry's `@lookup` and the row it found: `@lookup countries.name (the row of "FR",
+    /// tables/countries.csv:2)`; `nil` for an entry without one.
+    public var lookup: String?
 
     /// `TweetModel.identifier <- $.id_str = "1"  [contexts/twitter.mappings:33]`; with fallback
     /// key paths, `TweetModel.text <- $.extended_tweet.full_text (key path 2 of 3) = "…"`, or
@@ -83,8 +86,9 @@ public struct Explanation: Sendable, CustomStringConvertible {
     }
 
     private var via: String {
-        guard let transformer else { return "" }
-        return " via \(transformer)" + (transformerOrigin.map { " (\($0))" } ?? "")
+        let lookup = lookup.map { " via " + $0 } ?? ""
+        guard let transformer else { return lookup }
+        return " via \(transformer)" + (transformerOrigin.map { " (\($0))" } ?? "") + lookup
     }
 
     private func shortened(_ text: String) -> String {

@@ -39,8 +39,12 @@ struct CheckCommand: ParsableCommand, LoadingCommand {
             Terminal.error("test failed: " + result.title)
             for failure in result.failures { Terminal.error("  " + failure) }
         }
+        let tables = catalog.tables.count
+        let rows = catalog.tables.values.reduce(0) { $0 + $1.rows.count }
         var summary =
             "\(named) context\(named == 1 ? "" : "s"), \(catalog.models.count) model\(catalog.models.count == 1 ? "" : "s") "
+            + (tables == 0
+                ? "" : "and \(tables) lookup table\(tables == 1 ? "" : "s") (\(rows) row\(rows == 1 ? "" : "s")) ")
             + "in \(catalog.files.count) file\(catalog.files.count == 1 ? "" : "s")"
         if !results.isEmpty {
             summary +=

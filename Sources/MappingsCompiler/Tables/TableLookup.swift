@@ -1,0 +1,41 @@
+package import MappingsJSON
+
+/// An entry's `@lookup`, resolved when the catalog compiled: the table, and the column whose
+/// cell the entry takes (`nil`: the whole row, as a JSON object of its columns).
+package struct TableLookup: Sendable {
+    package let table: LookupTable
+    /// The column's index in `table.columns`; `nil` for the row.
+    package let column: Int?
+    /// `@lookup` as written: `countries` or `countries.name`.
+    package let text: String
+
+    package init(table: LookupTable, column: Int?, text: String) {
+        self.table = table
+        self.column = column
+        self.text = text
+    }
+
+    /// What the lookup of `key` gives: the cell or the row, `.noRow` when no row has that key,
+    /// or `.invalidKey` when the value cannot be a key of the table.
+    package func value(for key: JSONValue) -> Outcome {
+        switch table.row(for: key) {
+        case .failure(let failure): return .invalidKey(failure.message)
+        case .success(nil): return .noRow
+        case .success(let row?):
+            guard let column else { return .found(table.object(ofRow: row), row: row) }
+            return .found(table.rows[row][column], row: row)
+        }
+    }
+
+    package enum Outcome {
+        /// The cell (`null` when empty) or the row's object, and the row's index.
+        case found(JSONValue, row: Int)
+        case noRow
+        case invalidKey(String)
+    }
+
+    /// `no row of countries has the key "XX"`, for reports.
+    package func noRowMessage(for key: JSONValue) -> String {
+        "no row of the table \(table.name) has the key \(JSONWriter.safeText(key))"
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Mappings
+import MappingsLua
+import Testing
+
+/// The sandbox's `tables` library: the lookup tables of `@tables`, read-only, in both isolations.
+@Suite("Lua: the tables library", .serialized)
+struct LuaTablesTests {
+    static let script = """
+        local M = {}
+        function M.name(code)
+          local row = tables.countries[code]
+          if row == nil then return "none" end
+          return row.name .. "/" .. tostring(row.population) .. "/" .. #tables.countries
+        end
+        function M.rate(pair) return tables.rates[pair] and tables.rates[pair].rate end
+        function M.find(name) local row = tables.countries:find{ name = name }; return row and row.code end
+        function M.get(code) return tables.countries:get(code).name end
+        function M.hidden(code)
+          return tostring(getmetatable(tables)) .. tostring(getmetatable(tables.countries)) .. tostring(getmetatable(tables.countries[code]))
+        end
+        function M.writeRow(code) tables.countries[code].name = "changed"; return "wrote" end
+        function M.growTable(code) tables.countries.ZZ = { name = "grown" }; return "grew" end
+        function M.replaceTable(code) tables.countries = {}; return "replaced" end
+        function M.rawsetTables(code) rawset(tables, "countries", {}); return "raw" end
+        function M.writeNested(code) tables.tagged[code].tags[1] = "changed"; return "wrote" end
+        function M.nested(code) local tags = tables.tagged[code].tags; return tags[1] .. "," .. #tags end
+        function M.lookups(code)
+          local n = 0
+          for i = 1, 200000 do if tables.countries[code] then n = n + 1 end end
+          return n
+        end
+        function M.indexes(code)
+          local plain, n = { [code] = { name = "x" } }, 0
+          for i = 1, 200000 do if plain[code] then n = n + 1 end end
+          return n
+        end
+        return M
+        """
+
+    /// Loads a context `$X` whose property `p` calls `T.<function>` on `value`, over tables in memory.
+    static func map(
+        _ function: String, _ value: String, isolation: LuaIsolation
+    ) throws -> (output: String, issues: [String]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-tables-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(script.utf8).write(to: directory.appendingPathComponent("T.lua"))
+        let scripts = LuaScripts(
+            directory: directory.path,
+            limits: LuaLimits(memory: 16 << 20, instructions: 2_000_000, timeout: .seconds(5)), isolation: isolation)
+        var registry = TransformerRegistry()
+        registry.add(scripts)
+        let mappings = """
+            { "@tables": { "countries": { "file": "countries.csv", "key": "code" },
+                           "rates": { "file": "rates.csv", "key": ["from", "to"] },
+                           "tagged": { "file": "tagged.jsonl", "key": "id" } },
+              "$X": { "p": { "@keyPath": "v", "@transformClass": "T", "@transformSelector": "\(function)" } } }
+            """
+        let catalog = try Catalog.load(
+            ["x.mappings"],
+            from: .memory([
+                "x.mappings": mappings,
+                "countries.csv": "code,name,population\nFR,France,67000000\nDE,Germany,83000000\n",
+                "rates.csv": "from,to,rate\nEUR,USD,1.5\n",
+                "tagged.jsonl": #"{"id": "a", "tags": ["x", "y"]}"# + "\n",
+            ]), transformers: registry)
+        let result = try Mapper(catalog: catalog).object(
+            from: try JSONParser.parse(#"{"v": \#(value)}"#), context: "$X")
+        return (JSONWriter.string(result.value), result.issues.map(\.message))
+    }
+
+    static let isolations: [LuaIsolation] = [.inProcess, .process]
+
+    @Test("a row by its key, nil for none, a composite key, find, get and the row count", arguments: isolations)
+    func reads(isolation: LuaIsolation) throws {
+        #expect(try Self.map("name", #""DE""#, isolation: isolation).output == #"{"p":"Germany/83000000/2"}"#)
+        #expect(try Self.map("name", #""ZZ""#, isolation: isolation).output == #"{"p":"none"}"#)
+        #expect(try Self.map("rate", #"["EUR", "USD"]"#, isolation: isolation).output == #"{"p":1.5}"#)
+        #expect(try Self.map("find", #""France""#, isolation: isolation).output == #"{"p":"FR"}"#)
+        #expect(try Self.map("get", #""FR""#, isolation: isolation).output == #"{"p":"France"}"#)
+        #expect(try Self.map("nested", #""a""#, isolation: isolation).output == #"{"p":"x,2"}"#)
+        #expect(try Self.map("hidden", #""FR""#, isolation: isolation).output == #"{"p":"falsefalsefalse"}"#)
+    }
+
+    @Test(
+        "a hostile script cannot write to a row, grow or replace a table, or change a nested value",
+        arguments: [
+            ("writeRow", "attempt to modify a lookup table (tables are read-only)"),
+            ("growTable", "attempt to modify a lookup table (tables are read-only)"),
+            ("replaceTable", "attempt to modify a lookup table (tables are read-only)"),
+            ("rawsetTables", "attempt to modify a read-only table"),
+            ("writeNested", "attempt to modify a lookup table (tables are read-only)"),
+        ])
+    func hostile(function: String, message: String) throws {
+        for isolation in Self.isolations {
+            let key = function == "writeNested" ? #""a""# : #""FR""#
+            let (output, issues) = try Self.map(function, key, isolation: isolation)
+            #expect(output == "{}")
+            #expect(issues.count == 1)
+            #expect(issues.first?.contains(message) == true, "\(issues)")
+            #expect(issues.first?.contains("T.lua:") == true, "the script's line: \(issues)")
+        }
+    }
+
+    @Test("a lookup counts against the instruction budget: what indexing a Lua table affords, lookups do not")
+    func budget() throws {
+        for isolation in Self.isolations {
+            #expect(try Self.map("indexes", #""FR""#, isolation: isolation).output == #"{"p":200000}"#)
+            let (output, issues) = try Self.map("lookups", #""FR""#, isolation: isolation)
+            #expect(output == "{}")
+            #expect(issues.first?.contains("ran out of its instruction budget") == true, "\(issues)")
+        }
+    }
+}
