@@ -419,7 +419,7 @@ var macroTargets: [Target] {
 
 if allocationSuite {
     let kept: Set<String> = [
-        "CJSONIndex", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings",
+        "CJSONIndex", "CSQLClient", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings",
         "MappingsSpark", "MappingsTestSupport", "CAllocationCount", "MappingsEngineTests",
     ]
     package.targets.removeAll { !kept.contains($0.name) }
