@@ -141,14 +141,21 @@ static void clua_sandbox_refuse_input(clua_call *call, int pushed, const char *w
 /// Stack: [-0, +0, m]
 static void clua_sandbox_find_index(lua_State *L, clua_sandbox *s, const clua_call *call) {
     s->indexed_text = s->indexed_end = NULL;
-    if (call->input_origin == NULL || call->input_count < 5 || call->input[0] != CLUA_WIRE_TEXT) return;
-    size_t length = (size_t)call->input[1] | (size_t)call->input[2] << 8 | (size_t)call->input[3] << 16
-        | (size_t)call->input[4] << 24;
+    if (call->input_origin == NULL) return;
+    const uint8_t *text = call->input;
+    size_t length = call->input_count;
+    if (!call->input_is_text) {
+        if (call->input_count < 5 || call->input[0] != CLUA_WIRE_TEXT) return;
+        length = (size_t)call->input[1] | (size_t)call->input[2] << 8 | (size_t)call->input[3] << 16
+            | (size_t)call->input[4] << 24;
+        if (length != call->input_count - 5) return;
+        text += 5;
+    }
     const cjson_index_record *record = cjson_index_published();
-    if (record == NULL || length != call->input_count - 5 || call->input_origin < record->bytes
-        || length > record->count || (size_t)(call->input_origin - record->bytes) > record->count - length)
+    if (record == NULL || call->input_origin < record->bytes || length > record->count
+        || (size_t)(call->input_origin - record->bytes) > record->count - length)
         return;
-    s->indexed_text = call->input + 5;
+    s->indexed_text = text;
     s->indexed_end = s->indexed_text + length;
     s->positions = record->positions;
     s->matches = record->matches;
@@ -176,9 +183,10 @@ int clua_sandbox_call_protected(lua_State *L) {
     lua_pop(L, 1);
     lua_rawgeti(L, LUA_REGISTRYINDEX, call->function_ref);
     clua_sandbox_find_index(L, s, call);
-    const uint8_t *cursor = call->input;
-    int pushed = clua_wire_push(L, s, &cursor, call->input + call->input_count, 0);
-    if (pushed != CLUA_PUSH_OK || cursor != call->input + call->input_count) {
+    const uint8_t *cursor = call->input, *end = call->input + call->input_count;
+    int pushed = call->input_is_text ? (cursor = end, clua_text_push_input(L, call->input, end))
+                                     : clua_wire_push(L, s, &cursor, end, 0);
+    if (pushed != CLUA_PUSH_OK || cursor != end) {
         clua_sandbox_refuse_input(call, pushed, "value");
         return 0;
     }
@@ -300,6 +308,7 @@ void clua_call_reuse(clua_call *call) {
     call->log_count = 0;
     call->log_kept = call->log_dropped = 0;
     call->input = call->user_data = call->input_origin = NULL;
+    call->input_is_text = 0;
     call->input_count = call->user_data_count = 0;
     call->module = call->function = NULL;
     call->nodes = 0;

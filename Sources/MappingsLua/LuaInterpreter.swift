@@ -153,8 +153,6 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     func call(
         _ reference: Int32, input: LuaInput, userData: [UInt8]?, limits: LuaLimits
     ) -> Result<JSONValue, LuaFailure> {
-        inputWire.removeAll(keepingCapacity: inputWire.capacity <= 1 << 16)
-        input.append(to: &inputWire)
         let call = reused
         clua_call_reuse(call)
         defer { keepLog(of: call.pointee) }
@@ -163,12 +161,23 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
         call.pointee.log_limit = logLimit
         call.pointee.function_ref = reference
         call.pointee.output_limit = limits.result
-        // Text of the record this thread maps: the sandbox finds the record's index through it.
-        if case .text(let text) = input { call.pointee.input_origin = text.baseAddress }
-        let status = inputWire.withUnsafeBufferPointer { input in
-            call.pointee.input = input.baseAddress
-            call.pointee.input_count = input.count
-            return run(call, userData: userData, limits: limits, timeoutNanoseconds: timeoutNanoseconds)
+        let status: Int32
+        if case .text(let text) = input {
+            // Text of the record this thread maps, read where it is (no wire, no copy): the
+            // sandbox finds the record's index through it.
+            call.pointee.input = text.baseAddress
+            call.pointee.input_count = text.count
+            call.pointee.input_origin = text.baseAddress
+            call.pointee.input_is_text = 1
+            status = run(call, userData: userData, limits: limits, timeoutNanoseconds: timeoutNanoseconds)
+        } else {
+            inputWire.removeAll(keepingCapacity: inputWire.capacity <= 1 << 16)
+            input.append(to: &inputWire)
+            status = inputWire.withUnsafeBufferPointer { input in
+                call.pointee.input = input.baseAddress
+                call.pointee.input_count = input.count
+                return run(call, userData: userData, limits: limits, timeoutNanoseconds: timeoutNanoseconds)
+            }
         }
         guard status == CLUA_OK else { return .failure(LuaFailure(status: status, call: call.pointee)) }
         do {

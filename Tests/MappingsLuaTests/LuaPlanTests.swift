@@ -215,6 +215,41 @@ struct LuaPlanTests {
         #expect(written >= 10)
     }
 
+    @Test(
+        "a string goes to a script as the record's text, escapes decoded in the sandbox: the general engine's bytes",
+        arguments: [LuaIsolation.inProcess, .process])
+    func stringsAsText(_ isolation: LuaIsolation) throws {
+        let script = """
+            local M = {}
+            function M.shout(v) return string.upper(v) .. "!" .. #v end
+            function M.same(v) return v end
+            return M
+            """
+        let catalog = """
+            { "@models": { "K": { "loud": "String", "same": "String?" } },
+              "$K": { "@class": "K",
+                      "loud": { "@keyPath": "s", "@transformClass": "A", "@transformSelector": "shout" },
+                      "same": { "@keyPath": "s", "@transformClass": "A", "@transformSelector": "same", "@optional": true } } }
+            """
+        let (mapper, directory) = try LuaKindsTests.mapper(
+            scripts: ["A.lua": script], catalog: catalog, isolation: isolation)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = try mapper.context("$K")
+        let plan = try mapper.fastPlan(for: context).get()
+        var written = 0
+        let strings = [
+            #""plain""#, #""""#, #""<a href=\"http:\/\/x\" rel=\"nofollow\">Web<\/a>""#, #""\u65e5\u672c""#,
+            #""\ud83d\ude80 up""#, #""tab\tnew\nline""#, #""\u0000x""#, #""é日""#,
+            // Not JSON: a lone surrogate, an unknown escape; the general engine reports them, the plan
+            // must not write the record.
+            #""\ud800""#, #""\udc00x""#, #""\q""#,
+        ]
+        for string in strings {
+            if try Self.compare(Array(#"{"s":\#(string)}"#.utf8), context, plan, mapper) { written += 1 }
+        }
+        #expect(written == 8)
+    }
+
     @Test("mutated large records: the same bytes, or the general engine")
     func mutatedRecords() throws {
         let mapper = try Self.mapper(isolation: .inProcess)

@@ -125,6 +125,7 @@ typedef struct clua_call {
     const uint8_t *input;
     size_t input_count;
     const uint8_t *input_origin; // where the input's JSON text is in the host's bytes, or NULL
+    int input_is_text;         // `input` is that JSON text itself (no wire: no copy, in process)
     const uint8_t *user_data;  // NULL: no user data
     size_t user_data_count;
     const char *module;        // for loading: the module name

@@ -79,7 +79,7 @@ extension FastPlan {
 extension Writer {
     /// The transformer calls writing plan object `index` from `frame` makes, in the order it
     /// makes them (nested objects included), each handed to `call` with its input: a span for
-    /// an object or array (as `transform` hands it), else the value. Keyed selections are left
+    /// an object, array or string (as `transform` hands it), else the value. Keyed selections are left
     /// to the writing (their text is put together then).
     func collect(_ index: Int32, frame: Int32, _ call: (Int32, BatchInput) -> Void) {
         guard frame >= 0 else { return }
@@ -91,17 +91,11 @@ extension Writer {
             guard let found = value(of: property, from: frame) else { return }
             if property.transformer >= 0 {
                 guard !found.isMissing else { continue }
-                if case .node(let node) = found, plan.transformers[Int(property.transformer)].text != nil {
-                    let at = nodes[Int(node)]
-                    switch at.kind {
-                    case .frame, .list, .objectSpan, .arraySpan:
-                        call(
-                            property.transformer,
-                            .text(UnsafeBufferPointer(rebasing: bytes[Int(at.start)..<Int(at.end)])))
-                        continue
-                    default:
-                        break
-                    }
+                if case .node(let node) = found, plan.transformers[Int(property.transformer)].text != nil,
+                    let text = textSpan(of: nodes[Int(node)])
+                {
+                    call(property.transformer, .text(text))
+                    continue
                 }
                 if let input = value(of: found) { call(property.transformer, .value(input)) }
                 continue

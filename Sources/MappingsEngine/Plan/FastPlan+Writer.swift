@@ -176,21 +176,14 @@ struct Writer<Output: WriterOutput> {
         emit(json: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), field: field, into: &out)
     }
 
-    /// What the transformer answers for a present value: an object or array goes to a
+    /// What the transformer answers for a present value: an object, array or string goes to a
     /// transformer that takes text as its span of the record (a Lua script reads it through a
     /// view, and the value is never built; what the script reads of it, repeats and depth
     /// included, it checks as it reads, as for the general engine's value); anything else as
     /// its value. `nil` where the general engine would report an issue.
     private func transform(_ found: Found, with call: PlanTables.Call, _ memo: TransformerMemo) -> JSONValue? {
-        if case .node(let index) = found, let transform = call.text {
-            let node = nodes[Int(index)]
-            switch node.kind {
-            case .frame, .list, .objectSpan, .arraySpan:
-                let text = UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
-                return try? memo.call(transform, call.reference, text: text)
-            default:
-                break
-            }
+        if case .node(let index) = found, let transform = call.text, let text = textSpan(of: nodes[Int(index)]) {
+            return try? memo.call(transform, call.reference, text: text)
         }
         // A value that repeats a key is the general engine's `duplicate key` error (`nil`).
         guard let input = value(of: found) else { return nil }
@@ -316,6 +309,21 @@ struct Writer<Output: WriterOutput> {
         }
         if case .node(let index) = current, nodes[Int(index)].kind.is(.null) { return .missing }
         return current
+    }
+
+    /// The record's text of a value a transformer that takes text is given as it is written: an
+    /// object or array (read through a view), or a string with its quotes (its escapes decoded
+    /// as the script's string is made, never built as a value first); `nil` for the others,
+    /// whose values are cheaper to give.
+    func textSpan(of node: JSONTape.Node) -> UnsafeBufferPointer<UInt8>? {
+        switch node.kind {
+        case .frame, .list, .objectSpan, .arraySpan:
+            return UnsafeBufferPointer(rebasing: bytes[Int(node.start)..<Int(node.end)])
+        case .string:
+            return UnsafeBufferPointer(rebasing: bytes[Int(node.start) - 1..<Int(node.end) + 1])
+        case .null, .false, .true, .number:
+            return nil
+        }
     }
 
     /// The value a key path found, built as the general engine builds it; `nil` for nothing,
