@@ -55,7 +55,8 @@ class Mismatch(Exception):
 
 
 def data(directory, shape, size_mb, seed=7):
-    path = os.path.join(directory, "%s-%gmb-seed%d.ndjson" % (shape, size_mb, seed))
+    # Named per version of the generator, as Benchmarks/run names its files.
+    path = os.path.join(directory, "%s-%gmb-seed%d-%s.ndjson" % (shape, size_mb, seed, generate.version()))
     if not os.path.exists(path):
         os.makedirs(directory, exist_ok=True)
         with open(path + ".tmp", "wb") as out:
