@@ -1,5 +1,6 @@
 internal import CLuaSandbox
 package import Mappings
+import MappingsJSON
 import Synchronization
 
 #if canImport(Glibc)

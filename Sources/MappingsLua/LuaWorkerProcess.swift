@@ -1,6 +1,7 @@
 internal import CLuaSandbox
 import Foundation
 import Mappings
+import MappingsJSON
 
 #if canImport(Glibc)
     import Glibc

@@ -422,23 +422,10 @@ final class LineSession: @unchecked Sendable {
             advance(past: piece, head: head)
             return out
         }
-        var events = piece.events[...]
         var outputStart = 0
-        var lineNumber = 0
-        piece.block.forEachLine { line, _ in
-            lineNumber += 1
-            guard lineNumber <= piece.lines else { return false }
-            guard lineNumber > delivered, !piece.block.isBlank(line) else { return true }
-            let number = head.firstLine + lineNumber - 1
-            var outcome = RecordOutcome(kind: .clean)
-            var written = true
-            if let event = events.first, event.line == lineNumber {
-                events.removeFirst()
-                outcome = event.outcome
-                written = event.written
-            }
+        piece.forEachRecord(after: delivered) { lineNumber, line, event in
             var value: ArraySlice<UInt8>?
-            if written, outputStart + 4 <= piece.output.count {
+            if event?.written ?? true, outputStart + 4 <= piece.output.count {
                 let length = piece.output[outputStart..<(outputStart + 4)].reversed().reduce(0) { $0 << 8 | Int($1) }
                 value = piece.output[(outputStart + 4)..<(outputStart + 4 + length)]
                 // The frame, then the line feed the lane ends each record's output with.
@@ -446,10 +433,9 @@ final class LineSession: @unchecked Sendable {
             }
             piece.block.bytes.withUnsafeBufferPointer { bytes in
                 deliver(
-                    number: number, outcome: outcome, value: value, input: UnsafeBufferPointer(rebasing: bytes[line]),
-                    into: &out)
+                    number: head.firstLine + lineNumber - 1, outcome: event?.outcome ?? RecordOutcome(kind: .clean),
+                    value: value, input: UnsafeBufferPointer(rebasing: bytes[line]), into: &out)
             }
-            return true
         }
         advance(past: piece, head: head)
         return out

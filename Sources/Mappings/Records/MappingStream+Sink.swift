@@ -23,15 +23,10 @@ extension MappingStream {
         let records = (sink as? any EncodingRecordSink).map { self.records.encoding($0.encoding) } ?? self.records
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
-        var blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: false)
+        let blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: false)
+        var results = OrderedResults(blocks, pipeline: pipeline, limit: maxInFlight / 2)
         var report = RecordSinkReport()
         var position = start
-        var pending: [PendingLines] = []
-        var held = 0
-        func stop() {
-            pipeline.stopLanes()
-            for case let result? in pending.map(\.result) { _ = result.abandon() }
-        }
         /// A block's rejects, handed to the sink once `reported` took every record of the block.
         var rejects: [(index: Int, input: [UInt8], outcome: RecordOutcome)] = []
         func handOverRejects() {
@@ -48,66 +43,51 @@ extension MappingStream {
             rejects.removeAll()
         }
         do {
-            while true {
-                blocks.readAhead(into: &pending, held: &held, limit: maxInFlight / 2, pipeline: pipeline)
-                guard let head = pending.first else {
-                    if blocks.ended { break }
-                    continue
-                }
-                guard let result = head.result else {
-                    let failure = JSONParser.Failure(
-                        message: "the line holds a line feed: one record per line", line: 1, column: 1)
-                    let outcome = RecordOutcome(kind: .invalid, failure: failure)
-                    try reported(MappedRecord(index: head.firstIndex, output: nil, outcome: outcome))
+            reading: while true {
+                switch results.next() {
+                case .end:
+                    break reading
+                case .unsplit(let index, let bytes, let offset):
+                    let outcome = RecordOutcome.lineHoldsLineFeed
+                    try reported(MappedRecord(index: index, output: nil, outcome: outcome))
                     report.records += 1
-                    rejects.append((head.firstIndex, head.unsplit, outcome))
+                    rejects.append((index, bytes, outcome))
                     handOverRejects()
-                    position.line = start.line + head.firstIndex + 1
-                    position.offset = start.offset.map { $0 + head.offset + head.unsplit.count + 1 }
-                    held -= head.unsplit.count + 1
-                    pending.removeFirst()
+                    position.line = start.line + index + 1
+                    position.offset = start.offset.map { $0 + offset + bytes.count + 1 }
                     try sink.reached(position)
-                    continue
-                }
-                pipeline.setHead(result)
-                _ = pipeline.wait(for: result, timeout: blocks.ended || held >= maxInFlight / 2 ? 0.05 : 0)
-                let piece = result.take()
-                pipeline.took(piece.output.count)
-                // The block's events in input order: filtered records counted, the others that
-                // are not clean reported, those not written kept as rejects.
-                for event in piece.events {
-                    guard event.outcome.kind != .filtered else {
-                        report.filtered += 1
-                        continue
+                case .piece(let piece, let firstIndex, _):
+                    // The block's events in input order: filtered records counted, the others
+                    // that are not clean reported, those not written kept as rejects.
+                    for event in piece.events {
+                        guard event.outcome.kind != .filtered else {
+                            report.filtered += 1
+                            continue
+                        }
+                        guard event.outcome.kind != .clean else { continue }
+                        let index = firstIndex + event.line - 1
+                        try reported(MappedRecord(index: index, output: nil, outcome: event.outcome))
+                        if !event.written {
+                            rejects.append((index, Array(piece.block.bytes[event.range]), event.outcome))
+                        }
                     }
-                    guard event.outcome.kind != .clean else { continue }
-                    let index = head.firstIndex + event.line - 1
-                    try reported(MappedRecord(index: index, output: nil, outcome: event.outcome))
-                    if !event.written { rejects.append((index, Array(piece.block.bytes[event.range]), event.outcome)) }
-                }
-                handOverRejects()
-                sink.add(piece.output[...])
-                report.records += piece.records
-                report.written += piece.records - piece.events.filter { !$0.written }.count
-                let block = piece.block
-                position.line = start.line + head.firstIndex + piece.lines
-                position.offset = start.offset.map { $0 + block.offset + (piece.nextLine - block.range.lowerBound) }
-                try sink.reached(position)
-                guard piece.finished else { continue }
-                if let tail = piece.tail {
-                    pending[0] = PendingLines(result: tail, firstIndex: head.firstIndex + piece.lines)
-                } else {
-                    held -= piece.block.bytes.count
-                    pending.removeFirst()
+                    handOverRejects()
+                    sink.add(piece.output[...])
+                    report.records += piece.records
+                    report.written += piece.records - piece.events.filter { !$0.written }.count
+                    let block = piece.block
+                    position.line = start.line + firstIndex + piece.lines
+                    position.offset = start.offset.map { $0 + block.offset + (piece.nextLine - block.range.lowerBound) }
+                    try sink.reached(position)
                 }
             }
         } catch {
-            stop()
+            results.abandon()
             sink.discard()
             throw error
         }
-        position.line = start.line + blocks.index
-        position.offset = start.offset.map { $0 + blocks.offset }
+        position.line = start.line + results.source.index
+        position.offset = start.offset.map { $0 + results.source.offset }
         try sink.finish(at: position)
         report.end = position
         return report

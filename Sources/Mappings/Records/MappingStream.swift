@@ -37,40 +37,20 @@ public struct MappingStream: Sendable {
     where Lines.Element == [UInt8] {
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
-        var blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: true)
-        var pending: [PendingLines] = []
-        // Lines of the head block already given to `body`.
-        var delivered = 0
-        var held = 0
+        let blocks = LineBlocks(lines.makeIterator(), blockSize: blockSize, records: records, writesErrors: true)
+        var results = OrderedResults(blocks, pipeline: pipeline, limit: maxInFlight / 2)
         while true {
-            blocks.readAhead(into: &pending, held: &held, limit: maxInFlight / 2, pipeline: pipeline)
-            guard let head = pending.first else {
-                if blocks.ended { return }
-                continue
-            }
-            guard let result = head.result else {
-                let failure = JSONParser.Failure(
-                    message: "the line holds a line feed: one record per line", line: 1, column: 1)
-                try body(
-                    MappedRecord(
-                        index: head.firstIndex, output: nil, outcome: RecordOutcome(kind: .invalid, failure: failure)))
-                held -= head.unsplit.count + 1
-                pending.removeFirst()
-                continue
-            }
-            pipeline.setHead(result)
-            _ = pipeline.wait(for: result, timeout: blocks.ended || held >= maxInFlight / 2 ? 0.05 : 0)
-            let piece = result.take()
-            pipeline.took(piece.output.count)
-            try deliver(piece, after: delivered, firstIndex: head.firstIndex, body)
-            delivered = piece.lines
-            guard piece.finished else { continue }
-            delivered = 0
-            if let tail = piece.tail {
-                pending[0] = PendingLines(result: tail, firstIndex: head.firstIndex + piece.lines)
-            } else {
-                held -= piece.block.bytes.count
-                pending.removeFirst()
+            switch results.next() {
+            case .end:
+                return
+            case .unsplit(let index, _, _):
+                try body(MappedRecord(index: index, output: nil, outcome: .lineHoldsLineFeed))
+            case .piece(let piece, let firstIndex, let after):
+                var mapped: [MappedRecord] = []
+                Self.forEachRecord(in: piece, after: after, firstIndex: firstIndex) { index, output, outcome in
+                    mapped.append(MappedRecord(index: index, output: output.map(Array.init), outcome: outcome))
+                }
+                for record in mapped { try body(record) }
             }
         }
     }
@@ -87,81 +67,28 @@ public struct MappingStream: Sendable {
     ) {
         let pipeline = RecordPipeline(lanes: workers, outputLimit: maxInFlight / 2)
         defer { pipeline.finish() }
-        let whole = RecordBlock(bytes: text, offset: 0, records: records, writesErrors: true)
-        var next = 0
-        var nextIndex = 0
-        var held = 0
-        var delivered = 0
-        var pending: [(result: BlockResult, firstIndex: Int)] = []
-        while true {
-            while next < text.count, held < maxInFlight / 2 {
-                var end = min(text.count, next + blockSize)
-                if end < text.count { end = (text[end...].firstIndex(of: 0x0A) ?? text.count - 1) + 1 }
-                let block = whole.part(next..<end)
-                pending.append((pipeline.submit(block), nextIndex))
-                nextIndex += block.lineCount()
-                held += end - next
-                next = end
-            }
-            guard let head = pending.first else { return }
-            pipeline.setHead(head.result)
-            _ = pipeline.wait(for: head.result, timeout: next >= text.count || held >= maxInFlight / 2 ? 0.05 : 0)
-            let piece = head.result.take()
-            pipeline.took(piece.output.count)
-            forEachRecord(in: piece, after: delivered, firstIndex: head.firstIndex, body)
-            delivered = piece.lines
-            guard piece.finished else { continue }
-            delivered = 0
-            // A block a lane cut in two finishes part by part: each part frees its own bytes.
-            held -= piece.block.range.count
-            if let tail = piece.tail {
-                pending[0] = (tail, head.firstIndex + piece.lines)
-            } else {
-                pending.removeFirst()
-            }
+        let blocks = TextBlocks(text: text, blockSize: blockSize, records: records)
+        var results = OrderedResults(blocks, pipeline: pipeline, limit: maxInFlight / 2)
+        while case .piece(let piece, let firstIndex, let after) = results.next() {
+            Self.forEachRecord(in: piece, after: after, firstIndex: firstIndex, body)
         }
-    }
-
-    /// Calls `body` for each record a piece of a block holds (its lines after `delivered`, up
-    /// to `piece.lines`): its output line, or its event's outcome.
-    private func deliver(
-        _ piece: BlockResult.State, after delivered: Int, firstIndex: Int, _ body: (MappedRecord) throws -> Void
-    ) rethrows {
-        var results: [MappedRecord] = []
-        forEachRecord(in: piece, after: delivered, firstIndex: firstIndex) { index, output, outcome in
-            results.append(MappedRecord(index: index, output: output.map(Array.init), outcome: outcome))
-        }
-        for result in results { try body(result) }
     }
 
     /// Each record of `piece` after the `delivered` first lines: its index, its output in the
-    /// piece's output, and its outcome.
-    private func forEachRecord(
+    /// piece's output (its line there), and its outcome.
+    static func forEachRecord(
         in piece: BlockResult.State, after delivered: Int, firstIndex: Int,
         _ body: (_ index: Int, _ output: ArraySlice<UInt8>?, _ outcome: RecordOutcome) -> Void
     ) {
-        var events = piece.events[...]
         var outputStart = 0
-        var lineNumber = 0
-        piece.block.forEachLine { line, _ in
-            lineNumber += 1
-            guard lineNumber <= piece.lines else { return false }
-            guard lineNumber > delivered, !piece.block.isBlank(line) else { return true }
-            let lineEnd = piece.output[outputStart...].firstIndex(of: 0x0A) ?? piece.output.endIndex
-            let index = firstIndex + lineNumber - 1
-            if let event = events.first, event.line == lineNumber {
-                events.removeFirst()
-                var output: ArraySlice<UInt8>?
-                if event.written {
-                    output = piece.output[outputStart..<lineEnd]
-                    outputStart = lineEnd + 1
-                }
-                body(index, output, event.outcome)
-            } else {
-                body(index, piece.output[outputStart..<lineEnd], RecordOutcome(kind: .clean))
+        piece.forEachRecord(after: delivered) { line, _, event in
+            var output: ArraySlice<UInt8>?
+            if event?.written ?? true {
+                let lineEnd = piece.output[outputStart...].firstIndex(of: 0x0A) ?? piece.output.endIndex
+                output = piece.output[outputStart..<lineEnd]
                 outputStart = lineEnd + 1
             }
-            return true
+            body(firstIndex + line - 1, output, event?.outcome ?? RecordOutcome(kind: .clean))
         }
     }
 }
@@ -180,16 +107,46 @@ public struct MappedRecord: Sendable {
 /// What a stream read and has not given yet: a block in flight, from the line `firstIndex` and
 /// starting `offset` bytes into the stream's lines, or a line that holds a line feed (`result`
 /// nil, its bytes in `unsplit`), which is no record.
-struct PendingLines {
+package struct PendingLines {
     var result: BlockResult?
     var firstIndex: Int
     var unsplit: [UInt8] = []
     var offset = 0
 }
 
+/// The blocks of an NDJSON text held whole, sharing its storage: about `blockSize` bytes each,
+/// cut after a line feed.
+struct TextBlocks: BlockSource {
+    private let whole: RecordBlock
+    private let count: Int
+    private let blockSize: Int
+    private var next = 0
+    private var nextIndex = 0
+
+    init(text: [UInt8], blockSize: Int, records: RecordMapper) {
+        whole = RecordBlock(bytes: text, offset: 0, records: records, writesErrors: true)
+        count = text.count
+        self.blockSize = blockSize
+    }
+
+    var ended: Bool { next >= count }
+
+    mutating func readAhead(into pending: inout [PendingLines], held: inout Int, limit: Int, pipeline: RecordPipeline) {
+        while next < count, held < limit {
+            var end = min(count, next + blockSize)
+            if end < count { end = (whole.bytes[end...].firstIndex(of: 0x0A) ?? count - 1) + 1 }
+            let block = whole.part(next..<end)
+            pending.append(PendingLines(result: pipeline.submit(block), firstIndex: nextIndex))
+            nextIndex += block.lineCount()
+            held += end - next
+            next = end
+        }
+    }
+}
+
 /// The lines of a sequence gathered into blocks of about `blockSize` bytes, each line ended by
 /// a line feed; a line that holds a line feed is no line of a block, and comes on its own.
-struct LineBlocks<Lines: IteratorProtocol> where Lines.Element == [UInt8] {
+struct LineBlocks<Lines: IteratorProtocol>: BlockSource where Lines.Element == [UInt8] {
     enum Gathered {
         /// A block, and the index of its first line.
         case block(RecordBlock, firstIndex: Int)

@@ -1,4 +1,5 @@
 import Foundation
+import MappingsJSON
 
 /// Opens and reads the files a command is given as input, with the system's reason when it
 /// cannot: `cannot read "x": Is a directory`, `No such file or directory`, `Permission denied`.

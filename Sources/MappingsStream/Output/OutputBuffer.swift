@@ -1,4 +1,5 @@
 import Foundation
+import MappingsJSON
 
 /// Lines written to a file descriptor in large writes instead of one system call per line.
 package final class OutputBuffer {

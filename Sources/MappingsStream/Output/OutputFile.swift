@@ -1,4 +1,5 @@
 import Foundation
+import MappingsJSON
 
 /// Creates the files a command writes besides stdout (`--report`, `--rejects`, `--stats`), with
 /// the system's reason when it cannot: `cannot write the report "out/r.json": No such file or directory`.

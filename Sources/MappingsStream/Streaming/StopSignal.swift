@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MappingsJSON
 import Synchronization
 
 #if canImport(Glibc)
