@@ -244,6 +244,9 @@ CJSON_INLINE uint64_t cjson_finish_block(cjson_masks m, uint64_t quotes, uint64_
 /// The portable masks, eight bytes a word.
 cjson_masks cjson_masks_portable(const uint8_t *block);
 
+/// The kernels (json_index.c chooses one): the portable one runs everywhere.
+int cjson_kernel_portable(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
+
 #if defined(__x86_64__)
 int cjson_kernel_sse42(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);
 int cjson_kernel_avx2(const uint8_t *bytes, size_t start, size_t count, cjson_index *index);

@@ -125,6 +125,43 @@ static void clua_compile_fail(clua_pattern *out, clua_item *item, int code) {
     out->count = (int)(item - out->items) + 1;
 }
 
+/// The captures a compilation has opened and not closed yet (`open`, `depth` of them), and
+/// which ones are closed (a back reference names only those).
+typedef struct clua_compile_captures {
+    int open[CLUA_MAX_CAPTURES];
+    int depth;
+    int closed[CLUA_MAX_CAPTURES];
+} clua_compile_captures;
+
+/// Compiles the parenthesis at `p` into `item`: a capture opened, a position capture `()`, or
+/// the open capture closed. Returns where the pattern goes on, or NULL when the compilation
+/// ended at a malformed place.
+static const char *clua_compile_capture(const char *p, const char *end, clua_pattern *out, clua_item *item,
+                                        clua_compile_captures *captures) {
+    if (*p == ')') {
+        if (captures->depth == 0) {
+            clua_compile_fail(out, item, ERROR_CLOSE);
+            return NULL;
+        }
+        captures->closed[captures->open[--captures->depth]] = 1;
+        item->kind = ITEM_CLOSE;
+        return p + 1;
+    }
+    if (out->captures >= CLUA_MAX_CAPTURES) {
+        clua_compile_fail(out, item, ERROR_CAPTURES);
+        return NULL;
+    }
+    captures->open[captures->depth++] = out->captures++;
+    if (p + 1 < end && p[1] == ')') {
+        item->kind = ITEM_POSITION;
+        captures->depth--;
+        captures->closed[out->captures - 1] = 1;
+        return p + 2;
+    }
+    item->kind = ITEM_OPEN;
+    return p + 1;
+}
+
 /// Compiles `pattern` into `out->items` (room for `length` items); why: matching then reads
 /// small structs instead of re-parsing text. A malformed place becomes an ITEM_ERROR.
 static void clua_compile(const char *p, size_t length, int anchor_allowed, clua_pattern *out) {
@@ -133,32 +170,15 @@ static void clua_compile(const char *p, size_t length, int anchor_allowed, clua_
     out->captures = 0;
     out->anchored = anchor_allowed && p < end && *p == '^';
     if (out->anchored) p++;
-    int open[CLUA_MAX_CAPTURES];
-    int depth = 0;
-    int closed[CLUA_MAX_CAPTURES] = {0};
+    clua_compile_captures captures;
+    memset(&captures, 0, sizeof captures);
     while (p < end) {
         clua_item *item = &out->items[out->count++];
         memset(item, 0, sizeof *item);
         unsigned char c = (unsigned char)*p;
-        if (c == '(') {
-            if (out->captures >= CLUA_MAX_CAPTURES) return clua_compile_fail(out, item, ERROR_CAPTURES);
-            open[depth++] = out->captures++;
-            if (p + 1 < end && p[1] == ')') {
-                item->kind = ITEM_POSITION;
-                depth--;
-                closed[out->captures - 1] = 1;
-                p += 2;
-            } else {
-                item->kind = ITEM_OPEN;
-                p++;
-            }
-            continue;
-        }
-        if (c == ')') {
-            if (depth == 0) return clua_compile_fail(out, item, ERROR_CLOSE);
-            closed[open[--depth]] = 1;
-            item->kind = ITEM_CLOSE;
-            p++;
+        if (c == '(' || c == ')') {
+            p = clua_compile_capture(p, end, out, item, &captures);
+            if (p == NULL) return;
             continue;
         }
         if (c == '$' && p + 1 == end) {
@@ -187,7 +207,7 @@ static void clua_compile(const char *p, size_t length, int anchor_allowed, clua_
             }
             if (isdigit(next)) {
                 int index = next - '1';
-                if (index < 0 || index >= out->captures || !closed[index])
+                if (index < 0 || index >= out->captures || !captures.closed[index])
                     return clua_compile_fail(out, item, ERROR_INDEX);
                 item->kind = ITEM_BACKREF;
                 item->first = (uint8_t)index;
@@ -239,6 +259,79 @@ static inline void clua_match_step(clua_match *m, int64_t steps) {
     }
 }
 
+static const char *clua_match_from(clua_match *m, const char *s, int i);
+
+/// Opens a capture (or takes a position) at `s`, then matches the items after it; the capture
+/// is undone when they do not match. Stack: [-0, +0, v]
+static const char *clua_match_open(clua_match *m, const char *s, int i, const clua_item *item) {
+    m->capture[m->level].start = s;
+    m->capture[m->level].length = item->kind == ITEM_OPEN ? CAPTURE_OPEN : CAPTURE_POSITION;
+    m->level++;
+    const char *result = clua_match_from(m, s, i + 1);
+    if (result == NULL) m->level--;
+    return result;
+}
+
+/// Closes the last open capture at `s`, then matches the items after it; the capture is open
+/// again when they do not match. Stack: [-0, +0, v]
+static const char *clua_match_close(clua_match *m, const char *s, int i) {
+    int open = m->level - 1;
+    while (open >= 0 && m->capture[open].length != CAPTURE_OPEN) open--;
+    m->capture[open].length = s - m->capture[open].start;
+    const char *result = clua_match_from(m, s, i + 1);
+    if (result == NULL) m->capture[open].length = CAPTURE_OPEN;
+    return result;
+}
+
+/// `%bxy` at `s`: where the balanced run ends (after its closing byte), or NULL. Stack: [-0, +0, v]
+static inline const char *clua_match_balance(clua_match *m, const char *s, const clua_item *item) {
+    if (s >= m->subject_end || (unsigned char)*s != item->first) return NULL;
+    int open = 1;
+    const char *at = s + 1;
+    for (; at < m->subject_end; at++) {
+        unsigned char c = (unsigned char)*at;
+        if (c == item->second) {
+            if (--open == 0) break;
+        } else if (c == item->first) {
+            open++;
+        }
+    }
+    clua_match_step(m, at - s);
+    return at >= m->subject_end ? NULL : at + 1;
+}
+
+/// `%1`…`%9` at `s`: past the repeated capture, or NULL. Stack: [-0, +0, v]
+static inline const char *clua_match_backref(clua_match *m, const char *s, const clua_item *item) {
+    ptrdiff_t length = m->capture[item->first].length;
+    if (length < 0) return NULL;  // a position capture repeats nothing (as in Lua)
+    if (m->subject_end - s < length || memcmp(m->capture[item->first].start, s, (size_t)length) != 0) return NULL;
+    clua_match_step(m, length);
+    return s + length;
+}
+
+/// A byte of a set repeated (`-`: the shortest run first; `*` and `+`: the longest first), then
+/// the items after it: where the match ends, or NULL. Stack: [-0, +0, v]
+static const char *clua_match_repeat(clua_match *m, const char *s, int i, const clua_item *item) {
+    const char *result = NULL;
+    if (item->quantifier == '-') {
+        for (;;) {
+            result = clua_match_from(m, s, i + 1);
+            if (result != NULL || s >= m->subject_end || !clua_set_has(item->set, (unsigned char)*s)) break;
+            s++;
+        }
+        return result;
+    }
+    ptrdiff_t run = 0;
+    while (s + run < m->subject_end && clua_set_has(item->set, (unsigned char)s[run])) run++;
+    clua_match_step(m, run);
+    ptrdiff_t least = item->quantifier == '+' ? 1 : 0;
+    for (; run >= least; run--) {
+        result = clua_match_from(m, s + run, i + 1);
+        if (result != NULL) break;
+    }
+    return result;
+}
+
 /// Where the match of items `i...` starting at `s` ends, or NULL. Backtracking, with each
 /// attempt and each byte scanned counted as a step. Stack: [-0, +0, v]
 static const char *clua_match_from(clua_match *m, const char *s, int i) {
@@ -253,19 +346,11 @@ static const char *clua_match_from(clua_match *m, const char *s, int i) {
         }
         const clua_item *item = &pattern->items[i];
         if (item->kind == ITEM_OPEN || item->kind == ITEM_POSITION) {
-            m->capture[m->level].start = s;
-            m->capture[m->level].length = item->kind == ITEM_OPEN ? CAPTURE_OPEN : CAPTURE_POSITION;
-            m->level++;
-            result = clua_match_from(m, s, i + 1);
-            if (result == NULL) m->level--;
+            result = clua_match_open(m, s, i, item);
             break;
         }
         if (item->kind == ITEM_CLOSE) {
-            int open = m->level - 1;
-            while (open >= 0 && m->capture[open].length != CAPTURE_OPEN) open--;
-            m->capture[open].length = s - m->capture[open].start;
-            result = clua_match_from(m, s, i + 1);
-            if (result == NULL) m->capture[open].length = CAPTURE_OPEN;
+            result = clua_match_close(m, s, i);
             break;
         }
         if (item->kind == ITEM_ERROR) luaL_error(m->L, "%s", clua_pattern_errors[item->first]);
@@ -273,21 +358,9 @@ static const char *clua_match_from(clua_match *m, const char *s, int i) {
             result = s == m->subject_end ? s : NULL;
             break;
         }
-        if (item->kind == ITEM_BALANCE) {
-            if (s >= m->subject_end || (unsigned char)*s != item->first) break;
-            int open = 1;
-            const char *at = s + 1;
-            for (; at < m->subject_end; at++) {
-                unsigned char c = (unsigned char)*at;
-                if (c == item->second) {
-                    if (--open == 0) break;
-                } else if (c == item->first) {
-                    open++;
-                }
-            }
-            clua_match_step(m, at - s);
-            if (at >= m->subject_end) break;
-            s = at + 1;
+        if (item->kind == ITEM_BALANCE || item->kind == ITEM_BACKREF) {
+            s = item->kind == ITEM_BALANCE ? clua_match_balance(m, s, item) : clua_match_backref(m, s, item);
+            if (s == NULL) break;
             i++;
             continue;
         }
@@ -295,15 +368,6 @@ static const char *clua_match_from(clua_match *m, const char *s, int i) {
             unsigned char before = s == m->subject ? 0 : (unsigned char)s[-1];
             unsigned char here = s < m->subject_end ? (unsigned char)*s : 0;
             if (clua_set_has(item->set, before) || !clua_set_has(item->set, here)) break;
-            i++;
-            continue;
-        }
-        if (item->kind == ITEM_BACKREF) {
-            ptrdiff_t length = m->capture[item->first].length;
-            if (length < 0) break;  // a position capture repeats nothing (as in Lua)
-            if (m->subject_end - s < length || memcmp(m->capture[item->first].start, s, (size_t)length) != 0) break;
-            clua_match_step(m, length);
-            s += length;
             i++;
             continue;
         }
@@ -323,24 +387,8 @@ static const char *clua_match_from(clua_match *m, const char *s, int i) {
             i++;
             continue;
         }
-        if (item->quantifier == '-') {
-            for (;;) {
-                result = clua_match_from(m, s, i + 1);
-                if (result != NULL || s >= m->subject_end || !clua_set_has(item->set, (unsigned char)*s)) break;
-                s++;
-            }
-            break;
-        }
-        // '*' and '+': the longest run first, then shorter ones.
         if (item->quantifier == '+' && !here) break;
-        ptrdiff_t run = 0;
-        while (s + run < m->subject_end && clua_set_has(item->set, (unsigned char)s[run])) run++;
-        clua_match_step(m, run);
-        ptrdiff_t least = item->quantifier == '+' ? 1 : 0;
-        for (; run >= least; run--) {
-            result = clua_match_from(m, s + run, i + 1);
-            if (result != NULL) break;
-        }
+        result = clua_match_repeat(m, s, i, item);
         break;
     }
     m->depth--;

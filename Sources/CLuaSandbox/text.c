@@ -246,6 +246,62 @@ static int clua_text_case(lua_State *L, int upper) {
 static int clua_text_upper_function(lua_State *L) { return clua_text_case(L, 1); }
 static int clua_text_lower_function(lua_State *L) { return clua_text_case(L, 0); }
 
+/// Decomposes the UTF-8 text `s` (known valid) into `points`, each with its combining class in
+/// `classes`, in the canonical order: a mark moves before the marks of a higher class that
+/// precede it, never past a starter (class 0). Returns how many code points. Stack: [-0, +0, v]
+static size_t clua_text_decompose_ordered(lua_State *L, const unsigned char *s, size_t length, uint32_t *points,
+                                          uint8_t *classes, int64_t *steps) {
+    size_t count = 0;
+    size_t at = 0;
+    while (at < length) {
+        uint32_t cp = (uint32_t)clua_utf8_next(s, length, &at);
+        int parts = clua_text_decompose(cp, points + count);
+        for (int k = 0; k < parts; k++) {
+            uint32_t mark = points[count];
+            uint8_t class = clua_text_combining_class(mark);
+            size_t place = count;
+            while (class != 0 && place > 0 && classes[place - 1] > class) {
+                points[place] = points[place - 1];
+                classes[place] = classes[place - 1];
+                place--;
+                clua_text_step(L, steps, 1);
+            }
+            points[place] = mark;
+            classes[place] = class;
+            count++;
+        }
+    }
+    return count;
+}
+
+/// The canonical composition of `count` ordered code points, in place: each mark joins the last
+/// starter unless a mark of its class or a starter stands between them. Returns how many code
+/// points are left. Stack: [-0, +0, v]
+static size_t clua_text_compose_marks(lua_State *L, uint32_t *points, uint8_t *classes, size_t count,
+                                      int64_t *steps) {
+    size_t written = 0;
+    size_t starter = (size_t)-1;
+    int last_class = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t cp = points[i];
+        int class = classes[i];
+        clua_text_step(L, steps, 1);
+        if (starter != (size_t)-1 && (written == starter + 1 || (last_class != 0 && last_class < class))) {
+            uint32_t composite = clua_text_compose(points[starter], cp);
+            if (composite != 0) {
+                points[starter] = composite;
+                continue;
+            }
+        }
+        if (class == 0) starter = written;
+        last_class = class;
+        points[written] = cp;
+        classes[written] = (uint8_t)class;
+        written++;
+    }
+    return written;
+}
+
 /// `text.normalize(s, form)`: the string in Unicode normalization form "NFC" (composed, the
 /// default) or "NFD" (decomposed). Stack: [-(1|2), +1, v]
 static int clua_text_normalize(lua_State *L) {
@@ -275,53 +331,8 @@ static int clua_text_normalize(lua_State *L) {
     if (total > clua_sandbox_headroom(L) / 5) return clua_sandbox_trip(L, CLUA_MEMORY);
     uint32_t *points = (uint32_t *)lua_newuserdatauv(L, total * 5, 0);
     uint8_t *classes = (uint8_t *)(points + total);
-    size_t count = 0;
-    at = 0;
-    while (at < length) {
-        uint32_t cp = (uint32_t)clua_utf8_next(s, length, &at);
-        int parts = clua_text_decompose(cp, points + count);
-        for (int k = 0; k < parts; k++) {
-            // The canonical order: a mark moves before the marks of a higher class that
-            // precede it, never past a starter (class 0).
-            uint32_t mark = points[count];
-            uint8_t class = clua_text_combining_class(mark);
-            size_t place = count;
-            while (class != 0 && place > 0 && classes[place - 1] > class) {
-                points[place] = points[place - 1];
-                classes[place] = classes[place - 1];
-                place--;
-                clua_text_step(L, &steps, 1);
-            }
-            points[place] = mark;
-            classes[place] = class;
-            count++;
-        }
-    }
-    if (composed) {
-        // The canonical composition: each mark joins the last starter unless a mark of its
-        // class or a starter stands between them.
-        size_t written = 0;
-        size_t starter = (size_t)-1;
-        int last_class = 0;
-        for (size_t i = 0; i < count; i++) {
-            uint32_t cp = points[i];
-            int class = classes[i];
-            clua_text_step(L, &steps, 1);
-            if (starter != (size_t)-1 && (written == starter + 1 || (last_class != 0 && last_class < class))) {
-                uint32_t composite = clua_text_compose(points[starter], cp);
-                if (composite != 0) {
-                    points[starter] = composite;
-                    continue;
-                }
-            }
-            if (class == 0) starter = written;
-            last_class = class;
-            points[written] = cp;
-            classes[written] = (uint8_t)class;
-            written++;
-        }
-        count = written;
-    }
+    size_t count = clua_text_decompose_ordered(L, s, length, points, classes, &steps);
+    if (composed) count = clua_text_compose_marks(L, points, classes, count, &steps);
     luaL_Buffer buffer;
     luaL_buffinitsize(L, &buffer, length);
     for (size_t i = 0; i < count; i++) clua_text_add(&buffer, points[i]);

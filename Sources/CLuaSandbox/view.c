@@ -1222,6 +1222,54 @@ static int clua_view_meta_len(lua_State *L) {
     return 1;
 }
 
+/// Where an iteration of the text's members goes on after the key at `previous` (nil: from
+/// the first): the position after that key's, or -1 when the key is none of the text's (one
+/// only assigned: the text is done). Stack: [-0, +0, v]
+static inline int32_t clua_view_next_position(lua_State *L, clua_view *view, const clua_view_entry *entries,
+                                              int previous) {
+    if (lua_isnil(L, previous)) return 0;
+    int32_t at = -1;
+    if (view->is_array) {
+        at = clua_view_position(L, view, previous);
+    } else if (lua_type(L, previous) == LUA_TSTRING) {
+        size_t length = 0;
+        const uint8_t *key = (const uint8_t *)lua_tolstring(L, previous, &length);
+        if (view->cursor >= 0 && view->cursor < view->count
+            && clua_key_equals(view, &entries[view->cursor], key, length))
+            at = view->cursor;
+        else at = clua_view_find(view, entries, key, length);
+    }
+    return at >= 0 ? at + 1 : -1;
+}
+
+/// The next key only assigned (none of the text's, not deleted) after the key at `previous`, in
+/// the view's slots table at `slots`: key and value in place of `previous` and `slots`, 1; or
+/// nothing left from `previous` on, 0. Stack: [-2, +(0|2), v]
+static int clua_view_next_assigned(lua_State *L, const clua_view *view, const clua_view_entry *entries, int previous,
+                                   int slots) {
+    lua_pushvalue(L, previous);
+    while (lua_next(L, slots)) {
+        int in_the_text = 0;
+        if (view->is_array) {
+            in_the_text = clua_view_position(L, view, -2) >= 0;
+        } else if (lua_type(L, -2) == LUA_TSTRING) {
+            size_t length = 0;
+            const uint8_t *key = (const uint8_t *)lua_tolstring(L, -2, &length);
+            in_the_text = clua_view_find(view, entries, key, length) >= 0;
+        }
+        if (in_the_text || lua_touserdata(L, -1) == CLUA_VIEW_DELETED) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_replace(L, slots);
+        lua_replace(L, previous);
+        lua_settop(L, slots);
+        return 1;
+    }
+    lua_settop(L, previous - 1);
+    return 0;
+}
+
 /// The next key and value of the view at `index` after the key at the top of the stack, which
 /// it pops: the text's members in their order, with what was
 /// assigned in their place, then the keys only assigned. Returns 0 at the end (nothing pushed).
@@ -1235,24 +1283,8 @@ static int clua_view_next(lua_State *L, int index) {
     int previous = lua_gettop(L);
     int has_slots = lua_getiuservalue(L, index, CLUA_VIEW_SLOTS) == LUA_TTABLE;
     int slots = lua_gettop(L);
-    int32_t position = 0;
-    int in_text = 1;
-    if (!lua_isnil(L, previous)) {
-        int32_t at = -1;
-        if (view->is_array) {
-            at = clua_view_position(L, view, previous);
-        } else if (lua_type(L, previous) == LUA_TSTRING) {
-            size_t length = 0;
-            const uint8_t *key = (const uint8_t *)lua_tolstring(L, previous, &length);
-            if (view->cursor >= 0 && view->cursor < view->count
-                && clua_key_equals(view, &entries[view->cursor], key, length))
-                at = view->cursor;
-            else at = clua_view_find(view, entries, key, length);
-        }
-        if (at >= 0) position = at + 1;
-        else in_text = 0;
-    }
-    if (in_text) {
+    int32_t position = clua_view_next_position(L, view, entries, previous);
+    if (position >= 0) {
         for (; position < view->count; position++) {
             clua_view_push_key(L, view, entries, position);
             if (has_slots) {
@@ -1286,27 +1318,7 @@ static int clua_view_next(lua_State *L, int index) {
         lua_settop(L, previous - 1);
         return 0;
     }
-    lua_pushvalue(L, previous);
-    while (lua_next(L, slots)) {
-        int in_the_text = 0;
-        if (view->is_array) {
-            in_the_text = clua_view_position(L, view, -2) >= 0;
-        } else if (lua_type(L, -2) == LUA_TSTRING) {
-            size_t length = 0;
-            const uint8_t *key = (const uint8_t *)lua_tolstring(L, -2, &length);
-            in_the_text = clua_view_find(view, entries, key, length) >= 0;
-        }
-        if (in_the_text || lua_touserdata(L, -1) == CLUA_VIEW_DELETED) {
-            lua_pop(L, 1);
-            continue;
-        }
-        lua_replace(L, slots);
-        lua_replace(L, previous);
-        lua_settop(L, slots);
-        return 1;
-    }
-    lua_settop(L, previous - 1);
-    return 0;
+    return clua_view_next_assigned(L, view, entries, previous, slots);
 }
 
 /// `next(view, key)` for views. Stack: [-2, +(1|2), v]
@@ -1502,65 +1514,53 @@ static int clua_view_refuse_size(clua_call *call) {
     return 0;
 }
 
-/// Writes the view at `index` to the output wire: its text when nothing in it changed (the
-/// input itself when it is the whole input), else member by member. Returns 0 with
-/// `call->message` set when it cannot. Stack: [-0, +0, v]
-int clua_view_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
-    index = lua_absindex(L, index);
-    clua_view *view = (clua_view *)lua_touserdata(L, index);
-    if (view->generation != call->sandbox->generation)
-        return clua_view_refuse(call, "it holds a value of an earlier call (keep json.copy(value) instead)");
-    if (clua_view_pristine(L, index, 0)) {
-        if (view->depth == 0 && depth == 0) {
-            uint8_t tag = CLUA_WIRE_INPUT;
-            return clua_wire_append(call, &tag, 1) || clua_view_refuse_size(call);
-        }
-        return clua_wire_append_text(call, view->start, view->end) || clua_view_refuse_size(call);
-    }
-    luaL_checkstack(L, 8, "value too deep");
-    clua_view_entry *entries = clua_view_index(L, index, view);
-    lua_getiuservalue(L, index, CLUA_VIEW_SLOTS);
-    int slots = lua_gettop(L);
+/// Writes the array view at `index` (its entries `entries`, its slots table at `slots`, which
+/// is popped): every assigned key must be an index in 1..length, and none of those removed (a
+/// hole); removed past the length is the end taken off. Stack: [-1, +0, v]
+static int clua_view_write_array(lua_State *L, clua_call *call, int index, const clua_view *view,
+                                 const clua_view_entry *entries, int slots, const void **ancestors, int depth) {
     int ok = 1;
-    if (view->is_array) {
-        lua_Integer length = clua_view_length(L, index);
-        // Every assigned key must be an index in 1..length, and none of those removed (a hole);
-        // removed past the length is the end taken off.
-        lua_pushnil(L);
-        while (ok && lua_next(L, slots)) {
-            int isn = lua_isinteger(L, -2);
-            lua_Integer k = isn ? lua_tointeger(L, -2) : 0;
-            int removed = lua_touserdata(L, -1) == CLUA_VIEW_DELETED;
-            if (!isn || k < 1 || (k <= length && removed) || (k > length && !removed))
-                ok = clua_view_refuse(call, "a table marked as an array has keys other than 1..n");
-            lua_pop(L, 1);
-        }
-        if (!ok) {
-            lua_settop(L, slots - 1);
-            return 0;
-        }
-        if (length > CLUA_MAX_NODES) {
-            lua_settop(L, slots - 1);
-            snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is too large (more than %d values)", CLUA_MAX_NODES);
-            return 0;
-        }
-        uint8_t tag = CLUA_WIRE_ARRAY;
-        uint32_t count = (uint32_t)length;
-        ok = (clua_wire_append(call, &tag, 1) && clua_wire_append(call, &count, 4)) || clua_view_refuse_size(call);
-        for (lua_Integer i = 1; i <= length && ok; i++) {
-            if (lua_rawgeti(L, slots, i) != LUA_TNIL) {
-                ok = clua_wire_write(L, call, -1, ancestors, depth + 1);
-            } else if (i <= view->count) {
-                ok = clua_wire_append_text(call, view->start + entries[i - 1].value, view->start + entries[i - 1].value_end)
-                    || clua_view_refuse_size(call);
-                if (ok && ++call->nodes > CLUA_MAX_NODES) ok = clua_view_refuse(call, "the value is too large");
-            }
-            lua_pop(L, 1);
-        }
-        lua_settop(L, slots - 1);
-        return ok;
+    lua_Integer length = clua_view_length(L, index);
+    lua_pushnil(L);
+    while (ok && lua_next(L, slots)) {
+        int isn = lua_isinteger(L, -2);
+        lua_Integer k = isn ? lua_tointeger(L, -2) : 0;
+        int removed = lua_touserdata(L, -1) == CLUA_VIEW_DELETED;
+        if (!isn || k < 1 || (k <= length && removed) || (k > length && !removed))
+            ok = clua_view_refuse(call, "a table marked as an array has keys other than 1..n");
+        lua_pop(L, 1);
     }
-    // An object: its members in the text's order, then the keys only assigned.
+    if (!ok) {
+        lua_settop(L, slots - 1);
+        return 0;
+    }
+    if (length > CLUA_MAX_NODES) {
+        lua_settop(L, slots - 1);
+        snprintf(call->message, CLUA_MESSAGE_SIZE, "the value is too large (more than %d values)", CLUA_MAX_NODES);
+        return 0;
+    }
+    uint8_t tag = CLUA_WIRE_ARRAY;
+    uint32_t count = (uint32_t)length;
+    ok = (clua_wire_append(call, &tag, 1) && clua_wire_append(call, &count, 4)) || clua_view_refuse_size(call);
+    for (lua_Integer i = 1; i <= length && ok; i++) {
+        if (lua_rawgeti(L, slots, i) != LUA_TNIL) {
+            ok = clua_wire_write(L, call, -1, ancestors, depth + 1);
+        } else if (i <= view->count) {
+            ok = clua_wire_append_text(call, view->start + entries[i - 1].value, view->start + entries[i - 1].value_end)
+                || clua_view_refuse_size(call);
+            if (ok && ++call->nodes > CLUA_MAX_NODES) ok = clua_view_refuse(call, "the value is too large");
+        }
+        lua_pop(L, 1);
+    }
+    lua_settop(L, slots - 1);
+    return ok;
+}
+
+/// Writes the object view at `index` (its slots table at `slots`, popped when it can write
+/// it): its members in the text's order, then the keys only assigned. Stack: [-(0|1), +0, v]
+static int clua_view_write_object(lua_State *L, clua_call *call, int index, int slots, const void **ancestors,
+                                  int depth) {
+    int ok = 1;
     uint8_t tag = CLUA_WIRE_OBJECT;
     uint32_t count = 0;
     if (!clua_wire_append(call, &tag, 1)) return clua_view_refuse_size(call);
@@ -1584,4 +1584,27 @@ int clua_view_write(lua_State *L, clua_call *call, int index, const void **ances
     if (ok) memcpy(call->output + count_at, &count, 4);
     lua_settop(L, slots - 1);
     return ok;
+}
+
+/// Writes the view at `index` to the output wire: its text when nothing in it changed (the
+/// input itself when it is the whole input), else member by member. Returns 0 with
+/// `call->message` set when it cannot. Stack: [-0, +0, v]
+int clua_view_write(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+    index = lua_absindex(L, index);
+    clua_view *view = (clua_view *)lua_touserdata(L, index);
+    if (view->generation != call->sandbox->generation)
+        return clua_view_refuse(call, "it holds a value of an earlier call (keep json.copy(value) instead)");
+    if (clua_view_pristine(L, index, 0)) {
+        if (view->depth == 0 && depth == 0) {
+            uint8_t tag = CLUA_WIRE_INPUT;
+            return clua_wire_append(call, &tag, 1) || clua_view_refuse_size(call);
+        }
+        return clua_wire_append_text(call, view->start, view->end) || clua_view_refuse_size(call);
+    }
+    luaL_checkstack(L, 8, "value too deep");
+    clua_view_entry *entries = clua_view_index(L, index, view);
+    lua_getiuservalue(L, index, CLUA_VIEW_SLOTS);
+    int slots = lua_gettop(L);
+    if (view->is_array) return clua_view_write_array(L, call, index, view, entries, slots, ancestors, depth);
+    return clua_view_write_object(L, call, index, slots, ancestors, depth);
 }

@@ -298,11 +298,132 @@ int clua_wire_write(lua_State *L, clua_call *call, int index, const void **ances
     return clua_wire_write_value(L, call, &value, index, ancestors, depth);
 }
 
+/// What one raw traversal of a table found: how many keys, how many of them are integers from
+/// 1 and the largest of those, how many are strings; while every key is a string, the members,
+/// in the caller's inline array (`members`) or, once `spilled`, a userdata at the top of the stack.
+typedef struct clua_table_shape {
+    clua_member *members;
+    size_t capacity;
+    int spilled;
+    lua_Integer keys, strings, positives, largest;
+} clua_table_shape;
+
+/// Moves the members to a block twice as large, anchored below the key at the top of the stack
+/// (so the collector frees it whatever happens next). Stack: [-0, +(0|1), m]
+static void clua_table_shape_grow(lua_State *L, clua_table_shape *shape) {
+    size_t grown = shape->capacity * 2;
+    clua_member *block = (clua_member *)lua_newuserdatauv(L, grown * sizeof(clua_member), 0);
+    memcpy(block, shape->members, shape->capacity * sizeof(clua_member));
+    if (shape->spilled) lua_replace(L, -4);
+    else lua_insert(L, -3);
+    shape->members = block;
+    shape->capacity = grown;
+    shape->spilled = 1;
+}
+
+/// Classifies the table at `index` with raw traversal into `shape`; 0 with the refusal set (and
+/// nothing left on the stack) when it has too many keys. Stack: [-0, +(0|1), m]
+static inline int clua_wire_classify(lua_State *L, clua_call *call, int index, clua_table_shape *shape) {
+    lua_pushnil(L);
+    while (lua_next(L, index)) {
+        shape->keys++;
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            shape->strings++;
+            if (shape->strings == shape->keys) {
+                if ((size_t)shape->strings > shape->capacity) clua_table_shape_grow(L, shape);
+                clua_member *member = &shape->members[shape->strings - 1];
+                member->key = lua_tolstring(L, -2, &member->length);
+                clua_wire_capture(L, -1, &member->value);
+            }
+        } else if (lua_isinteger(L, -2)) {
+            lua_Integer k = lua_tointeger(L, -2);
+            if (k >= 1) {
+                shape->positives++;
+                if (k > shape->largest) shape->largest = k;
+            }
+        }
+        lua_pop(L, 1);
+        if (shape->keys > CLUA_MAX_NODES) {
+            lua_pop(L, 1 + shape->spilled);
+            return clua_wire_refuse_too_many(call);
+        }
+    }
+    return 1;
+}
+
+/// Whether the table is an array (`*is_array`) or an object, by its marking metatable `mt` or
+/// else its keys: 0 with the refusal set when it is neither.
+static inline int clua_wire_table_kind(clua_call *call, const void *mt, const clua_table_shape *shape, int *is_array) {
+    clua_sandbox *s = call->sandbox;
+    lua_Integer keys = shape->keys;
+    *is_array = 0;
+    if (mt == s->array_mt) {
+        *is_array = 1;
+        if (shape->positives != keys || shape->largest != keys)
+            return clua_wire_refuse(call, "a table marked as an array has keys other than 1..n");
+        return 1;
+    }
+    if (mt == s->object_mt || keys == 0) {
+        if (shape->strings != keys)
+            return clua_wire_refuse(call, "a table marked as an object has keys that are not strings");
+        return 1;
+    }
+    if (shape->positives == keys && shape->largest == keys) {
+        *is_array = 1;
+        return 1;
+    }
+    if (shape->strings == keys) return 1;
+    if (shape->positives == keys) return clua_wire_refuse(call, "an array with holes (keys are not 1..n)");
+    return clua_wire_refuse(call, "a table mixes array and object keys, or has keys that are neither");
+}
+
+/// Writes the elements 1...count of the table at `index`; inlined, as the loop was before it
+/// was a function of its own (a table's values recurse through clua_wire_write). Stack: [-0, +0, v]
+static inline __attribute__((always_inline)) int clua_wire_write_elements(lua_State *L, clua_call *call, int index,
+                                                                          lua_Integer count, const void **ancestors,
+                                                                          int depth) {
+    int ok = 1;
+    for (lua_Integer i = 1; i <= count && ok; i++) {
+        lua_rawgeti(L, index, i);
+        ok = clua_wire_write(L, call, -1, ancestors, depth + 1);
+        lua_pop(L, 1);
+    }
+    return ok;
+}
+
+/// Writes the members of the table at `index` in key order: scalars from what the traversal
+/// captured, nested tables looked up again by key; inlined, as clua_wire_write_elements.
+/// Stack: [-0, +0, v]
+static inline __attribute__((always_inline)) int clua_wire_write_members(lua_State *L, clua_call *call, int index,
+                                                                         const clua_table_shape *shape,
+                                                                         const void **ancestors, int depth) {
+    clua_member *members = shape->members;
+    size_t n = (size_t)shape->keys;
+    uint8_t order[CLUA_INLINE_MEMBERS];
+    if (shape->spilled) qsort(members, n, sizeof(clua_member), clua_member_qsort_compare);
+    else clua_members_order(members, order, n);
+    int ok = 1;
+    for (size_t k = 0; k < n && ok; k++) {
+        size_t i = shape->spilled ? k : order[k];
+        uint32_t length = (uint32_t)members[i].length;
+        if (!clua_wire_append(call, &length, 4) || !clua_wire_append(call, members[i].key, members[i].length))
+            return clua_wire_refuse(call, "the value is too large");
+        if (members[i].value.type != LUA_TTABLE && members[i].value.type != LUA_TUSERDATA) {
+            ok = clua_wire_write_value(L, call, &members[i].value, 0, ancestors, depth + 1);
+            continue;
+        }
+        lua_pushlstring(L, members[i].key, members[i].length);
+        lua_rawget(L, index);
+        ok = clua_wire_write(L, call, -1, ancestors, depth + 1);
+        lua_pop(L, 1);
+    }
+    return ok;
+}
+
 /// Writes the table at `index`: an array in index order, an object in key order. Scalars are
 /// written from what one traversal captured; nested tables are looked up again by key.
 /// Stack: [-0, +0, v]
 static int clua_wire_write_table(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
-    clua_sandbox *s = call->sandbox;
     if (!clua_wire_enter(L, call, index, ancestors, depth)) return 0;
     luaL_checkstack(L, 6, "value too deep");
 
@@ -311,99 +432,21 @@ static int clua_wire_write_table(lua_State *L, clua_call *call, int index, const
     // Classify with raw traversal: how many keys, how many are the integers 1..n, how many
     // strings; while every key is a string, keep the members for writing them in key order.
     clua_member inline_members[CLUA_INLINE_MEMBERS];
-    clua_member *members = inline_members;
-    size_t capacity = CLUA_INLINE_MEMBERS;
-    int spilled = 0;  // members live in a userdata at the top of the stack
-    lua_Integer keys = 0, strings = 0, positives = 0, largest = 0;
-    lua_pushnil(L);
-    while (lua_next(L, index)) {
-        keys++;
-        if (lua_type(L, -2) == LUA_TSTRING) {
-            strings++;
-            if (strings == keys) {
-                if ((size_t)strings > capacity) {
-                    // Anchored below the key, so the collector frees it whatever happens next.
-                    size_t grown = capacity * 2;
-                    clua_member *block = (clua_member *)lua_newuserdatauv(L, grown * sizeof(clua_member), 0);
-                    memcpy(block, members, capacity * sizeof(clua_member));
-                    if (spilled) lua_replace(L, -4);
-                    else lua_insert(L, -3);
-                    members = block;
-                    capacity = grown;
-                    spilled = 1;
-                }
-                clua_member *member = &members[strings - 1];
-                member->key = lua_tolstring(L, -2, &member->length);
-                clua_wire_capture(L, -1, &member->value);
-            }
-        } else if (lua_isinteger(L, -2)) {
-            lua_Integer k = lua_tointeger(L, -2);
-            if (k >= 1) {
-                positives++;
-                if (k > largest) largest = k;
-            }
-        }
-        lua_pop(L, 1);
-        if (keys > CLUA_MAX_NODES) {
-            lua_pop(L, 1 + spilled);
-            return clua_wire_refuse_too_many(call);
-        }
-    }
+    clua_table_shape shape = {inline_members, CLUA_INLINE_MEMBERS, 0, 0, 0, 0, 0};
+    if (!clua_wire_classify(L, call, index, &shape)) return 0;
     int is_array = 0;
-    int ok = 1;
-    if (mt == s->array_mt) {
-        if (positives != keys || largest != keys)
-            ok = clua_wire_refuse(call, "a table marked as an array has keys other than 1..n");
-        is_array = 1;
-    } else if (mt == s->object_mt || keys == 0) {
-        if (strings != keys) ok = clua_wire_refuse(call, "a table marked as an object has keys that are not strings");
-        is_array = 0;
-    } else if (positives == keys && largest == keys) {
-        is_array = 1;
-    } else if (strings == keys) {
-        is_array = 0;
-    } else if (positives == keys) {
-        ok = clua_wire_refuse(call, "an array with holes (keys are not 1..n)");
-    } else {
-        ok = clua_wire_refuse(call, "a table mixes array and object keys, or has keys that are neither");
-    }
-    uint32_t count = (uint32_t)keys;
+    int ok = clua_wire_table_kind(call, mt, &shape, &is_array);
+    uint32_t count = (uint32_t)shape.keys;
     // An empty table nobody marked has no kind: the host gives it the kind the property needs.
-    if (ok && keys == 0 && mt == NULL) {
-        if (spilled) lua_pop(L, 1);
+    if (ok && shape.keys == 0 && mt == NULL) {
+        if (shape.spilled) lua_pop(L, 1);
         if (!clua_wire_append_tagged(call, CLUA_WIRE_EMPTY, NULL, 0)) return clua_wire_refuse(call, "the value is too large");
         return 1;
     }
     if (ok && !clua_wire_append_tagged(call, is_array ? CLUA_WIRE_ARRAY : CLUA_WIRE_OBJECT, &count, 4))
         ok = clua_wire_refuse(call, "the value is too large");
-    if (ok && is_array) {
-        for (lua_Integer i = 1; i <= keys && ok; i++) {
-            lua_rawgeti(L, index, i);
-            ok = clua_wire_write(L, call, -1, ancestors, depth + 1);
-            lua_pop(L, 1);
-        }
-    } else if (ok) {
-        size_t n = (size_t)keys;
-        uint8_t order[CLUA_INLINE_MEMBERS];
-        if (spilled) qsort(members, n, sizeof(clua_member), clua_member_qsort_compare);
-        else clua_members_order(members, order, n);
-        for (size_t k = 0; k < n && ok; k++) {
-            size_t i = spilled ? k : order[k];
-            uint32_t length = (uint32_t)members[i].length;
-            if (!clua_wire_append(call, &length, 4) || !clua_wire_append(call, members[i].key, members[i].length)) {
-                ok = clua_wire_refuse(call, "the value is too large");
-                break;
-            }
-            if (members[i].value.type != LUA_TTABLE && members[i].value.type != LUA_TUSERDATA) {
-                ok = clua_wire_write_value(L, call, &members[i].value, 0, ancestors, depth + 1);
-                continue;
-            }
-            lua_pushlstring(L, members[i].key, members[i].length);
-            lua_rawget(L, index);
-            ok = clua_wire_write(L, call, -1, ancestors, depth + 1);
-            lua_pop(L, 1);
-        }
-    }
-    if (spilled) lua_pop(L, 1);
+    if (ok && is_array) ok = clua_wire_write_elements(L, call, index, shape.keys, ancestors, depth);
+    else if (ok) ok = clua_wire_write_members(L, call, index, &shape, ancestors, depth);
+    if (shape.spilled) lua_pop(L, 1);
     return ok;
 }

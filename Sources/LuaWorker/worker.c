@@ -237,24 +237,29 @@ static int worker_confine(void) {
 #endif
 }
 
-int main(int argc, char **argv) {
-    // argv: the host's pid, then a label (the scripts directory) that only `ps` reads.
-    // If the host is already gone, nothing to do. Once it goes, the next read of the channel
-    // ends this process (after the call in progress, which the sandbox's own limits bound).
-    // Not PR_SET_PDEATHSIG: it fires when the host *thread* that started the worker ends.
-    if (argc > 1 && getppid() != (pid_t)atol(argv[1])) return 0;
-    signal(SIGPIPE, SIG_IGN);
+/// The limits and the scripts the host sends first.
+typedef struct worker_setup {
+    uint64_t memory;
+    int64_t budget;
+    int64_t timeout_ns;
+    uint64_t result_limit;
+    uint64_t cpu_seconds;
+    int log_limit;
+} worker_setup;
 
-    uint64_t memory = worker_u64();
-    int64_t budget = (int64_t)worker_u64();
-    int64_t timeout_ns = (int64_t)worker_u64();
-    uint64_t result_limit = worker_u64();
-    uint64_t cpu_seconds = worker_u64();
-    int log_limit = (int)worker_u32();
+/// Reads the setup's limits, then opens the interpreter and adds each module the setup names;
+/// NULL when the interpreter cannot open or a module does not register.
+static lua_State *worker_open(worker_setup *setup) {
+    setup->memory = worker_u64();
+    setup->budget = (int64_t)worker_u64();
+    setup->timeout_ns = (int64_t)worker_u64();
+    setup->result_limit = worker_u64();
+    setup->cpu_seconds = worker_u64();
+    setup->log_limit = (int)worker_u32();
     uint32_t modules = worker_u32();
 
-    lua_State *L = clua_sandbox_open((size_t)memory);
-    if (L == NULL) return WORKER_EXIT_FAILED;
+    lua_State *L = clua_sandbox_open((size_t)setup->memory);
+    if (L == NULL) return NULL;
     for (uint32_t i = 0; i < modules; i++) {
         char *name = worker_string(NULL);
         char *chunk = worker_string(NULL);
@@ -266,135 +271,174 @@ int main(int argc, char **argv) {
         call.input_count = length;
         call.module = name;
         call.function = chunk;
-        if (clua_sandbox_run(L, clua_sandbox_add_source_protected, &call, 0, 0) != CLUA_OK) return WORKER_EXIT_FAILED;
+        if (clua_sandbox_run(L, clua_sandbox_add_source_protected, &call, 0, 0) != CLUA_OK) return NULL;
         free(name);
         free(chunk);
         free(text);
     }
+    return L;
+}
 
+/// Limits the process (address space, CPU time), makes the channel non-blocking and confines
+/// the system calls; tells the host whether the filter is on, in a status line of its own.
+static void worker_confine_process(const worker_setup *setup) {
     // The address space: the interpreter's cap, twice the largest result (the wire and its
     // copy on the way out), and room for the program itself.
-    rlim_t space = (rlim_t)(memory + 2 * result_limit + WORKER_PROGRAM_SPACE);
+    rlim_t space = (rlim_t)(setup->memory + 2 * setup->result_limit + WORKER_PROGRAM_SPACE);
     struct rlimit limit = {space, space};
     setrlimit(RLIMIT_AS, &limit);
-    struct rlimit cpu = {(rlim_t)cpu_seconds, (rlim_t)cpu_seconds};
+    struct rlimit cpu = {(rlim_t)setup->cpu_seconds, (rlim_t)setup->cpu_seconds};
     setrlimit(RLIMIT_CPU, &cpu);
     // Non-blocking, so that a read can look for the next request a while before it sleeps
     // (stdin and stdout are one socket: one flag for both).
     int flags = fcntl(WORKER_IN, F_GETFL);
     if (flags >= 0) fcntl(WORKER_IN, F_SETFL, flags | O_NONBLOCK);
     int confined = worker_confine() == 0;
-    // Tell the host whether the filter is on: a status line of its own.
     worker_respond(CLUA_OK, confined ? "confined" : "not confined", 0, 0, NULL, 0, NULL);
+}
 
-    for (;;) {
-        uint8_t kind;
-        worker_read(&kind, 1);
-        char *module = worker_string(NULL);
-        char *function = worker_string(NULL);
-        clua_call call;
-        memset(&call, 0, sizeof call);
-        call.module = module;
-        call.function = function;
-        call.log_limit = log_limit;
-        if (kind == 'R') {
-            int status = clua_sandbox_run(L, clua_sandbox_resolve_protected, &call, budget, timeout_ns);
-            worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source),
-                           &call);
-        } else if (kind == 'B') {
-            // A batch: one function, one user data, many values; answered item by item in one
-            // response, up to the first that leaves the interpreter unfit or the result limit.
-            int32_t reference = (int32_t)worker_u32();
-            uint8_t has_data;
-            worker_read(&has_data, 1);
-            size_t data_length = 0;
-            char *data = has_data ? worker_string(&data_length) : NULL;
-            uint32_t count = worker_u32();
-            clua_batch_item *items = calloc(count ? count : 1, sizeof *items);
-            char **inputs = calloc(count ? count : 1, sizeof *inputs);
-            if (items == NULL || inputs == NULL) return WORKER_EXIT_FAILED;
-            for (uint32_t index = 0; index < count; index++) {
-                inputs[index] = worker_string(&items[index].input_count);
-                items[index].input = (const uint8_t *)inputs[index];
-            }
-            call.function_ref = reference;
-            call.user_data = (const uint8_t *)data;
-            call.user_data_count = data_length;
-            call.output_limit = (size_t)result_limit;
-            clua_batch batch;
-            memset(&batch, 0, sizeof batch);
-            size_t ran = clua_sandbox_run_batch(L, &call, items, count, &batch, (size_t)result_limit, budget, timeout_ns);
-            // Per item: i32 status, str message, str result wire, str log lines, u32 lines dropped.
-            size_t packed_length = 0;
-            for (size_t index = 0; index < ran; index++)
-                packed_length += 4 + 4 + strlen(items[index].message) + 4 + items[index].output_count + 4
-                                 + items[index].log_count + 4;
-            uint8_t *packed = malloc(packed_length ? packed_length : 1);
-            if (packed == NULL) return WORKER_EXIT_FAILED;
-            uint8_t *at = packed;
-            for (size_t index = 0; index < ran; index++) {
-                clua_batch_item *item = &items[index];
-                int32_t status32 = item->status;
-                uint32_t lengths[3] = {(uint32_t)strlen(item->message), (uint32_t)item->output_count,
-                                       (uint32_t)item->log_count};
-                uint32_t dropped = (uint32_t)item->log_dropped;
-                memcpy(at, &status32, 4), at += 4;
-                memcpy(at, &lengths[0], 4), at += 4;
-                memcpy(at, item->message, lengths[0]), at += lengths[0];
-                memcpy(at, &lengths[1], 4), at += 4;
-                if (lengths[1]) memcpy(at, batch.output + item->output_start, lengths[1]), at += lengths[1];
-                memcpy(at, &lengths[2], 4), at += 4;
-                if (lengths[2]) memcpy(at, batch.log + item->log_start, lengths[2]), at += lengths[2];
-                memcpy(at, &dropped, 4), at += 4;
-            }
-            worker_respond(CLUA_OK, "", (int32_t)ran, 0, packed, packed_length, NULL);
-            free(packed);
-            clua_batch_release(&batch);
-            for (uint32_t index = 0; index < count; index++) free(inputs[index]);
-            free(inputs);
-            free(items);
-            free(data);
-        } else if (kind == 'S' || kind == 'K' || kind == 'T') {
-            // 'S': a module's text added after the start (inline code); 'K': text compiled only;
-            // 'T': a lookup table (tables.c), loaded once for every call of this worker.
-            size_t length = 0;
-            char *text = worker_string(&length);
-            call.input = (const uint8_t *)text;
-            call.input_count = length;
-            int status = clua_sandbox_run(L, kind == 'S'   ? clua_sandbox_add_source_protected
-                                             : kind == 'T' ? clua_tables_add_protected
-                                                           : clua_sandbox_compile_protected,
-                                          &call, budget, timeout_ns);
-            worker_respond(status, call.message, 0, 0, NULL, 0, &call);
-            free(text);
-        } else if (kind == 'N') {
-            int status = clua_sandbox_run(L, clua_sandbox_functions_protected, &call, budget, timeout_ns);
-            worker_respond(status, call.message, 0, 0, call.output, call.output_count, &call);
-        } else if (kind == 'C') {
-            int32_t reference = (int32_t)worker_u32();
-            size_t input_length = 0, data_length = 0;
-            char *input = worker_string(&input_length);
-            uint8_t has_data;
-            worker_read(&has_data, 1);
-            char *data = has_data ? worker_string(&data_length) : NULL;
-            call.function_ref = reference;
-            call.input = (const uint8_t *)input;
-            call.input_count = input_length;
-            call.user_data = (const uint8_t *)data;
-            call.user_data_count = data_length;
-            call.output_limit = (size_t)result_limit;
-            int status = clua_sandbox_run(L, clua_sandbox_call_protected, &call, budget, timeout_ns);
-            worker_respond(status, call.message, 0, 0, call.output, status == CLUA_OK ? call.output_count : 0,
-                           &call);
-            free(input);
-            free(data);
-        } else {
-            return WORKER_EXIT_BAD_REQUEST;
-        }
-        clua_call_release(&call);
-        free(module);
-        free(function);
-        // After a tripped limit the interpreter holds whatever the script left half-built:
-        // the host replaces this worker, as it replaces an interpreter in process.
+/// The response of a batch that ran `ran` items: per item, i32 status, str message, str result
+/// wire, str log lines, u32 lines dropped. Exits when there is no memory for it.
+static void worker_respond_batch(const clua_batch_item *items, size_t ran, const clua_batch *batch) {
+    size_t packed_length = 0;
+    for (size_t index = 0; index < ran; index++)
+        packed_length += 4 + 4 + strlen(items[index].message) + 4 + items[index].output_count + 4
+                         + items[index].log_count + 4;
+    uint8_t *packed = malloc(packed_length ? packed_length : 1);
+    if (packed == NULL) exit(WORKER_EXIT_FAILED);
+    uint8_t *at = packed;
+    for (size_t index = 0; index < ran; index++) {
+        const clua_batch_item *item = &items[index];
+        int32_t status32 = item->status;
+        uint32_t lengths[3] = {(uint32_t)strlen(item->message), (uint32_t)item->output_count,
+                               (uint32_t)item->log_count};
+        uint32_t dropped = (uint32_t)item->log_dropped;
+        memcpy(at, &status32, 4), at += 4;
+        memcpy(at, &lengths[0], 4), at += 4;
+        memcpy(at, item->message, lengths[0]), at += lengths[0];
+        memcpy(at, &lengths[1], 4), at += 4;
+        if (lengths[1]) memcpy(at, batch->output + item->output_start, lengths[1]), at += lengths[1];
+        memcpy(at, &lengths[2], 4), at += 4;
+        if (lengths[2]) memcpy(at, batch->log + item->log_start, lengths[2]), at += lengths[2];
+        memcpy(at, &dropped, 4), at += 4;
     }
+    worker_respond(CLUA_OK, "", (int32_t)ran, 0, packed, packed_length, NULL);
+    free(packed);
+}
+
+/// 'B', a batch: one function, one user data, many values; answered item by item in one
+/// response, up to the first that leaves the interpreter unfit or the result limit.
+static void worker_serve_batch(lua_State *L, clua_call *call, const worker_setup *setup) {
+    int32_t reference = (int32_t)worker_u32();
+    uint8_t has_data;
+    worker_read(&has_data, 1);
+    size_t data_length = 0;
+    char *data = has_data ? worker_string(&data_length) : NULL;
+    uint32_t count = worker_u32();
+    clua_batch_item *items = calloc(count ? count : 1, sizeof *items);
+    char **inputs = calloc(count ? count : 1, sizeof *inputs);
+    if (items == NULL || inputs == NULL) exit(WORKER_EXIT_FAILED);
+    for (uint32_t index = 0; index < count; index++) {
+        inputs[index] = worker_string(&items[index].input_count);
+        items[index].input = (const uint8_t *)inputs[index];
+    }
+    call->function_ref = reference;
+    call->user_data = (const uint8_t *)data;
+    call->user_data_count = data_length;
+    call->output_limit = (size_t)setup->result_limit;
+    clua_batch batch;
+    memset(&batch, 0, sizeof batch);
+    size_t ran = clua_sandbox_run_batch(L, call, items, count, &batch, (size_t)setup->result_limit, setup->budget,
+                                        setup->timeout_ns);
+    worker_respond_batch(items, ran, &batch);
+    clua_batch_release(&batch);
+    for (uint32_t index = 0; index < count; index++) free(inputs[index]);
+    free(inputs);
+    free(items);
+    free(data);
+}
+
+/// 'S': a module's text added after the start (inline code); 'K': text compiled only; 'T': a
+/// lookup table (tables.c), loaded once for every call of this worker.
+static void worker_serve_text(lua_State *L, uint8_t kind, clua_call *call, const worker_setup *setup) {
+    size_t length = 0;
+    char *text = worker_string(&length);
+    call->input = (const uint8_t *)text;
+    call->input_count = length;
+    int status = clua_sandbox_run(L, kind == 'S'   ? clua_sandbox_add_source_protected
+                                     : kind == 'T' ? clua_tables_add_protected
+                                                   : clua_sandbox_compile_protected,
+                                  call, setup->budget, setup->timeout_ns);
+    worker_respond(status, call->message, 0, 0, NULL, 0, call);
+    free(text);
+}
+
+/// 'C': one call of a function with one value (and the user data, if any).
+static void worker_serve_call(lua_State *L, clua_call *call, const worker_setup *setup) {
+    int32_t reference = (int32_t)worker_u32();
+    size_t input_length = 0, data_length = 0;
+    char *input = worker_string(&input_length);
+    uint8_t has_data;
+    worker_read(&has_data, 1);
+    char *data = has_data ? worker_string(&data_length) : NULL;
+    call->function_ref = reference;
+    call->input = (const uint8_t *)input;
+    call->input_count = input_length;
+    call->user_data = (const uint8_t *)data;
+    call->user_data_count = data_length;
+    call->output_limit = (size_t)setup->result_limit;
+    int status = clua_sandbox_run(L, clua_sandbox_call_protected, call, setup->budget, setup->timeout_ns);
+    worker_respond(status, call->message, 0, 0, call->output, status == CLUA_OK ? call->output_count : 0, call);
+    free(input);
+    free(data);
+}
+
+/// Reads one request and answers it; 0 when it is of no kind the worker knows (a host bug).
+static int worker_serve(lua_State *L, const worker_setup *setup) {
+    uint8_t kind;
+    worker_read(&kind, 1);
+    char *module = worker_string(NULL);
+    char *function = worker_string(NULL);
+    clua_call call;
+    memset(&call, 0, sizeof call);
+    call.module = module;
+    call.function = function;
+    call.log_limit = setup->log_limit;
+    if (kind == 'R') {
+        int status = clua_sandbox_run(L, clua_sandbox_resolve_protected, &call, setup->budget, setup->timeout_ns);
+        worker_respond(status, call.message, call.function_ref, call.line_defined, call.source, strlen(call.source),
+                       &call);
+    } else if (kind == 'B') {
+        worker_serve_batch(L, &call, setup);
+    } else if (kind == 'S' || kind == 'K' || kind == 'T') {
+        worker_serve_text(L, kind, &call, setup);
+    } else if (kind == 'N') {
+        int status = clua_sandbox_run(L, clua_sandbox_functions_protected, &call, setup->budget, setup->timeout_ns);
+        worker_respond(status, call.message, 0, 0, call.output, call.output_count, &call);
+    } else if (kind == 'C') {
+        worker_serve_call(L, &call, setup);
+    } else {
+        return 0;
+    }
+    clua_call_release(&call);
+    free(module);
+    free(function);
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    // argv: the host's pid, then a label (the scripts directory) that only `ps` reads.
+    // If the host is already gone, nothing to do. Once it goes, the next read of the channel
+    // ends this process (after the call in progress, which the sandbox's own limits bound).
+    // Not PR_SET_PDEATHSIG: it fires when the host *thread* that started the worker ends.
+    if (argc > 1 && getppid() != (pid_t)atol(argv[1])) return 0;
+    signal(SIGPIPE, SIG_IGN);
+    worker_setup setup;
+    lua_State *L = worker_open(&setup);
+    if (L == NULL) return WORKER_EXIT_FAILED;
+    worker_confine_process(&setup);
+    // After a tripped limit the interpreter holds whatever the script left half-built: the
+    // host replaces this worker, as it replaces an interpreter in process.
+    for (;;)
+        if (!worker_serve(L, &setup)) return WORKER_EXIT_BAD_REQUEST;
 }
