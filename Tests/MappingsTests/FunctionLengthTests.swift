@@ -17,7 +17,6 @@ struct FunctionLengthTests {
     /// Swift functions that were over the limit when the check came (issue 64), to be split: the
     /// list only shrinks. One that is short now, or gone, must leave it.
     static let toSplit: Set<String> = [
-        "Sources/Mappings/Records/MappingStream+Sink.swift: map",
         "Sources/MappingsCompiler/Compilation/ContextCompiler.swift: compileBody",
         "Sources/MappingsCompiler/Loading/FileLoader.swift: loadFile",
         "Sources/MappingsCompiler/Tables/TableDeclaration.swift: read",
