@@ -20,7 +20,7 @@ import MappingsSpark
 final class LineSession: @unchecked Sendable {
     /// The longest line that is a record, as `mappings stream` reads them: a longer one is a
     /// reject that says so, with its first bytes (and no block holds it).
-    static let maximumLine = 64 << 20
+    package static let maximumLine = JSONLines.maximumLine
 
     /// What is queued, in input order: a block on the lanes (from line `firstLine`), or a line
     /// over the limit.

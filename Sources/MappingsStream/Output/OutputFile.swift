@@ -1,4 +1,5 @@
 import Foundation
+package import Mappings
 import MappingsJSON
 
 /// Creates the files a command writes besides stdout (`--report`, `--rejects`, `--stats`), with

@@ -1,4 +1,5 @@
 import Foundation
+package import Mappings
 
 /// What a stopped stream records of an input, so that a resumed run can tell the file it stops
 /// at is the one it left: its size, and a checksum of its bytes before the place to resume

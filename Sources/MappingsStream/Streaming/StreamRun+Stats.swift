@@ -1,5 +1,5 @@
 import Foundation
-import Mappings
+package import Mappings
 import MappingsLua
 
 extension StreamRun {

@@ -1,16 +1,5 @@
 import MappingsJSON
 
-/// Where a record path's blocks come from: it reads ahead, submitting each block it gathers to
-/// the pipeline (and each line that cannot be a record, unsubmitted) in input order, while
-/// what is held stays under a limit.
-package protocol BlockSource {
-    /// Whether the input has ended (everything it held is pending).
-    var ended: Bool { get }
-    /// Reads and submits while `held` is under `limit` bytes, appending what it gathered to
-    /// `pending` and its bytes to `held`.
-    mutating func readAhead(into pending: inout [PendingLines], held: inout Int, limit: Int, pipeline: RecordPipeline)
-}
-
 /// The one ordered reader of a pipeline's results: each block's records once, in input order,
 /// as the lanes publish them (a block at the head of the line streams out while its lane goes
 /// on; a block a lane cut in two comes part by part), with the memory in flight bounded. What a

@@ -9,7 +9,7 @@ import Foundation
 /// out the file's byte ranges in order (`range`), and the lane that maps each reads it
 /// (`LaneRead`), so no one thread reads for every lane.
 package final class BlockReader {
-    enum Item {
+    package enum Item {
         /// Whole lines (the last one without its end only at the end of the input), and
         /// where they start in the input.
         case lines([UInt8], offset: Int)
@@ -20,12 +20,12 @@ package final class BlockReader {
         case range(Range<Int>, startsLine: Bool)
     }
 
-    let descriptor: Int32
+    package let descriptor: Int32
     /// Where reading started in the input (a line's start).
     private let startOffset: Int
     /// Whether the lanes read the file themselves: the reader hands out ranges (`range`).
-    let lanesRead: Bool
-    let blockSize: Int
+    package let lanesRead: Bool
+    package let blockSize: Int
     /// Bytes read after the last line end handed out: the start of the next line.
     @exclusivity(unchecked) private var carry: [UInt8] = []
     /// Where `carry` starts in the input.
@@ -33,15 +33,15 @@ package final class BlockReader {
     /// Skipping the rest of a line over the limit, up to its end.
     @exclusivity(unchecked) private var discarding = false
     /// Whether the input ended (a read found no more).
-    @exclusivity(unchecked) private(set) var reachedEnd = false
+    @exclusivity(unchecked) package private(set) var reachedEnd = false
     /// Why reading stopped before the end, when the system refused a read.
     package private(set) var failure: InputFile.Failure?
     /// Whether the input is a regular file (reading it never waits on a writer).
-    let isRegularFile: Bool
+    package let isRegularFile: Bool
     /// Whether a regular file's last line without its line feed is left unread (its writer may
     /// not have written the rest yet): what a run does that a later run goes on from (`--job`,
     /// `--resume-from`), as `tail -F` does.
-    let waitsForLineEnd: Bool
+    package let waitsForLineEnd: Bool
     /// The bytes of such a line, at the end: where a next run starts, and how much it is.
     package private(set) var heldBack = 0
     /// The file's size and where its last line feed ends, when last found (lanes waiting for
@@ -68,11 +68,11 @@ package final class BlockReader {
 
     /// Where the first byte not handed out is in the input (the start of a line, unless the
     /// lanes read: then where the next range starts).
-    var nextOffset: Int { carryOffset }
+    package var nextOffset: Int { carryOffset }
 
     /// Where the first line not handed out starts, `nil` when the input has no more lines: where
     /// a stopped run resumes when no record was left unmapped.
-    var nextLineOffset: Int? {
+    package var nextLineOffset: Int? {
         guard lanesRead else { return reachedEnd && carry.isEmpty ? nil : carryOffset }
         return lineStart(atOrAfter: carryOffset)
     }
@@ -80,31 +80,31 @@ package final class BlockReader {
     /// Where the first line that starts at `offset` or after it starts in the file (a range
     /// handed out and not read: where a run that stopped before it resumes); `nil` when the
     /// file has no line there.
-    func lineStart(atOrAfter offset: Int) -> Int? {
+    package func lineStart(atOrAfter offset: Int) -> Int? {
         LaneRead.lineStart(of: descriptor, atOrAfter: offset, startsLine: offset == startOffset)
     }
 
     /// After the lanes read to where the input ends: the position of the descriptor, which
     /// `pread` leaves alone, goes there, as if it had been read (a shell's next command reading
     /// the same standard input starts after it).
-    func settle(at offset: Int) {
+    package func settle(at offset: Int) {
         guard lanesRead else { return }
         lseek(descriptor, off_t(offset), SEEK_SET)
     }
 
     /// A lane's read failed: reading stops there, as if the reader's had.
-    func lanesFailed(errno: Int32) {
+    package func lanesFailed(errno: Int32) {
         failure = InputFile.Failure(errno: errno)
         reachedEnd = true
     }
 
     /// Bytes read but not handed out: the start of a line whose end has not come yet.
-    var pending: [UInt8] { carry }
+    package var pending: [UInt8] { carry }
 
     /// The next block. With `wait`, waits for one (checking `stop` every 100 ms); without,
     /// returns `nil` when no whole line is at hand. At the end of the input the last line (if
     /// any) comes, then `nil` for good; after `stop`, `nil` (the rest stays `pending`).
-    func next(wait: Bool, stop: () -> Bool) -> Item? {
+    package func next(wait: Bool, stop: () -> Bool) -> Item? {
         if lanesRead { return nextRange(stop: stop) }
         while true {
             if !discarding, carry.count > LineReader.maximumLine, let item = cutOverlong() { return item }

@@ -9,7 +9,7 @@ import MappingsJSON
 package enum InputFile {
     /// Why an input could not be read: the system's words for `errno`.
     package struct Failure: Error {
-        var reason: String
+        package var reason: String
 
         package init(errno code: Int32) {
             reason = String(cString: strerror(code))
@@ -35,7 +35,7 @@ package enum InputFile {
     }
 
     /// Every byte of `descriptor` up to its end (a FIFO or a pipe too).
-    static func readAll(_ descriptor: Int32) throws(Failure) -> [UInt8] {
+    package static func readAll(_ descriptor: Int32) throws(Failure) -> [UInt8] {
         var bytes: [UInt8] = []
         let chunk = 1 << 16
         while true {
@@ -56,9 +56,4 @@ package enum InputFile {
         return try readAll(descriptor)
     }
 
-    /// Reports that `path` cannot be read and why, and ends the command with exit status 2.
-    package static func unreadable(_ failure: Failure, path: String?, what: String) -> ToolFailure {
-        Terminal.error("error: cannot read \(what) \"\(path ?? "<stdin>")\": \(failure.reason)")
-        return ToolFailure(status: .loadFailure)
-    }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// Lines end with `\n` (a `\r` before it is dropped). A line longer than `maximumLine` is
 /// reported as `.tooLong` with its start, and skipped up to its end.
 package final class LineReader {
-    enum Item {
+    package enum Item {
         /// A complete line, without its end.
         case line([UInt8])
         /// A line over the limit: its first bytes.
@@ -15,14 +15,14 @@ package final class LineReader {
         case partial([UInt8])
     }
 
-    static let maximumLine = 64 << 20
+    package static let maximumLine = JSONLines.maximumLine
     private let descriptor: Int32
     /// The input's offset of `buffer[0]`: what was read and let go before it.
     @exclusivity(unchecked) private var base = 0
     /// The input's offset of the first byte of the item `next` returned last.
-    @exclusivity(unchecked) private(set) var itemOffset = 0
+    @exclusivity(unchecked) package private(set) var itemOffset = 0
     /// Whether the input itself ended (a read found no more), not only reading.
-    @exclusivity(unchecked) private(set) var reachedEnd = false
+    @exclusivity(unchecked) package private(set) var reachedEnd = false
     // `@exclusivity(unchecked)`: only the stream's thread reads a reader, one call at a time;
     // the runtime check on each access to these was 2% of a small record's cost.
     @exclusivity(unchecked) private var buffer: [UInt8] = []
@@ -31,15 +31,15 @@ package final class LineReader {
     @exclusivity(unchecked) private var ended = false
     @exclusivity(unchecked) private var discarding = false
     /// Why reading stopped before the end, when the system refused a read.
-    private(set) var failure: InputFile.Failure?
+    package private(set) var failure: InputFile.Failure?
 
     /// The input's offset of the first byte not handed over yet (where a resumed run starts).
-    var nextOffset: Int { base + start }
+    package var nextOffset: Int { base + start }
 
     /// Whether the input is a regular file (reading it never waits on a writer).
-    let isRegularFile: Bool
+    package let isRegularFile: Bool
 
-    init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
         var status = stat()
         isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
@@ -48,7 +48,7 @@ package final class LineReader {
     /// The next line. With `wait`, blocks until a line, the end, or `stop()` returning true
     /// (checked every 100 ms); without, returns `nil` when no complete line is at hand.
     /// At the end (or once stopped) returns the rest, then `nil` for good.
-    func next(wait: Bool, stop: () -> Bool) -> Item? {
+    package func next(wait: Bool, stop: () -> Bool) -> Item? {
         while true {
             if let end = newline(from: scanned) {
                 var line = Array(buffer[start..<end])

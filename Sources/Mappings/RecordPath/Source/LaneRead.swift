@@ -1,5 +1,4 @@
 import Foundation
-package import Mappings
 
 /// A block of a regular file that the lane mapping it reads itself (`pread`), so that with
 /// `--workers N` no one thread reads for every lane. The reader hands out byte ranges of the
@@ -8,15 +7,15 @@ package import Mappings
 /// feed — each read to its end, past `end` when it runs on. Every line thus belongs to exactly
 /// one range whatever the ranges are, and the lanes agree on the cuts without talking.
 package struct LaneRead: Sendable {
-    let descriptor: Int32
+    package let descriptor: Int32
     /// The range of the file whose lines the block holds.
-    let range: Range<Int>
+    package let range: Range<Int>
     /// Whether `range.lowerBound` is known to start a line (where reading started).
-    let startsLine: Bool
-    let records: RecordMapper
-    let writesErrors: Bool
+    package let startsLine: Bool
+    package let records: RecordMapper
+    package let writesErrors: Bool
     /// The longest line taken; a longer one ends the block, and is reported (`overlong`).
-    let maximumLine: Int
+    package let maximumLine: Int
     /// The longest line the tool takes (`LineReader.maximumLine`).
     package static let longestLine = LineReader.maximumLine
 
@@ -134,7 +133,7 @@ package struct LaneRead: Sendable {
     }
 
     /// The first line feed in `bytes[from..<before]`.
-    static func lineFeed(in bytes: [UInt8], from: Int, before end: Int) -> Int? {
+    package static func lineFeed(in bytes: [UInt8], from: Int, before end: Int) -> Int? {
         guard from < end else { return nil }
         return bytes.withUnsafeBufferPointer { buffer in
             guard let found = memchr(buffer.baseAddress! + from, 0x0A, end - from) else { return nil }
@@ -143,7 +142,7 @@ package struct LaneRead: Sendable {
     }
 
     /// The last line feed in `bytes[from..<before]`.
-    static func lastLineFeed(in bytes: [UInt8], from: Int, before end: Int) -> Int? {
+    package static func lastLineFeed(in bytes: [UInt8], from: Int, before end: Int) -> Int? {
         guard from < end else { return nil }
         return bytes[from..<end].lastIndex(of: 0x0A)
     }
