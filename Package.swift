@@ -166,11 +166,19 @@ let package = Package(
             dependencies: ["Mappings"] + layers,
             swiftSettings: strictSettings
         ),
-        // Spark's side of the records: the Spark schema of a context's output, its rows
-        // (`UnsafeRow`) and the frames `stream --spark-frames` writes for mappings_spark.
+        // The encoders of a record's output, beside each other, each a `RecordEncoding` a lane
+        // runs: Spark's rows (`UnsafeRow`), the Python module's tagged values, Arrow columns;
+        // the cursor and the failure every encoder (SQL rows' too) reads and throws.
+        .target(
+            name: "MappingsEncoding",
+            dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "CArrowData"],
+            swiftSettings: strictSettings
+        ),
+        // Spark's side of the records: the Spark schema of a context's output and the frames
+        // `stream --spark-frames` writes for mappings_spark (rows: MappingsEncoding).
         .target(
             name: "MappingsSpark",
-            dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine"],
+            dependencies: ["MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "MappingsEncoding"],
             swiftSettings: strictSettings
         ),
         // The Arrow C Data Interface's structures, filled and released in C.
@@ -188,7 +196,7 @@ let package = Package(
         // through the C Data Interface (docs/python.md).
         .target(
             name: "MappingsPython",
-            dependencies: ["Mappings", "MappingsLua", "MappingsSpark", "CArrowData"] + layers,
+            dependencies: ["Mappings", "MappingsLua", "MappingsSpark", "MappingsEncoding", "CArrowData"] + layers,
             swiftSettings: strictSettings
         ),
         // SQLite's and libpq's functions, loaded at run time (dlopen) by the database destinations.
@@ -197,7 +205,7 @@ let package = Package(
         // transactions that also keep each job's input position (docs/operations.md, "Into a database").
         .target(
             name: "MappingsSQL",
-            dependencies: ["Mappings", "MappingsSpark", "CSQLClient"] + layers,
+            dependencies: ["Mappings", "MappingsSpark", "MappingsEncoding", "CSQLClient"] + layers,
             swiftSettings: strictSettings
         ),
         // The stream: NDJSON inputs read in blocks (lanes reading their own ranges of a file),
@@ -205,7 +213,7 @@ let package = Package(
         // resume points and reloads between blocks; the tool's stderr and exit statuses.
         .target(
             name: "MappingsStream",
-            dependencies: ["Mappings", "MappingsLua", "MappingsSpark"] + layers,
+            dependencies: ["Mappings", "MappingsLua", "MappingsSpark", "MappingsEncoding"] + layers,
             swiftSettings: strictSettings
         ),
         // The editor's model of a workspace — outlines, cursor places, keyword help, unsaved edits —
@@ -246,6 +254,7 @@ let package = Package(
                 "MappingsLua",
                 "MappingsWorkspace",
                 "MappingsSpark",
+                "MappingsEncoding",
                 "MappingsPython",
                 "MappingsStream",
                 "MappingsSQL",
@@ -294,7 +303,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsEngineTests",
-            dependencies: ["Mappings", "MappingsSpark", "MappingsTestSupport", "CAllocationCount"] + layers,
+            dependencies: ["Mappings", "MappingsSpark", "MappingsEncoding", "MappingsTestSupport", "CAllocationCount"]
+                + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -322,17 +332,20 @@ let package = Package(
         ),
         .testTarget(
             name: "MappingsSparkTests",
-            dependencies: ["MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
+            dependencies: ["MappingsSpark", "MappingsEncoding", "Mappings", "MappingsTestSupport"] + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsPythonTests",
-            dependencies: ["MappingsPython", "MappingsSpark", "Mappings", "MappingsTestSupport"] + layers,
+            dependencies: ["MappingsPython", "MappingsSpark", "MappingsEncoding", "Mappings", "MappingsTestSupport"]
+                + layers,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MappingsSQLTests",
-            dependencies: ["MappingsSQL", "MappingsStream", "MappingsSpark", "Mappings", "MappingsTestSupport"]
+            dependencies: [
+                "MappingsSQL", "MappingsStream", "MappingsSpark", "MappingsEncoding", "Mappings", "MappingsTestSupport",
+            ]
                 + layers,
             swiftSettings: strictSettings
         ),
@@ -420,7 +433,8 @@ var macroTargets: [Target] {
 if allocationSuite {
     let kept: Set<String> = [
         "CJSONIndex", "CSQLClient", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings",
-        "MappingsSpark", "MappingsTestSupport", "CAllocationCount", "MappingsEngineTests",
+        "MappingsSpark", "MappingsEncoding", "CArrowData", "MappingsTestSupport", "CAllocationCount",
+        "MappingsEngineTests",
     ]
     package.targets.removeAll { !kept.contains($0.name) }
     // The suite and its fixtures alone, which import nothing `@testable` (tools/test builds them

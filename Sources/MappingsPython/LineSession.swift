@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsEncoding
 import MappingsSpark
 
 /// Maps NDJSON for the Python module on worker lanes, block after block: the caller submits

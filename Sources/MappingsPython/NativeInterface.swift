@@ -1,6 +1,7 @@
 internal import CArrowData
 import Foundation
 import Mappings
+import MappingsEncoding
 
 // The C functions the Python module (integrations/python/src/_native.c) calls: every handle
 // is a retained Swift object, every returned buffer a malloc'd block the caller frees with

@@ -1,5 +1,6 @@
 import Foundation
 import Mappings
+import MappingsEncoding
 import MappingsLua
 import MappingsSpark
 
@@ -124,8 +125,8 @@ final class PythonContext: @unchecked Sendable {
             var outcome = RecordOutcome(
                 kind: result.issues.isEmpty ? .clean : result.hasErrors ? .withErrors : .withWarnings,
                 issues: result.issues)
-            do throws(SparkRowEncoder.Failure) {
-                try output.withUnsafeBufferPointer { json throws(SparkRowEncoder.Failure) in
+            do throws(EncodingFailure) {
+                try output.withUnsafeBufferPointer { json throws(EncodingFailure) in
                     try encoder.encodeArray(json, into: &tags)
                 }
             } catch {

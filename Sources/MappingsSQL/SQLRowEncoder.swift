@@ -1,4 +1,5 @@
 import Foundation
+import MappingsEncoding
 package import MappingsEngine
 import MappingsJSON
 import MappingsSpark
@@ -40,7 +41,7 @@ package struct SQLRowEncoder: RecordEncoding {
         throws(RecordEncodingFailure)
     {
         let start = out.count
-        do throws(SparkRowEncoder.Failure) {
+        do throws(EncodingFailure) {
             try encode(json, into: &out)
         } catch {
             out.removeSubrange(start...)
@@ -48,21 +49,21 @@ package struct SQLRowEncoder: RecordEncoding {
         }
     }
 
-    private func encode(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+    private func encode(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(EncodingFailure) {
         let count = table.columns.count
         // Where each column's value is in the output (its first byte; -1: not there).
         // Where each column's value starts and ends: 2 × count places.
-        let found: Result<Void, SparkRowEncoder.Failure> = withUnsafeTemporaryAllocation(
+        let found: Result<Void, EncodingFailure> = withUnsafeTemporaryAllocation(
             of: Int.self, capacity: 2 * count
         ) { places in
             places.initialize(repeating: -1)
-            return Result { () throws(SparkRowEncoder.Failure) in
+            return Result { () throws(EncodingFailure) in
                 try locate(json, into: places)
                 let lengthAt = out.count
                 if dialect == .sqlite { out.append(contentsOf: [0, 0, 0, 0]) }
                 for column in 0..<count {
                     if dialect == .postgresql, column > 0 { out.append(0x09) }
-                    do throws(SparkRowEncoder.Failure) {
+                    do throws(EncodingFailure) {
                         try cell(column, json, at: places[2 * column], end: places[2 * column + 1], into: &out)
                     } catch {
                         throw error.within("." + table.columns[column].property)
@@ -82,7 +83,7 @@ package struct SQLRowEncoder: RecordEncoding {
     /// Finds each column's value among the record's members (in the table's order when the
     /// output writes them so, which it does: one comparison a member).
     private func locate(_ json: UnsafeBufferPointer<UInt8>, into places: UnsafeMutableBufferPointer<Int>)
-        throws(SparkRowEncoder.Failure)
+        throws(EncodingFailure)
     {
         var reader = OutputReader(bytes: json)
         reader.skipSpace()
@@ -95,7 +96,7 @@ package struct SQLRowEncoder: RecordEncoding {
             var column: Int?
             let matched: Bool =
                 expected < names.count
-                ? try names[expected].withUnsafeBufferPointer { name throws(SparkRowEncoder.Failure) in
+                ? try names[expected].withUnsafeBufferPointer { name throws(EncodingFailure) in
                     try reader.takeKey(name)
                 } : false
             if matched {
@@ -128,7 +129,7 @@ package struct SQLRowEncoder: RecordEncoding {
     /// Writes column `column`'s cell from the value at `place..<end` (-1: the record has none).
     private func cell(
         _ column: Int, _ json: UnsafeBufferPointer<UInt8>, at place: Int, end: Int, into out: inout [UInt8]
-    ) throws(SparkRowEncoder.Failure) {
+    ) throws(EncodingFailure) {
         let definition = table.columns[column]
         var reader = OutputReader(bytes: json)
         reader.position = max(place, 0)
@@ -230,7 +231,7 @@ package struct SQLRowEncoder: RecordEncoding {
     static let earliest: Int64 = -62_135_596_800_000_000
     static let latest: Int64 = 253_402_300_800_000_000
 
-    private func mismatch(_ reader: inout OutputReader, _ expected: String) -> SparkRowEncoder.Failure {
+    private func mismatch(_ reader: inout OutputReader, _ expected: String) -> EncodingFailure {
         let from = reader.position
         try? reader.skipValue()
         let text = String(
@@ -241,7 +242,7 @@ package struct SQLRowEncoder: RecordEncoding {
     }
 
     /// A string's value (escapes decoded).
-    private func text(_ reader: inout OutputReader, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+    private func text(_ reader: inout OutputReader, into out: inout [UInt8]) throws(EncodingFailure) {
         let at = reader.position
         if dialect == .sqlite {
             // The tag, the length once the string is decoded into place behind it.
@@ -272,7 +273,7 @@ package struct SQLRowEncoder: RecordEncoding {
     }
 
     /// A value as its JSON text (a nested model, a collection, a `JSON` value).
-    private func raw(_ reader: inout OutputReader, end: Int, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+    private func raw(_ reader: inout OutputReader, end: Int, into out: inout [UInt8]) throws(EncodingFailure) {
         let from = reader.position
         let span = UnsafeBufferPointer(rebasing: reader.bytes[from..<end])
         if dialect == .sqlite {

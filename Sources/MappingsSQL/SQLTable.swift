@@ -1,5 +1,6 @@
 import Foundation
 package import Mappings
+import MappingsEncoding
 import MappingsSpark
 
 /// The two databases `stream --to` writes: the SQL each is spoken in.

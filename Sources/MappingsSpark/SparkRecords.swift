@@ -1,4 +1,5 @@
 package import MappingsCompiler
+import MappingsEncoding
 package import MappingsEngine
 package import MappingsJSON
 
@@ -21,8 +22,8 @@ extension SparkRowEncoder: RecordEncoding {
 
     package func encodeRecord(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) throws(RecordEncodingFailure)
     {
-        do throws(Failure) {
-            try SparkFrame.append(.record, into: &out) { (out: inout [UInt8]) throws(Failure) in
+        do throws(EncodingFailure) {
+            try SparkFrame.append(.record, into: &out) { (out: inout [UInt8]) throws(EncodingFailure) in
                 try encode(json, into: &out)
             }
         } catch {

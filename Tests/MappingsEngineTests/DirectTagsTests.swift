@@ -1,4 +1,5 @@
 import Foundation
+import MappingsEncoding
 import MappingsSpark
 import MappingsTestSupport
 import Testing

@@ -3,6 +3,7 @@ import Mappings
 import MappingsTestSupport
 import Testing
 
+@testable import MappingsEncoding
 @testable import MappingsPython
 
 /// What lets Ctrl-C reach Python while records map: the calling thread hands back after a

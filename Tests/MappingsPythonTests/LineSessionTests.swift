@@ -4,6 +4,7 @@ import MappingsSpark
 import MappingsTestSupport
 import Testing
 
+@testable import MappingsEncoding
 @testable import MappingsPython
 
 /// The sessions `map_lines` and `to_arrow` run on: results in input order with their lines,

@@ -4,6 +4,7 @@ import MappingsSpark
 import MappingsTestSupport
 import Testing
 
+@testable import MappingsEncoding
 @testable import MappingsPython
 
 /// The tagged values the Python module reads, and the Arrow schema and columns, from records'
@@ -123,7 +124,7 @@ import Testing
         _ = records.map(Array(record.utf8), into: &output)
         var tags: [UInt8] = []
         let outcome = output.withUnsafeBufferPointer { json -> String in
-            do throws(SparkRowEncoder.Failure) {
+            do throws(EncodingFailure) {
                 try ValueEncoder(schema: schema, forArrow: true).encode(json, into: &tags)
             } catch {
                 return error.message
@@ -169,7 +170,7 @@ import Testing
             _ = records.map(Array(record.utf8), into: &output)
             var tags: [UInt8] = []
             let failure = output.withUnsafeBufferPointer { json -> String? in
-                do throws(SparkRowEncoder.Failure) {
+                do throws(EncodingFailure) {
                     try ValueEncoder(schema: schema, forArrow: true).encode(json, into: &tags)
                     return nil
                 } catch {
@@ -189,7 +190,7 @@ import Testing
         func failure(_ output: String) -> String? {
             var tags: [UInt8] = []
             return Array(output.utf8).withUnsafeBufferPointer { json -> String? in
-                do throws(SparkRowEncoder.Failure) {
+                do throws(EncodingFailure) {
                     try encoder.encode(json, into: &tags)
                     return nil
                 } catch {

@@ -2,6 +2,7 @@ import Foundation
 import MappingsJSON
 import Testing
 
+@testable import MappingsEncoding
 @testable import MappingsSpark
 
 /// `OutputReader`, which the Spark, Python and Arrow encodings read a record's output with:
@@ -51,7 +52,7 @@ import Testing
     @Test func anUnterminatedStringIsAFailure() {
         for length in 0..<20 {
             let text = "\"" + String(repeating: "z", count: length)
-            #expect(throws: SparkRowEncoder.Failure.self) { try Self.read(text) }
+            #expect(throws: EncodingFailure.self) { try Self.read(text) }
         }
     }
 }

@@ -3,6 +3,7 @@ import MappingsTestSupport
 import Testing
 
 @testable import Mappings
+@testable import MappingsEncoding
 @testable import MappingsSpark
 
 /// `SparkRowEncoder`: a record's output JSON as Spark's `UnsafeRow` (integrations/spark's tests
@@ -145,7 +146,7 @@ struct SparkRowEncoderTests {
         #expect {
             try json.withUnsafeBufferPointer { try encoder.encode($0, into: &out) }
         } throws: { error in
-            (error as? SparkRowEncoder.Failure)?.message.hasPrefix("$.at: \"yesterday\" is not an ISO 8601 instant")
+            (error as? EncodingFailure)?.message.hasPrefix("$.at: \"yesterday\" is not an ISO 8601 instant")
                 == true
         }
     }

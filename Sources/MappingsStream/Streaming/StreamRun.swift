@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 package import Mappings
+package import MappingsEncoding
 package import MappingsLua
-package import MappingsSpark
+import MappingsSpark
 
 /// One `mappings stream` run: reads its inputs in blocks of whole lines, has the lanes of a
 /// `RecordPipeline` map them, and writes each block's output and events in input order.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Mappings
+import MappingsEncoding
 import MappingsPython
 import MappingsSQL
 import MappingsSpark

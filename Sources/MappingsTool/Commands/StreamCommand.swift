@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Mappings
+import MappingsEncoding
 import MappingsSQL
 import MappingsSpark
 import MappingsStream

@@ -1,8 +1,7 @@
-internal import CArrowData
+package import CArrowData
 import Foundation
 package import MappingsEngine
 import MappingsJSON
-import MappingsSpark
 
 /// Builds Arrow columns of a context's `ValueSchema` from records' tagged values
 /// (`ValueEncoder` with `forArrow`), and hands them over through the Arrow C Data Interface
@@ -16,7 +15,7 @@ import MappingsSpark
 /// recursive model its JSON text. `ArrowBuilder.schemaText` writes the schema as
 /// pyarrow prints it (`mappings schema --format arrow`).
 package final class ArrowBuilder {
-    let schema: ValueSchema
+    package let schema: ValueSchema
     private var root: Column
     package private(set) var rows = 0
     /// Bytes held in the columns, about.
@@ -36,7 +35,7 @@ package final class ArrowBuilder {
 
     /// Hands the rows appended so far over as a struct array (and its schema), and starts
     /// again empty.
-    func export(array: UnsafeMutablePointer<ArrowArray>, schema exported: UnsafeMutablePointer<ArrowSchema>) {
+    package func export(array: UnsafeMutablePointer<ArrowArray>, schema exported: UnsafeMutablePointer<ArrowSchema>) {
         mappings_arrow_array_move(root.exported(schema: schema), array)
         mappings_arrow_schema_move(Self.schemaNode(0, schema: schema, name: ""), exported)
         root = Column(node: 0, schema: schema)
@@ -44,7 +43,7 @@ package final class ArrowBuilder {
     }
 
     /// The schema alone, exported.
-    static func export(schema: ValueSchema, into exported: UnsafeMutablePointer<ArrowSchema>) {
+    package static func export(schema: ValueSchema, into exported: UnsafeMutablePointer<ArrowSchema>) {
         mappings_arrow_schema_move(schemaNode(0, schema: schema, name: ""), exported)
     }
 

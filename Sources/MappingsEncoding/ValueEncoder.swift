@@ -26,13 +26,13 @@ package struct ValueEncoder: Sendable {
 
     /// Appends the tags of `json` read as node `node` (0: the record's struct).
     package func encode(_ json: UnsafeBufferPointer<UInt8>, node: Int = 0, into out: inout [UInt8])
-        throws(SparkRowEncoder.Failure)
+        throws(EncodingFailure)
     {
         out.reserveCapacity(out.count + json.count + 64)
-        let done: Result<Void, SparkRowEncoder.Failure> = schema.nodes.withUnsafeBufferPointer { nodes in
+        let done: Result<Void, EncodingFailure> = schema.nodes.withUnsafeBufferPointer { nodes in
             schema.names.withUnsafeBufferPointer { names in
                 var writer = Writer(nodes: nodes, names: names, forArrow: forArrow, reader: OutputReader(bytes: json))
-                return Result { () throws(SparkRowEncoder.Failure) in
+                return Result { () throws(EncodingFailure) in
                     writer.reader.skipSpace()
                     try writer.value(node, into: &out)
                     writer.reader.skipSpace()
@@ -46,12 +46,12 @@ package struct ValueEncoder: Sendable {
     /// Appends the tags of the JSON array `json` whose elements are read as node 0 (what
     /// mapping an array of payloads gives).
     package func encodeArray(_ json: UnsafeBufferPointer<UInt8>, into out: inout [UInt8])
-        throws(SparkRowEncoder.Failure)
+        throws(EncodingFailure)
     {
-        let done: Result<Void, SparkRowEncoder.Failure> = schema.nodes.withUnsafeBufferPointer { nodes in
+        let done: Result<Void, EncodingFailure> = schema.nodes.withUnsafeBufferPointer { nodes in
             schema.names.withUnsafeBufferPointer { names in
                 var writer = Writer(nodes: nodes, names: names, forArrow: forArrow, reader: OutputReader(bytes: json))
-                return Result { () throws(SparkRowEncoder.Failure) in
+                return Result { () throws(EncodingFailure) in
                     writer.reader.skipSpace()
                     try writer.array(element: 0, into: &out)
                 }
@@ -70,7 +70,7 @@ package struct ValueEncoder: Sendable {
             UnsafeBufferPointer(rebasing: names[Int(node.nameStart)..<Int(node.nameStart + node.nameCount)])
         }
 
-        mutating func value(_ index: Int, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func value(_ index: Int, into out: inout [UInt8]) throws(EncodingFailure) {
             let node = nodes[index]
             if reader.takeNull() {
                 if forArrow, !node.nullable { throw reader.failure("null in a column that is not nullable") }
@@ -153,7 +153,7 @@ package struct ValueEncoder: Sendable {
 
         /// A value whose JSON kind is not the schema's: as it is for Python; for Arrow, no
         /// column takes it.
-        mutating func other(_ expected: String, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func other(_ expected: String, into out: inout [UInt8]) throws(EncodingFailure) {
             if forArrow {
                 let from = reader.position
                 try reader.skipValue()
@@ -168,7 +168,7 @@ package struct ValueEncoder: Sendable {
 
         /// A struct: its fields by their nodes (for Python, the other members as they are);
         /// for Arrow, a field that is not nullable must be there.
-        mutating func structure(_ node: ValueSchema.Node, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func structure(_ node: ValueSchema.Node, into out: inout [UInt8]) throws(EncodingFailure) {
             let first = Int(node.first)
             let fields = first..<(first + Int(node.count))
             var seen: [Bool] = forArrow && fields.count > 64 ? Array(repeating: false, count: fields.count) : []
@@ -203,7 +203,7 @@ package struct ValueEncoder: Sendable {
                         Self.text(nil, name(nodes[field]), into: &out)
                         try reader.expect(UInt8(ascii: ":"))
                         reader.skipSpace()
-                        do throws(SparkRowEncoder.Failure) {
+                        do throws(EncodingFailure) {
                             try value(field, into: &out)
                         } catch {
                             throw error.within("." + String(decoding: name(nodes[field]), as: UTF8.self))
@@ -245,7 +245,7 @@ package struct ValueEncoder: Sendable {
         }
 
         /// A member's key and value, the value by `value`'s node or as it is.
-        mutating func member(value: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func member(value: Int?, into out: inout [UInt8]) throws(EncodingFailure) {
             let keyAt = out.count
             Self.put32(0, into: &out)
             try reader.appendString(into: &out)
@@ -257,18 +257,18 @@ package struct ValueEncoder: Sendable {
         }
 
         /// An object whose values are all of node `value` (a map), or as they are (`nil`).
-        mutating func map(value: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func map(value: Int?, into out: inout [UInt8]) throws(EncodingFailure) {
             try container(.object, opening: UInt8(ascii: "{"), closing: UInt8(ascii: "}"), into: &out) {
-                writer, _, out throws(SparkRowEncoder.Failure) in
+                writer, _, out throws(EncodingFailure) in
                 try writer.member(value: value, into: &out)
             }
         }
 
-        mutating func array(element: Int?, into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func array(element: Int?, into out: inout [UInt8]) throws(EncodingFailure) {
             try container(.array, opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"), into: &out) {
-                writer, index, out throws(SparkRowEncoder.Failure) in
+                writer, index, out throws(EncodingFailure) in
                 guard let element else { return try writer.any(into: &out) }
-                do throws(SparkRowEncoder.Failure) {
+                do throws(EncodingFailure) {
                     try writer.value(element, into: &out)
                 } catch {
                     throw error.within("[\(index)]")
@@ -280,8 +280,8 @@ package struct ValueEncoder: Sendable {
         /// writes it (given its index), up to `closing`.
         mutating func container(
             _ tag: ValueTag, opening: UInt8, closing: UInt8, into out: inout [UInt8],
-            _ item: (inout Writer, UInt32, inout [UInt8]) throws(SparkRowEncoder.Failure) -> Void
-        ) throws(SparkRowEncoder.Failure) {
+            _ item: (inout Writer, UInt32, inout [UInt8]) throws(EncodingFailure) -> Void
+        ) throws(EncodingFailure) {
             try reader.expect(opening)
             out.append(tag.rawValue)
             let countAt = out.count
@@ -308,7 +308,7 @@ package struct ValueEncoder: Sendable {
         }
 
         /// Any JSON value, as it is: numbers by `number`, objects and arrays member by member.
-        mutating func any(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func any(into out: inout [UInt8]) throws(EncodingFailure) {
             switch reader.peek {
             case UInt8(ascii: "\""): try string(into: &out)
             case UInt8(ascii: "{"): try map(value: nil, into: &out)
@@ -324,7 +324,7 @@ package struct ValueEncoder: Sendable {
             }
         }
 
-        mutating func string(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func string(into out: inout [UInt8]) throws(EncodingFailure) {
             out.append(ValueTag.string.rawValue)
             let at = out.count
             Self.put32(0, into: &out)
@@ -333,7 +333,7 @@ package struct ValueEncoder: Sendable {
         }
 
         /// The value's JSON text, as a string.
-        mutating func rawText(into out: inout [UInt8]) throws(SparkRowEncoder.Failure) {
+        mutating func rawText(into out: inout [UInt8]) throws(EncodingFailure) {
             let from = reader.position
             try reader.skipValue()
             Self.text(.string, UnsafeBufferPointer(rebasing: reader.bytes[from..<reader.position]), into: &out)
@@ -413,7 +413,7 @@ extension ValueEncoder: RecordEncoding {
     {
         let start = out.count
         out.append(contentsOf: [0, 0, 0, 0])
-        do throws(SparkRowEncoder.Failure) {
+        do throws(EncodingFailure) {
             try encode(json, into: &out)
         } catch {
             out.removeSubrange(start...)
@@ -434,7 +434,7 @@ extension ValueEncoder: DirectTagEncoding {
     package var directSchema: ValueSchema? { forArrow ? nil : schema }
 
     package func encodeValue(_ json: UnsafeBufferPointer<UInt8>, node: Int, into out: inout [UInt8]) -> Bool {
-        do throws(SparkRowEncoder.Failure) {
+        do throws(EncodingFailure) {
             try encode(json, node: node, into: &out)
             return true
         } catch {
