@@ -89,6 +89,15 @@ let package = Package(
             path: "Database",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "example-own-sink",
+            dependencies: [
+                .product(name: "Mappings", package: "Mappings"),
+                .product(name: "MappingsLua", package: "Mappings"),
+            ],
+            path: "OwnSink",
+            swiftSettings: strictSettings
+        ),
         // The library's tests that need the examples' models: the shipped contexts into them.
         .testTarget(
             name: "TwitterModelsTests",

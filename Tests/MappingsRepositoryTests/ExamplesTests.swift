@@ -73,6 +73,35 @@ struct ExamplesTests {
         #expect(again.stdout.contains("read 0, written 0, rejected 0"))
     }
 
+    @Test("a host's own source and sink: a file of lines into an NDJSON file, committed with its position")
+    func ownSink() throws {
+        let folder = try Fixtures.directory(with: ["README": "the example's output\n"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.ndjson").path
+        let first = try Self.run("example-own-sink", [output])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("the job starts at Examples/pipeline/tweets.ndjson:1 (byte 0)"))
+        #expect(first.stdout.contains("line 3: not JSON"))
+        #expect(first.stdout.contains("line 4: missing required value at $.id_str"))
+        let size =
+            try FileManager.default.attributesOfItem(
+                atPath: ToolRunner.packageRoot.appendingPathComponent("Examples/pipeline/tweets.ndjson").path)[.size]
+            as! Int
+        #expect(
+            first.stdout.contains(
+                "read 6, written 3, rejected 3; the job stands at Examples/pipeline/tweets.ndjson:7 (byte \(size))"))
+        let written = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+        #expect(written.count == 3)
+        #expect(written.first?.contains(#""identifier":"1""#) == true, "\(written)")
+        #expect(try String(contentsOfFile: output + ".position", encoding: .utf8).hasPrefix("7 \(size) "))
+        // Run again: it starts where the first stopped, reads nothing, writes nothing twice.
+        let again = try Self.run("example-own-sink", [output])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("the job starts at Examples/pipeline/tweets.ndjson:7 (byte \(size))"))
+        #expect(again.stdout.contains("read 0, written 0, rejected 0"))
+        #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 3)
+    }
+
     @Test("fetching from a local server")
     func fetch() throws {
         let server = try TestServer()
