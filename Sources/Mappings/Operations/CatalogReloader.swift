@@ -92,20 +92,25 @@ public final class CatalogReloader: Sendable {
     private let traits: Traits
     private let makeTransformers: @Sendable () -> TransformerRegistry
     private let tests: TestScope
+    private let maxTableMemory: Int
     private let state: Mutex<State>
 
     /// Loads the first version; the tests of `tests` (every context's by default) must pass
-    /// too, for it and for every later version.
+    /// too, for it and for every later version. Every version's lookup tables take at most
+    /// `maxTableMemory` bytes (`Catalog.load(maxTableMemory:)`).
     public init(
         paths: [String], traits: Traits = Traits(), tests: TestScope = .all,
+        maxTableMemory: Int = Catalog.defaultMaxTableMemory,
         transformers: @escaping @Sendable () -> TransformerRegistry
     ) throws(MappingsError) {
         self.paths = paths
+        self.maxTableMemory = maxTableMemory
         self.traits = traits
         self.tests = tests
         self.makeTransformers = transformers
         let registry = transformers()
-        let catalog = try Catalog.load(paths, traits: traits, transformers: registry)
+        let catalog = try Catalog.load(
+            paths, traits: traits, transformers: registry, maxTableMemory: maxTableMemory)
         try tests.check(catalog)
         let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
         state = Mutex(
@@ -148,7 +153,8 @@ public final class CatalogReloader: Sendable {
         let registry = makeTransformers()
         let catalog: Catalog
         do {
-            catalog = try Catalog.load(paths, traits: traits, transformers: registry)
+            catalog = try Catalog.load(
+                paths, traits: traits, transformers: registry, maxTableMemory: maxTableMemory)
         } catch {
             let fingerprint = Self.fingerprint(paths: paths, catalog: nil, registry: registry, keeping: current)
             state.withLock { $0.fingerprint = fingerprint }

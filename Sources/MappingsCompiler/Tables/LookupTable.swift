@@ -15,40 +15,53 @@ package struct LookupTable: Sendable {
     /// The column names, in the file's order.
     package let columns: [String]
     /// The key's columns, as indexes into `columns`, in the order `"key"` names them.
-    package let keyColumns: [Int]
-    /// Each row's cells, one per column (`null` for an empty field).
-    package let rows: [[JSONValue]]
-    /// The 1-based line of the file each row starts on.
-    package let lines: [Int]
-    /// Each row's key text (`keyText(of:)`), to its row.
-    private let index: [String: Int]
+    package var keyColumns: [Int] { store.keyColumns }
+    /// The cells, one per column a row (`null` for an empty field), and the key index.
+    private let store: TableStore
     /// This table among those the process loaded: what tells a reloaded table from the one
     /// an interpreter holds.
     package let serial = LookupTable.loaded.add(1, ordering: .relaxed).newValue
     private static let loaded = Atomic<UInt64>(0)
 
-    package init(
-        name: String, file: String, columns: [String], keyColumns: [Int], rows: [[JSONValue]], lines: [Int],
-        index: [String: Int]
-    ) {
+    init(name: String, file: String, columns: [String], store: TableStore) {
         self.name = name
         self.file = file
         self.columns = columns
-        self.keyColumns = keyColumns
-        self.rows = rows
-        self.lines = lines
-        self.index = index
+        self.store = store
     }
 
+    /// How many rows.
+    package var rowCount: Int { store.rowCount }
+
+    /// The bytes the table takes in memory: what `--max-table-memory` counts.
+    package var memory: Int { store.memory }
+
+    /// A size in words, as messages and `check` give one: `61.2 MiB`, `12.0 KiB`, `300 bytes`.
+    package static func memoryText(_ bytes: Int) -> String {
+        func tenths(_ unit: Int) -> String { "\(bytes / unit).\(bytes % unit * 10 / unit)" }
+        if bytes >= 1 << 20 { return tenths(1 << 20) + " MiB" }
+        if bytes >= 1 << 10 { return tenths(1 << 10) + " KiB" }
+        return "\(bytes) bytes"
+    }
+
+    /// The 1-based line of the file row `row` starts on (a database table's row number).
+    package func line(ofRow row: Int) -> Int { store.line(ofRow: row) }
+
+    /// The cell of row `row` in column `column` (`null` when empty).
+    package func cell(row: Int, column: Int) -> JSONValue { store.cell(row: row, column: column) }
+
+    /// The cells of row `row`, one per column.
+    package func cells(ofRow row: Int) -> [JSONValue] { columns.indices.map { store.cell(row: row, column: $0) } }
+
     /// The row whose key is `key` (a key text), or `nil`.
-    package func row(forKeyText key: String) -> Int? { index[key] }
+    package func row(forKeyText key: String) -> Int? { store.row(forKeyText: key) }
 
     /// The row `value` names: a scalar for a key of one column; for a composite key an array
     /// of the key's values in the key's order, or an object with the key's column names.
     /// `nil` when no row has that key, or when the value cannot be a key (`reason` says why).
     package func row(for value: JSONValue) -> Result<Int?, KeyFailure> {
         switch key(of: value) {
-        case .success(let text): .success(index[text])
+        case .success(let text): .success(store.row(forKeyText: text))
         case .failure(let failure): .failure(failure)
         }
     }
@@ -99,7 +112,7 @@ package struct LookupTable: Sendable {
     package func object(ofRow row: Int) -> JSONValue {
         .object(
             JSONObject(
-                uniqueMembers: zip(columns, rows[row]).compactMap { $1 == .null ? nil : (key: $0, value: $1) }))
+                uniqueMembers: zip(columns, cells(ofRow: row)).compactMap { $1 == .null ? nil : (key: $0, value: $1) }))
     }
 
     /// The text a key value is compared by: a string as it is, a number as its digits, a
@@ -118,9 +131,11 @@ package struct LookupTable: Sendable {
     /// Every row as a pair of its key text and its cells (an object, empty cells left out), in
     /// the file's order: what the Lua sandbox builds its rows from.
     package var keyedRows: JSONValue {
-        var texts = [String](repeating: "", count: rows.count)
-        for (text, row) in index { texts[row] = text }
-        return .array(rows.indices.map { .array([.string(texts[$0]), object(ofRow: $0)]) })
+        .array(
+            (0..<rowCount).map { row in
+                let parts = keyColumns.map { Self.keyText(of: store.cell(row: row, column: $0)) ?? "" }
+                return .array([.string(Self.compositeKey(parts)), object(ofRow: row)])
+            })
     }
 
     /// The key text of a composite key's parts, each one's text apart (a unit separator, U+001F).

@@ -16,8 +16,11 @@ struct TableDeclaration {
     var path: String
     var fileLocation: SourceLocation
     var format: Format
-    /// `"table"`: the table (or view) of a SQLite database file.
+    /// `"table"`: the table (or view) of a SQLite database file, and where its name is written.
     var table: String?
+    var tableLocation: SourceLocation?
+    /// Whether a host gave the rows (`Definitions.table(_:rows:key:columns:)`): there is no file.
+    var isInMemory = false
     /// `"key"`: one column name or several (a composite key), in order.
     var key: [(name: String, location: SourceLocation)]
     var keyLocation: SourceLocation
@@ -140,6 +143,7 @@ struct TableDeclaration {
         return TableDeclaration(
             name: name, nameLocation: declaration.nameLocation, file: file, path: path,
             fileLocation: fileMember.value.location, format: format, table: table,
+            tableLocation: tableMember?.value.location,
             key: key.map { (name: $0.value, location: $0.location) }, keyLocation: keyMember.value.location,
             columns: columns)
     }

@@ -23,7 +23,7 @@ package struct TableLookup: Sendable {
         case .success(nil): return .noRow
         case .success(let row?):
             guard let column else { return .found(table.object(ofRow: row), row: row) }
-            return .found(table.rows[row][column], row: row)
+            return .found(table.cell(row: row, column: column), row: row)
         }
     }
 
