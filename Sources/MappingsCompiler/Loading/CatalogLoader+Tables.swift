@@ -12,56 +12,85 @@ extension CatalogLoader {
         tables: [String: LookupTable], texts: [String: String]
     ) {
         var tables: [String: LookupTable] = [:]
-        var declaredAt: [String: SourceLocation] = [:]
         var texts: [String: String] = [:]
         var memory = 0
-        func keep(_ table: LookupTable, _ declaration: TableDeclaration) {
-            memory += table.memory
-            guard memory <= maxTableMemory else {
-                diagnostics.append(tooLarge(table, declaration, before: memory - table.memory))
-                return
-            }
-            tables[declaration.name] = table
-        }
-        for file in sources.files {
-            for declared in file.tables {
-                if let first = declaredAt[declared.name] {
-                    diagnostics.append(
-                        Diagnostic(
-                            message: "the table \(declared.name) is declared twice", location: declared.nameLocation,
-                            notes: [Diagnostic.Note(message: "first declared here", location: first)],
-                            help: "give one of them another name"))
-                    continue
-                }
-                declaredAt[declared.name] = declared.nameLocation
-                guard let declaration = TableDeclaration.read(declared, diagnostics: &diagnostics) else { continue }
-                if declaration.format == .sqlite {
-                    var reader = TableReader(declaration: declaration)
-                    let table = reader.readDatabase()
-                    diagnostics += reader.diagnostics
-                    if let table { keep(table, declaration) }
-                    continue
-                }
+        for declaration in tableDeclarations(sources) {
+            var reader = TableReader(declaration: declaration)
+            let table: LookupTable?
+            if let rows = declaration.rows {
+                table = reader.read(rows: rows)
+            } else if declaration.format == .sqlite {
+                table = reader.readDatabase()
+            } else {
                 let bytes: [UInt8]
                 do {
-                    bytes = try source.read(declaration.path)
+                    bytes = try (declaration.isHostFile ? .disk : source).read(declaration.path)
                 } catch {
                     diagnostics.append(
                         Diagnostic(
                             message:
                                 "cannot read the table file \(PathText.quoted(declaration.path)) of the table \(declaration.name): \(FileError.reason(error))",
                             location: declaration.fileLocation,
-                            help: "the path is relative to the .mappings file that declares the table"))
+                            help: declaration.isHostFile
+                                ? "the host's path is relative to the current directory"
+                                : "the path is relative to the .mappings file that declares the table"))
                     continue
                 }
-                var reader = TableReader(declaration: declaration)
-                let table = reader.read(bytes)
-                diagnostics += reader.diagnostics
+                table = reader.read(bytes)
                 if !reader.diagnostics.isEmpty { texts[declaration.path] = String(decoding: bytes, as: UTF8.self) }
-                if let table { keep(table, declaration) }
             }
+            diagnostics += reader.diagnostics
+            guard let table else { continue }
+            memory += table.memory
+            guard memory <= maxTableMemory else {
+                diagnostics.append(tooLarge(table, declaration, before: memory - table.memory))
+                continue
+            }
+            tables[declaration.name] = table
         }
         return (tables, texts)
+    }
+
+    /// The tables to load, in order: the files' `@tables` declarations (a name declared twice
+    /// is an error naming both places), each with the source a host gives for its name, then
+    /// the host's other tables.
+    private mutating func tableDeclarations(_ sources: LoadedSources) -> [TableDeclaration] {
+        var declarations: [TableDeclaration] = []
+        var declaredAt: [String: SourceLocation] = [:]
+        for declared in sources.files.flatMap(\.tables) {
+            if let first = declaredAt[declared.name] {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "the table \(declared.name) is declared twice", location: declared.nameLocation,
+                        notes: [Diagnostic.Note(message: "first declared here", location: first)],
+                        help: "give one of them another name"))
+                continue
+            }
+            declaredAt[declared.name] = declared.nameLocation
+            if let declaration = TableDeclaration.read(declared, diagnostics: &diagnostics) {
+                declarations.append(declaration)
+            }
+        }
+        var given: [String: SourceLocation] = [:]
+        for table in definitions.tables {
+            if let first = given[table.name] {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "the host gives the table \(table.name) twice", location: table.location,
+                        notes: [Diagnostic.Note(message: "first given here", location: first)]))
+                continue
+            }
+            given[table.name] = table.location
+            let index = declarations.firstIndex { $0.name == table.name }
+            // A declaration that did not read has been reported: the host's rows would not help.
+            if index == nil, declaredAt[table.name] != nil { continue }
+            guard
+                let declaration = TableDeclaration.host(
+                    table, over: index.map { declarations[$0] }, diagnostics: &diagnostics)
+            else { continue }
+            if let index { declarations[index] = declaration } else { declarations.append(declaration) }
+        }
+        return declarations
     }
 
     /// The error of a table that takes the tables past `maxTableMemory`.
