@@ -99,27 +99,28 @@ public struct Definitions: Sendable {
     ///   - key: the key's column, or columns for a composite key.
     ///   - columns: declared column types by name (`"population": "Int"`), as `"columns"` writes them.
     public mutating func table(
-        _ name: String, rows: [JSONValue], key: [String] = [], columns: KeyValuePairs<String, String> = [:],
+        _ name: String, rows: [JSONValue], key: [String] = [], columns: [String: String] = [:],
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = location(fileID, filePath, line)
         tables.append(
             HostTable(
-                name: name, source: .rows(rows), key: key, columns: columns.map { ($0.key, $0.value) }, location: at))
+                name: name, source: .rows(rows), key: key,
+                columns: columns.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, location: at))
     }
 
     /// Gives a lookup table from a file (CSV, JSON lines, or with `databaseTable` a table of a
     /// SQLite database), relative to the current directory; otherwise as
     /// `table(_:rows:key:columns:)`: a `.mappings` declaration of that name reads this file.
     public mutating func table(
-        _ name: String, file: String, key: [String] = [], columns: KeyValuePairs<String, String> = [:],
+        _ name: String, file: String, key: [String] = [], columns: [String: String] = [:],
         databaseTable: String? = nil, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let at = location(fileID, filePath, line)
         tables.append(
             HostTable(
                 name: name, source: .file(file, databaseTable: databaseTable), key: key,
-                columns: columns.map { ($0.key, $0.value) }, location: at))
+                columns: columns.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, location: at))
     }
 
     /// The models registered through `register(_:)`, in order.
