@@ -175,26 +175,6 @@ static int clua_tables_row_index(lua_State *L) {
     return 1;
 }
 
-/// The iterator `pairs(row)` returns: the column after the one at 2 and its cell, or nil at the
-/// end; the state is the row itself, so its cells never reach the script. Stack: [-2, +(1|2), e]
-static int clua_tables_row_next(lua_State *L) {
-    if (!clua_tables_is(L, 1, &clua_tables_row_mt)) return luaL_error(L, "the iterator of pairs(row) is called with its row");
-    lua_settop(L, 2);
-    lua_getiuservalue(L, 1, 1);  // 3: the cells
-    lua_pushvalue(L, 2);
-    if (lua_next(L, 3)) return 2;
-    lua_pushnil(L);
-    return 1;
-}
-
-/// `pairs(row)`: the columns of the row that have a cell, and their cells. Stack: [-1, +3, -]
-static int clua_tables_row_pairs(lua_State *L) {
-    lua_pushcfunction(L, clua_tables_row_next);
-    lua_pushvalue(L, 1);
-    lua_pushnil(L);
-    return 3;
-}
-
 /// Pushes the value behind the read-only proxy at `index`, or returns 0 (pushing nothing) when
 /// it is no proxy. Stack: [-0, +(0|1), -]
 static int clua_tables_push_frozen(lua_State *L, int index) {
@@ -211,20 +191,27 @@ static int clua_tables_push_frozen(lua_State *L, int index) {
     return 1;
 }
 
-/// The iterator `pairs(value)` returns for a nested value: its key after the one at 2 and its
-/// value (a nested one behind its own proxy), or nil at the end. Stack: [-2, +(1|2), e]
-static int clua_tables_frozen_next(lua_State *L) {
+/// The iterator `pairs` returns for a row or a nested value: the key after the one at 2 and its
+/// value (a row's column and cell; a nested value behind its own proxy), or nil at the end. Its
+/// state is the row or the proxy itself, so what they hold never reaches the script.
+/// Stack: [-2, +(1|2), e]
+static int clua_tables_next(lua_State *L) {
     lua_settop(L, 2);
-    if (!clua_tables_push_frozen(L, 1)) return luaL_error(L, "the iterator of pairs(value) is called with its value");
+    if (clua_tables_is(L, 1, &clua_tables_row_mt)) {
+        lua_getiuservalue(L, 1, 1);  // 3: the cells
+    } else if (!clua_tables_push_frozen(L, 1)) {
+        return luaL_error(L, "the iterator of pairs(row) is called with its row");
+    }
     lua_pushvalue(L, 2);
     if (lua_next(L, 3)) return 2;
     lua_pushnil(L);
     return 1;
 }
 
-/// `pairs(value)` of a nested value: its keys and values, read-only. Stack: [-1, +3, -]
-static int clua_tables_frozen_pairs(lua_State *L) {
-    lua_pushcfunction(L, clua_tables_frozen_next);
+/// `pairs(row)` and `pairs(value)` of a nested value: its columns (keys) and cells (values),
+/// read-only. Stack: [-1, +3, -]
+static int clua_tables_pairs(lua_State *L) {
+    lua_pushcfunction(L, clua_tables_next);
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
@@ -248,7 +235,7 @@ static const luaL_Reg clua_tables_handle_methods[] = {
 static const luaL_Reg clua_tables_row_methods[] = {
     {"__index", clua_tables_row_index},
     {"__newindex", clua_tables_readonly},
-    {"__pairs", clua_tables_row_pairs},
+    {"__pairs", clua_tables_pairs},
     {NULL, NULL},
 };
 
@@ -290,7 +277,7 @@ void clua_tables_setup(lua_State *L, int base) {
     lua_setfield(L, -2, "__newindex");
     lua_pushcfunction(L, clua_tables_frozen_len);
     lua_setfield(L, -2, "__len");
-    lua_pushcfunction(L, clua_tables_frozen_pairs);
+    lua_pushcfunction(L, clua_tables_pairs);
     lua_setfield(L, -2, "__pairs");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
