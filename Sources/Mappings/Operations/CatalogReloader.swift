@@ -193,9 +193,12 @@ public final class CatalogReloader: Sendable {
         var files = Set(listed(paths))
         files.formUnion(catalog?.files ?? [])
         files.formUnion(old?.catalog.files ?? [])
-        // A lookup table's file is part of the catalog: a changed table is a new version.
-        files.formUnion(catalog?.tables.values.map(\.file) ?? [])
-        files.formUnion(old?.catalog.tables.values.map(\.file) ?? [])
+        // A lookup table's file, and a test's fixture table, are part of the catalog: a changed
+        // one is a new version.
+        for catalog in [catalog, old?.catalog].compactMap({ $0 }) {
+            files.formUnion(catalog.tables.values.map(\.file))
+            files.formUnion(catalog.contexts.flatMap { $0.tests.flatMap { $0.tables.values.map(\.file) } })
+        }
         for provider in registry.providers { files.formUnion(provider.sources.keys) }
         var fingerprint: [String: [UInt8]] = [:]
         for file in files { fingerprint[file] = contents(of: file) }

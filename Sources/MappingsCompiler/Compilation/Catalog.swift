@@ -65,9 +65,11 @@ public struct Catalog: Sendable {
         loader.declarationsIncomplete = loader.noteUnparsed(sources)
         let declarations = loader.declarations(in: sources)
         let models = loader.compileModels(declarations.models)
-        let tables = loader.loadTables(sources, from: source)
+        var tables = loader.loadTables(sources, from: source)
         var compiled = loader.compileContexts(
             declarations.contexts, models: models, sources: sources, tables: tables.tables)
+        loader.loadTestTables(
+            in: &compiled.contexts, declarations: tables.declarations, from: source, texts: &tables.texts)
         loader.bindTransformers(in: &compiled.contexts, tables: tables.tables)
         loader.warnUnmappedRequired(compiled.contexts, models: models)
         if let failure = loader.failure(texts: sources.texts.merging(tables.texts) { mine, _ in mine }) {

@@ -9,38 +9,15 @@ extension CatalogLoader {
     /// their lines). The tables together take at most `maxTableMemory` bytes: the one that
     /// would pass it is an error naming it, its file and its size.
     mutating func loadTables(_ sources: LoadedSources, from source: FileSource) -> (
-        tables: [String: LookupTable], texts: [String: String]
+        tables: [String: LookupTable], texts: [String: String], declarations: [String: TableDeclaration]
     ) {
         var tables: [String: LookupTable] = [:]
         var texts: [String: String] = [:]
+        var declared: [String: TableDeclaration] = [:]
         var memory = 0
         for declaration in tableDeclarations(sources) {
-            var reader = TableReader(declaration: declaration)
-            let table: LookupTable?
-            if let rows = declaration.rows {
-                table = reader.read(rows: rows)
-            } else if declaration.format == .sqlite {
-                table = reader.readDatabase()
-            } else {
-                let bytes: [UInt8]
-                do {
-                    bytes = try (declaration.isHostFile ? .disk : source).read(declaration.path)
-                } catch {
-                    diagnostics.append(
-                        Diagnostic(
-                            message:
-                                "cannot read the table file \(PathText.quoted(declaration.path)) of the table \(declaration.name): \(FileError.reason(error))",
-                            location: declaration.fileLocation,
-                            help: declaration.isHostFile
-                                ? "the host's path is relative to the current directory"
-                                : "the path is relative to the .mappings file that declares the table"))
-                    continue
-                }
-                table = reader.read(bytes)
-                if !reader.diagnostics.isEmpty { texts[declaration.path] = String(decoding: bytes, as: UTF8.self) }
-            }
-            diagnostics += reader.diagnostics
-            guard let table else { continue }
+            declared[declaration.name] = declaration
+            guard let table = readTable(declaration, from: source, texts: &texts) else { continue }
             memory += table.memory
             guard memory <= maxTableMemory else {
                 diagnostics.append(tooLarge(table, declaration, before: memory - table.memory))
@@ -48,7 +25,36 @@ extension CatalogLoader {
             }
             tables[declaration.name] = table
         }
-        return (tables, texts)
+        return (tables, texts, declared)
+    }
+
+    /// The table of a declaration: its rows, its database or its file (read from `source`, or
+    /// from the disk for a host's file); `nil` after reporting a problem, the text of a file
+    /// with a problem kept in `texts` (diagnostics show its lines).
+    mutating func readTable(
+        _ declaration: TableDeclaration, from source: FileSource, texts: inout [String: String]
+    ) -> LookupTable? {
+        var reader = TableReader(declaration: declaration)
+        defer { diagnostics += reader.diagnostics }
+        if let rows = declaration.rows { return reader.read(rows: rows) }
+        if declaration.format == .sqlite { return reader.readDatabase() }
+        let bytes: [UInt8]
+        do {
+            bytes = try (declaration.isHostFile ? .disk : source).read(declaration.path)
+        } catch {
+            diagnostics.append(
+                Diagnostic(
+                    message:
+                        "cannot read the table file \(PathText.quoted(declaration.path)) of the table \(declaration.name): \(FileError.reason(error))",
+                    location: declaration.fileLocation,
+                    help: declaration.isHostFile
+                        ? "the host's path is relative to the current directory"
+                        : "the path is relative to the .mappings file that declares the table"))
+            return nil
+        }
+        let table = reader.read(bytes)
+        if !reader.diagnostics.isEmpty { texts[declaration.path] = String(decoding: bytes, as: UTF8.self) }
+        return table
     }
 
     /// The tables to load, in order: the files' `@tables` declarations (a name declared twice
