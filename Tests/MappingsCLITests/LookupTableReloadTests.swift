@@ -25,15 +25,25 @@ struct LookupTableReloadTests {
             ["stream", "--context", "$R", "--workers", "2", "--watch", "--lua-isolation", isolation], in: directory)
         // Read stdout while records are written, so neither pipe fills.
         let output = Mutex(Data())
-        let reader = Thread { output.withLock { $0 = stdout.fileHandleForReading.readDataToEndOfFile() } }
+        let reader = Thread {
+            while true {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                output.withLock { $0.append(chunk) }
+            }
+        }
         reader.start()
         let record = Data(#"{"k": "x"}"#.utf8 + [UInt8(ascii: "\n")])
         func send(_ count: Int) {
             for _ in 0..<count { stdin.fileHandleForWriting.write(record) }
         }
-        // The stream loads version 1 as it starts (a debug build takes ~0.2 s); then each swap
-        // lands while records are in flight, and the last is picked up before the last records.
-        Thread.sleep(forTimeInterval: 1)
+        // The first record maps with version 1 (waited for: a loaded machine starts slowly); then
+        // each swap lands while records are in flight, and the last is picked up before the last records.
+        send(1)
+        let started = ContinuousClock.now
+        while output.withLock({ !$0.contains(UInt8(ascii: "\n")) }), ContinuousClock.now - started < .seconds(60) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         let table = directory.appendingPathComponent("contexts/t.csv")
         for version in [2, 1, 2] {
             send(200)
@@ -48,7 +58,7 @@ struct LookupTableReloadTests {
         while reader.isExecuting || !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
         let lines = output.withLock { String(decoding: $0, as: UTF8.self) }.split(separator: "\n")
         #expect(process.terminationStatus == 0, "\(log)")
-        #expect(lines.count == 650)
+        #expect(lines.count == 651)
         // Each record reads one version, the same through both entries and the script.
         var versions: [Int] = []
         for line in lines {
