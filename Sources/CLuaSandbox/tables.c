@@ -4,7 +4,8 @@
 // `tables.<name>` is a handle (a full userdata): `handle[key]` is the row of that key or nil,
 // `handle:get(key)` the same (for a key named "get" or "find"), `handle:find{column = value, …}`
 // the first row, in the file's order, whose cells equal those values, and `#handle` the number
-// of rows. A row is a full userdata too: `row.column` reads a cell (nil when the cell is empty).
+// of rows. A row is a full userdata too: `row.column` reads a cell (nil when the cell is empty),
+// and `pairs(row)` its columns that have a cell (a nested value's `pairs` works too).
 // Rows and their cells are built once, when the host adds the table; a lookup hashes its key
 // and returns the row it finds, copying nothing. Nothing of a table can be written: userdata take
 // no fields, their metatables are hidden, and a nested value (JSON lines) is behind a read-only
@@ -89,10 +90,11 @@ static void clua_tables_push_row(lua_State *L, int handle, int key) {
     lua_remove(L, -2);
 }
 
-/// Whether the value at `index` is a handle. Stack: [-0, +0, -]
-static int clua_tables_is_handle(lua_State *L, int index) {
+/// Whether the value at `index` is a userdata whose metatable is the one kept under `key`
+/// (a handle's, a row's). Stack: [-0, +0, -]
+static int clua_tables_is(lua_State *L, int index, const void *key) {
     if (lua_type(L, index) != LUA_TUSERDATA || !lua_getmetatable(L, index)) return 0;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &clua_tables_handle_mt);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
     int same = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
     return same;
@@ -100,7 +102,7 @@ static int clua_tables_is_handle(lua_State *L, int index) {
 
 /// `handle:get(key)`: the row of `key`, or nil. Stack: [-2, +1, m]
 static int clua_tables_method_get(lua_State *L) {
-    if (!clua_tables_is_handle(L, 1)) return luaL_error(L, "get is called on a table: tables.name:get(key)");
+    if (!clua_tables_is(L, 1, &clua_tables_handle_mt)) return luaL_error(L, "get is called on a table: tables.name:get(key)");
     clua_sandbox_charge(L, CLUA_TABLE_LOOKUP_COST);
     clua_tables_push_row(L, 1, 2);
     return 1;
@@ -109,7 +111,7 @@ static int clua_tables_method_get(lua_State *L) {
 /// `handle:find{column = value, …}`: the first row, in the file's order, whose cells equal every
 /// value given, or nil. Stack: [-2, +1, m]
 static int clua_tables_method_find(lua_State *L) {
-    if (!clua_tables_is_handle(L, 1)) return luaL_error(L, "find is called on a table: tables.name:find{column = value}");
+    if (!clua_tables_is(L, 1, &clua_tables_handle_mt)) return luaL_error(L, "find is called on a table: tables.name:find{column = value}");
     if (lua_type(L, 2) != LUA_TTABLE) return luaL_error(L, "find takes a table of column = value");
     lua_settop(L, 2);
     lua_getiuservalue(L, 1, 2);  // 3: rows in order
@@ -173,6 +175,48 @@ static int clua_tables_row_index(lua_State *L) {
     return 1;
 }
 
+/// Pushes the value behind the read-only proxy at `index`, or returns 0 (pushing nothing) when
+/// it is no proxy. Stack: [-0, +(0|1), -]
+static int clua_tables_push_frozen(lua_State *L, int index) {
+    if (lua_type(L, index) != LUA_TTABLE || !lua_getmetatable(L, index)) return 0;
+    lua_pushliteral(L, "__readonly");
+    int readonly = lua_rawget(L, -2) == LUA_TBOOLEAN && lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "__index");
+    if (!readonly || lua_rawget(L, -2) != LUA_TTABLE) {
+        lua_pop(L, 2);
+        return 0;
+    }
+    lua_remove(L, -2);
+    return 1;
+}
+
+/// The iterator `pairs` returns for a row or a nested value: the key after the one at 2 and its
+/// value (a row's column and cell; a nested value behind its own proxy), or nil at the end. Its
+/// state is the row or the proxy itself, so what they hold never reaches the script.
+/// Stack: [-2, +(1|2), e]
+static int clua_tables_next(lua_State *L) {
+    lua_settop(L, 2);
+    if (clua_tables_is(L, 1, &clua_tables_row_mt)) {
+        lua_getiuservalue(L, 1, 1);  // 3: the cells
+    } else if (!clua_tables_push_frozen(L, 1)) {
+        return luaL_error(L, "the iterator of pairs(row) is called with its row");
+    }
+    lua_pushvalue(L, 2);
+    if (lua_next(L, 3)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+/// `pairs(row)` and `pairs(value)` of a nested value: its columns (keys) and cells (values),
+/// read-only. Stack: [-1, +3, -]
+static int clua_tables_pairs(lua_State *L) {
+    lua_pushcfunction(L, clua_tables_next);
+    lua_pushvalue(L, 1);
+    lua_pushnil(L);
+    return 3;
+}
+
 /// `#value` of a nested value behind its proxy. Stack: [-1, +1, -]
 static int clua_tables_frozen_len(lua_State *L) {
     lua_getmetatable(L, 1);
@@ -191,6 +235,7 @@ static const luaL_Reg clua_tables_handle_methods[] = {
 static const luaL_Reg clua_tables_row_methods[] = {
     {"__index", clua_tables_row_index},
     {"__newindex", clua_tables_readonly},
+    {"__pairs", clua_tables_pairs},
     {NULL, NULL},
 };
 
@@ -232,6 +277,8 @@ void clua_tables_setup(lua_State *L, int base) {
     lua_setfield(L, -2, "__newindex");
     lua_pushcfunction(L, clua_tables_frozen_len);
     lua_setfield(L, -2, "__len");
+    lua_pushcfunction(L, clua_tables_pairs);
+    lua_setfield(L, -2, "__pairs");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_pushboolean(L, 1);

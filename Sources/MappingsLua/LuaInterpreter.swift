@@ -52,7 +52,7 @@ final class LuaInterpreter: LuaEngine, @unchecked Sendable {
     /// Registers one more module (inline code compiled after the interpreter started).
     func add(module name: String, _ module: LuaModule) -> Bool {
         var call = clua_call()
-        if let wire = module.table {
+        if let wire = module.table?.bytes {
             defer { clua_call_release(&call) }
             let status = wire.withUnsafeBufferPointer { wire in
                 name.withCString { name in
@@ -263,7 +263,7 @@ struct LuaModule: Sendable {
     var text: String
     /// For a lookup table of `tables` rather than a script: the wire of its keyed rows
     /// (`LookupTable.keyedRows`); `chunkName` and `text` are then empty.
-    var table: [UInt8]? = nil
+    var table: LuaTableWire? = nil
 }
 
 /// Why a sandboxed operation failed, as `sandbox.h` reported it.

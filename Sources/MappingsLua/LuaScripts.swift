@@ -453,7 +453,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         pool.withLock { pool in
             for (name, table) in tables.sorted(by: { $0.key < $1.key }) where pool.tables[name] != table.serial {
                 pool.tables[name] = table.serial
-                pool.added.append((name, LuaModule(chunkName: "", text: "", table: LuaWire.encode(table.keyedRows))))
+                pool.added.append((name, LuaModule(chunkName: "", text: "", table: LuaTableWire(table))))
             }
             addedCount.store(pool.added.count, ordering: .releasing)
         }

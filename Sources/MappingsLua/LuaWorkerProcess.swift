@@ -339,7 +339,7 @@ extension LuaWorkerProcess {
         frame.u8(UInt8(ascii: module.table == nil ? "S" : "T"))
         frame.string(name)
         frame.string(module.chunkName)
-        if let wire = module.table { frame.data(wire) } else { frame.string(module.text) }
+        if let wire = module.table?.bytes { frame.data(wire) } else { frame.string(module.text) }
         guard let response = request(frame, until: .now + .seconds(10)) else { return false }
         return response.status == CLUA_OK
     }

@@ -17,7 +17,8 @@ final class PythonCatalog: @unchecked Sendable {
 
     /// Loads `contexts` (a .mappings file or a folder of them) with the Lua scripts of
     /// `scripts`, the traits and limits of `options` (a JSON object: `traits`, `luaMemoryMiB`,
-    /// `luaBudget`, `luaTimeoutMs`, `luaMaxResultMiB`), and the scripts' log lines given to `log`.
+    /// `luaBudget`, `luaTimeoutMs`, `luaMaxResultMiB`, `maxTableMemoryMiB`), the lookup tables
+    /// of its `tables` (`definitions(tables:)`), and the scripts' log lines given to `log`.
     static func load(
         contexts: String, scripts: String, options given: JSONValue, log: @escaping @Sendable (String) -> Void
     )
@@ -53,7 +54,46 @@ final class PythonCatalog: @unchecked Sendable {
             timeout: .milliseconds(given["luaTimeoutMs"] ?? 1000), result: (given["luaMaxResultMiB"] ?? 8) << 20)
         var registry = TransformerRegistry()
         registry.add(LuaScripts(directory: scripts, limits: lua, isolation: .inProcess, log: LuaLog(write: log)))
-        return PythonCatalog(catalog: try Catalog.load([contexts], traits: traits, transformers: registry))
+        var memory = Catalog.defaultMaxTableMemory
+        if case .integer(let mib)? = options["maxTableMemoryMiB"], (1...1_048_576).contains(mib) {
+            memory = Int(mib) << 20
+        }
+        return PythonCatalog(
+            catalog: try Catalog.load(
+                [contexts], traits: traits, transformers: registry, definitions: definitions(tables: options["tables"]),
+                maxTableMemory: memory))
+    }
+
+    /// The tables the module gives (`load(tables=…)`), as a host gives them: by name, an object
+    /// of `rows` (an array of objects) or `file` (a path), with `key` (an array of column
+    /// names), `columns` (types by name) and `table` (a database's table) when given.
+    static func definitions(tables: JSONValue?) -> Definitions {
+        var definitions = Definitions()
+        guard case .object(let tables)? = tables else { return definitions }
+        for (name, given) in tables.members {
+            guard case .object(let table) = given else { continue }
+            var key: [String] = []
+            if case .array(let names)? = table["key"] {
+                key = names.compactMap { if case .string(let name) = $0 { name } else { nil } }
+            }
+            var columns: [String: String] = [:]
+            if case .object(let types)? = table["columns"] {
+                for (column, type) in types.members { if case .string(let type) = type { columns[column] = type } }
+            }
+            let location = "load(tables=)"
+            if case .string(let file)? = table["file"] {
+                var databaseTable: String?
+                if case .string(let text)? = table["table"] { databaseTable = text }
+                definitions.table(
+                    name, file: file, key: key, columns: columns, databaseTable: databaseTable,
+                    fileID: location, filePath: location, line: 1)
+            } else if case .array(let rows)? = table["rows"] {
+                definitions.table(
+                    name, rows: rows, key: key, columns: columns, fileID: location, filePath: location,
+                    line: 1)
+            }
+        }
+        return definitions
     }
 
     /// The Lua limits `load` takes: the key of its options, the argument of the module's

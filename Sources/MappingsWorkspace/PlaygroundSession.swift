@@ -15,6 +15,8 @@ package struct PlaygroundSession: Sendable {
     package let traits: Traits
     package let limits: LuaLimits
     package let writes: Bool
+    /// The bytes the lookup tables may take together (`--max-table-memory`).
+    package let maxTableMemory: Int
     /// The context the page starts on (`--context`), else the first the catalog lists.
     package let context: String?
     /// The payload the page starts with (`--input`), else the context's first `@tests` input.
@@ -29,8 +31,9 @@ package struct PlaygroundSession: Sendable {
 
     package init(
         roots: [String], scriptsDirectory: String, traits: Traits, limits: LuaLimits, writes: Bool, context: String?,
-        input: String?
+        input: String?, maxTableMemory: Int = Catalog.defaultMaxTableMemory
     ) {
+        self.maxTableMemory = maxTableMemory
         self.roots = roots
         self.scriptsDirectory = scriptsDirectory
         self.traits = traits
@@ -81,7 +84,9 @@ package struct PlaygroundSession: Sendable {
 
     /// The files with the page's edits over them.
     private func unsaved(_ edits: [String: String]) -> UnsavedTexts {
-        UnsavedTexts(scriptsDirectory: scriptsDirectory, traits: traits, limits: limits, texts: edits)
+        UnsavedTexts(
+            scriptsDirectory: scriptsDirectory, traits: traits, limits: limits, texts: edits,
+            maxTableMemory: maxTableMemory)
     }
 
     /// The catalog of the files with the page's edits, or the diagnostics that refuse it.
@@ -142,7 +147,7 @@ package struct PlaygroundSession: Sendable {
             loaded = .success(
                 try Catalog.load(
                     ["contexts"], from: .memory(files.filter { $0.key.hasSuffix(".mappings") }),
-                    traits: traits, transformers: registry))
+                    traits: traits, transformers: registry, maxTableMemory: maxTableMemory))
         } catch {
             loaded = .failure(error)
         }

@@ -11,12 +11,18 @@ package struct UnsavedTexts {
     package let limits: LuaLimits
     /// Unsaved texts by absolute (or root-relative) path, `.mappings` and `.lua` alike.
     package let texts: [String: String]
+    /// The bytes the lookup tables may take together (`--max-table-memory`).
+    package let maxTableMemory: Int
 
-    package init(scriptsDirectory: String, traits: Traits, limits: LuaLimits, texts: [String: String]) {
+    package init(
+        scriptsDirectory: String, traits: Traits, limits: LuaLimits, texts: [String: String],
+        maxTableMemory: Int = Catalog.defaultMaxTableMemory
+    ) {
         self.scriptsDirectory = scriptsDirectory
         self.traits = traits
         self.limits = limits
         self.texts = texts
+        self.maxTableMemory = maxTableMemory
     }
 
     /// The scripts, each with its unsaved text when it has one.
@@ -31,6 +37,6 @@ package struct UnsavedTexts {
         registry.add(scripts ?? self.scripts())
         return try Catalog.load(
             roots, from: .disk(overlaying: texts.filter { $0.key.hasSuffix(".mappings") }), traits: traits,
-            transformers: registry)
+            transformers: registry, maxTableMemory: maxTableMemory)
     }
 }

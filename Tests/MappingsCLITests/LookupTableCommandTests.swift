@@ -13,10 +13,14 @@ struct LookupTableCommandTests {
     static let status =
         #"{"id_str":"7","text":"t","lang":"ja","source":"<a href=\"https://mobile.twitter.com\">Web</a>"}"#
 
-    @Test("check: the lookup tables and their rows in the summary")
+    @Test("check: the lookup tables, their rows and their memory in the summary")
     func checkSummary() throws {
         let result = try ToolRunner.run(["check"] + Self.example.dropLast(2))
-        #expect(result.stdout == "ok: 1 context, 2 models and 2 lookup tables (10 rows) in 1 file\n")
+        #expect(
+            result.stdout.wholeMatch(
+                of: #/ok: 1 context, 2 models and 2 lookup tables \(10 rows, \d+ bytes in memory\) in 1 file\n/#)
+                != nil,
+            "\(result.stdout)")
         #expect(result.status == 0)
     }
 
@@ -135,11 +139,49 @@ struct LookupTableCommandTests {
         try write("place")
         let check = try ToolRunner.run(["check", "--mappings", "main.mappings"], in: folder)
         #expect(check.status == 2)
+        // The error points at the table's name, not at the file (which is there).
         #expect(
             check.stderr.hasPrefix(
-                #"error: cannot read the table "place" of the database "geo.db" (the table places): no such table: place"#
-            ),
+                """
+                error: cannot read the table "place" of the database "geo.db" (the table places): no such table: place
+                 --> main.mappings:1:55
+                  |
+                1 | { "@tables": { "places": { "file": "geo.db", "table": "place", "key": "code" } },
+                  |                                                       ^^^^^^^
+                  = help: did you mean "places"?
+                """),
             "\(check.stderr)")
-        #expect(check.stderr.contains(#"= help: did you mean "places"?"#))
+    }
+
+    @Test("--max-table-memory: a table past it is an error naming the table, its file and its size; exit 2")
+    func memoryCap() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tables-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rows = (0..<40_000).map { "K\($0),Name \($0)\n" }.joined()
+        try Data(("code,name\n" + rows).utf8).write(to: folder.appendingPathComponent("big.csv"))
+        try Data(#"{ "@tables": { "big": { "file": "big.csv", "key": "code" } }, "$A": { "x": "x" } }"#.utf8).write(
+            to: folder.appendingPathComponent("main.mappings"))
+        let fits = try ToolRunner.run(["check", "--mappings", "main.mappings"], in: folder)
+        #expect(fits.status == 0, "\(fits.stderr)")
+        #expect(
+            fits.stdout.wholeMatch(
+                of: #/ok: 1 context, 0 models and 1 lookup table \(40000 rows, 1\.\d MiB in memory\) in 1 file\n/#)
+                != nil,
+            "\(fits.stdout)")
+        for command in [["check"], ["map", "--context", "$A"], ["stream", "--context", "$A"]] {
+            let over = try ToolRunner.run(
+                command + ["--mappings", "main.mappings", "--max-table-memory", "1"], in: folder, input: "{}\n")
+            #expect(over.status == 2, "\(command)")
+            #expect(
+                over.stderr.wholeMatch(
+                    of:
+                        #/error: the table big \(big\.csv, 40000 rows\) takes 1\.\d MiB in memory: past the tables' cap of 1\.0 MiB \(--max-table-memory\)\n --> main\.mappings:1:16\n(.|\n)*/#
+                )
+                    != nil, "\(over.stderr)")
+        }
+        let range = try ToolRunner.run(["check", "--mappings", "main.mappings", "--max-table-memory", "0"], in: folder)
+        #expect(range.status == 64 || range.status == 2, "\(range.status)")
+        #expect(range.stderr.contains("--max-table-memory"), "\(range.stderr)")
     }
 }

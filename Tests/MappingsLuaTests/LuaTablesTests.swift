@@ -25,6 +25,35 @@ struct LuaTablesTests {
         function M.rawsetTables(code) rawset(tables, "countries", {}); return "raw" end
         function M.writeNested(code) tables.tagged[code].tags[1] = "changed"; return "wrote" end
         function M.nested(code) local tags = tables.tagged[code].tags; return tags[1] .. "," .. #tags end
+        function M.pairsRow(code)
+          local parts = {}
+          for column, cell in pairs(tables.countries[code]) do parts[#parts + 1] = column .. "=" .. tostring(cell) end
+          table.sort(parts)
+          return table.concat(parts, ",")
+        end
+        function M.pairsNested(code)
+          local parts = {}
+          for key, value in pairs(tables.tagged[code]) do parts[#parts + 1] = key .. ":" .. type(value) end
+          for index, tag in pairs(tables.tagged[code].tags) do parts[#parts + 1] = index .. "=" .. tag end
+          table.sort(parts)
+          return table.concat(parts, ",")
+        end
+        function M.pairsState(code) local _, state = pairs(tables.countries[code]); state.name = "changed"; return "wrote" end
+        function M.rawsetRow(code) rawset(tables.countries[code], "name", "changed"); return "raw" end
+        function M.insertNested(code) table.insert(tables.tagged[code].tags, "z"); return "grew" end
+        function M.rawsetNested(code) rawset(tables.tagged[code].tags, 3, "z"); return "raw" end
+        function M.metatableNested(code) setmetatable(tables.tagged[code].tags, {}); return "set" end
+        function M.attempts(code)
+          local refused = {}
+          for _, name in ipairs({ "writeRow", "rawsetRow", "pairsState", "growTable", "rawsetTables" }) do
+            refused[#refused + 1] = tostring(not pcall(M[name], code))
+          end
+          for _, name in ipairs({ "writeNested", "insertNested", "rawsetNested", "metatableNested" }) do
+            refused[#refused + 1] = tostring(not pcall(M[name], "a"))
+          end
+          return table.concat(refused, ",") .. "/" .. M.pairsRow(code) .. "/" .. M.nested("a") .. "/"
+            .. tostring(tables.countries.ZZ)
+        end
         function M.lookups(code)
           local n = 0
           for i = 1, 200000 do if tables.countries[code] then n = n + 1 end end
@@ -83,6 +112,16 @@ struct LuaTablesTests {
         #expect(try Self.map("hidden", #""FR""#, isolation: isolation).output == #"{"p":"falsefalsefalse"}"#)
     }
 
+    @Test("pairs iterates a row's columns that have a cell, and a nested value, read-only", arguments: isolations)
+    func iterates(isolation: LuaIsolation) throws {
+        #expect(
+            try Self.map("pairsRow", #""DE""#, isolation: isolation).output
+                == #"{"p":"code=DE,name=Germany,population=83000000"}"#)
+        #expect(
+            try Self.map("pairsNested", #""a""#, isolation: isolation).output
+                == #"{"p":"1=x,2=y,id:string,tags:table"}"#)
+    }
+
     @Test(
         "a hostile script cannot write to a row, grow or replace a table, or change a nested value",
         arguments: [
@@ -91,16 +130,30 @@ struct LuaTablesTests {
             ("replaceTable", "attempt to modify a lookup table (tables are read-only)"),
             ("rawsetTables", "attempt to modify a read-only table"),
             ("writeNested", "attempt to modify a lookup table (tables are read-only)"),
+            ("pairsState", "attempt to modify a lookup table (tables are read-only)"),
+            ("rawsetRow", "bad argument #1 to 'rawset' (table expected, got userdata)"),
+            ("insertNested", "attempt to modify a lookup table (tables are read-only)"),
+            ("rawsetNested", "attempt to modify a read-only table"),
+            ("metatableNested", "cannot change a protected metatable"),
         ])
     func hostile(function: String, message: String) throws {
         for isolation in Self.isolations {
-            let key = function == "writeNested" ? #""a""# : #""FR""#
-            let (output, issues) = try Self.map(function, key, isolation: isolation)
+            let nested = function.hasSuffix("Nested")
+            let (output, issues) = try Self.map(function, nested ? #""a""# : #""FR""#, isolation: isolation)
             #expect(output == "{}")
             #expect(issues.count == 1)
             #expect(issues.first?.contains(message) == true, "\(issues)")
             #expect(issues.first?.contains("T.lua:") == true, "the script's line: \(issues)")
         }
+    }
+
+    @Test(
+        "every attempt, caught with pcall, is refused and leaves the table as its file holds it", arguments: isolations)
+    func attempts(isolation: LuaIsolation) throws {
+        #expect(
+            try Self.map("attempts", #""FR""#, isolation: isolation).output
+                == #"{"p":"true,true,true,true,true,true,true,true,true/code=FR,name=France,population=67000000/x,2/nil"}"#
+        )
     }
 
     @Test("a lookup counts against the instruction budget: what indexing a Lua table affords, lookups do not")

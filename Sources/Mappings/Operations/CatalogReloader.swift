@@ -92,20 +92,25 @@ public final class CatalogReloader: Sendable {
     private let traits: Traits
     private let makeTransformers: @Sendable () -> TransformerRegistry
     private let tests: TestScope
+    private let maxTableMemory: Int
     private let state: Mutex<State>
 
     /// Loads the first version; the tests of `tests` (every context's by default) must pass
-    /// too, for it and for every later version.
+    /// too, for it and for every later version. Every version's lookup tables take at most
+    /// `maxTableMemory` bytes (`Catalog.load(maxTableMemory:)`).
     public init(
         paths: [String], traits: Traits = Traits(), tests: TestScope = .all,
+        maxTableMemory: Int = Catalog.defaultMaxTableMemory,
         transformers: @escaping @Sendable () -> TransformerRegistry
     ) throws(MappingsError) {
         self.paths = paths
+        self.maxTableMemory = maxTableMemory
         self.traits = traits
         self.tests = tests
         self.makeTransformers = transformers
         let registry = transformers()
-        let catalog = try Catalog.load(paths, traits: traits, transformers: registry)
+        let catalog = try Catalog.load(
+            paths, traits: traits, transformers: registry, maxTableMemory: maxTableMemory)
         try tests.check(catalog)
         let fingerprint = Self.fingerprint(paths: paths, catalog: catalog, registry: registry)
         state = Mutex(
@@ -148,7 +153,8 @@ public final class CatalogReloader: Sendable {
         let registry = makeTransformers()
         let catalog: Catalog
         do {
-            catalog = try Catalog.load(paths, traits: traits, transformers: registry)
+            catalog = try Catalog.load(
+                paths, traits: traits, transformers: registry, maxTableMemory: maxTableMemory)
         } catch {
             let fingerprint = Self.fingerprint(paths: paths, catalog: nil, registry: registry, keeping: current)
             state.withLock { $0.fingerprint = fingerprint }
@@ -187,9 +193,12 @@ public final class CatalogReloader: Sendable {
         var files = Set(listed(paths))
         files.formUnion(catalog?.files ?? [])
         files.formUnion(old?.catalog.files ?? [])
-        // A lookup table's file is part of the catalog: a changed table is a new version.
-        files.formUnion(catalog?.tables.values.map(\.file) ?? [])
-        files.formUnion(old?.catalog.tables.values.map(\.file) ?? [])
+        // A lookup table's file, and a test's fixture table, are part of the catalog: a changed
+        // one is a new version.
+        for catalog in [catalog, old?.catalog].compactMap({ $0 }) {
+            files.formUnion(catalog.tables.values.map(\.file))
+            files.formUnion(catalog.contexts.flatMap { $0.tests.flatMap { $0.tables.values.map(\.file) } })
+        }
         for provider in registry.providers { files.formUnion(provider.sources.keys) }
         var fingerprint: [String: [UInt8]] = [:]
         for file in files { fingerprint[file] = contents(of: file) }

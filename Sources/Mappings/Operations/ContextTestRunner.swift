@@ -50,23 +50,26 @@ public enum ContextTestRunner {
         outcome(of: test, context: context, mapper: mapper).failures
     }
 
-    /// What differed, and what the mapping gave (`nil` when it could not run).
+    /// What differed, and what the mapping gave (`nil` when it could not run). The tables the
+    /// test gives (`"tables"`) stand in for those of their names while it maps.
     static func outcome(of test: ContextTest, context: String, mapper: Mapper) -> (
         failures: [String], actual: MappingResult?
     ) {
-        let result: MappingResult
-        do {
-            if let into = test.into {
-                let existing = try mapper.existingObject(from: into, context: context)
-                result = try mapper.map(test.input, into: existing.value, context: context)
-            } else {
-                result =
-                    test.many
+        let mapped = TableLookup.withFixtures(test.tables) {
+            Result { () throws(MappingsError) -> MappingResult in
+                if let into = test.into {
+                    let existing = try mapper.existingObject(from: into, context: context)
+                    return try mapper.map(test.input, into: existing.value, context: context)
+                }
+                return test.many
                     ? try mapper.objects(from: test.input, context: context)
                     : try mapper.object(from: test.input, context: context)
             }
-        } catch {
-            return ([error.description], nil)
+        }
+        let result: MappingResult
+        switch mapped {
+        case .success(let mapped): result = mapped
+        case .failure(let error): return ([error.description], nil)
         }
         var failures: [String] = []
         if test.output != nil || test.outputIncludes != nil {

@@ -30,6 +30,10 @@ public struct Catalog: Sendable {
     /// The lookup tables of `@tables`, by name: what `@lookup` entries and scripts' `tables` read.
     package internal(set) var tables: [String: LookupTable] = [:]
 
+    /// What the lookup tables of a load may take together unless it says otherwise: 512 MiB
+    /// (a million-row CSV file of 37 MB takes 58.5 MiB).
+    public static let defaultMaxTableMemory = 512 << 20
+
     /// The context with this identifier, or `nil`.
     public func context(_ identifier: String) -> CompiledContext? {
         index[identifier].map { contexts[$0] }
@@ -47,19 +51,25 @@ public struct Catalog: Sendable {
     ///     none is a load-time error.
     ///   - definitions: models and contexts the host declares in Swift (typed models
     ///     included), loaded and checked with the files.
+    ///   - maxTableMemory: the bytes the lookup tables (`@tables`) may take together; a table
+    ///     past it is a load error naming it, its file and its size.
     /// - Throws: `MappingsError` of kind `.invalidMappings` with every diagnostic of the load.
     public static func load(
         _ paths: [String], from source: FileSource = .disk, traits: Traits = Traits(),
-        transformers: TransformerRegistry = TransformerRegistry(), definitions: Definitions = Definitions()
+        transformers: TransformerRegistry = TransformerRegistry(), definitions: Definitions = Definitions(),
+        maxTableMemory: Int = defaultMaxTableMemory
     ) throws(MappingsError) -> Catalog {
         var loader = CatalogLoader(transformers: transformers, definitions: definitions)
+        loader.maxTableMemory = maxTableMemory
         let sources = loader.readFiles(paths, from: source, traits: traits)
         loader.declarationsIncomplete = loader.noteUnparsed(sources)
         let declarations = loader.declarations(in: sources)
         let models = loader.compileModels(declarations.models)
-        let tables = loader.loadTables(sources, from: source)
+        var tables = loader.loadTables(sources, from: source)
         var compiled = loader.compileContexts(
             declarations.contexts, models: models, sources: sources, tables: tables.tables)
+        loader.loadTestTables(
+            in: &compiled.contexts, declarations: tables.declarations, from: source, texts: &tables.texts)
         loader.bindTransformers(in: &compiled.contexts, tables: tables.tables)
         loader.warnUnmappedRequired(compiled.contexts, models: models)
         if let failure = loader.failure(texts: sources.texts.merging(tables.texts) { mine, _ in mine }) {

@@ -2,7 +2,7 @@ import MappingsJSON
 import MappingsModel
 
 extension ContextCompiler {
-    static let testKeys = ["name", "input", "output", "outputIncludes", "issues", "many", "into"]
+    static let testKeys = ["name", "input", "output", "outputIncludes", "issues", "many", "into", "tables"]
     static let issueKeys = ["kind", "severity", "path", "property", "message"]
 
     /// The tests of a context's `"@tests"` (an array of test objects), checked for shape.
@@ -84,6 +84,9 @@ extension ContextCompiler {
                 return false
             }
             test.into = member.value.jsonValue
+        case "tables":
+            guard let fixtures = compileTableFixtures(member.value) else { return false }
+            test.tableFixtures = fixtures
         case "issues":
             guard let issues = compileExpectedIssues(member.value) else { return false }
             test.issues = issues
@@ -93,7 +96,7 @@ extension ContextCompiler {
                 Diagnostic(
                     message: "unknown key \"\(member.key)\" in a test", location: member.keyLocation,
                     help: Suggestion.help(for: member.key, among: Self.testKeys)
-                        ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\", \"into\" and \"name\""
+                        ?? "a test has \"input\", \"output\", \"outputIncludes\", \"issues\", \"many\", \"into\", \"tables\" and \"name\""
                 ))
             return false
         }

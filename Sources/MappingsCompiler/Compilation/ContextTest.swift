@@ -44,4 +44,25 @@ package struct ContextTest: Sendable {
     /// Where the values of `"output"` and `"issues"` start, for `mappings test --update`.
     package var outputLocation: SourceLocation? = nil
     package var issuesLocation: SourceLocation? = nil
+    /// The tables the test gives (`"tables"`), as written, for the loader to read into `tables`.
+    package var tableFixtures: [TableFixture] = []
+    /// The fixture tables read, by name: what `@lookup` entries read while the test runs, in
+    /// place of the tables of those names.
+    package var tables: [String: LookupTable] = [:]
+
+    /// A table a test gives in place of the one `@tables` declares under its name: a file
+    /// (beside the tests, relative to the `.mappings` file) or rows, read with the
+    /// declaration's key and column types.
+    package struct TableFixture: Sendable {
+        package var name: String
+        /// The path as written, and resolved against the `.mappings` file; `nil` for rows.
+        package var file: (written: String, path: String)?
+        package var rows: [JSONValue]?
+        package var location: SourceLocation
+
+        init(name: String, location: SourceLocation) {
+            self.name = name
+            self.location = location
+        }
+    }
 }

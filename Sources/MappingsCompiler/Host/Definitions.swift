@@ -1,4 +1,4 @@
-import MappingsJSON
+public import MappingsJSON
 public import MappingsModel
 
 /// Models and contexts a Swift host declares in code, loaded beside the `.mappings` files.
@@ -24,6 +24,8 @@ public struct Definitions: Sendable {
     private(set) var typedModels: [RegisteredModel] = []
     /// Swift closures given to entries (`transform:`), under the names their entries use.
     var closures: [(reference: TransformerReference, transformer: any Transformer)] = []
+    /// Lookup tables the host gives, in order (`table(_:rows:key:columns:)`).
+    var tables: [HostTable] = []
     /// For each Swift file named by a location, the path it can be read from (for source lines).
     var sourcePaths: [String: String] = [:]
 
@@ -80,6 +82,45 @@ public struct Definitions: Sendable {
             RegisteredModel(model: typed.model, swiftType: String(reflecting: T.self), location: typed.location))
         if let path = typed.sourcePath { sourcePaths[typed.location.file] = path }
         for nested in typed.nestedRegistrations { nested(&self) }
+    }
+
+    /// Gives a lookup table from rows in memory, as a JSON lines file of those objects would:
+    /// entries read it with `"@lookup"` and scripts as `tables.<name>`, like a table of `@tables`.
+    ///
+    /// When a `.mappings` file declares a table of that name, these rows are its rows (its key
+    /// and column types hold unless given here); otherwise `key` is needed. Problems (a row
+    /// that is no object, a key written twice…) are load errors that name this call's line.
+    /// ```swift
+    /// definitions.table("countries", rows: [["code": "FR", "name": "France"]], key: ["code"])
+    /// ```
+    /// - Parameters:
+    ///   - name: the table's name (an identifier).
+    ///   - rows: JSON objects of column names to cells.
+    ///   - key: the key's column, or columns for a composite key.
+    ///   - columns: declared column types by name (`"population": "Int"`), as `"columns"` writes them.
+    public mutating func table(
+        _ name: String, rows: [JSONValue], key: [String] = [], columns: [String: String] = [:],
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = location(fileID, filePath, line)
+        tables.append(
+            HostTable(
+                name: name, source: .rows(rows), key: key,
+                columns: columns.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, location: at))
+    }
+
+    /// Gives a lookup table from a file (CSV, JSON lines, or with `databaseTable` a table of a
+    /// SQLite database), relative to the current directory; otherwise as
+    /// `table(_:rows:key:columns:)`: a `.mappings` declaration of that name reads this file.
+    public mutating func table(
+        _ name: String, file: String, key: [String] = [], columns: [String: String] = [:],
+        databaseTable: String? = nil, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
+    ) {
+        let at = location(fileID, filePath, line)
+        tables.append(
+            HostTable(
+                name: name, source: .file(file, databaseTable: databaseTable), key: key,
+                columns: columns.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, location: at))
     }
 
     /// The models registered through `register(_:)`, in order.

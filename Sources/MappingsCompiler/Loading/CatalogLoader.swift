@@ -22,6 +22,8 @@ struct CatalogLoader {
     /// Whether a file did not parse: a name no declaration has may be one of its declarations,
     /// so it is not reported, and a context of a model no declaration has is not compiled.
     var declarationsIncomplete = false
+    /// The bytes the lookup tables may take together (`Catalog.load(maxTableMemory:)`).
+    var maxTableMemory = Catalog.defaultMaxTableMemory
 
     init(transformers: TransformerRegistry, definitions: Definitions) {
         self.transformers = transformers

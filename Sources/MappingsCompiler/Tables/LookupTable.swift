@@ -6,49 +6,72 @@ import Synchronization
 ///
 /// Immutable and `Sendable`: a catalog loads it once and every lane, entry and Lua interpreter
 /// reads the same storage. A key is compared as text (`keyText(of:)`): the string `"42"` and the
-/// number `42` find the same row, and a composite key joins its columns' texts.
+/// number `42` find the same row, and a composite key joins its columns' texts. One reference
+/// to its parts: an entry's conversion that holds the table copies it on the record path.
 package struct LookupTable: Sendable {
     /// The name `@tables` gives it (`countries`).
-    package let name: String
+    package var name: String { parts.name }
     /// The file it was read from, resolved against the `.mappings` file that names it.
-    package let file: String
+    package var file: String { parts.file }
     /// The column names, in the file's order.
-    package let columns: [String]
+    package var columns: [String] { parts.columns }
     /// The key's columns, as indexes into `columns`, in the order `"key"` names them.
-    package let keyColumns: [Int]
-    /// Each row's cells, one per column (`null` for an empty field).
-    package let rows: [[JSONValue]]
-    /// The 1-based line of the file each row starts on.
-    package let lines: [Int]
-    /// Each row's key text (`keyText(of:)`), to its row.
-    private let index: [String: Int]
+    package var keyColumns: [Int] { parts.store.keyColumns }
+    /// The name, file and columns, and the store: the cells, one per column a row (`null` for an
+    /// empty field), and the key index.
+    private let parts: Parts
     /// This table among those the process loaded: what tells a reloaded table from the one
     /// an interpreter holds.
     package let serial = LookupTable.loaded.add(1, ordering: .relaxed).newValue
     private static let loaded = Atomic<UInt64>(0)
 
-    package init(
-        name: String, file: String, columns: [String], keyColumns: [Int], rows: [[JSONValue]], lines: [Int],
-        index: [String: Int]
-    ) {
-        self.name = name
-        self.file = file
-        self.columns = columns
-        self.keyColumns = keyColumns
-        self.rows = rows
-        self.lines = lines
-        self.index = index
+    private final class Parts: Sendable {
+        let name: String
+        let file: String
+        let columns: [String]
+        let store: TableStore
+
+        init(name: String, file: String, columns: [String], store: TableStore) {
+            (self.name, self.file, self.columns, self.store) = (name, file, columns, store)
+        }
     }
 
+    init(name: String, file: String, columns: [String], store: TableStore) {
+        parts = Parts(name: name, file: file, columns: columns, store: store)
+    }
+
+    /// How many rows.
+    package var rowCount: Int { parts.store.rowCount }
+
+    /// The bytes the table takes in memory: what `--max-table-memory` counts.
+    package var memory: Int { parts.store.memory }
+
+    /// A size in words, as messages and `check` give one: `61.2 MiB`, `12.0 KiB`, `300 bytes`.
+    package static func memoryText(_ bytes: Int) -> String {
+        func tenths(_ unit: Int) -> String { "\(bytes / unit).\(bytes % unit * 10 / unit)" }
+        if bytes >= 1 << 20 { return tenths(1 << 20) + " MiB" }
+        if bytes >= 1 << 10 { return tenths(1 << 10) + " KiB" }
+        return "\(bytes) bytes"
+    }
+
+    /// The 1-based line of the file row `row` starts on (a database table's row number).
+    package func line(ofRow row: Int) -> Int { parts.store.line(ofRow: row) }
+
+    /// The cell of row `row` in column `column` (`null` when empty).
+    package func cell(row: Int, column: Int) -> JSONValue { parts.store.cell(row: row, column: column) }
+
+    /// The cells of row `row`, one per column.
+    package func cells(ofRow row: Int) -> [JSONValue] { columns.indices.map { parts.store.cell(row: row, column: $0) } }
+
     /// The row whose key is `key` (a key text), or `nil`.
-    package func row(forKeyText key: String) -> Int? { index[key] }
+    package func row(forKeyText key: String) -> Int? { parts.store.row(forKeyText: key) }
 
     /// The row `value` names: a scalar for a key of one column; for a composite key an array
     /// of the key's values in the key's order, or an object with the key's column names.
     /// `nil` when no row has that key, or when the value cannot be a key (`reason` says why).
     package func row(for value: JSONValue) -> Result<Int?, KeyFailure> {
         switch key(of: value) {
-        case .success(let text): .success(index[text])
+        case .success(let text): .success(parts.store.row(forKeyText: text))
         case .failure(let failure): .failure(failure)
         }
     }
@@ -99,7 +122,7 @@ package struct LookupTable: Sendable {
     package func object(ofRow row: Int) -> JSONValue {
         .object(
             JSONObject(
-                uniqueMembers: zip(columns, rows[row]).compactMap { $1 == .null ? nil : (key: $0, value: $1) }))
+                uniqueMembers: zip(columns, cells(ofRow: row)).compactMap { $1 == .null ? nil : (key: $0, value: $1) }))
     }
 
     /// The text a key value is compared by: a string as it is, a number as its digits, a
@@ -118,9 +141,11 @@ package struct LookupTable: Sendable {
     /// Every row as a pair of its key text and its cells (an object, empty cells left out), in
     /// the file's order: what the Lua sandbox builds its rows from.
     package var keyedRows: JSONValue {
-        var texts = [String](repeating: "", count: rows.count)
-        for (text, row) in index { texts[row] = text }
-        return .array(rows.indices.map { .array([.string(texts[$0]), object(ofRow: $0)]) })
+        .array(
+            (0..<rowCount).map { row in
+                let texts = keyColumns.map { Self.keyText(of: cell(row: row, column: $0)) ?? "" }
+                return .array([.string(Self.compositeKey(texts)), object(ofRow: row)])
+            })
     }
 
     /// The key text of a composite key's parts, each one's text apart (a unit separator, U+001F).

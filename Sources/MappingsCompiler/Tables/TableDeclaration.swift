@@ -16,8 +16,15 @@ struct TableDeclaration {
     var path: String
     var fileLocation: SourceLocation
     var format: Format
-    /// `"table"`: the table (or view) of a SQLite database file.
+    /// `"table"`: the table (or view) of a SQLite database file, and where its name is written.
     var table: String?
+    var tableLocation: SourceLocation?
+    /// The rows a host gave (`Definitions.table(_:rows:key:columns:)`): there is no file.
+    var rows: [JSONValue]?
+    var isInMemory: Bool { rows != nil }
+    /// Whether a host named the file (`Definitions.table(_:file:…)`): it is read from the disk,
+    /// relative to the current directory, whatever source the `.mappings` files come from.
+    var isHostFile = false
     /// `"key"`: one column name or several (a composite key), in order.
     var key: [(name: String, location: SourceLocation)]
     var keyLocation: SourceLocation
@@ -140,8 +147,18 @@ struct TableDeclaration {
         return TableDeclaration(
             name: name, nameLocation: declaration.nameLocation, file: file, path: path,
             fileLocation: fileMember.value.location, format: format, table: table,
+            tableLocation: tableMember?.value.location,
             key: key.map { (name: $0.value, location: $0.location) }, keyLocation: keyMember.value.location,
             columns: columns)
+    }
+
+    /// The format a file's extension says: `.csv`; `.jsonl` or `.ndjson`; `.db`, `.sqlite` or `.sqlite3`.
+    static func format(ofFile file: String) -> Format? {
+        let lowered = file.lowercased()
+        if lowered.hasSuffix(".csv") { return .csv }
+        if lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson") { return .jsonl }
+        if lowered.hasSuffix(".db") || lowered.hasSuffix(".sqlite") || lowered.hasSuffix(".sqlite3") { return .sqlite }
+        return nil
     }
 
     /// `"format"`, else the file's extension: `.csv`, `.jsonl` or `.ndjson`, `.db`, `.sqlite` or `.sqlite3`.
@@ -158,10 +175,7 @@ struct TableDeclaration {
             }
             return format
         }
-        let lowered = file.lowercased()
-        if lowered.hasSuffix(".csv") { return .csv }
-        if lowered.hasSuffix(".jsonl") || lowered.hasSuffix(".ndjson") { return .jsonl }
-        if lowered.hasSuffix(".db") || lowered.hasSuffix(".sqlite") || lowered.hasSuffix(".sqlite3") { return .sqlite }
+        if let format = format(ofFile: file) { return format }
         let fileLocation = declaration.node.member("file")?.value.location
         diagnostics.append(
             Diagnostic(
@@ -173,7 +187,7 @@ struct TableDeclaration {
         return nil
     }
 
-    private static func isIdentifier(_ name: String) -> Bool {
+    static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || first.properties.isAlphabetic, first.isASCII
         else { return false }
         return name.unicodeScalars.allSatisfy {

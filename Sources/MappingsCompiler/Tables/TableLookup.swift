@@ -1,4 +1,5 @@
 package import MappingsJSON
+import Synchronization
 
 /// An entry's `@lookup`, resolved when the catalog compiled: the table, and the column whose
 /// cell the entry takes (`nil`: the whole row, as a JSON object of its columns).
@@ -15,15 +16,39 @@ package struct TableLookup: Sendable {
         self.text = text
     }
 
+    /// Tables that stand in for the tables of their names while a context's test that names
+    /// them runs (its `"tables"`: `withFixtures(_:_:)`).
+    @TaskLocal private static var fixtures: [String: LookupTable] = [:]
+    /// How many such tests run now: lookups read `fixtures` only then (a relaxed load otherwise).
+    private static let fixturesInUse = Atomic<Int>(0)
+
+    /// Runs `body` with `tables` in place of the tables of their names, for the lookups this
+    /// thread (or task) makes: what a test's fixture tables are.
+    package static func withFixtures<R>(_ tables: [String: LookupTable], _ body: () -> R) -> R {
+        guard !tables.isEmpty else { return body() }
+        fixturesInUse.add(1, ordering: .relaxed)
+        defer { fixturesInUse.subtract(1, ordering: .relaxed) }
+        return $fixtures.withValue(tables, operation: body)
+    }
+
+    /// The table this lookup reads now: its own, or the fixture a running test gives for its name.
+    package var current: LookupTable {
+        guard Self.fixturesInUse.load(ordering: .relaxed) > 0, let fixture = Self.fixtures[table.name] else {
+            return table
+        }
+        return fixture
+    }
+
     /// What the lookup of `key` gives: the cell or the row, `.noRow` when no row has that key,
     /// or `.invalidKey` when the value cannot be a key of the table.
     package func value(for key: JSONValue) -> Outcome {
+        let table = current
         switch table.row(for: key) {
         case .failure(let failure): return .invalidKey(failure.message)
         case .success(nil): return .noRow
         case .success(let row?):
             guard let column else { return .found(table.object(ofRow: row), row: row) }
-            return .found(table.rows[row][column], row: row)
+            return .found(table.cell(row: row, column: column), row: row)
         }
     }
 

@@ -6,13 +6,15 @@ import MappingsModel
 ///
 /// Every problem is a diagnostic that points into the table's file (line and column) or at the
 /// declaration: a missing key column, a key written twice (both lines), a ragged row, a cell
-/// that does not convert. A table with a problem is not built.
+/// that does not convert. A table with a problem is not built. A CSV file's cells go straight
+/// into the table's store (`TableStore`), a record at a time; the records' offsets are kept
+/// while it loads, to point a later diagnostic at a cell.
 struct TableReader {
     let declaration: TableDeclaration
-    private(set) var diagnostics: [Diagnostic] = []
-
-    /// Where a cell starts in the table's file (1-based line and column).
-    typealias Place = (line: Int, column: Int)
+    var diagnostics: [Diagnostic] = []
+    /// A CSV file's bytes, and the offset each row's record starts at in them.
+    var text: [UInt8] = []
+    var recordStarts: [UInt32] = []
 
     init(declaration: TableDeclaration) {
         self.declaration = declaration
@@ -22,14 +24,17 @@ struct TableReader {
     mutating func readDatabase() -> LookupTable? {
         switch SQLiteTableReader.read(path: declaration.path, table: declaration.table ?? "") {
         case .success(let (columns, rows)):
-            let numbers = Array(1...max(1, rows.count)).prefix(rows.count)
-            return build((columns, rows, Array(numbers), rows.map { _ in [] }))
+            guard let store = store(columns: columns, rows: rows, lines: Array(rows.indices.map { $0 + 1 })) else {
+                return nil
+            }
+            return build(columns: columns, store: store)
         case .failure(let failure):
             diagnostics.append(
                 Diagnostic(
                     message:
                         "cannot read the table \(PathText.quoted(declaration.table ?? "")) of the database \(PathText.quoted(declaration.path)) (the table \(declaration.name)): \(failure.message)",
-                    location: declaration.fileLocation,
+                    location: failure.tables.isEmpty
+                        ? declaration.fileLocation : declaration.tableLocation ?? declaration.fileLocation,
                     help: Suggestion.help(for: declaration.table ?? "", among: failure.tables)
                         ?? (failure.tables.isEmpty ? nil : "its tables: " + failure.tables.joined(separator: ", "))))
             return nil
@@ -38,258 +43,108 @@ struct TableReader {
 
     /// The table, or `nil` when its file has a problem (reported).
     mutating func read(_ bytes: [UInt8]) -> LookupTable? {
-        let parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])?
+        let parsed: (columns: [String], store: TableStore)?
         switch declaration.format {
         case .csv: parsed = readCSV(bytes)
         case .jsonl: parsed = readLines(bytes)
         case .sqlite: return readDatabase()
         }
         guard let parsed else { return nil }
-        return build(parsed)
+        return build(columns: parsed.columns, store: parsed.store)
+    }
+
+    /// The table of rows a host gives (JSON objects, as the lines of a JSON lines file would
+    /// hold them; row `n` is "line" `n` in messages), or `nil` (reported).
+    mutating func read(rows given: [JSONValue]) -> LookupTable? {
+        var objects: [(JSONObject, Int)] = []
+        for (offset, row) in given.enumerated() {
+            guard case .object(let object) = row else {
+                diagnostics.append(
+                    Diagnostic(
+                        message: "row \(offset + 1) of the table \(declaration.name) is \(row.typeName), not an object",
+                        location: declaration.fileLocation, help: "a row is an object of column names to cells"))
+                continue
+            }
+            objects.append((object, offset + 1))
+        }
+        guard diagnostics.isEmpty, let parsed = rows(of: objects) else { return nil }
+        return build(columns: parsed.columns, store: parsed.store)
     }
 
     /// What a row's number is in messages: a line of a text file, a row of a database's table.
-    private var lineWord: String { declaration.format == .sqlite ? "row" : "line" }
+    var lineWord: String { declaration.format == .sqlite || declaration.isInMemory ? "row" : "line" }
 
-    /// The table from its columns and rows: the key's columns found, the cells converted, the
-    /// keys indexed; `nil` after reporting a problem.
-    private mutating func build(
-        _ parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])
-    ) -> LookupTable? {
-        var parsed = parsed
+    /// The table from its columns and cells: the key's columns found, each row's key checked,
+    /// the keys indexed; `nil` after reporting a problem.
+    private mutating func build(columns: [String], store given: TableStore) -> LookupTable? {
+        var store = given
         var keyColumns: [Int] = []
         for key in declaration.key {
-            guard let column = parsed.columns.firstIndex(of: key.name) else {
+            guard let column = columns.firstIndex(of: key.name) else {
                 diagnostics.append(
                     Diagnostic(
                         message: "the table \(declaration.name) has no key column \(PathText.quoted(key.name))",
                         location: key.location,
                         notes: [
                             Diagnostic.Note(
-                                message: "its columns: "
-                                    + parsed.columns.map { PathText.quoted($0) }.joined(separator: ", "))
+                                message: "its columns: " + columns.map { PathText.quoted($0) }.joined(separator: ", "))
                         ],
-                        help: Suggestion.help(for: key.name, among: parsed.columns)))
+                        help: Suggestion.help(for: key.name, among: columns)))
                 return nil
             }
             keyColumns.append(column)
         }
-        for declared in declaration.columns where !parsed.columns.contains(declared.name) {
+        for declared in declaration.columns where !columns.contains(declared.name) {
             diagnostics.append(
                 Diagnostic(
                     message: "the table \(declaration.name) has no column \(PathText.quoted(declared.name))",
-                    location: declared.location, help: Suggestion.help(for: declared.name, among: parsed.columns)))
+                    location: declared.location, help: Suggestion.help(for: declared.name, among: columns)))
         }
-        convertCells(&parsed)
         guard diagnostics.isEmpty else { return nil }
-        var index: [String: Int] = [:]
-        index.reserveCapacity(parsed.rows.count)
-        for (row, cells) in parsed.rows.enumerated() {
-            var parts: [String] = []
-            for column in keyColumns {
-                guard let text = LookupTable.keyText(of: cells[column]) else {
-                    diagnostics.append(
-                        Diagnostic(
-                            message:
-                                "the row of \(declaration.name) on \(lineWord) \(parsed.lines[row]) has no key (\(PathText.quoted(parsed.columns[column])) is \(cells[column] == .null ? "empty" : cells[column].typeName))",
-                            location: place(row: row, column: column, in: parsed),
-                            help: "give every row a key, or remove the row"))
-                    continue
-                }
-                parts.append(text)
-            }
-            guard parts.count == keyColumns.count else { continue }
-            let key = keyColumns.count == 1 ? parts[0] : LookupTable.compositeKey(parts)
-            if let first = index[key] {
+        for row in 0..<store.rowCount {
+            for column in keyColumns where store.withKeyText(row: row, column: column, { $0 == nil }) {
+                let cell = store.cell(row: row, column: column)
                 diagnostics.append(
                     Diagnostic(
                         message:
-                            "the key \(PathText.quoted(parts.joined(separator: ", "))) is written twice in the table \(declaration.name): \(lineWord)s \(parsed.lines[first]) and \(parsed.lines[row])",
-                        location: place(row: row, column: keyColumns[0], in: parsed),
-                        notes: [
-                            Diagnostic.Note(
-                                message: "first written here",
-                                location: place(row: first, column: keyColumns[0], in: parsed))
-                        ],
-                        help:
-                            "a key finds one row: remove one of them, or make the key composite (\"key\": [\"a\", \"b\"])"
-                    ))
-                continue
+                            "the row of \(declaration.name) on \(lineWord) \(store.line(ofRow: row)) has no key (\(PathText.quoted(columns[column])) is \(cell == .null ? "empty" : cell.typeName))",
+                        location: place(row: row, column: column, in: store),
+                        help: "give every row a key, or remove the row"))
             }
-            index[key] = row
         }
         guard diagnostics.isEmpty else { return nil }
-        return LookupTable(
-            name: declaration.name, file: declaration.path, columns: parsed.columns, keyColumns: keyColumns,
-            rows: parsed.rows, lines: parsed.lines, index: index)
-    }
-
-    private func place(
-        row: Int, column: Int, in parsed: (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])
-    ) -> SourceLocation {
-        guard declaration.format != .sqlite else { return declaration.fileLocation }
-        let places = parsed.places[row]
-        return places.count > column
-            ? SourceLocation(file: declaration.path, line: places[column].line, column: places[column].column)
-            : SourceLocation(file: declaration.path, line: parsed.lines[row], column: 1)
-    }
-
-    /// A CSV file: the header's names, then one row per record, every cell a string (`null` when empty).
-    private mutating func readCSV(_ bytes: [UInt8]) -> (
-        columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]]
-    )? {
-        var reader = CSVReader(bytes: bytes)
-        let records: [CSVReader.Record]
-        do {
-            records = try reader.records()
-        } catch {
-            diagnostics.append(
-                Diagnostic(
-                    message: "the table \(declaration.name) is not CSV: \(error.message)",
-                    location: SourceLocation(file: declaration.path, line: error.line, column: error.column)))
-            return nil
-        }
-        guard let header = records.first else {
+        for (row, first) in store.index(keyColumns: keyColumns) {
+            let parts = keyColumns.map { LookupTable.keyText(of: store.cell(row: row, column: $0)) ?? "" }
             diagnostics.append(
                 Diagnostic(
                     message:
-                        "the table file \(PathText.quoted(declaration.file)) is empty: a CSV table starts with a header of column names",
-                    location: declaration.fileLocation))
-            return nil
-        }
-        var seen: [String: Int] = [:]
-        for (offset, name) in header.fields.enumerated() {
-            let at = SourceLocation(file: declaration.path, line: header.line, column: header.columns[offset])
-            if name.isEmpty {
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "the header of the table \(declaration.name) has an empty column name (column \(offset + 1))",
-                        location: at, help: "name every column"))
-            } else if seen[name] != nil {
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "the header of the table \(declaration.name) names the column \(PathText.quoted(name)) twice",
-                        location: at, help: "name every column once"))
-            }
-            seen[name] = offset
-        }
-        var rows: [[JSONValue]] = []
-        var lines: [Int] = []
-        var places: [[Place]] = []
-        rows.reserveCapacity(records.count - 1)
-        for record in records.dropFirst() {
-            guard record.fields.count == header.fields.count else {
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "line \(record.line) of the table \(declaration.name) has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"), its header \(header.fields.count)",
-                        location: SourceLocation(
-                            file: declaration.path, line: record.line,
-                            column: record.columns[min(record.columns.count, header.fields.count) - 1]),
-                        help: "every row has one field per column (quote a field that holds a comma)"))
-                continue
-            }
-            rows.append(record.fields.map { $0.isEmpty ? .null : .string($0) })
-            lines.append(record.line)
-            places.append(record.columns.map { Place(line: record.line, column: $0) })
+                        "the key \(PathText.quoted(parts.joined(separator: ", "))) is written twice in the table \(declaration.name): \(lineWord)s \(store.line(ofRow: first)) and \(store.line(ofRow: row))",
+                    location: place(row: row, column: keyColumns[0], in: store),
+                    notes: [
+                        Diagnostic.Note(
+                            message: "first written here", location: place(row: first, column: keyColumns[0], in: store)
+                        )
+                    ],
+                    help: "a key finds one row: remove one of them, or make the key composite (\"key\": [\"a\", \"b\"])"
+                ))
         }
         guard diagnostics.isEmpty else { return nil }
-        return (header.fields, rows, lines, places)
+        store.compact()
+        return LookupTable(name: declaration.name, file: declaration.path, columns: columns, store: store)
     }
 
-    /// A JSON lines file: one object per line; the columns are the keys, in the order first met.
-    private mutating func readLines(_ bytes: [UInt8]) -> (
-        columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]]
-    )? {
-        var objects: [(JSONObject, Int)] = []
-        var columns: [String] = []
-        var known: Set<String> = []
-        var line = 1
-        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while start < bytes.count {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            defer {
-                start = end + 1
-                line += 1
-            }
-            let text = Array(bytes[start..<end])
-            if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(text)
-            } catch {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "line \(line) of the table \(declaration.name) is not JSON: \(error.message)",
-                        location: SourceLocation(file: declaration.path, line: line, column: error.column)))
-                continue
-            }
-            guard case .object(let object) = value else {
-                diagnostics.append(
-                    Diagnostic(
-                        message: "line \(line) of the table \(declaration.name) holds \(value.typeName), not an object",
-                        location: SourceLocation(file: declaration.path, line: line, column: 1),
-                        help: "a JSON lines table holds one object (a row) per line"))
-                continue
-            }
-            if let repeated = object.duplicateKeys.first {
-                diagnostics.append(
-                    Diagnostic(
-                        message:
-                            "line \(line) of the table \(declaration.name) writes the key \(PathText.quoted(repeated)) twice",
-                        location: SourceLocation(file: declaration.path, line: line, column: 1),
-                        help: "a row has one value a column: keep one of them"))
-                continue
-            }
-            for member in object.members where known.insert(member.key).inserted { columns.append(member.key) }
-            objects.append((object, line))
+    /// Where a cell is: its line and column in a CSV file, its line in a JSON lines file, the
+    /// declaration for a database's table or a host's rows.
+    private func place(row: Int, column: Int, in store: TableStore) -> SourceLocation {
+        if declaration.format == .sqlite || declaration.isInMemory { return declaration.fileLocation }
+        guard declaration.format == .csv, row < recordStarts.count else {
+            return SourceLocation(file: declaration.path, line: store.line(ofRow: row), column: 1)
         }
-        guard diagnostics.isEmpty else { return nil }
-        let rows = objects.map { object, _ in columns.map { object[$0] ?? .null } }
-        return (columns, rows, objects.map(\.1), objects.map { [Place(line: $0.1, column: 1)] })
-    }
-
-    /// Converts the declared columns' cells to their types, and infers the others' in a CSV file:
-    /// numbers when every cell is a JSON number, booleans when every one is `true` or `false`.
-    private mutating func convertCells(
-        _ parsed: inout (columns: [String], rows: [[JSONValue]], lines: [Int], places: [[Place]])
-    ) {
-        let converter = Converter(models: [:])
-        for (column, name) in parsed.columns.enumerated() {
-            if let declared = declaration.columns.first(where: { $0.name == name }) {
-                for row in parsed.rows.indices where parsed.rows[row][column] != .null {
-                    let cell = parsed.rows[row][column]
-                    var failures: [ConversionFailure] = []
-                    let value = converter.convert(
-                        cell, to: declared.type, dateFormat: nil as DateFormats?, failures: &failures)
-                    if let failure = failures.first {
-                        diagnostics.append(
-                            Diagnostic(
-                                message:
-                                    "the column \(PathText.quoted(name)) of the table \(declaration.name), \(lineWord) \(parsed.lines[row]): \(failure.message)",
-                                location: place(row: row, column: column, in: parsed),
-                                help: "fix the cell, leave it empty, or declare the column with another type"))
-                        continue
-                    }
-                    parsed.rows[row][column] = (try? JSONParser.parse(JSONWriter.string(value))) ?? cell
-                }
-            } else if declaration.format == .csv {
-                let cells = parsed.rows.lazy.map { $0[column] }.filter { $0 != .null }
-                guard !cells.isEmpty else { continue }
-                if cells.allSatisfy({ if case .string(let text) = $0 { JSONNumber(text) != nil } else { false } }) {
-                    for row in parsed.rows.indices {
-                        if case .string(let text) = parsed.rows[row][column] {
-                            parsed.rows[row][column] = JSONValue.number(literal: text)
-                        }
-                    }
-                } else if cells.allSatisfy({ $0 == .string("true") || $0 == .string("false") }) {
-                    for row in parsed.rows.indices where parsed.rows[row][column] != .null {
-                        parsed.rows[row][column] = .bool(parsed.rows[row][column] == .string("true"))
-                    }
-                }
-            }
+        var reader = CSVReader(bytes: text, at: Int(recordStarts[row]), line: store.line(ofRow: row))
+        guard let record = try? reader.next(), column < record.starts.count else {
+            return SourceLocation(file: declaration.path, line: store.line(ofRow: row), column: 1)
         }
+        let place = reader.place(ofField: column, in: record)
+        return SourceLocation(file: declaration.path, line: place.line, column: place.column)
     }
 }

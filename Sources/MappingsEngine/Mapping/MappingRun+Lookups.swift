@@ -14,7 +14,7 @@ extension MappingRun {
         let why: String
         if let row = lookedUp.row, let column = lookup.column {
             why =
-                "the row of \(JSONWriter.safeText(lookedUp.key)) in the table \(lookup.table.name) (line \(lookup.table.lines[row])) has no \(lookup.table.columns[column])"
+                "the row of \(JSONWriter.safeText(lookedUp.key)) in the table \(lookup.current.name) (line \(lookup.current.line(ofRow: row))) has no \(lookup.current.columns[column])"
         } else {
             why = lookup.noRowMessage(for: lookedUp.key)
         }
@@ -30,9 +30,9 @@ extension MappingRun {
         let said: String
         if let row = lookedUp.row, let column = lookup.column {
             said =
-                "is \(JSONWriter.safeText(lookedUp.key)): its row in the table \(lookup.table.name) (\(lookup.table.file):\(lookup.table.lines[row])) has no \(lookup.table.columns[column])"
+                "is \(JSONWriter.safeText(lookedUp.key)): its row in the table \(lookup.current.name) (\(lookup.current.file):\(lookup.current.line(ofRow: row))) has no \(lookup.current.columns[column])"
         } else {
-            said = "is \(JSONWriter.safeText(lookedUp.key)), a key no row of the table \(lookup.table.name) has"
+            said = "is \(JSONWriter.safeText(lookedUp.key)), a key no row of the table \(lookup.current.name) has"
         }
         if let defaultValue = rule.defaultValue {
             Target.assign(defaultValue, at: rule.target.steps[...], in: &target, models: mapper.catalog.models)
@@ -44,6 +44,6 @@ extension MappingRun {
 
     /// `@lookup countries.name (the row of "FR", tables/countries.csv:2)`, for explanations.
     static func shownLookup(_ lookup: TableLookup, key: JSONValue, row: Int) -> String {
-        "@lookup \(lookup.text) (the row of \(JSONWriter.safeText(key)), \(lookup.table.file):\(lookup.table.lines[row]))"
+        "@lookup \(lookup.text) (the row of \(JSONWriter.safeText(key)), \(lookup.current.file):\(lookup.current.line(ofRow: row)))"
     }
 }

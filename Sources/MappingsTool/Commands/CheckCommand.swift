@@ -40,11 +40,13 @@ struct CheckCommand: ParsableCommand, LoadingCommand {
             for failure in result.failures { Terminal.error("  " + failure) }
         }
         let tables = catalog.tables.count
-        let rows = catalog.tables.values.reduce(0) { $0 + $1.rows.count }
+        let rows = catalog.tables.values.reduce(0) { $0 + $1.rowCount }
+        let memory = LookupTable.memoryText(catalog.tables.values.reduce(0) { $0 + $1.memory })
         var summary =
             "\(named) context\(named == 1 ? "" : "s"), \(catalog.models.count) model\(catalog.models.count == 1 ? "" : "s") "
             + (tables == 0
-                ? "" : "and \(tables) lookup table\(tables == 1 ? "" : "s") (\(rows) row\(rows == 1 ? "" : "s")) ")
+                ? ""
+                : "and \(tables) lookup table\(tables == 1 ? "" : "s") (\(rows) row\(rows == 1 ? "" : "s"), \(memory) in memory) ")
             + "in \(catalog.files.count) file\(catalog.files.count == 1 ? "" : "s")"
         if !results.isEmpty {
             summary +=

@@ -69,7 +69,8 @@ struct PlaygroundCommand: AsyncParsableCommand {
         guard let (host, port) = ServeCommand.address(listen) else { throw ToolFailure(status: .loadFailure) }
         let session = PlaygroundSession(
             roots: load.mappingsPaths, scriptsDirectory: load.scriptsDirectory, traits: load.traits,
-            limits: load.lua.limits, writes: write, context: context, input: payload)
+            limits: load.lua.limits, writes: write, context: context, input: payload,
+            maxTableMemory: load.maxTableMemory << 20)
         do {
             try await playground(PlaygroundPlan(session: session, host: host, port: port))
         } catch {

@@ -125,7 +125,9 @@ struct ServeCommand: AsyncParsableCommand {
         defer { load.lua.reportDroppedLogLines() }
         let reloader: CatalogReloader
         do {
-            reloader = try CatalogReloader(paths: load.mappingsPaths, traits: load.traits, tests: .all) { [load] in
+            reloader = try CatalogReloader(
+                paths: load.mappingsPaths, traits: load.traits, tests: .all, maxTableMemory: load.maxTableMemory << 20
+            ) { [load] in
                 load.transformers
             }
         } catch {

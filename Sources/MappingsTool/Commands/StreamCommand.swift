@@ -305,7 +305,9 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
     /// `--watch`'s reloader, or exit 2 with the load's diagnostics.
     func reloader(_ tests: CatalogReloader.TestScope) throws -> CatalogReloader {
         do {
-            return try CatalogReloader(paths: load.mappingsPaths, traits: load.traits, tests: tests) { [load] in
+            return try CatalogReloader(
+                paths: load.mappingsPaths, traits: load.traits, tests: tests, maxTableMemory: load.maxTableMemory << 20
+            ) { [load] in
                 load.transformers
             }
         } catch {

@@ -30,10 +30,18 @@ struct LoadOptions: ParsableArguments {
 
     @OptionGroup var lua: LuaOptions
 
+    @Option(
+        name: .customLong("max-table-memory"),
+        help: ArgumentHelp(
+            "Memory the lookup tables (@tables) may take together, in MiB; a table past it is a load error naming it.",
+            valueName: "mib"))
+    var maxTableMemory = Catalog.defaultMaxTableMemory >> 20
+
     @Option(help: "Color the diagnostics on stderr: auto (when it is a terminal and NO_COLOR is unset), always, never.")
     var color: ColorChoice = .auto
 
     func validate() throws {
+        try OptionRange(option: "--max-table-memory", range: 1...1_048_576, unit: "MiB").check(maxTableMemory)
         for assignment in traitAssignments {
             guard let (key, _) = Traits.parseAssignment(assignment) else {
                 throw ValidationError("--trait takes KEY=VALUE, but got '\(assignment)'")
@@ -116,7 +124,8 @@ struct LoadOptions: ParsableArguments {
             throw ToolFailure(status: .loadFailure)
         }
         do {
-            let catalog = try Catalog.load(mappingsPaths, traits: traits, transformers: transformers)
+            let catalog = try Catalog.load(
+                mappingsPaths, traits: traits, transformers: transformers, maxTableMemory: maxTableMemory << 20)
             if warnings == .always || !lua.quiet { Terminal.diagnostics(catalog.warnings, severity: "warning") }
             return catalog
         } catch {

@@ -89,6 +89,27 @@ def _integer(name: str, value: Any, bounds: Tuple[int, int], unit: str = "") -> 
     return value
 
 
+def _table(name: Any, given: Any) -> Dict[str, Any]:
+    """A table of load(tables=...) as the library reads it: {"rows": [...]} or {"file": path},
+    with "key", "columns" and "table" when given."""
+    if isinstance(given, (str, os.PathLike)):
+        return {"file": os.path.abspath(os.fspath(given))}
+    if isinstance(given, Mapping):
+        table = {key: given[key] for key in ("key", "columns", "table") if key in given}
+        if isinstance(table.get("key"), str):
+            table["key"] = [table["key"]]
+        if "file" in given:
+            table["file"] = os.path.abspath(os.fspath(given["file"]))
+        elif "rows" in given:
+            table["rows"] = list(given["rows"])
+        else:
+            raise TypeError(f"the table {name} gives \"rows\" or \"file\"")
+        return table
+    if isinstance(given, (bytes, bytearray)) or not hasattr(given, "__iter__"):
+        raise TypeError(f"the table {name} is rows (a list of dicts), a path or a dict, not {type(given).__name__}")
+    return {"rows": list(given)}
+
+
 def load(
     contexts: Union[str, os.PathLike] = "contexts",
     scripts: Union[str, os.PathLike, None] = None,
@@ -98,6 +119,8 @@ def load(
     lua_budget: int = 10_000_000,
     lua_timeout_ms: int = 1000,
     lua_max_result_mib: int = 8,
+    tables: Optional[Mapping[str, Any]] = None,
+    max_table_memory_mib: int = 512,
 ) -> "Catalog":
     """Loads the `.mappings` files of `contexts` (a folder, or one file) and the Lua scripts of
     `scripts` (default: the `scripts` folder beside `contexts`, as `mappings init` lays a
@@ -105,6 +128,13 @@ def load(
     Lua limits are the tool's --lua-memory, --lua-budget, --lua-timeout and --lua-max-result,
     in the same ranges: a limit out of its range is ValueError (naming it and the range), one
     that is no int TypeError.
+
+    `tables` gives lookup tables by name: rows (a list of dicts, column name to cell), a path
+    (a CSV, JSON lines or SQLite file), or a dict of "rows" or "file" with "key" (a column or
+    a list of them), "columns" (declared types, {"population": "Int"}) and for a database
+    "table". A name that a `.mappings` file declares in "@tables" takes these rows or this file
+    in place of its "file" (its key and columns hold unless given); any other needs "key".
+    Together the tables take at most `max_table_memory_mib` (the tool's --max-table-memory).
 
     Raises LoadError, whose `diagnostics` is what `mappings check` prints — for a `contexts`
     that does not exist, MappingsFileNotFoundError, a LoadError and a FileNotFoundError; the
@@ -117,7 +147,10 @@ def load(
     limits = {name: _integer(name, value, _LUA_LIMITS[name], _LUA_UNITS[name]) for name, value in [
         ("lua_memory_mib", lua_memory_mib), ("lua_budget", lua_budget), ("lua_timeout_ms", lua_timeout_ms),
         ("lua_max_result_mib", lua_max_result_mib)]}
+    limits["max_table_memory_mib"] = _integer("max_table_memory_mib", max_table_memory_mib, (1, 1_048_576), "MiB")
     options = {
+        "tables": {str(name): _table(name, given) for name, given in (tables or {}).items()},
+        "maxTableMemoryMiB": limits["max_table_memory_mib"],
         "traits": {str(key): (value if isinstance(value, (str, bool)) else str(value))
                    for key, value in (traits or {}).items()},
         "luaMemoryMiB": limits["lua_memory_mib"],
@@ -129,7 +162,7 @@ def load(
         error = MappingsFileNotFoundError(errno.ENOENT, "No such file or folder", contexts)
         error.diagnostics = f"error: no such file or folder: {contexts}"
         raise error
-    native = _native.load(contexts, os.fspath(scripts), json.dumps(options), _log)
+    native = _native.load(contexts, os.fspath(scripts), _encoding.encode(options).decode("utf-8"), _log)
     # The load's warnings, as the tool prints them on stderr: at WARNING on the "mappings" logger.
     warnings = native.warnings()
     if warnings:

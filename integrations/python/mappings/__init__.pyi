@@ -68,4 +68,8 @@ def load(
     lua_budget: int = 10_000_000,
     lua_timeout_ms: int = 1000,
     lua_max_result_mib: int = 8,
+    # Lookup tables by name: rows (a list of dicts), a path, or a dict of "rows" or "file"
+    # with "key", "columns" and "table"; max_table_memory_mib 1..1048576.
+    tables: Optional[Mapping[str, Any]] = None,
+    max_table_memory_mib: int = 512,
 ) -> Catalog: ...
