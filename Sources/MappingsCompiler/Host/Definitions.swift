@@ -98,6 +98,9 @@ public struct Definitions: Sendable {
     ///   - rows: JSON objects of column names to cells.
     ///   - key: the key's column, or columns for a composite key.
     ///   - columns: declared column types by name (`"population": "Int"`), as `"columns"` writes them.
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
     public mutating func table(
         _ name: String, rows: [JSONValue], key: [String] = [], columns: [String: String] = [:],
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
@@ -112,6 +115,15 @@ public struct Definitions: Sendable {
     /// Gives a lookup table from a file (CSV, JSON lines, or with `databaseTable` a table of a
     /// SQLite database), relative to the current directory; otherwise as
     /// `table(_:rows:key:columns:)`: a `.mappings` declaration of that name reads this file.
+    /// - Parameters:
+    ///   - name: the table's name (an identifier).
+    ///   - file: the file's path, relative to the current directory.
+    ///   - key: the key's column, or columns for a composite key.
+    ///   - columns: declared column types by name (`"population": "Int"`), as `"columns"` writes them.
+    ///   - databaseTable: for a SQLite database, the table of it to read.
+    ///   - fileID: where the call is written, for diagnostics; left to its default.
+    ///   - filePath: the same file's full path, to show its line in diagnostics; left to its default.
+    ///   - line: the call's line, for diagnostics; left to its default.
     public mutating func table(
         _ name: String, file: String, key: [String] = [], columns: [String: String] = [:],
         databaseTable: String? = nil, fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
