@@ -11,6 +11,13 @@ struct ExamplesTests {
         try ToolRunner.run(arguments, executable: try PackageBuild.swiftHostExamples().appendingPathComponent(name))
     }
 
+    /// The bytes of the pipeline's tweets, which the jobs of the examples end at.
+    static func pipelineSize() throws -> Int {
+        try FileManager.default.attributesOfItem(
+            atPath: ToolRunner.packageRoot.appendingPathComponent("Examples/pipeline/tweets.ndjson").path)[.size]
+            as! Int
+    }
+
     @Test("typed models: structs and classes from the shipped contexts")
     func typedModels() throws {
         let run = try Self.run("example-typed-models")
@@ -57,10 +64,7 @@ struct ExamplesTests {
         #expect(first.stdout.contains("line 3: not JSON"))
         #expect(first.stdout.contains("line 4: missing required value at $.id_str"))
         #expect(first.stdout.contains("line 5: transformer failed at $.coordinates"))
-        let size =
-            try FileManager.default.attributesOfItem(
-                atPath: ToolRunner.packageRoot.appendingPathComponent("Examples/pipeline/tweets.ndjson").path)[.size]
-            as! Int
+        let size = try Self.pipelineSize()
         #expect(
             first.stdout.contains(
                 "read 6, written 3, rejected 3; the job stands at Examples/pipeline/tweets.ndjson:7 (byte \(size))"))
@@ -83,10 +87,7 @@ struct ExamplesTests {
         #expect(first.stdout.contains("the job starts at Examples/pipeline/tweets.ndjson:1 (byte 0)"))
         #expect(first.stdout.contains("line 3: not JSON"))
         #expect(first.stdout.contains("line 4: missing required value at $.id_str"))
-        let size =
-            try FileManager.default.attributesOfItem(
-                atPath: ToolRunner.packageRoot.appendingPathComponent("Examples/pipeline/tweets.ndjson").path)[.size]
-            as! Int
+        let size = try Self.pipelineSize()
         #expect(
             first.stdout.contains(
                 "read 6, written 3, rejected 3; the job stands at Examples/pipeline/tweets.ndjson:7 (byte \(size))"))
