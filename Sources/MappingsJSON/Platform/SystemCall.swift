@@ -32,12 +32,27 @@ package enum SystemCall {
         #endif
     }
 
-    /// Leaves the default action of `number` off (a dispatch source then sees it).
-    package static func ignore(signal number: Int32) {
-        #if canImport(Glibc)
-            _ = Glibc.signal(number, SIG_IGN)
-        #else
-            _ = Darwin.signal(number, SIG_IGN)
-        #endif
+    /// Calls `handler` with the signal's number when one of `numbers` arrives, on whichever of
+    /// the process's threads the kernel picks, interrupted calls restarted where they can be;
+    /// and unblocks them on the calling thread (threads it starts later inherit that). Why: a
+    /// dispatch source runs its handler only once the queue gets a thread, which a loaded
+    /// machine's pool may not start for minutes; a handler runs at once. The handler may only
+    /// touch lock-free atomics.
+    package static func handle(signals numbers: [Int32], with handler: @convention(c) (Int32) -> Void) {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for number in numbers {
+            var action = sigaction()
+            #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = handler
+            #else
+                action.__sigaction_u.__sa_handler = handler
+            #endif
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, nil)
+            sigaddset(&mask, number)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
     }
 }
