@@ -433,6 +433,12 @@ int main(int argc, char **argv) {
     // Not PR_SET_PDEATHSIG: it fires when the host *thread* that started the worker ends.
     if (argc > 1 && getppid() != (pid_t)atol(argv[1])) return 0;
     signal(SIGPIPE, SIG_IGN);
+    // A stop is the host's to make: Ctrl-C reaches the terminal's whole process group, and a
+    // service manager signals every process of the service, but the host finishes the records
+    // in flight (their calls here included) before it closes the channel or kills this process.
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
     worker_setup setup;
     lua_State *L = worker_open(&setup);
     if (L == NULL) return WORKER_EXIT_FAILED;

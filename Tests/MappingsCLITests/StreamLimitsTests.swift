@@ -152,6 +152,47 @@ struct StreamLimitsTests {
         #expect(rejects.contains(#""kind":"interrupted""#))
     }
 
+    @Test(
+        "Ctrl-C reaches the whole process group: the Lua worker processes finish the record in flight, which is written"
+    )
+    func interruptReachesTheWorkers() throws {
+        let directory = try ToolRunner.directory(with: [
+            "contexts/slow.mappings": """
+            { "@models": { "S": { "id": "Int", "w": "Double" } },
+              "$S": { "@class": "S", "id": "id",
+                      "w": { "@keyPath": "wait", "@transformClass": "Slow", "@transformSelector": "f" } } }
+            """,
+            "scripts/Slow.lua": """
+            return { f = function(wait)
+                local started = os.clock()
+                while os.clock() - started < wait do end
+                return wait
+            end }
+            """,
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (process, stdin, stdout, stderr) = try ToolRunner.start(
+            [
+                "stream", "--context", "$S", "--lua-isolation", "process", "--lua-timeout", "20000",
+                "--lua-budget", "100000000000",
+            ], in: directory)
+        // Foundation starts the tool in a process group of its own, as a shell starts a job: the
+        // signal goes to that group, as a terminal sends Ctrl-C to its foreground job.
+        try #require(getpgid(process.processIdentifier) == process.processIdentifier)
+        let exchange = LineExchange(stdin: stdin, stdout: stdout)
+        #expect(exchange.send(#"{"id": 1, "wait": 0}"#) == #"{"id":1,"w":0}"#)
+        stdin.fileHandleForWriting.write(Data((#"{"id": 2, "wait": 1.5}"# + "\n").utf8))
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(-process.processIdentifier, SIGINT)
+        let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 75, "\(err)")
+        #expect(out == #"{"id":2,"w":1.5}"# + "\n", "\(err)")
+        #expect(err.contains("read 2, written 2, rejected 0"), "\(err)")
+        #expect(err.contains("stopped by SIGINT"), "\(err)")
+    }
+
     @Test("--watch: an edit whose load outlasts --reload-timeout is refused and logged; the old version keeps serving")
     func slowReload() throws {
         let context = """
