@@ -157,7 +157,7 @@ struct Writer<Output: WriterOutput> {
     /// Writes a value given as JSON text: as it is, or with direct tags, its tags by the node
     /// of `field` (the encoding's own reading, for what the plan does not write itself);
     /// `false` when that fails.
-    private func emit(json text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
+    func emit(json text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
         guard !text.isEmpty else { return false }
         guard tagged, let direct else {
             out.append(text, 0, text.count)
@@ -443,6 +443,8 @@ struct Writer<Output: WriterOutput> {
             }
             if !tagged { out.append(UInt8(ascii: "]")) }
             return true
+        case .general where property.lookup >= 0:
+            if let written = writesLookup(node, as: property, field: field, into: &out) { return written }
         default:
             break
         }
@@ -493,7 +495,10 @@ struct Writer<Output: WriterOutput> {
     ) -> Bool {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
-        guard let found = conversion.found(value) else { return false }
+        guard let found = conversion.found(value) else {
+            // No row or an empty cell: a missing value (an optional entry's default or null).
+            return conversion.findsNoCell(value) ? writesMissing(property, field: field, into: &out) : false
+        }
         let input = conversion.valueMap.map { $0.map(found) } ?? found
         let converted = (conversion.strict ? owner.strictConverter : owner.converter).convert(
             input, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
@@ -593,8 +598,15 @@ struct Writer<Output: WriterOutput> {
     /// digits and maybe a `-`) as the writer writes the Int it converts to; returns `false`,
     /// writing nothing, for anything else.
     private func writesInteger(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
-        var position = Int(node.start)
-        let end = Int(node.end)
+        writesInteger(bytes, Int(node.start), Int(node.end), into: &out)
+    }
+
+    /// `writesInteger(_:into:)` of the bytes `bytes[start..<end]` (a table's cell, say).
+    @inline(__always)
+    func writesInteger(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, into out: inout OutputBytes)
+        -> Bool
+    {
+        var position = start
         guard position < end else { return false }
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
@@ -615,7 +627,7 @@ struct Writer<Output: WriterOutput> {
         }
         // Digits without a leading zero are written as they are (but `-0` is `0`).
         if bytes[digitsStart] != UInt8(ascii: "0") {
-            out.append(bytes, Int(node.start), end - Int(node.start))
+            out.append(bytes, start, end - start)
         } else {
             out.appendInteger(magnitude, negative: negative && magnitude != 0)
         }
@@ -765,6 +777,18 @@ struct Writer<Output: WriterOutput> {
         } else {
             out.append(UInt8(ascii: "\""))
         }
+        appendUnescaped(node, raw: raw, into: &out)
+        if raw {
+            out.patchWord32(UInt32(out.count - lengthAt - 4), at: lengthAt)
+        } else {
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// Appends the text a string that holds escapes stands for: each escape decoded (a `\\u`
+    /// pair to one character), as its UTF-8 when `raw`, else written again as the writer spells
+    /// it; the runs between escapes copied.
+    func appendUnescaped(_ node: JSONTape.Node, raw: Bool, into out: inout OutputBytes) {
         var position = Int(node.start)
         var runStart = position
         let end = Int(node.end)
@@ -792,11 +816,6 @@ struct Writer<Output: WriterOutput> {
             runStart = position
         }
         out.append(bytes, runStart, end - runStart)
-        if raw {
-            out.patchWord32(UInt32(out.count - lengthAt - 4), at: lengthAt)
-        } else {
-            out.append(UInt8(ascii: "\""))
-        }
     }
 
     /// The four hexadecimal digits at `position` (checked by the scan) as a number, read as one
