@@ -84,7 +84,7 @@ extension Writer {
         switch node.kind {
         case .string where node.escaped:
             scratch.key.count = 0
-            appendUnescaped(node, raw: true, into: &scratch.key)
+            appendUnescapedSeeking(node, into: &scratch.key)
             return UnsafeBufferPointer(start: scratch.key.base, count: scratch.key.count)
         case .string, .true, .false:
             return UnsafeBufferPointer(rebasing: bytes[start..<end])
@@ -108,8 +108,25 @@ extension Writer {
             return
         }
         out.append(UInt8(ascii: "\""))
+        var position = 0
+        // What `JSONWriter.needsEscape` says, inline: a control character, `"` or `\`.
+        while position < text.count, text[position] >= 0x20, text[position] != UInt8(ascii: "\""),
+            text[position] != UInt8(ascii: "\\")
+        {
+            position += 1
+        }
+        if position == text.count {
+            if position > 0 { out.append(text, 0, position) }
+        } else {
+            writeEscaping(text, from: position, into: &out)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Writes `text` escaped as the writer escapes it, its first byte to escape at `first`.
+    private func writeEscaping(_ text: UnsafeBufferPointer<UInt8>, from first: Int, into out: inout OutputBytes) {
         var runStart = 0
-        for position in 0..<text.count where JSONWriter.needsEscape(text[position]) {
+        for position in first..<text.count where JSONWriter.needsEscape(text[position]) {
             if position > runStart { out.append(text, runStart, position - runStart) }
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { buffer in
                 let count = JSONWriter.writeEscape(of: text[position], to: buffer.baseAddress!)
@@ -118,6 +135,5 @@ extension Writer {
             runStart = position + 1
         }
         if text.count > runStart { out.append(text, runStart, text.count - runStart) }
-        out.append(UInt8(ascii: "\""))
     }
 }

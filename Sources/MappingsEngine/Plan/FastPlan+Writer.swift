@@ -2,6 +2,12 @@ import MappingsCompiler
 import MappingsJSON
 import MappingsModel
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What a `Writer` writes: JSON text, or value tags (`DirectTags`). A type, so that each is
 /// compiled on its own and the JSON writer tests nothing for tags.
 protocol WriterOutput {
@@ -787,7 +793,8 @@ struct Writer<Output: WriterOutput> {
 
     /// Appends the text a string that holds escapes stands for: each escape decoded (a `\\u`
     /// pair to one character), as its UTF-8 when `raw`, else written again as the writer spells
-    /// it; the runs between escapes copied.
+    /// it; the runs between escapes copied. Read byte by byte: a text may be mostly escapes
+    /// (`\\u` after `\\u`).
     func appendUnescaped(_ node: JSONTape.Node, raw: Bool, into out: inout OutputBytes) {
         var position = Int(node.start)
         var runStart = position
@@ -797,25 +804,48 @@ struct Writer<Output: WriterOutput> {
                 position += 1
                 continue
             }
-            if position > runStart { out.append(bytes, runStart, position - runStart) }
-            let scalar: UInt32
-            if bytes[position + 1] == UInt8(ascii: "u") {
-                let unit = hexValue(at: position + 2)
-                position += 6
-                if unit & 0xFC00 == 0xD800 {  // a high surrogate, inline (the check across modules is a call)
-                    scalar = JSONEscape.scalar(high: unit, low: hexValue(at: position + 2))?.value ?? 0xFFFD
-                    position += 6
-                } else {
-                    scalar = unit
-                }
-            } else {
-                scalar = JSONEscape.character(after: bytes[position + 1])?.value ?? 0xFFFD
-                position += 2
-            }
-            write(scalar: scalar, raw: raw, into: &out)
+            appendEscape(at: &position, after: runStart, raw: raw, into: &out)
             runStart = position
         }
         out.append(bytes, runStart, end - runStart)
+    }
+
+    /// `appendUnescaped(_:raw:into:)` as UTF-8, each escape found with `memchr`: for a text whose
+    /// escapes are few and far apart (a lookup key's `\\/` and `\\"`).
+    func appendUnescapedSeeking(_ node: JSONTape.Node, into out: inout OutputBytes) {
+        var position = Int(node.start)
+        var runStart = position
+        let end = Int(node.end)
+        while position < end {
+            let from = bytes.baseAddress! + position
+            guard let found = memchr(from, Int32(UInt8(ascii: "\\")), end - position) else { break }
+            position += UnsafeRawPointer(found) - UnsafeRawPointer(from)
+            appendEscape(at: &position, after: runStart, raw: true, into: &out)
+            runStart = position
+        }
+        out.append(bytes, runStart, end - runStart)
+    }
+
+    /// Appends the run from `runStart` up to the escape at `position`, then the character the
+    /// escape stands for (`appendUnescaped`), and moves `position` past the escape.
+    @inline(__always)
+    private func appendEscape(at position: inout Int, after runStart: Int, raw: Bool, into out: inout OutputBytes) {
+        if position > runStart { out.append(bytes, runStart, position - runStart) }
+        let scalar: UInt32
+        if bytes[position + 1] == UInt8(ascii: "u") {
+            let unit = hexValue(at: position + 2)
+            position += 6
+            if unit & 0xFC00 == 0xD800 {  // a high surrogate, inline (the check across modules is a call)
+                scalar = JSONEscape.scalar(high: unit, low: hexValue(at: position + 2))?.value ?? 0xFFFD
+                position += 6
+            } else {
+                scalar = unit
+            }
+        } else {
+            scalar = JSONEscape.character(after: bytes[position + 1])?.value ?? 0xFFFD
+            position += 2
+        }
+        write(scalar: scalar, raw: raw, into: &out)
     }
 
     /// The four hexadecimal digits at `position` (checked by the scan) as a number, read as one
