@@ -2,10 +2,13 @@
 Structs (msgspec validates and converts while it parses), build the output Structs, encode.
 
     python3 Benchmarks/peers/reshape_msgspec.py [--client] [--shape tweet|small|wide|large|real|twitter] < in.ndjson > out.ndjson
+    python3 Benchmarks/peers/reshape_msgspec.py --enrich --shape real|twitter < in.ndjson > out.ndjson
 
 Same output as Benchmarks/peers/reshape.py (and the contexts of Benchmarks/contexts).
 """
 
+import csv
+import os
 import re
 import sys
 from datetime import datetime, timezone
@@ -364,6 +367,41 @@ def real(record, client):
         *fields, client_name(record.source), topics(record.entities.hashtags), user_summary(user), score(record))
 
 
+# B12: the real statuses enriched by two lookup tables, read from the same CSV files as
+# Benchmarks/contexts/enriched.mappings into dicts once; the input declares `source` too.
+
+TABLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "contexts", "tables")
+
+
+def table(name, key, column):
+    """The CSV file `name` as a dict from its `key` column to its `column` (an empty cell is None)."""
+    with open(os.path.join(TABLES, name), newline="", encoding="utf-8") as rows:
+        return {row[key]: row[column] or None for row in csv.DictReader(rows)}
+
+
+class RealInEnriched(RealIn):
+    source: str = ""
+
+
+class RealOutEnriched(RealOut):
+    language: Optional[str]
+    platform: Optional[str]
+
+
+def enriched():
+    """The reshape of --enrich: the real one, and the two lookups by `dict.get`."""
+    languages = table("languages.csv", "code", "name")
+    platforms = table("apps.csv", "source", "platform")
+
+    def reshape(record, _):
+        user = record.user
+        return RealOutEnriched(
+            int(record.id_str), record.text, api_date(record.created_at), int(user.id_str), user.screen_name,
+            user.followers_count, [tag.text for tag in record.entities.hashtags], record.lang,
+            languages.get(record.lang), platforms.get(record.source))
+    return reshape
+
+
 # Each shape's input Struct, and the one with --client (the Lua shapes read a few fields more).
 SHAPES = {"tweet": (TweetIn, TweetInWithClient, tweet), "small": (SmallIn, SmallIn, small),
           "wide": (WideIn, WideIn, wide), "large": (LargeIn, LargeInScripted, large), "real": (RealIn, RealInScripted, real)}
@@ -377,6 +415,8 @@ def main():
     kind, with_client, reshape = SHAPES[shape]
     if client:
         kind = with_client
+    if "--enrich" in sys.argv:
+        kind, reshape = RealInEnriched, enriched()
     decoder = msgspec.json.Decoder(kind)
     encoder = msgspec.json.Encoder()
     out = sys.stdout.buffer

@@ -13,14 +13,18 @@
 
 // MARK: Functions scripts call in place of Lua's
 
-/// Whether a table has one of the sandbox's read-only metatables; why: `rawset` must not write
-/// through. Stack: [-0, +0, m]
+/// Whether a table has one of the sandbox's read-only metatables (marked `__readonly`, or a
+/// lookup table's row: its `__newindex` is the `tables` library's); why: `rawset` must not
+/// write through. Stack: [-0, +0, m]
 static int clua_sandbox_is_readonly(lua_State *L, int index) {
     if (!lua_getmetatable(L, index)) return 0;
     lua_pushliteral(L, "__readonly");
     lua_rawget(L, -2);
     int readonly = lua_toboolean(L, -1);
-    lua_pop(L, 2);
+    lua_pushliteral(L, "__newindex");
+    lua_rawget(L, -3);
+    readonly = readonly || lua_tocfunction(L, -1) == clua_tables_readonly;
+    lua_pop(L, 3);
     return readonly;
 }
 

@@ -153,7 +153,15 @@ static void clua_log_value(lua_State *L, clua_log_line *line, int index, int dep
     }
     case LUA_TNIL: clua_log_literal(line, "nil"); break;
     case LUA_TBOOLEAN: clua_log_literal(line, lua_toboolean(L, index) ? "true" : "false"); break;
-    case LUA_TTABLE: clua_log_table(L, line, index, depth); break;
+    case LUA_TTABLE:
+        // A lookup table's row or nested value shows as its cells.
+        if (clua_tables_push_behind(L, index) == 1) {
+            clua_log_table(L, line, lua_gettop(L), depth);
+            lua_pop(L, 1);
+            break;
+        }
+        clua_log_table(L, line, index, depth);
+        break;
     case LUA_TUSERDATA:
         if (clua_view_is(L, index)) {
             // A view shows as the table it stands for.

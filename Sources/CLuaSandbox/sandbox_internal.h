@@ -28,6 +28,18 @@ void clua_sandbox_charge(lua_State *L, int64_t steps);
 /// Sets `tables` in the environment's base at `base` (tables.c). Stack: [-0, +0, m]
 void clua_tables_setup(lua_State *L, int base);
 
+/// `__newindex` of everything the `tables` library hands out: raises (tables.c); what tells
+/// its read-only proxies (rows, nested values) from other tables. Stack: [-3, +0, v]
+int clua_tables_readonly(lua_State *L);
+
+/// `__pairs` of a lookup table's row and of its nested values (tables.c). Stack: [-1, +3, -]
+int clua_tables_pairs(lua_State *L);
+
+/// Pushes the table behind a lookup table's row or nested value at `index` and returns 1;
+/// -1, pushing nothing, for a proxy of the library's that is no value (`tables`, a handle); 0
+/// for any other value (tables.c); why: the output wire writes a row as its cells. Stack: [-0, +(0|1), -]
+int clua_tables_push_behind(lua_State *L, int index);
+
 /// Bytes the interpreter may still allocate before its cap.
 size_t clua_sandbox_headroom(lua_State *L);
 

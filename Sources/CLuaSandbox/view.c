@@ -1433,6 +1433,14 @@ void clua_value_copy(lua_State *L, int index, int depth) {
     }
     if (depth >= CLUA_MAX_DEPTH) luaL_error(L, "json.copy: the value nests deeper than %d levels", CLUA_MAX_DEPTH);
     luaL_checkstack(L, 6, "value too deep");
+    // A lookup table's row or nested value: a copy of its cells.
+    int behind = is_view ? 0 : clua_tables_push_behind(L, index);
+    if (behind < 0) luaL_error(L, "json.copy: a lookup table is not a value (copy a row)");
+    if (behind > 0) {
+        clua_value_copy(L, -1, depth);
+        lua_remove(L, -2);
+        return;
+    }
     clua_sandbox_charge(L, 1);
     lua_createtable(L, 0, 0);
     int copy = lua_gettop(L);

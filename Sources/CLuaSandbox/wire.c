@@ -238,6 +238,22 @@ static int clua_wire_enter(lua_State *L, clua_call *call, int index, const void 
     return 1;
 }
 
+/// Writes the cells behind a lookup table's row or nested value at `index`, or refuses a proxy
+/// of the `tables` library that is no value (a handle); returns -1, writing nothing, for any
+/// other table, which `clua_wire_write_table` writes. Stack: [-0, +0, v]
+static int clua_wire_write_lookup(lua_State *L, clua_call *call, int index, const void **ancestors, int depth) {
+    if (!lua_getmetatable(L, index)) return -1;
+    const void *mt = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    if (mt == call->sandbox->array_mt || mt == call->sandbox->object_mt) return -1;
+    int behind = clua_tables_push_behind(L, index);
+    if (behind == 0) return -1;
+    if (behind < 0) return clua_wire_refuse(call, "a lookup table is not a JSON value (return a row or its cells)");
+    int ok = clua_wire_write(L, call, lua_gettop(L), ancestors, depth);
+    lua_pop(L, 1);
+    return ok;
+}
+
 /// Writes a captured value; a table (`value->type` LUA_TTABLE) is at `index` on the stack.
 /// Returns 0 with `call->message` set when it cannot. Stack: [-0, +0, v]
 static int clua_wire_write_value(lua_State *L, clua_call *call, const clua_value *value, int index,
@@ -274,7 +290,10 @@ static int clua_wire_write_value(lua_State *L, clua_call *call, const clua_value
                  call->output_limit ? call->output_limit : (size_t)CLUA_MAX_WIRE_BYTES);
         return 0;
     }
-    case LUA_TTABLE: return clua_wire_write_table(L, call, index, ancestors, depth);
+    case LUA_TTABLE: {
+        int written = clua_wire_write_lookup(L, call, index, ancestors, depth);
+        return written >= 0 ? written : clua_wire_write_table(L, call, index, ancestors, depth);
+    }
     case LUA_TUSERDATA:
         if (index != 0 && clua_view_is(L, index)) {
             if (!clua_wire_enter(L, call, index, ancestors, depth)) return 0;

@@ -278,9 +278,10 @@ public final class LuaScripts: TransformerProvider, Sendable {
         // Before the call may move to a thread with more stack:
         let record = LuaLog.record
         let capture = LuaLogCapture.current
+        let fixtures = TableLookup.fixtureTables
         return LuaThread.withLargeStack {
             let interpreter: any LuaEngine
-            switch checkOut() {
+            switch checkOut(fixtures: fixtures) {
             case .success(let engine): interpreter = engine
             case .failure(let failure): return .failure(failure)
             }
@@ -294,9 +295,25 @@ public final class LuaScripts: TransformerProvider, Sendable {
             if case .failure(let failure) = result, failure.poisonsInterpreter || !interpreter.isAlive {
                 return result
             }
-            checkIn(interpreter)
+            // An engine that holds a test's fixture tables serves no other call.
+            if fixtures.isEmpty { checkIn(interpreter) }
             return result
         }
+    }
+
+    /// An engine for a call: `checkOut()`'s, or while a test gives fixture tables
+    /// (`TableLookup.withFixtures`), one that reads them under their names in `tables`, as
+    /// `@lookup` entries do, and that the caller lets go after the call.
+    private func checkOut(fixtures: [String: LookupTable]) -> Result<any LuaEngine, LuaFailure> {
+        let checkedOut = checkOut()
+        guard !fixtures.isEmpty, case .success(let engine) = checkedOut else { return checkedOut }
+        for (name, table) in fixtures.sorted(by: { $0.key < $1.key }) {
+            guard engine.add(module: name, LuaModule(chunkName: "", text: "", table: LuaTableWire(table))) else {
+                return .failure(
+                    LuaFailure(kind: .memory, message: "cannot add the lookup table \(name) to an interpreter"))
+            }
+        }
+        return checkedOut
     }
 
     /// The engine's registry reference of function `id`, resolved in it the first time.
@@ -330,6 +347,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
         if Self.countsCalls.load(ordering: .relaxed) { Self.calls.add(inputs.count, ordering: .relaxed) }
         let record = LuaLog.record
         let capture = LuaLogCapture.current
+        let fixtures = TableLookup.fixtureTables
         return LuaThread.withLargeStack {
             var answers: [LuaBatchAnswer] = []
             answers.reserveCapacity(inputs.count)
@@ -338,7 +356,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
             while answers.count < inputs.count {
                 let engine: any LuaEngine
                 let reference: Int32
-                switch checkOut().flatMap({ engine in
+                switch checkOut(fixtures: fixtures).flatMap({ engine in
                     self.reference(of: id, in: engine, record: record, capture: capture).map { (engine, $0) }
                 }) {
                 case .success(let found): (engine, reference) = found
@@ -362,7 +380,7 @@ public final class LuaScripts: TransformerProvider, Sendable {
                 answers += ran
                 let unfit =
                     if case .failure(let failure)? = ran.last?.result { failure.poisonsInterpreter } else { false }
-                if !unfit, engine.isAlive { checkIn(engine) }
+                if !unfit, engine.isAlive, fixtures.isEmpty { checkIn(engine) }
             }
             return answers
         }

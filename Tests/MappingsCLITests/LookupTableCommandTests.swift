@@ -184,4 +184,28 @@ struct LookupTableCommandTests {
         #expect(range.status == 64 || range.status == 2, "\(range.status)")
         #expect(range.stderr.contains("--max-table-memory"), "\(range.stderr)")
     }
+
+    @Test("log shows a row as its cells, and a nested value of one as the value")
+    func loggedRow() throws {
+        let folder = try ToolRunner.directory(with: [
+            "contexts/main.mappings": """
+            { "@tables": { "t": { "file": "t.jsonl", "key": "id" } },
+              "$A": { "x": { "@keyPath": "k", "@transformClass": "L", "@transformSelector": "show" } } }
+            """,
+            "contexts/t.jsonl": #"{"id": "a", "tags": ["x", "y"]}"# + "\n",
+            "scripts/L.lua": """
+            local M = {}
+            function M.show(k) local row = tables.t[k]; log(row, row.tags); return row.id end
+            return M
+            """,
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try ToolRunner.run(
+            ["map", "--context", "$A", "--mappings", "contexts", "--scripts", "scripts"], in: folder,
+            input: #"{"k": "a"}"#)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""x":"a""#), "\(result.stdout)")
+        #expect(result.stderr.contains(#"{id="a", tags={"x", "y"}}"#), "\(result.stderr)")
+        #expect(result.stderr.contains(#"{"x", "y"}"#), "\(result.stderr)")
+    }
 }

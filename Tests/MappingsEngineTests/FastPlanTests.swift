@@ -78,6 +78,8 @@ struct FastPlanTests {
         ("tweet", "$BenchTweet"), ("small", "$SmallTweet"), ("wide", "$WideRecord"), ("large", "$LargeTweet"),
         // With a transformer (an identity here: the Lua scripts are the CLI tests').
         ("tweet", "$BenchTweetWithClient"), ("small", "$SmallTweetWithHandle"),
+        // With two lookups in tables (B12): a key with escapes, a key no row has.
+        ("real", "$RealStatusEnriched"),
     ]
 
     @Test("every benchmark record goes through the plan, with the general engine's bytes", arguments: shapes)

@@ -52,13 +52,17 @@ struct PlanAllocationTests {
     /// `tools/test` runs for this suite): every benchmark shape, whose every value the plan
     /// writes from the bytes (strings with and without escapes, whole numbers, decimals,
     /// booleans, ISO 8601 and pattern dates, URLs, fan-outs, nested objects and arrays of
-    /// them). Unoptimized, the compiler's own code allocates (closure contexts, temporary
+    /// them), and two lookups in tables (`$RealStatusEnriched`: a key with escapes, a key no
+    /// row has). Unoptimized, the compiler's own code allocates (closure contexts, temporary
     /// buffers on the heap): only the flat shape, which touches none of that.
     static let checkedShapes: [(String, String)] = {
         #if DEBUG
             [("wide", "$WideRecord")]
         #else
-            [("wide", "$WideRecord"), ("small", "$SmallTweet"), ("tweet", "$BenchTweet"), ("large", "$LargeTweet")]
+            [
+                ("wide", "$WideRecord"), ("small", "$SmallTweet"), ("tweet", "$BenchTweet"), ("large", "$LargeTweet"),
+                ("real", "$RealStatusEnriched"),
+            ]
         #endif
     }()
 

@@ -59,18 +59,42 @@ struct LuaTablesTests {
           for i = 1, 200000 do if tables.countries[code] then n = n + 1 end end
           return n
         end
+        function M.misses(code)
+          local n, key = 0, code .. "?"
+          for i = 1, 200000 do if not tables.countries[key] then n = n + 1 end end
+          return n
+        end
         function M.indexes(code)
           local plain, n = { [code] = { name = "x" } }, 0
           for i = 1, 200000 do if plain[code] then n = n + 1 end end
           return n
         end
+        function M.plainMisses(code)
+          local plain, n, key = { [code] = { name = "x" } }, 0, code .. "?"
+          for i = 1, 200000 do if not plain[key] then n = n + 1 end end
+          return n
+        end
+        function M.spellings(_)
+          local ids = tables.ids
+          return table.concat({ ids[7].name, ids["7"].name, ids[7.0].name, ids["007"].name, ids[true].name,
+            ids["true"].name, ids:get("get").name, type(ids.get), tostring(ids[8]), ids[1.5].name,
+            tostring(ids[false]), type(ids), type(ids[7]) }, ",")
+        end
+        function M.row(code) return tables.countries[code] end
+        function M.handle(_) return tables.countries end
+        function M.copy(code)
+          local copy = json.copy(tables.countries[code])
+          copy.name = "copied"
+          return copy.code .. "/" .. copy.name .. "/" .. tables.countries[code].name
+        end
         return M
         """
 
-    /// Loads a context `$X` whose property `p` calls `T.<function>` on `value`, over tables in memory.
-    static func map(
-        _ function: String, _ value: String, isolation: LuaIsolation
-    ) throws -> (output: String, issues: [String]) {
+    /// The catalog of a context `$X` whose property `p` calls `T.<function>` on `v`, over
+    /// tables in memory, with `tests` as its `@tests`; `body` runs while the scripts are there.
+    static func withCatalog<R>(
+        _ function: String, isolation: LuaIsolation, tests: String = "[]", _ body: (Catalog) throws -> R
+    ) throws -> R {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lua-tables-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -83,8 +107,10 @@ struct LuaTablesTests {
         let mappings = """
             { "@tables": { "countries": { "file": "countries.csv", "key": "code" },
                            "rates": { "file": "rates.csv", "key": ["from", "to"] },
-                           "tagged": { "file": "tagged.jsonl", "key": "id" } },
-              "$X": { "p": { "@keyPath": "v", "@transformClass": "T", "@transformSelector": "\(function)" } } }
+                           "tagged": { "file": "tagged.jsonl", "key": "id" },
+                           "ids": { "file": "ids.csv", "key": "id", "columns": { "id": "String" } } },
+              "$X": { "p": { "@keyPath": "v", "@transformClass": "T", "@transformSelector": "\(function)" },
+                      "@tests": \(tests) } }
             """
         let catalog = try Catalog.load(
             ["x.mappings"],
@@ -93,10 +119,37 @@ struct LuaTablesTests {
                 "countries.csv": "code,name,population\nFR,France,67000000\nDE,Germany,83000000\n",
                 "rates.csv": "from,to,rate\nEUR,USD,1.5\n",
                 "tagged.jsonl": #"{"id": "a", "tags": ["x", "y"]}"# + "\n",
+                "ids.csv": "id,name\n7,seven\n007,zeros\ntrue,yes\nget,shadowed\n1.5,one and a half\n",
             ]), transformers: registry)
-        let result = try Mapper(catalog: catalog).object(
-            from: try JSONParser.parse(#"{"v": \#(value)}"#), context: "$X")
-        return (JSONWriter.string(result.value), result.issues.map(\.message))
+        return try body(catalog)
+    }
+
+    /// Maps `{"v": value}` by `$X`, whose property `p` calls `T.<function>`.
+    static func map(
+        _ function: String, _ value: String, isolation: LuaIsolation
+    ) throws -> (output: String, issues: [String]) {
+        try withCatalog(function, isolation: isolation) { catalog in
+            let result = try Mapper(catalog: catalog).object(
+                from: try JSONParser.parse(#"{"v": \#(value)}"#), context: "$X")
+            return (JSONWriter.string(result.value), result.issues.map(\.message))
+        }
+    }
+
+    @Test("a test's fixture tables are what a script reads in tables while the test runs", arguments: isolations)
+    func fixtures(isolation: LuaIsolation) throws {
+        let tests = """
+            [ { "tables": { "countries": [ { "code": "FR", "name": "Fixture France", "population": 1 } ] },
+                "input": { "v": "FR" }, "output": { "p": "Fixture France/1/1" } },
+              { "input": { "v": "FR" }, "output": { "p": "France/67000000/2" } },
+              { "tables": { "countries": [ { "code": "DE", "name": "Fixture Germany", "population": 2 } ] },
+                "input": { "v": "FR" }, "output": { "p": "none" } } ]
+            """
+        let results = try Self.withCatalog("name", isolation: isolation, tests: tests) { catalog in
+            ContextTestRunner.run(catalog).map { ($0.passed ? "passed" : "failed") + $0.failures.joined() }
+        }
+        #expect(results == ["passed", "passed", "passed"])
+        // Outside the tests, the table the file holds.
+        #expect(try Self.map("name", #""FR""#, isolation: isolation).output == #"{"p":"France/67000000/2"}"#)
     }
 
     static let isolations: [LuaIsolation] = [.inProcess, .process]
@@ -131,7 +184,7 @@ struct LuaTablesTests {
             ("rawsetTables", "attempt to modify a read-only table"),
             ("writeNested", "attempt to modify a lookup table (tables are read-only)"),
             ("pairsState", "attempt to modify a lookup table (tables are read-only)"),
-            ("rawsetRow", "bad argument #1 to 'rawset' (table expected, got userdata)"),
+            ("rawsetRow", "attempt to modify a read-only table"),
             ("insertNested", "attempt to modify a lookup table (tables are read-only)"),
             ("rawsetNested", "attempt to modify a read-only table"),
             ("metatableNested", "cannot change a protected metatable"),
@@ -156,13 +209,37 @@ struct LuaTablesTests {
         )
     }
 
-    @Test("a lookup counts against the instruction budget: what indexing a Lua table affords, lookups do not")
-    func budget() throws {
-        for isolation in Self.isolations {
-            #expect(try Self.map("indexes", #""FR""#, isolation: isolation).output == #"{"p":200000}"#)
-            let (output, issues) = try Self.map("lookups", #""FR""#, isolation: isolation)
-            #expect(output == "{}")
-            #expect(issues.first?.contains("ran out of its instruction budget") == true, "\(issues)")
-        }
+    @Test(
+        "a row the VM finds costs what indexing a Lua table costs; one the library looks for counts its steps",
+        arguments: isolations)
+    func budget(isolation: LuaIsolation) throws {
+        #expect(try Self.map("indexes", #""FR""#, isolation: isolation).output == #"{"p":200000}"#)
+        #expect(try Self.map("lookups", #""FR""#, isolation: isolation).output == #"{"p":200000}"#)
+        #expect(try Self.map("plainMisses", #""FR""#, isolation: isolation).output == #"{"p":200000}"#)
+        let (output, issues) = try Self.map("misses", #""FR""#, isolation: isolation)
+        #expect(output == "{}")
+        #expect(issues.first?.contains("ran out of its instruction budget") == true, "\(issues)")
+    }
+
+    @Test(
+        "a key by its other spellings: an integer, a float, a boolean; a key spelled as a method by get",
+        arguments: isolations)
+    func spellings(isolation: LuaIsolation) throws {
+        #expect(
+            try Self.map("spellings", "0", isolation: isolation).output
+                == #"{"p":"seven,seven,seven,zeros,yes,yes,shadowed,function,nil,one and a half,nil,table,table"}"#)
+    }
+
+    @Test("a row returned is its cells; json.copy copies them; a table returned is refused", arguments: isolations)
+    func rowsCrossBack(isolation: LuaIsolation) throws {
+        #expect(
+            try Self.map("row", #""DE""#, isolation: isolation).output
+                == #"{"p":{"code":"DE","name":"Germany","population":83000000}}"#)
+        #expect(try Self.map("copy", #""FR""#, isolation: isolation).output == #"{"p":"FR/copied/France"}"#)
+        let (output, issues) = try Self.map("handle", "0", isolation: isolation)
+        #expect(output == "{}")
+        #expect(
+            issues.first?.contains("a lookup table is not a JSON value (return a row or its cells)") == true,
+            "\(issues)")
     }
 }

@@ -66,6 +66,39 @@ package struct LookupTable: Sendable {
     /// The row whose key is `key` (a key text), or `nil`.
     package func row(forKeyText key: String) -> Int? { parts.store.row(forKeyText: key) }
 
+    /// The row whose key text is `key`'s bytes, or `nil`: the fast plan's lookup, by the
+    /// record's bytes, with no `String` and no allocation.
+    package func row(forKeyText key: UnsafeBufferPointer<UInt8>) -> Int? { parts.store.row(forKeyText: key) }
+
+    /// What a cell holds, for a reader of its bytes (`withCell(row:column:_:)`).
+    package enum CellKind {
+        /// An empty field: no bytes.
+        case empty
+        /// A string: its UTF-8, unescaped.
+        case string
+        /// A number: its digits as written.
+        case number
+        /// `true` or `false`: no bytes, the kind says which.
+        case yes, no
+        /// An array or an object: its JSON.
+        case json
+    }
+
+    /// Calls `body` with the kind of the cell of row `row` in column `column` and its bytes,
+    /// which are the table's own (no copy).
+    package func withCell<R>(row: Int, column: Int, _ body: (CellKind, UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let kind: CellKind
+        switch parts.store.kind(row: row, column: column) {
+        case .empty: kind = .empty
+        case .string: kind = .string
+        case .number: kind = .number
+        case .yes: kind = .yes
+        case .no: kind = .no
+        case .json: kind = .json
+        }
+        return parts.store.withBytes(row: row, column: column) { body(kind, $0) }
+    }
+
     /// The row `value` names: a scalar for a key of one column; for a composite key an array
     /// of the key's values in the key's order, or an object with the key's column names.
     /// `nil` when no row has that key, or when the value cannot be a key (`reason` says why).

@@ -31,6 +31,17 @@ package struct TableLookup: Sendable {
         return $fixtures.withValue(tables, operation: body)
     }
 
+    /// The tables that stand in for the tables of their names for this thread (or task) now:
+    /// empty but while a test that gives tables runs (`withFixtures(_:_:)`); what a script's
+    /// `tables` reads then too.
+    package static var fixtureTables: [String: LookupTable] {
+        fixturesInUse.load(ordering: .relaxed) > 0 ? fixtures : [:]
+    }
+
+    /// Whether a test's fixture tables stand in for tables now (on any thread): a reader of
+    /// `table`'s bytes then leaves the lookup to `value(for:)`, which reads `current`.
+    package static var fixturesInPlace: Bool { fixturesInUse.load(ordering: .relaxed) > 0 }
+
     /// The table this lookup reads now: its own, or the fixture a running test gives for its name.
     package var current: LookupTable {
         guard Self.fixturesInUse.load(ordering: .relaxed) > 0, let fixture = Self.fixtures[table.name] else {

@@ -2,6 +2,12 @@ import MappingsCompiler
 import MappingsJSON
 import MappingsModel
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What a `Writer` writes: JSON text, or value tags (`DirectTags`). A type, so that each is
 /// compiled on its own and the JSON writer tests nothing for tags.
 protocol WriterOutput {
@@ -157,7 +163,7 @@ struct Writer<Output: WriterOutput> {
     /// Writes a value given as JSON text: as it is, or with direct tags, its tags by the node
     /// of `field` (the encoding's own reading, for what the plan does not write itself);
     /// `false` when that fails.
-    private func emit(json text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
+    func emit(json text: UnsafeBufferPointer<UInt8>, field: Int32, into out: inout OutputBytes) -> Bool {
         guard !text.isEmpty else { return false }
         guard tagged, let direct else {
             out.append(text, 0, text.count)
@@ -443,6 +449,8 @@ struct Writer<Output: WriterOutput> {
             }
             if !tagged { out.append(UInt8(ascii: "]")) }
             return true
+        case .general where property.lookup >= 0:
+            if let written = writesLookup(node, as: property, field: field, into: &out) { return written }
         default:
             break
         }
@@ -493,7 +501,10 @@ struct Writer<Output: WriterOutput> {
     ) -> Bool {
         let conversion = plan.conversions[Int(property.target)]
         var failures: [ConversionFailure] = []
-        guard let found = conversion.found(value) else { return false }
+        guard let found = conversion.found(value) else {
+            // No row or an empty cell: a missing value (an optional entry's default or null).
+            return conversion.findsNoCell(value) ? writesMissing(property, field: field, into: &out) : false
+        }
         let input = conversion.valueMap.map { $0.map(found) } ?? found
         let converted = (conversion.strict ? owner.strictConverter : owner.converter).convert(
             input, to: conversion.type, dateFormat: conversion.dateFormats, failures: &failures)
@@ -593,8 +604,15 @@ struct Writer<Output: WriterOutput> {
     /// digits and maybe a `-`) as the writer writes the Int it converts to; returns `false`,
     /// writing nothing, for anything else.
     private func writesInteger(_ node: JSONTape.Node, into out: inout OutputBytes) -> Bool {
-        var position = Int(node.start)
-        let end = Int(node.end)
+        writesInteger(bytes, Int(node.start), Int(node.end), into: &out)
+    }
+
+    /// `writesInteger(_:into:)` of the bytes `bytes[start..<end]` (a table's cell, say).
+    @inline(__always)
+    func writesInteger(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, into out: inout OutputBytes)
+        -> Bool
+    {
+        var position = start
         guard position < end else { return false }
         let negative = bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
@@ -615,7 +633,7 @@ struct Writer<Output: WriterOutput> {
         }
         // Digits without a leading zero are written as they are (but `-0` is `0`).
         if bytes[digitsStart] != UInt8(ascii: "0") {
-            out.append(bytes, Int(node.start), end - Int(node.start))
+            out.append(bytes, start, end - start)
         } else {
             out.appendInteger(magnitude, negative: negative && magnitude != 0)
         }
@@ -765,6 +783,19 @@ struct Writer<Output: WriterOutput> {
         } else {
             out.append(UInt8(ascii: "\""))
         }
+        appendUnescaped(node, raw: raw, into: &out)
+        if raw {
+            out.patchWord32(UInt32(out.count - lengthAt - 4), at: lengthAt)
+        } else {
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// Appends the text a string that holds escapes stands for: each escape decoded (a `\\u`
+    /// pair to one character), as its UTF-8 when `raw`, else written again as the writer spells
+    /// it; the runs between escapes copied. Read byte by byte: a text may be mostly escapes
+    /// (`\\u` after `\\u`).
+    func appendUnescaped(_ node: JSONTape.Node, raw: Bool, into out: inout OutputBytes) {
         var position = Int(node.start)
         var runStart = position
         let end = Int(node.end)
@@ -773,30 +804,48 @@ struct Writer<Output: WriterOutput> {
                 position += 1
                 continue
             }
-            if position > runStart { out.append(bytes, runStart, position - runStart) }
-            let scalar: UInt32
-            if bytes[position + 1] == UInt8(ascii: "u") {
-                let unit = hexValue(at: position + 2)
-                position += 6
-                if unit & 0xFC00 == 0xD800 {  // a high surrogate, inline (the check across modules is a call)
-                    scalar = JSONEscape.scalar(high: unit, low: hexValue(at: position + 2))?.value ?? 0xFFFD
-                    position += 6
-                } else {
-                    scalar = unit
-                }
-            } else {
-                scalar = JSONEscape.character(after: bytes[position + 1])?.value ?? 0xFFFD
-                position += 2
-            }
-            write(scalar: scalar, raw: raw, into: &out)
+            appendEscape(at: &position, after: runStart, raw: raw, into: &out)
             runStart = position
         }
         out.append(bytes, runStart, end - runStart)
-        if raw {
-            out.patchWord32(UInt32(out.count - lengthAt - 4), at: lengthAt)
-        } else {
-            out.append(UInt8(ascii: "\""))
+    }
+
+    /// `appendUnescaped(_:raw:into:)` as UTF-8, each escape found with `memchr`: for a text whose
+    /// escapes are few and far apart (a lookup key's `\\/` and `\\"`).
+    func appendUnescapedSeeking(_ node: JSONTape.Node, into out: inout OutputBytes) {
+        var position = Int(node.start)
+        var runStart = position
+        let end = Int(node.end)
+        while position < end {
+            let from = bytes.baseAddress! + position
+            guard let found = memchr(from, Int32(UInt8(ascii: "\\")), end - position) else { break }
+            position += UnsafeRawPointer(found) - UnsafeRawPointer(from)
+            appendEscape(at: &position, after: runStart, raw: true, into: &out)
+            runStart = position
         }
+        out.append(bytes, runStart, end - runStart)
+    }
+
+    /// Appends the run from `runStart` up to the escape at `position`, then the character the
+    /// escape stands for (`appendUnescaped`), and moves `position` past the escape.
+    @inline(__always)
+    private func appendEscape(at position: inout Int, after runStart: Int, raw: Bool, into out: inout OutputBytes) {
+        if position > runStart { out.append(bytes, runStart, position - runStart) }
+        let scalar: UInt32
+        if bytes[position + 1] == UInt8(ascii: "u") {
+            let unit = hexValue(at: position + 2)
+            position += 6
+            if unit & 0xFC00 == 0xD800 {  // a high surrogate, inline (the check across modules is a call)
+                scalar = JSONEscape.scalar(high: unit, low: hexValue(at: position + 2))?.value ?? 0xFFFD
+                position += 6
+            } else {
+                scalar = unit
+            }
+        } else {
+            scalar = JSONEscape.character(after: bytes[position + 1])?.value ?? 0xFFFD
+            position += 2
+        }
+        write(scalar: scalar, raw: raw, into: &out)
     }
 
     /// The four hexadecimal digits at `position` (checked by the scan) as a number, read as one

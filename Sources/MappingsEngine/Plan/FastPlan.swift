@@ -328,6 +328,11 @@ struct PlanTables: Sendable {
         /// boolean into a `Bool`, 4 a float into a `Double`, 5 an array of strings into a
         /// `[String]`; 0 none (a value map, another type).
         var plainAnswer: UInt8 = 0
+        /// An entry's `@lookup` of a column whose cell the plan writes from the table's bytes
+        /// (`Writer.writesLookup`), in `lookups`; -1 for none (the general conversion looks up).
+        var lookup: Int32 = -1
+        /// The type that cell is written as: 1 `String`, 2 `Int`, 3 `Bool`.
+        var lookupCell: UInt8 = 0
     }
 
     /// One key of a keyed selection: `"key":` in `bytes`, and its key paths in `paths`.
@@ -376,6 +381,8 @@ struct PlanTables: Sendable {
     var conversions: [Conversion] = []
     var transformers: [Call] = []
     var selections: [Selected] = []
+    /// The `@lookup`s of a column the plan reads by bytes (`Property.lookup`).
+    var lookups: [TableLookup] = []
 
     /// Unsafe views of the tables, for the length of one record.
     struct Pointers {
@@ -387,6 +394,7 @@ struct PlanTables: Sendable {
         let conversions: UnsafeBufferPointer<Conversion>
         let transformers: UnsafeBufferPointer<Call>
         let selections: UnsafeBufferPointer<Selected>
+        let lookups: UnsafeBufferPointer<TableLookup>
     }
 
     func withPointers<Result>(_ body: (Pointers) -> Result) -> Result {
@@ -398,11 +406,14 @@ struct PlanTables: Sendable {
                             conversions.withUnsafeBufferPointer { conversions in
                                 transformers.withUnsafeBufferPointer { transformers in
                                     selections.withUnsafeBufferPointer { selections in
-                                        body(
-                                            Pointers(
-                                                objects: objects, properties: properties, paths: paths, steps: steps,
-                                                bytes: bytes, conversions: conversions, transformers: transformers,
-                                                selections: selections))
+                                        lookups.withUnsafeBufferPointer { lookups in
+                                            body(
+                                                Pointers(
+                                                    objects: objects, properties: properties, paths: paths,
+                                                    steps: steps, bytes: bytes, conversions: conversions,
+                                                    transformers: transformers, selections: selections,
+                                                    lookups: lookups))
+                                        }
                                     }
                                 }
                             }
@@ -633,6 +644,11 @@ struct PlanTables: Sendable {
             default: break
             }
         }
+        if let lookup = rule.lookup, lookup.column != nil, rule.valueMap == nil, rule.transformer == nil,
+            rule.selection == nil
+        {
+            addLookup(lookup, type: type, to: &property)
+        }
         property.target = Int32(conversions.count)
         // Formats of the plan's own: lanes that each compile a plan share no reference count.
         conversions.append(
@@ -640,6 +656,19 @@ struct PlanTables: Sendable {
                 type: type, dateFormats: rule.dateFormats?.independentCopy(), valueMap: rule.valueMap,
                 lookup: rule.lookup, strict: strict))
         return nil
+    }
+
+    /// An entry's `@lookup` of a column, read by bytes when its type is one the plan writes a
+    /// cell as (`Writer.writesLookup`); any other type converts the cell the general way.
+    private mutating func addLookup(_ lookup: TableLookup, type: TypeReference, to property: inout Property) {
+        switch type.unwrapped {
+        case .string: property.lookupCell = 1
+        case .int: property.lookupCell = 2
+        case .bool: property.lookupCell = 3
+        default: return
+        }
+        property.lookup = Int32(lookups.count)
+        lookups.append(lookup)
     }
 
     /// A keyed selection's keys (`"key":` each, stored once) and the key paths of each.

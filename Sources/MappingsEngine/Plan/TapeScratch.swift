@@ -23,10 +23,13 @@ final class TapeScratch: @unchecked Sendable {
     @exclusivity(unchecked) var text: [UInt8] = []
     /// The tags of a value the encoding writes for the plan (`Writer.emit(json:field:into:)`).
     @exclusivity(unchecked) var tags: [UInt8] = []
+    /// The text of a `@lookup` key that holds escapes, decoded (`Writer.writesLookup`).
+    @exclusivity(unchecked) var key = OutputBytes(capacity: 256)
 
     deinit {
         tape.free()
         output.free()
+        key.free()
         fanOuts.free()
     }
 

@@ -189,7 +189,7 @@ package enum JSONWriter {
 
     /// Whether the writer escapes `byte` in a string: a control character, `"` or `\\`; every
     /// other character is written as its UTF-8.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
