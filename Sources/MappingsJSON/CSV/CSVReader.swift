@@ -176,6 +176,9 @@ package struct CSVReader {
                 }
                 position += 1
             }
+            // A field cut by the end of the bytes is read whole once the rest comes (a character
+            // may be cut in two).
+            if position == bytes.count, !inputEnds { throw .needsMore }
             return try text(bytes[start..<position], line: line, column: column(of: start))
         }
         return try quotedField()
