@@ -57,6 +57,25 @@ struct CSVFormatCommandTests {
         #expect(result.stderr.hasSuffix("mappings stream: read 6, written 4, rejected 2\n"), "\(result.stderr)")
     }
 
+    @Test(
+        "a property whose type does not convert from a string (an array) is an issue of that row; a dotted header is one key"
+    )
+    func notFromString() throws {
+        let context = #"""
+            { "@models": { "T": { "id": "Int", "tags": "[String]?", "user": "String?" } },
+              "$T": { "@class": "T", "id": "id", "tags": { "@keyPath": "tags", "@optional": true },
+                      "user": { "@keyPath": "user\\.name", "@optional": true } } }
+            """#
+        let directory = try ToolRunner.directory(with: [
+            "contexts/t.mappings": context, "t.csv": "id,tags,user.name\n1,,Ann\n2,\"[\"\"a\"\"]\",Bob\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(["stream", "--context", "$T", "t.csv"], in: directory)
+        #expect(result.stdout == "{\"id\":1,\"tags\":null,\"user\":\"Ann\"}\n", "\(result.stderr)")
+        #expect(
+            result.stderr.contains("t.csv:3: rejected: $.tags: expected [String], found string"), "\(result.stderr)")
+    }
+
     @Test("standard input with --from-format csv, and a file by its extension, on one and two workers, alike")
     func stdinAndWorkers() throws {
         let directory = try directory()
