@@ -182,6 +182,11 @@ package struct CSVReader {
 
     /// The column of `offset` on the current line, in Unicode scalars.
     private func column(of offset: Int) -> Int {
+        Self.column(of: offset, from: lineStart, in: bytes)
+    }
+
+    /// The column of `offset` on the line that starts at `lineStart`, in Unicode scalars.
+    private static func column(of offset: Int, from lineStart: Int, in bytes: [UInt8]) -> Int {
         bytes[lineStart..<offset].reduce(1) { count, byte in byte & 0xC0 == 0x80 ? count : count + 1 }
     }
 
@@ -235,7 +240,8 @@ package struct CSVReader {
 
     /// A field in quotes, from its opening quote to past its closing one.
     private mutating func quotedField() throws(Stop) -> Field {
-        let (openLine, openColumn) = (line, column(of: position))
+        // Where it opens, for a failure's message (its column counted only then).
+        let (openLine, openLineStart, open) = (line, lineStart, position)
         position += 1
         let start = position
         var doubled = false
@@ -246,7 +252,7 @@ package struct CSVReader {
                 throw .failure(
                     Failure(
                         message: "a quoted field that never closes (a quote is missing)", line: openLine,
-                        column: openColumn))
+                        column: Self.column(of: open, from: openLineStart, in: bytes)))
             }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -264,7 +270,10 @@ package struct CSVReader {
                             message: "text after a closing quote (a field is quoted whole)", line: line,
                             column: column(of: position)))
                 }
-                if high { try checkUTF8(start..<end, line: openLine, column: openColumn) }
+                if high {
+                    try checkUTF8(
+                        start..<end, line: openLine, column: Self.column(of: open, from: openLineStart, in: bytes))
+                }
                 return Field(range: start..<end, quoted: true, doubledQuotes: doubled)
             }
             high = high || byte >= 0x80
@@ -277,10 +286,10 @@ package struct CSVReader {
     }
 
     /// A field that is not UTF-8 fails at its start (`line`, `column`).
-    private func checkUTF8(_ range: Range<Int>, line: Int, column: Int) throws(Stop) {
+    private func checkUTF8(_ range: Range<Int>, line: Int, column: @autoclosure () -> Int) throws(Stop) {
         let invalid = bytes.withUnsafeBufferPointer {
             UTF8Check.firstInvalid($0, from: range.lowerBound, to: range.upperBound) != nil
         }
-        if invalid { throw .failure(Failure(message: "a field that is not UTF-8", line: line, column: column)) }
+        if invalid { throw .failure(Failure(message: "a field that is not UTF-8", line: line, column: column())) }
     }
 }
