@@ -17,8 +17,9 @@ package struct CSVDecoder: RecordDecoder {
     /// Where `buffer[0]` is in the input, and the line it is on.
     private var bufferOffset = 0
     private var bufferLine = 1
-    /// The header's names, each as a JSON key with its quotes and colon (`"id":`).
-    private var keys: [[UInt8]]?
+    /// The header's names as the JSON each row's object starts its members with (`{"id":`,
+    /// then `,"name":`…), end to end, and where each ends.
+    private var keys: (bytes: [UInt8], ends: [Int])?
     /// Records found so far (rejected ones too).
     private var recordCount = 0
     /// Whether the start of the input was looked at for a byte order mark.
@@ -101,25 +102,30 @@ package struct CSVDecoder: RecordDecoder {
             return
         }
         recordCount += 1
-        guard row.fields.count == keys.count else {
+        guard row.fields.count == keys.ends.count else {
             let position = FormatPosition(offset: bufferOffset + row.start, record: recordCount, line: row.line)
             let count = row.fields.count
             records.reject(
                 FormatReject(
-                    "the row has \(count) field\(count == 1 ? "" : "s"), the header \(keys.count)", at: position,
+                    "the row has \(count) field\(count == 1 ? "" : "s"), the header \(keys.ends.count)", at: position,
                     input: trimmed(buffer[row.start..<row.end]), lines: lines))
             return
         }
         let buffer = self.buffer
         records.record(lines: lines) { text in
-            text.append(UInt8(ascii: "{"))
-            for (index, field) in row.fields.enumerated() {
-                if index > 0 { text.append(UInt8(ascii: ",")) }
-                text.append(contentsOf: keys[index])
-                if field.range.isEmpty, !field.quoted {
-                    JSONWriter.append("null", to: &text)
-                } else {
-                    Self.appendString(buffer, field, to: &text)
+            buffer.withUnsafeBufferPointer { source in
+                keys.bytes.withUnsafeBufferPointer { names in
+                    var start = 0
+                    for (index, field) in row.fields.enumerated() {
+                        let end = keys.ends[index]
+                        text.append(contentsOf: UnsafeBufferPointer(rebasing: names[start..<end]))
+                        start = end
+                        if field.range.isEmpty, !field.quoted {
+                            JSONWriter.append("null", to: &text)
+                        } else {
+                            Self.appendString(source, field, to: &text)
+                        }
+                    }
                 }
             }
             text.append(UInt8(ascii: "}"))
@@ -127,37 +133,41 @@ package struct CSVDecoder: RecordDecoder {
     }
 
     /// A field's text as a JSON string: its bytes (UTF-8, checked by the reader), escaped where
-    /// JSON needs it, a doubled quote as one; runs that need nothing are copied whole.
-    private static func appendString(_ bytes: [UInt8], _ field: CSVReader.Field, to text: inout [UInt8]) {
+    /// JSON needs it (`JSONWriter.needsEscape`'s bytes: controls, `"`, `\`), a doubled quote as
+    /// one; runs that need nothing are copied whole.
+    private static func appendString(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ field: CSVReader.Field, to text: inout [UInt8]
+    ) {
         text.append(UInt8(ascii: "\""))
-        bytes.withUnsafeBufferPointer { buffer in
-            var run = field.range.lowerBound
-            var at = run
-            var escape: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
-            while at < field.range.upperBound {
-                let byte = buffer[at]
-                guard JSONWriter.needsEscape(byte) else {
-                    at += 1
-                    continue
-                }
-                text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run..<at]))
-                let count = withUnsafeMutableBytes(of: &escape) { raw in
-                    JSONWriter.writeEscape(of: byte, to: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
-                withUnsafeBytes(of: &escape) { raw in text.append(contentsOf: raw.prefix(count)) }
-                // A doubled quote is one quote of the text.
-                at += byte == UInt8(ascii: "\"") && field.doubledQuotes ? 2 : 1
-                run = at
+        var run = field.range.lowerBound
+        var at = run
+        var escape: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+        while at < field.range.upperBound {
+            let byte = buffer[at]
+            // `JSONWriter.needsEscape`, spelled here to stay inline in the loop every cell runs.
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                at += 1
+                continue
             }
             text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run..<at]))
+            let count = withUnsafeMutableBytes(of: &escape) { raw in
+                JSONWriter.writeEscape(of: byte, to: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            withUnsafeBytes(of: &escape) { raw in text.append(contentsOf: raw.prefix(count)) }
+            // A doubled quote is one quote of the text.
+            at += byte == UInt8(ascii: "\"") && field.doubledQuotes ? 2 : 1
+            run = at
         }
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run..<at]))
         text.append(UInt8(ascii: "\""))
     }
 
     /// The header's names as JSON keys; a name given twice, or none, ends the input.
-    private static func keys(of header: [String], at offset: Int) throws(FormatFailure) -> [[UInt8]] {
+    private static func keys(
+        of header: [String], at offset: Int
+    ) throws(FormatFailure) -> (bytes: [UInt8], ends: [Int]) {
         var seen: Set<String> = []
-        var keys: [[UInt8]] = []
+        var keys: (bytes: [UInt8], ends: [Int]) = ([], [])
         for (column, name) in header.enumerated() {
             guard !name.isEmpty else {
                 throw FormatFailure("the header leaves column \(column + 1) unnamed: name every column", offset: offset)
@@ -167,10 +177,10 @@ package struct CSVDecoder: RecordDecoder {
                     "the header names the column \(JSONWriter.quotedForMessage(name)) twice: name every column once",
                     offset: offset)
             }
-            var key: [UInt8] = []
-            JSONWriter.writeString(name, into: &key)
-            key.append(UInt8(ascii: ":"))
-            keys.append(key)
+            keys.bytes.append(column == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            JSONWriter.writeString(name, into: &keys.bytes)
+            keys.bytes.append(UInt8(ascii: ":"))
+            keys.ends.append(keys.bytes.count)
         }
         return keys
     }
