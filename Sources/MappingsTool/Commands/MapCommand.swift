@@ -13,6 +13,10 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             JSON to stdout. Issues go to stderr, one per line, as 'path: message (file:line)' (a warning \
             as 'path: warning: message (file:line)').
 
+            An input of several records (--from-format csv, or a file named .csv) maps each record, \
+            writing one line of JSON each (or with --to-format csv, a header and a row each); each \
+            issue follows the record's place, 'rows.csv:3: path: message' (docs/formats.md).
+
             Exit status: 0 mapped with no error (warnings allowed); 1 mapped with errors (stdout still \
             holds the object); \
             2 the contexts, arguments or input could not be loaded (nothing on stdout).
@@ -21,6 +25,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
               mappings map --context '$TweetModel' Examples/twitter/tweet.json
               mappings map --context '$TweetModel' --many \\
                 Examples/twitter/timeline.json
+              mappings map --mappings Examples/formats/orders.mappings \\
+                --to-format csv Examples/formats/orders.csv
               mappings map --context '$TweetModel_Details' \\
                 --into Examples/twitter/existing-tweet.json \\
                 Examples/twitter/details.json
@@ -51,6 +57,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var strict: StrictOption
 
+    @OptionGroup var formats: FormatOptions
+
     @Flag(
         help: """
             Map with the general engine, never with the context's fast plan (the same output, slower; \
@@ -64,6 +72,11 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     func validate() throws {
         if many && into != nil { throw ValidationError("--many and --into cannot be used together") }
+        if into != nil,
+            formats.fromFormat.map({ !$0.isJSONLines }) ?? false || formats.toFormat.map({ !$0.isJSONLines }) ?? false
+        {
+            throw ValidationError("--into populates one JSON object: drop --from-format and --to-format")
+        }
     }
 
     func run() throws {
@@ -73,6 +86,9 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         let mapper = Mapper(catalog: catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
+        if into == nil, let format = formatted(bytes) {
+            return try mapFormatted(bytes, format: format, mapper: mapper, compiled: compiled, catalog: catalog)
+        }
         let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
         // One payload into a new object: the record path (the context's fast plan when the
         // payload maps cleanly, else the general engine), as a stream maps each record.
