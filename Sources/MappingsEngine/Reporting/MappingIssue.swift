@@ -51,6 +51,9 @@ public struct MappingIssue: Sendable, Hashable, CustomStringConvertible {
         public static let invalidJSON = Kind("invalid JSON")
         /// A line of a stream is longer than the stream reads (64 MiB): it is rejected with its first bytes.
         public static let lineTooLong = Kind("line too long")
+        /// A record of an input format other than JSON lines (a CSV row, an Avro datum) that the
+        /// format cannot read: it is rejected with its bytes, its place and the format's reason.
+        public static let unreadableRecord = Kind("unreadable record")
         /// The stream was stopped while the record was being mapped: it was not written.
         public static let interrupted = Kind("interrupted")
 

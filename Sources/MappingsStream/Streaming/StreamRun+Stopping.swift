@@ -44,9 +44,9 @@ extension StreamRun {
         var read = true
         while read, let item = queue.popFirst() {
             guard writing, case .block(let result, _) = item else {
-                if writing, case .tooLong(let head, _) = item {
-                    lines += 1
-                    rejectTooLong(head, at: Position(file: position.file, linesBefore: lines))
+                var place = Position(file: position.file, linesBefore: lines)
+                if writing, rejectUnmapped(item, at: &place) {
+                    lines = place.linesBefore
                     continue
                 }
                 read = leave(item, file: position.file, after: &lines, reader: reader)
@@ -102,6 +102,12 @@ extension StreamRun {
         case .tooLong(_, let offset):
             noteResume(Resume(file: file, line: lines + 1, offset: offset))
             lines += 1
+            counts.read += 1
+            counts.unprocessed += 1
+            return true
+        case .unreadable(let reject):
+            noteResume(Resume(file: file, line: lines + 1, offset: nil))
+            lines += reject.lines
             counts.read += 1
             counts.unprocessed += 1
             return true
@@ -171,7 +177,10 @@ extension StreamRun {
 
     /// Keeps `resume` as where to start again, unless an earlier place already is.
     mutating func noteResume(_ place: Resume) {
-        if resume == nil { resume = place }
+        guard resume == nil else { return }
+        resume = place
+        // A decoded input's offsets are those of its JSON lines: its place is its line alone.
+        if decodedInput { resume?.offset = nil }
     }
 
     /// Notes where a run that stopped between inputs starts again: the next one, from its top.

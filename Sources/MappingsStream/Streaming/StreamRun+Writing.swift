@@ -69,6 +69,8 @@ extension StreamRun {
         }
         if let sink {
             sink.add(state.output[framed..<max(framed, outputEnd)])
+        } else if outputEncoder != nil {
+            encodeOutput(state.output, range: framed..<max(framed, outputEnd))
         } else {
             output.write(state.output, range: framed..<max(framed, outputEnd))
             // Each block's lines go out now: a slow or interactive input sees its records come back.
@@ -114,6 +116,36 @@ extension StreamRun {
         writeReject(file: position.file, line: position.linesBefore, input: head, issues: [issue])
         if policy == .fail {
             Terminal.error("\(place(position.file, position.linesBefore)): \(message)")
+            stopReason = .failure
+        }
+    }
+
+    /// A record the reader rejected itself — a line over the limit, a record its format could not
+    /// read — rejected in its turn, `position` moved past its lines; whether `item` was one.
+    mutating func rejectUnmapped(_ item: Pending, at position: inout Position) -> Bool {
+        switch item {
+        case .tooLong(let head, _):
+            position.linesBefore += 1
+            rejectTooLong(head, at: position)
+        case .unreadable(let reject):
+            rejectUnreadable(reject, at: position)
+            position.linesBefore += reject.lines
+        case .block:
+            return false
+        }
+        return true
+    }
+
+    /// A record the input's format could not read, on the line after `position`'s.
+    private mutating func rejectUnreadable(_ reject: FormatReject, at position: Position) {
+        counts.read += 1
+        counts.invalid += 1
+        stats.count(issue: MappingIssue.Kind.unreadableRecord.rawValue)
+        let issue = MappingIssue(record: .unreadableRecord, message: reject.issueMessage, context: records.context)
+        let line = position.linesBefore + 1
+        writeReject(file: position.file, line: line, input: reject.input, issues: [issue])
+        if policy == .fail {
+            Terminal.error("\(place(position.file, line)): \(reject.issueMessage)")
             stopReason = .failure
         }
     }
@@ -175,7 +207,7 @@ extension StreamRun {
     /// The kinds of issue a whole record has rather than a value in it.
     static let recordKinds: Set<String> = [
         MappingIssue.Kind.invalidJSON.rawValue, MappingIssue.Kind.lineTooLong.rawValue,
-        MappingIssue.Kind.interrupted.rawValue,
+        MappingIssue.Kind.interrupted.rawValue, MappingIssue.Kind.unreadableRecord.rawValue,
     ]
 
     /// One line for a rejected record on the terminal: `in.ndjson:3: rejected: $.id: expected
@@ -275,8 +307,24 @@ extension StreamRun {
         return text
     }
 
+    /// `--to-format`: encodes the block's output lines and writes them; a record the format
+    /// cannot write stops the stream there.
+    mutating func encodeOutput(_ text: [UInt8], range: Range<Int>) {
+        guard let outputEncoder, stopReason == nil else { return }
+        if !outputEncoder.write(text, range: range, to: output), let failure = outputEncoder.failure {
+            stopReason = .destination("--to-format \(outputEncoder.format) cannot write a record: \(failure.message)")
+        }
+        output.flush()
+    }
+
+    /// `--to-format`: what the output starts with (a CSV header), before the first record.
+    package func startOutput() {
+        outputEncoder?.start(to: output)
+    }
+
     /// Prints the summary; `read == written + rejected + filtered + unprocessed` always holds.
     package mutating func finish() {
+        outputEncoder?.finish(to: output)
         commitSink()
         board?.publish(counts, version: stats.version)
         if framesRecords {
@@ -304,7 +352,8 @@ extension StreamRun {
     /// Every record before `position` is added or rejected; a failure of the sink stops the stream.
     mutating func sinkReached(_ position: Resume) {
         guard let sink, sinkFailure == nil else { return }
-        let position = identified(position)
+        var position = identified(position)
+        if decodedInput { position.offset = nil }
         sinkLast = position
         do {
             try sink.reached(position.record)

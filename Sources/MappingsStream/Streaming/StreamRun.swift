@@ -66,6 +66,12 @@ package struct StreamRun {
     package var resumesByJob = false
     /// With `--job`: the file being read, whose positions the sink keeps with its identity.
     var tracked: TrackedInput?
+    /// Whether the input being read goes through a format's decoder: its places are lines
+    /// (the input's, which the decoder keeps), without byte offsets (those of its JSON lines
+    /// are not the input's).
+    var decodedInput = false
+    /// `--to-format`: the output's encoder, when it is not JSON lines.
+    package var outputEncoder: OutputEncoding?
 
     package init(
         mapper: Mapper, compiled: CompiledContext, reloader: CatalogReloader?, context: String, workers: Int,
@@ -116,6 +122,8 @@ package struct StreamRun {
         case block(BlockResult, held: Int)
         /// A line over the limit, skipped by the reader: rejected in its turn.
         case tooLong(head: [UInt8], offset: Int)
+        /// A record the input's format could not read: rejected in its turn.
+        case unreadable(FormatReject)
     }
 
     /// Where the stream stands in one input, for what it writes and where it would resume.
@@ -171,6 +179,7 @@ package struct StreamRun {
         var state = Consuming(
             pipeline: pipeline, position: Position(file: file, linesBefore: start.linesBefore), toSkip: start.skipLines)
         track(reader, file: file, from: start)
+        decodedInput = reader.decodes
         while stopReason == nil {
             let readerIdle = readAhead(&state, reader, stop: stop)
             guard writeReady(&state, reader, readerIdle: readerIdle) else { return }
@@ -259,6 +268,15 @@ package struct StreamRun {
                     continue
                 }
                 state.pending.append(.tooLong(head: head, offset: offset))
+            case .rejected(let reject):
+                // Resuming skips whole records: a reject's lines all come before the place.
+                if state.toSkip > 0 {
+                    let lines = min(state.toSkip, reject.lines)
+                    state.toSkip -= lines
+                    state.position.linesBefore += lines
+                    continue
+                }
+                state.pending.append(.unreadable(reject))
             }
         }
         return readerIdle
@@ -269,9 +287,7 @@ package struct StreamRun {
     /// `false` when the input ends here (`--on-issue fail`, a lane's read that failed).
     private mutating func writeReady(_ state: inout Consuming, _ reader: BlockReader, readerIdle: Bool) -> Bool {
         while stopReason == nil, let head = state.pending.first {
-            if case .tooLong(let head, _) = head {
-                state.position.linesBefore += 1
-                rejectTooLong(head, at: state.position)
+            if rejectUnmapped(head, at: &state.position) {
                 state.pending.removeFirst()
                 guard stopReason == nil else {
                     // `--on-issue fail`: what follows is not processed.

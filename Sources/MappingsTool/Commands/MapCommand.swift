@@ -51,6 +51,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var strict: StrictOption
 
+    @OptionGroup var formats: FormatOptions
+
     @Flag(
         help: """
             Map with the general engine, never with the context's fast plan (the same output, slower; \
@@ -64,6 +66,11 @@ struct MapCommand: ParsableCommand, LoadingCommand {
 
     func validate() throws {
         if many && into != nil { throw ValidationError("--many and --into cannot be used together") }
+        if into != nil,
+            formats.fromFormat.map({ !$0.isJSONLines }) ?? false || formats.toFormat.map({ !$0.isJSONLines }) ?? false
+        {
+            throw ValidationError("--into populates one JSON object: drop --from-format and --to-format")
+        }
     }
 
     func run() throws {
@@ -73,6 +80,9 @@ struct MapCommand: ParsableCommand, LoadingCommand {
         let mapper = Mapper(catalog: catalog).strictConversions(strict.strict)
         let compiled = try LoadOptions.context(context, of: mapper)
         let bytes = try PayloadInput.bytes(input, what: "the input")
+        if into == nil, let format = formatted(bytes) {
+            return try mapFormatted(bytes, format: format, mapper: mapper, compiled: compiled, catalog: catalog)
+        }
         let isArray = JSONParser.firstByte(of: bytes) == UInt8(ascii: "[")
         // One payload into a new object: the record path (the context's fast plan when the
         // payload maps cleanly, else the general engine), as a stream maps each record.

@@ -75,6 +75,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
 
     @OptionGroup var strict: StrictOption
 
+    @OptionGroup var formats: FormatOptions
+
     @Option(
         help: ArgumentHelp(
             "The identifier of the context to map each record with; without it, the one context the files hold.",
@@ -245,6 +247,11 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             }
         }
         try validateDestination()
+        if let toFormat = formats.toFormat, !toFormat.isJSONLines {
+            for (given, name) in [(to != nil, "--to"), (sparkFrames, "--spark-frames")] where given {
+                throw ValidationError("--to-format writes stdout: drop \(name), which writes the records elsewhere")
+            }
+        }
         if let statsInterval {
             guard stats != nil else { throw ValidationError("--stats-interval needs --stats FILE") }
             try OptionRange(option: "--stats-interval", range: 1...86400, unit: "seconds").check(statsInterval)
@@ -265,6 +272,7 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         if reloader == nil { try StreamRun.requirePassing(tests, in: catalog) }
         let sink = try destination(catalog, compiled)
         let given = try openInputs()
+        try checkFormats(of: given)
         var sources = given
         // Resuming: the inputs before the one named are skipped, and its lines before LINE (a
         // file is checked to be the one the stopped run left, then read from that line on).
@@ -274,7 +282,13 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             guard let index = sources.firstIndex(where: { $0.name == request.place.file }) else {
                 throw ToolFailure(status: .loadFailure)
             }
-            start = try Self.start(at: request, in: sources, index: index)
+            let source = sources[index]
+            start =
+                formats.format(of: source.name, descriptor: source.descriptor).isJSONLines
+                ? try Self.start(at: request, in: sources, index: index)
+                // A decoded input is read from its start again (a CSV header is needed), its
+                // records up to the line skipped: its lines are the decoder's, the input's own.
+                : StreamRun.Start(skipLines: request.place.line - 1)
             sources.removeFirst(index)
         } else if let sink, let stored = try jobStart(sink, in: sources) {
             start = stored.start
@@ -296,6 +310,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         run.showsLoadWarnings = !load.lua.quiet
         run.rejectsSummarized = rejects == nil
         run.board = try startMetricsEndpoint(context)
+        run.outputEncoder = try formats.encoder(for: compiled, in: catalog, command: "stream").map {
+            OutputEncoding(format: formats.toFormat?.rawValue ?? "", $0)
+        }
+        run.startOutput()
         let unreadable = read(sources, into: &run, from: start)
         run.fingerprint(given)
         run.finish()
@@ -313,6 +331,21 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         } catch {
             Terminal.diagnostics(error)
             throw ToolFailure(status: .loadFailure)
+        }
+    }
+
+    /// Each input's format has a decoder here (exit 2 before the first record when one has
+    /// not); `--job` follows JSON lines only (its positions are byte offsets of the input).
+    func checkFormats(of inputs: [(name: String?, descriptor: Int32)]) throws {
+        for input in inputs {
+            let format = formats.format(of: input.name, descriptor: input.descriptor)
+            _ = try formats.decoder(format, for: input.name, command: "stream")
+            if job != nil, !format.isJSONLines {
+                Terminal.error(
+                    "error: mappings stream --job: \(input.name ?? "<stdin>") is \(format.rawValue): a job follows JSON lines inputs only (its place is a byte offset of the input); use --resume-from with the run's place instead"
+                )
+                throw ToolFailure(status: .loadFailure)
+            }
         }
     }
 
@@ -389,13 +422,18 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             // standard input skipping to where a run resumes keep the one reader.
             // A run another goes on from leaves the last input's last line without its line feed
             // for that run (an input followed by another is whole).
+            let format = formats.format(of: source.name, descriptor: source.descriptor)
             let reader = BlockReader(
                 descriptor: source.descriptor, blockSize: run.blockSize, startingAt: first.offset,
                 lanesRead: workerCount > 1 && first.skipLines == 0,
-                waitsForLineEnd: (job != nil || resumeFrom != nil) && index == sources.count - 1)
+                waitsForLineEnd: (job != nil || resumeFrom != nil) && index == sources.count - 1,
+                decoder: try? formats.decoder(format, for: source.name, command: "stream"))
             run.consume(reader, file: source.name, stop: stop, from: first)
             if let failure = reader.failure {
                 return InputFile.unreadable(failure, path: source.name, what: "the input")
+            }
+            if let failure = reader.formatFailure {
+                return FormatOptions.unreadable(failure, format: format, path: source.name, command: "stream")
             }
         }
         return nil
@@ -415,6 +453,11 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
         if let failure = run.sinkFailure {
             Terminal.error("error: --to: \(failure.message)")
             throw ToolFailure(status: failure.unavailable ? .destinationUnavailable : .loadFailure)
+        }
+        if case .destination(let message) = run.stopReason {
+            // `--to-format` could not write a record.
+            Terminal.error("error: \(message)")
+            throw ToolFailure(status: .loadFailure)
         }
         if let lines = run.inputEndedBeforeResume, let resumeFrom {
             Terminal.error(

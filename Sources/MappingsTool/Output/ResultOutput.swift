@@ -30,6 +30,14 @@ enum ResultOutput {
         if issues.contains(where: { $0.severity == .error }) { throw ToolFailure(status: .issues) }
     }
 
+    /// Writes records in an output format (`map --to-format`, or JSON lines of several records)
+    /// as they are, and their issues (already on stderr) in the report; exit 1 on an error.
+    static func emit(records text: [UInt8], issues: [MappingIssue], report: String?) throws {
+        if let report { try writeReport(issues, to: report) }
+        FileHandle.standardOutput.write(Data(text))
+        if issues.contains(where: { $0.severity == .error }) { throw ToolFailure(status: .issues) }
+    }
+
     private static func writeReport(_ issues: [MappingIssue], to path: String) throws {
         do {
             try OutputFile.write(Array((JSONWriter.string(.array(issues.map(\.json))) + "\n").utf8), to: path)

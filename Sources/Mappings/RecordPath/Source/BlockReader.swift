@@ -18,6 +18,8 @@ package final class BlockReader {
         /// A range of the file for a lane to read (`LaneRead`): the lines that start in it;
         /// whether its first byte is known to start one (it is where reading started).
         case range(Range<Int>, startsLine: Bool)
+        /// A record the input's format could not read (`RecordDecoder`): rejected in its turn.
+        case rejected(FormatReject)
     }
 
     package let descriptor: Int32
@@ -48,13 +50,23 @@ package final class BlockReader {
     /// line ends): the end of what the ranges hand out.
     private var lastSize = -1
     private var lastLineEnd = 0
+    /// The input's format, when it is not JSON lines: what is read goes through it, and the
+    /// lines handed out are its records' (`DecodedRecords`), which keep the input's numbering.
+    private var decoder: (any RecordDecoder)?
+    /// The records the decoder rejected and not handed out yet, each where it comes in `carry`.
+    private var formatRejects: [(at: Int, reject: FormatReject)] = []
+    /// Why the input's format could not read on, when it could not: the input ends there.
+    package private(set) var formatFailure: FormatFailure?
 
     /// Reads `descriptor` from where it stands, which is `offset` bytes into the input; with
     /// `lanesRead`, a regular file is left to the lanes to read (a pipe is read here); with
     /// `waitsForLineEnd`, a regular file ends at its last line feed.
+    /// With a `decoder` (an input format other than JSON lines), the reader reads the bytes and
+    /// the decoder makes the lines (the lanes never read; a record cut at the end of a file is
+    /// the decoder's to finish); the lines' offsets are then the decoded text's, not the input's.
     package init(
         descriptor: Int32, blockSize: Int, startingAt offset: Int = 0, lanesRead: Bool = false,
-        waitsForLineEnd: Bool = false
+        waitsForLineEnd: Bool = false, decoder: (any RecordDecoder)? = nil
     ) {
         self.descriptor = descriptor
         self.blockSize = max(blockSize, 1 << 12)
@@ -62,9 +74,13 @@ package final class BlockReader {
         startOffset = offset
         var status = stat()
         isRegularFile = fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-        self.lanesRead = lanesRead && isRegularFile
-        self.waitsForLineEnd = waitsForLineEnd && isRegularFile
+        self.lanesRead = lanesRead && isRegularFile && decoder == nil
+        self.waitsForLineEnd = waitsForLineEnd && isRegularFile && decoder == nil
+        self.decoder = decoder
     }
+
+    /// Whether the input is read through a format's decoder (its offsets are not the input's).
+    package var decodes: Bool { decoder != nil }
 
     /// Where the first byte not handed out is in the input (the start of a line, unless the
     /// lanes read: then where the next range starts).
@@ -107,6 +123,7 @@ package final class BlockReader {
     package func next(wait: Bool, stop: () -> Bool) -> Item? {
         if lanesRead { return nextRange(stop: stop) }
         while true {
+            if let first = formatRejects.first, let item = cutBefore(first) { return item }
             if !discarding, carry.count > LineReader.maximumLine, let item = cutOverlong() { return item }
             if !discarding, let block = cut(atEnd: reachedEnd) { return block }
             if discarding, let end = carry.firstIndex(of: 0x0A) {
@@ -120,8 +137,62 @@ package final class BlockReader {
                 carry.removeAll(keepingCapacity: true)
             }
             if reachedEnd || stop() { return nil }
-            guard fill(timeout: wait ? 100 : 0) || wait else { return nil }
+            let filled = decoder == nil ? fill(timeout: wait ? 100 : 0) : fillDecoding(timeout: wait ? 100 : 0)
+            guard filled || wait else { return nil }
         }
+    }
+
+    /// The lines before a record the format rejected, else that record (`rejected`).
+    private func cutBefore(_ first: (at: Int, reject: FormatReject)) -> Item? {
+        guard first.at > 0 else {
+            formatRejects.removeFirst()
+            return .rejected(first.reject)
+        }
+        let lines = Array(carry[..<first.at])
+        let offset = carryOffset
+        carryOffset += first.at
+        carry.removeFirst(first.at)
+        for index in formatRejects.indices { formatRejects[index].at -= first.at }
+        return .lines(lines, offset: offset)
+    }
+
+    /// Reads up to a block's worth and has the decoder make records of it (at the end of the
+    /// input, of what it kept), as `fill` does for JSON lines; a fault the format cannot read
+    /// past ends the input (`formatFailure`), after the records before it.
+    private func fillDecoding(timeout: Int32) -> Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, timeout) > 0 else { return false }
+        var chunk = [UInt8](repeating: 0, count: blockSize)
+        var count: Int
+        repeat {
+            count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+        } while count < 0 && errno == EINTR
+        if count < 0 {
+            if errno == EAGAIN { return false }
+            failure = InputFile.Failure(errno: errno)
+            reachedEnd = true
+            return true
+        }
+        var records = DecodedRecords()
+        do throws(FormatFailure) {
+            if count == 0 {
+                reachedEnd = true
+                try decoder!.finish(into: &records)
+            } else {
+                let read = count
+                try chunk.withUnsafeBytes { raw in
+                    Result { () throws(FormatFailure) in
+                        try decoder!.decode(UnsafeRawBufferPointer(rebasing: raw[..<read]), into: &records)
+                    }
+                }.get()
+            }
+        } catch {
+            formatFailure = error
+            reachedEnd = true
+        }
+        for (at, reject) in records.rejects { formatRejects.append((carry.count + at, reject)) }
+        carry += records.text
+        return true
     }
 
     /// The next range of the file for a lane to read, `nil` at its end (the size it has now).
