@@ -436,7 +436,8 @@ var macroTargets: [Target] {
 
 if allocationSuite {
     let kept: Set<String> = [
-        "CJSONIndex", "CSQLClient", "CAvro", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine", "Mappings",
+        "CJSONIndex", "CSQLClient", "CAvro", "MappingsJSON", "MappingsModel", "MappingsCompiler", "MappingsEngine",
+        "Mappings",
         "MappingsSpark", "MappingsEncoding", "CArrowData", "MappingsTestSupport", "CAllocationCount",
         "MappingsEngineTests",
     ]
