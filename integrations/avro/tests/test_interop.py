@@ -198,3 +198,35 @@ def test_fastavro_reads_what_a_model_maps_to(tmp_path):
         assert avro["nick"] == want.get("nick") and avro["prefs"] == want["prefs"]
         assert (json.loads(avro["extra"]) if avro["extra"] is not None else None) == \
             (json.loads(json.dumps(want["extra"], default=str)) if want.get("extra") is not None else None)
+
+
+def test_single_object_and_confluent_messages_fastavro_encodes(tmp_path, records):
+    """Datums fastavro encodes (schemaless_writer), framed as single-object and as Confluent
+    messages, back to back on standard input: read exactly, by fingerprint and by id."""
+    (tmp_path / "copy.mappings").write_text(COPY)
+    (tmp_path / "event.avsc").write_text(json.dumps(SCHEMA))
+    parsed = fastavro.parse_schema(SCHEMA)
+    fingerprint = bytes.fromhex(fastavro.schema.fingerprint(
+        fastavro.schema.to_parsing_canonical_form(parsed), "CRC-64-AVRO"))
+
+    def datum(value):
+        buffer = io.BytesIO()
+        fastavro.schemaless_writer(buffer, parsed, value)
+        return buffer.getvalue()
+
+    single = b"".join(b"\xc3\x01" + fingerprint + datum(value) for value in records)
+    confluent = b"".join(b"\x00" + (42).to_bytes(4, "big") + datum(value) for value in records)
+    copy = ["stream", "--mappings", str(tmp_path / "copy.mappings"), "--from-format", "avro"]
+    by_fingerprint = mappings(*copy, "--avro-schema", str(tmp_path / "event.avsc"), input=single, check=0)
+    by_id = mappings(*copy, "--avro-schema", f"42={tmp_path / 'event.avsc'}", input=confluent, check=0)
+    assert by_fingerprint.stdout == by_id.stdout
+    lines = read_lines(by_id.stdout)
+    assert len(lines) == len(records)
+    for line, value in zip(lines, records):
+        original = fastavro.schemaless_reader(io.BytesIO(datum(value)), parsed)
+        check_record(line["all"], expected_json(original, SCHEMA))
+    # An id no schema is given for ends the input there, naming the byte.
+    other = confluent + b"\x00" + (7).to_bytes(4, "big") + datum(records[0])
+    done = mappings(*copy, "--avro-schema", f"42={tmp_path / 'event.avsc'}", input=other)
+    assert done.returncode == 2
+    assert f"is not avro past byte {len(confluent)}: the message names the schema id 7".encode() in done.stderr
