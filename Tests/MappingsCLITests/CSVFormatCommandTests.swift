@@ -57,6 +57,25 @@ struct CSVFormatCommandTests {
         #expect(result.stderr.hasSuffix("mappings stream: read 6, written 4, rejected 2\n"), "\(result.stderr)")
     }
 
+    @Test(
+        "a property whose type does not convert from a string (an array) is an issue of that row; a dotted header is one key"
+    )
+    func notFromString() throws {
+        let context = #"""
+            { "@models": { "T": { "id": "Int", "tags": "[String]?", "user": "String?" } },
+              "$T": { "@class": "T", "id": "id", "tags": { "@keyPath": "tags", "@optional": true },
+                      "user": { "@keyPath": "user\\.name", "@optional": true } } }
+            """#
+        let directory = try ToolRunner.directory(with: [
+            "contexts/t.mappings": context, "t.csv": "id,tags,user.name\n1,,Ann\n2,\"[\"\"a\"\"]\",Bob\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try ToolRunner.run(["stream", "--context", "$T", "t.csv"], in: directory)
+        #expect(result.stdout == "{\"id\":1,\"tags\":null,\"user\":\"Ann\"}\n", "\(result.stderr)")
+        #expect(
+            result.stderr.contains("t.csv:3: rejected: $.tags: expected [String], found string"), "\(result.stderr)")
+    }
+
     @Test("standard input with --from-format csv, and a file by its extension, on one and two workers, alike")
     func stdinAndWorkers() throws {
         let directory = try directory()
@@ -153,6 +172,65 @@ struct CSVFormatCommandTests {
         // The first run started the rejects afresh, each resumed one appended its reject: the whole run's.
         let rejects = try String(contentsOf: directory.appendingPathComponent("rejects.ndjson"), encoding: .utf8)
         #expect(rejects == wholeRejects)
+    }
+
+    /// Rows with quoted line feeds, ragged rows and values that do not convert, `count` of them.
+    static func bigCSV(rows count: Int) -> String {
+        var random = SeededGenerator(seed: 0xB16)
+        var text = "id,name,score,ok\r\n"
+        for index in 0..<count {
+            switch index % 211 {
+            case 7: text += "\(index),ragged\r\n"
+            case 9: text += "x\(index),bad,1,yes\r\n"
+            default:
+                let name = ["Ann", "\"Smith, Bob\"", "\"two\r\nlines\"", "", "\"say \"\"hi\"\"\""].randomElement(
+                    using: &random)!
+                text +=
+                    "\(index),\(name),\(Int.random(in: 0...999, using: &random)).5,\(Bool.random(using: &random))\r\n"
+            }
+        }
+        return text
+    }
+
+    @Test("SIGTERM at random moments in a CSV input, resumed where each run says: each row written or rejected once")
+    func stopsAndResumes() throws {
+        let directory = try directory(["big.csv": Self.bigCSV(rows: 40_000)])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let whole = try StreamResumeTests.run(["--workers", "2", "big.csv"], in: directory, run: 0)
+        #expect(whole.resume == nil)
+        var random = SeededGenerator(seed: 0xC5F5)
+        var stdout = ""
+        var rejects = ""
+        var resume: String?
+        for number in 1...6 {
+            let delay = Duration.milliseconds(Int.random(in: 150...600, using: &random))
+            let outcome = try StreamResumeTests.run(
+                ["--workers", "2"] + (resume.map { ["--resume-from", $0] } ?? []) + ["big.csv"], in: directory,
+                stopAfter: number < 6 ? delay : nil, run: number)
+            stdout += outcome.stdout
+            rejects += outcome.rejects
+            // A stopped CSV run's place is a line, without a byte offset.
+            if let place = outcome.stats["resume"] as? [String: Any] { #expect(place["offset"] is NSNull) }
+            guard let next = outcome.resume else { break }
+            resume = next
+        }
+        // A row still mapping when a stop's grace ran out is rejected as interrupted, never written.
+        var interrupted: Set<String> = []
+        var kept: [Substring] = []
+        for line in rejects.split(separator: "\n") {
+            guard line.contains(#"{"kind":"interrupted""#) else {
+                kept.append(line)
+                continue
+            }
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let input = try JSONSerialization.jsonObject(with: Data(((object?["input"] as? String) ?? "").utf8))
+            interrupted.insert(((input as? [String: Any])?["id"] as? String) ?? "")
+        }
+        #expect(kept.map { $0 + "\n" }.joined() == whole.rejects)
+        let expected = whole.stdout.split(separator: "\n").filter { line in
+            !interrupted.contains { line.hasPrefix("{\"id\":\($0),") }
+        }
+        #expect(stdout.split(separator: "\n") == expected)
     }
 
     @Test("a stopped CSV stream's stats name its line, with no offset; --resume-from the stats goes on there")

@@ -21,6 +21,14 @@ package struct CSVReader {
         package var quoted: [Bool]
     }
 
+    /// Where one field's text is in the bytes: inside its quotes when it is quoted, where a
+    /// doubled quote (`""`) stands for one when `doubledQuotes`.
+    package struct Field {
+        package var range: Range<Int>
+        package var quoted: Bool
+        package var doubledQuotes: Bool
+    }
+
     /// Why the text is not CSV, and where: the line and column of the fault, and the record's start.
     package struct Failure: Error {
         package var message: String
@@ -71,6 +79,19 @@ package struct CSVReader {
     /// The next record (the header first), or `nil` at the end of the text (or, when the input
     /// does not end there, before a record whose end has not come).
     package mutating func next() throws(Failure) -> Record? {
+        var fields: [Field] = []
+        guard let line = try nextFields(&fields) else { return nil }
+        return Record(
+            fields: fields.map(text(of:)), line: line,
+            starts: fields.map { $0.quoted ? $0.range.lowerBound - 1 : $0.range.lowerBound },
+            quoted: fields.map(\.quoted))
+    }
+
+    /// The next record's fields as places in the bytes (their UTF-8 checked), without making
+    /// their texts: what a reader that copies them elsewhere (the CSV format's JSON) takes.
+    /// Returns the line the record starts on; `nil` as `next()` does.
+    package mutating func nextFields(_ fields: inout [Field]) throws(Failure) -> Int? {
+        fields.removeAll(keepingCapacity: true)
         while position < bytes.count {
             if bytes[position] == UInt8(ascii: "\n") || isCRLF(at: position) {
                 skipLineEnd()
@@ -79,10 +100,12 @@ package struct CSVReader {
             if !inputEnds, bytes[position] == UInt8(ascii: "\r"), position + 1 == bytes.count { return nil }
             let saved = (position, line, lineStart)
             do throws(Stop) {
-                return try record()
+                try record(into: &fields)
+                return saved.1
             } catch {
                 guard case .failure(var failure) = error else {
                     (position, line, lineStart) = saved
+                    fields.removeAll(keepingCapacity: true)
                     return nil
                 }
                 failure.recordOffset = saved.0
@@ -91,6 +114,23 @@ package struct CSVReader {
             }
         }
         return nil
+    }
+
+    /// A field's text: its bytes, a doubled quote read as one.
+    package func text(of field: Field) -> String {
+        guard field.doubledQuotes else { return String(decoding: bytes[field.range], as: UTF8.self) }
+        var text: [UInt8] = []
+        text.reserveCapacity(field.range.count)
+        var skip = false
+        for byte in bytes[field.range] {
+            if skip {
+                skip = false
+                continue
+            }
+            text.append(byte)
+            skip = byte == UInt8(ascii: "\"")
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// After a `Failure`: moves past the end of the line the fault is on (the record's rest is
@@ -142,18 +182,20 @@ package struct CSVReader {
 
     /// The column of `offset` on the current line, in Unicode scalars.
     private func column(of offset: Int) -> Int {
+        Self.column(of: offset, from: lineStart, in: bytes)
+    }
+
+    /// The column of `offset` on the line that starts at `lineStart`, in Unicode scalars.
+    private static func column(of offset: Int, from lineStart: Int, in bytes: [UInt8]) -> Int {
         bytes[lineStart..<offset].reduce(1) { count, byte in byte & 0xC0 == 0x80 ? count : count + 1 }
     }
 
-    private mutating func record() throws(Stop) -> Record {
-        var record = Record(fields: [], line: line, starts: [], quoted: [])
+    private mutating func record(into fields: inout [Field]) throws(Stop) {
         while true {
-            record.starts.append(position)
-            record.quoted.append(position < bytes.count && bytes[position] == UInt8(ascii: "\""))
-            record.fields.append(try field())
+            fields.append(try field())
             if try endsRecord() {
                 if position < bytes.count { skipLineEnd() }
-                return record
+                return
             }
             // Not a line end: the comma `field()` stopped at.
             position += 1
@@ -161,50 +203,66 @@ package struct CSVReader {
     }
 
     /// One field, up to (not past) the comma or line end after it.
-    private mutating func field() throws(Stop) -> String {
+    private mutating func field() throws(Stop) -> Field {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
             let start = position
-            while position < bytes.count, bytes[position] != UInt8(ascii: ","), bytes[position] != UInt8(ascii: "\n"),
-                !isCRLF(at: position)
-            {
-                if bytes[position] == UInt8(ascii: "\"") {
-                    throw .failure(
-                        Failure(
-                            message:
-                                "a quote inside an unquoted field (quote the whole field and double the quote: \"a \"\"b\"\"\")",
-                            line: line, column: column(of: position)))
+            var high = false
+            let count = bytes.count
+            // The bytes in place (no bounds check a byte): the loop every unquoted cell runs.
+            let stop = bytes.withUnsafeBufferPointer { buffer -> (end: Int, quote: Bool) in
+                var at = start
+                while at < count {
+                    let byte = buffer[at]
+                    if byte == UInt8(ascii: ",") || byte == 0x0A { break }
+                    if byte == 0x0D, at + 1 < count, buffer[at + 1] == 0x0A { break }
+                    if byte == UInt8(ascii: "\"") { return (at, true) }
+                    high = high || byte >= 0x80
+                    at += 1
                 }
-                position += 1
+                return (at, false)
+            }
+            position = stop.end
+            if stop.quote {
+                throw .failure(
+                    Failure(
+                        message:
+                            "a quote inside an unquoted field (quote the whole field and double the quote: \"a \"\"b\"\"\")",
+                        line: line, column: column(of: position)))
             }
             // A field cut by the end of the bytes is read whole once the rest comes (a character
             // may be cut in two).
             if position == bytes.count, !inputEnds { throw .needsMore }
-            return try text(bytes[start..<position], line: line, column: column(of: start))
+            if high { try checkUTF8(start..<position, line: line, column: column(of: start)) }
+            return Field(range: start..<position, quoted: false, doubledQuotes: false)
         }
         return try quotedField()
     }
 
     /// A field in quotes, from its opening quote to past its closing one.
-    private mutating func quotedField() throws(Stop) -> String {
-        let (openLine, openColumn) = (line, column(of: position))
+    private mutating func quotedField() throws(Stop) -> Field {
+        // Where it opens, for a failure's message (its column counted only then).
+        let (openLine, openLineStart, open) = (line, lineStart, position)
         position += 1
-        var field: [UInt8] = []
+        let start = position
+        var doubled = false
+        var high = false
         while true {
             guard position < bytes.count else {
                 guard inputEnds else { throw .needsMore }
                 throw .failure(
                     Failure(
                         message: "a quoted field that never closes (a quote is missing)", line: openLine,
-                        column: openColumn))
+                        column: Self.column(of: open, from: openLineStart, in: bytes)))
             }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 if position + 1 == bytes.count, !inputEnds { throw .needsMore }
                 if position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "\"") {
-                    field.append(byte)
+                    doubled = true
                     position += 2
                     continue
                 }
+                let end = position
                 position += 1
                 if position < bytes.count, bytes[position] != UInt8(ascii: ","), try !endsRecord() {
                     throw .failure(
@@ -212,9 +270,13 @@ package struct CSVReader {
                             message: "text after a closing quote (a field is quoted whole)", line: line,
                             column: column(of: position)))
                 }
-                return try text(field[...], line: openLine, column: openColumn)
+                if high {
+                    try checkUTF8(
+                        start..<end, line: openLine, column: Self.column(of: open, from: openLineStart, in: bytes))
+                }
+                return Field(range: start..<end, quoted: true, doubledQuotes: doubled)
             }
-            field.append(byte)
+            high = high || byte >= 0x80
             position += 1
             if byte == UInt8(ascii: "\n") {
                 line += 1
@@ -223,13 +285,11 @@ package struct CSVReader {
         }
     }
 
-    /// The field's text; a field that is not UTF-8 fails at its start (`line`, `column`).
-    private func text(_ slice: ArraySlice<UInt8>, line: Int, column: Int) throws(Stop) -> String {
-        // ASCII, most fields, needs no validating (a generic call, ten times the cost).
-        if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
-        guard let text = String(validating: slice, as: UTF8.self) else {
-            throw .failure(Failure(message: "a field that is not UTF-8", line: line, column: column))
+    /// A field that is not UTF-8 fails at its start (`line`, `column`).
+    private func checkUTF8(_ range: Range<Int>, line: Int, column: @autoclosure () -> Int) throws(Stop) {
+        let invalid = bytes.withUnsafeBufferPointer {
+            UTF8Check.firstInvalid($0, from: range.lowerBound, to: range.upperBound) != nil
         }
-        return text
+        if invalid { throw .failure(Failure(message: "a field that is not UTF-8", line: line, column: column())) }
     }
 }

@@ -13,6 +13,10 @@ struct MapCommand: ParsableCommand, LoadingCommand {
             JSON to stdout. Issues go to stderr, one per line, as 'path: message (file:line)' (a warning \
             as 'path: warning: message (file:line)').
 
+            An input of several records (--from-format csv, or a file named .csv) maps each record, \
+            writing one line of JSON each (or with --to-format csv, a header and a row each); each \
+            issue follows the record's place, 'rows.csv:3: path: message' (docs/formats.md).
+
             Exit status: 0 mapped with no error (warnings allowed); 1 mapped with errors (stdout still \
             holds the object); \
             2 the contexts, arguments or input could not be loaded (nothing on stdout).
@@ -21,6 +25,8 @@ struct MapCommand: ParsableCommand, LoadingCommand {
               mappings map --context '$TweetModel' Examples/twitter/tweet.json
               mappings map --context '$TweetModel' --many \\
                 Examples/twitter/timeline.json
+              mappings map --mappings Examples/formats/orders.mappings \\
+                --to-format csv Examples/formats/orders.csv
               mappings map --context '$TweetModel_Details' \\
                 --into Examples/twitter/existing-tweet.json \\
                 Examples/twitter/details.json

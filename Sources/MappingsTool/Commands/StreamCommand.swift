@@ -40,6 +40,10 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
             before it is swapped in between records; otherwise the previous version keeps serving. Each swap \
             or refusal is logged.
 
+            --from-format csv (or an input named .csv) reads CSV rows with a header instead, each row a \
+            record of the header's names; --to-format csv writes a header of the context's output \
+            properties and a row per record; rejects stay JSON lines (docs/formats.md).
+
             --resume-from FILE:LINE (or the --stats file of the stopped run, which also checks that \
             the inputs did not change) goes on from there; --rejects then appends.
 
@@ -66,6 +70,8 @@ struct StreamCommand: ParsableCommand, LoadingCommand {
                 Examples/pipeline/tweets.ndjson > out.ndjson
               cat Examples/pipeline/tweets.ndjson |
                 mappings stream --context '$TweetModel' --workers 2 | wc -l
+              mappings stream --mappings Examples/formats/orders.mappings \\
+                Examples/formats/orders.csv
             """
     )
 

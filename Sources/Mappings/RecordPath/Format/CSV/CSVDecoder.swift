@@ -42,11 +42,12 @@ package struct CSVDecoder: RecordDecoder {
         guard skipMark(inputEnds: inputEnds) else { return }
         var reader = CSVReader(bytes: buffer, at: 0, line: bufferLine, inputEnds: inputEnds)
         var consumed = (offset: 0, line: bufferLine)
+        var fields: [CSVReader.Field] = []
         while true {
-            let record: CSVReader.Record
+            let line: Int
             do throws(CSVReader.Failure) {
-                guard let next = try reader.next() else { break }
-                record = next
+                guard let next = try reader.nextFields(&fields) else { break }
+                line = next
             } catch {
                 guard keys != nil else {
                     throw FormatFailure(
@@ -66,8 +67,10 @@ package struct CSVDecoder: RecordDecoder {
                 consumed = (reader.position, reader.line)
                 continue
             }
-            records.skip(lines: record.line - consumed.line)
-            try take(record, lines: max(1, reader.line - record.line), into: &records, end: reader.position)
+            records.skip(lines: line - consumed.line)
+            let start = fields[0].range.lowerBound - (fields[0].quoted ? 1 : 0)
+            let row = Row(fields: fields, line: line, start: start, end: reader.position)
+            try take(row, lines: max(1, reader.line - line), into: &records, reader: reader)
             consumed = (reader.position, reader.line)
         }
         buffer.removeFirst(consumed.offset)
@@ -80,45 +83,82 @@ package struct CSVDecoder: RecordDecoder {
         }
     }
 
+    /// A record as the reader found it: its fields' places, its line, where it starts and ends.
+    private struct Row {
+        var fields: [CSVReader.Field]
+        var line: Int
+        var start: Int
+        var end: Int
+    }
+
     /// The header (the first record), or a row: its object, or its reject.
     private mutating func take(
-        _ record: CSVReader.Record, lines: Int, into records: inout DecodedRecords, end: Int
+        _ row: Row, lines: Int, into records: inout DecodedRecords, reader: CSVReader
     ) throws(FormatFailure) {
         guard let keys else {
-            keys = try Self.keys(of: record, at: bufferOffset + record.starts[0])
+            keys = try Self.keys(of: row.fields.map(reader.text(of:)), at: bufferOffset + row.start)
             records.skip(lines: lines)
             return
         }
         recordCount += 1
-        guard record.fields.count == keys.count else {
-            let position = FormatPosition(
-                offset: bufferOffset + record.starts[0], record: recordCount, line: record.line)
+        guard row.fields.count == keys.count else {
+            let position = FormatPosition(offset: bufferOffset + row.start, record: recordCount, line: row.line)
+            let count = row.fields.count
             records.reject(
                 FormatReject(
-                    "the row has \(record.fields.count) field\(record.fields.count == 1 ? "" : "s"), the header \(keys.count)",
-                    at: position, input: trimmed(buffer[record.starts[0]..<end]), lines: lines))
+                    "the row has \(count) field\(count == 1 ? "" : "s"), the header \(keys.count)", at: position,
+                    input: trimmed(buffer[row.start..<row.end]), lines: lines))
             return
         }
+        let buffer = self.buffer
         records.record(lines: lines) { text in
             text.append(UInt8(ascii: "{"))
-            for (index, field) in record.fields.enumerated() {
+            for (index, field) in row.fields.enumerated() {
                 if index > 0 { text.append(UInt8(ascii: ",")) }
                 text.append(contentsOf: keys[index])
-                if field.isEmpty, !record.quoted[index] {
+                if field.range.isEmpty, !field.quoted {
                     JSONWriter.append("null", to: &text)
                 } else {
-                    JSONWriter.writeString(field, into: &text)
+                    Self.appendString(buffer, field, to: &text)
                 }
             }
             text.append(UInt8(ascii: "}"))
         }
     }
 
+    /// A field's text as a JSON string: its bytes (UTF-8, checked by the reader), escaped where
+    /// JSON needs it, a doubled quote as one; runs that need nothing are copied whole.
+    private static func appendString(_ bytes: [UInt8], _ field: CSVReader.Field, to text: inout [UInt8]) {
+        text.append(UInt8(ascii: "\""))
+        bytes.withUnsafeBufferPointer { buffer in
+            var run = field.range.lowerBound
+            var at = run
+            var escape: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+            while at < field.range.upperBound {
+                let byte = buffer[at]
+                guard JSONWriter.needsEscape(byte) else {
+                    at += 1
+                    continue
+                }
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run..<at]))
+                let count = withUnsafeMutableBytes(of: &escape) { raw in
+                    JSONWriter.writeEscape(of: byte, to: raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+                withUnsafeBytes(of: &escape) { raw in text.append(contentsOf: raw.prefix(count)) }
+                // A doubled quote is one quote of the text.
+                at += byte == UInt8(ascii: "\"") && field.doubledQuotes ? 2 : 1
+                run = at
+            }
+            text.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run..<at]))
+        }
+        text.append(UInt8(ascii: "\""))
+    }
+
     /// The header's names as JSON keys; a name given twice, or none, ends the input.
-    private static func keys(of header: CSVReader.Record, at offset: Int) throws(FormatFailure) -> [[UInt8]] {
+    private static func keys(of header: [String], at offset: Int) throws(FormatFailure) -> [[UInt8]] {
         var seen: Set<String> = []
         var keys: [[UInt8]] = []
-        for (column, name) in header.fields.enumerated() {
+        for (column, name) in header.enumerated() {
             guard !name.isEmpty else {
                 throw FormatFailure("the header leaves column \(column + 1) unnamed: name every column", offset: offset)
             }
