@@ -49,7 +49,7 @@ extension AvroDatumReader {
             if number > 0 { output.append(UInt8(ascii: ",")) }
             JSONWriter.writeString(field.name, into: &output)
             output.append(UInt8(ascii: ":"))
-            cursor.path.append(PathText.member(field.name))
+            cursor.path.append(.key(field.name))
             try value(field.type, &cursor, &output)
             cursor.path.removeLast()
         }
@@ -94,9 +94,9 @@ extension AvroDatumReader {
                     }
                     JSONWriter.writeString(key, into: &output)
                     output.append(UInt8(ascii: ":"))
-                    cursor.path.append(PathText.member(key))
+                    cursor.path.append(.key(key))
                 } else {
-                    cursor.path.append("[\(index)]")
+                    cursor.path.append(.index(index))
                 }
                 try value(item, &cursor, &output)
                 cursor.path.removeLast()

@@ -48,13 +48,15 @@ package struct AvroDatumReader: Sendable {
         let bytes: UnsafeRawBufferPointer
         var position: Int
         let outputStart: Int
-        var path: [String] = []
+        /// The keys and indexes down to the value being read, made into text only for an error.
+        var path: [PathStep] = []
 
         var remaining: Int { bytes.count - position }
 
         func failure(_ message: String, at offset: Int? = nil, truncated: Bool = false) -> AvroDatumError {
             AvroDatumError(
-                message: message, offset: offset ?? position, path: "$" + path.joined(), truncated: truncated)
+                message: message, offset: offset ?? position, path: "$" + path.map(\.text).joined(),
+                truncated: truncated)
         }
 
         mutating func byte(_ what: String) throws(AvroDatumError) -> UInt8 {
@@ -105,6 +107,19 @@ package struct AvroDatumReader: Sendable {
                     truncated: true)
             }
             return Int(length)
+        }
+    }
+
+    /// A step of a path: a record's field or a map's key, or an array's index.
+    enum PathStep {
+        case key(String)
+        case index(Int)
+
+        var text: String {
+            switch self {
+            case .key(let key): PathText.member(key)
+            case .index(let index): "[\(index)]"
+            }
         }
     }
 
