@@ -10,14 +10,15 @@ import MappingsStream
 struct SchemaCommand: ParsableCommand, LoadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Print the shape of what a context maps to, as a JSON Schema or a Spark schema.",
+        abstract: "Print the shape of what a context maps to, as a JSON Schema, a Spark, Arrow or Avro schema, or SQL.",
         discussion: """
             Writes one line of JSON to stdout: a JSON Schema (draft 2020-12) that every record \
             'mappings map' or 'mappings stream' writes without an error validates against, or the \
             Spark StructType of those records, as StructType.fromJson reads it. Model objects list \
             every property (null where no required entry or default sets it); dates are date-time \
             strings (Spark timestamps); decimals are JSON numbers (Spark strings, which keep every \
-            digit); a recursive model nested in itself is a Spark string of JSON text.
+            digit); a recursive model nested in itself is a Spark string of JSON text. The Avro \
+            schema is the one 'stream --to-format avro' writes by when it is given none.
 
             Exit status: 0 printed; 2 the contexts or arguments could not be loaded.
 
@@ -25,6 +26,7 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
               mappings schema --context '$TweetModel'
               mappings schema --context '$TweetModel' --format spark
               mappings schema --context '$TweetModel' --many
+              mappings schema --context '$TweetModel' --format avro
             """
     )
 
@@ -39,7 +41,7 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
 
     @Option(
         help:
-            "The schema language: json-schema, spark, arrow (the Arrow schema of the Python module's to_arrow, as pyarrow prints it), or sql (the table of stream --to)."
+            "The schema language: json-schema, spark, arrow (the Arrow schema of the Python module's to_arrow, as pyarrow prints it), sql (the table of stream --to), or avro (the schema of stream --to-format avro)."
     )
     var format: Format = .jsonSchema
 
@@ -65,12 +67,16 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
         case spark
         case arrow
         case sql
+        case avro
     }
 
     func validate() throws {
         if many && (format == .arrow || format == .sql) {
             throw ValidationError(
                 "--many has no \(format == .sql ? "SQL" : "Arrow") form: a table's rows are the objects")
+        }
+        if many && format == .avro {
+            throw ValidationError("--many has no Avro form: a container's datums are the objects")
         }
         if format != .sql, table != nil {
             throw ValidationError("--table names the table of --format sql")
@@ -100,6 +106,13 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
                 Terminal.error("error: \(compiled.identifier ?? "the context") has no table: \(error.message)")
                 throw ToolFailure(status: .loadFailure)
             }
+        case .avro:
+            do {
+                return Terminal.output(try AvroSchema.derived(for: compiled, in: catalog).text)
+            } catch {
+                Terminal.error("error: \(compiled.identifier ?? "the context") has no Avro schema: \(error.message)")
+                throw ToolFailure(status: .loadFailure)
+            }
         }
         Terminal.output((many ? Self.array(of: schema, format: format) : schema).jsonText)
     }
@@ -109,7 +122,7 @@ struct SchemaCommand: ParsableCommand, LoadingCommand {
     static func array(of schema: JSONValue, format: Format) -> JSONValue {
         guard case .object(let object) = schema else { return schema }
         switch format {
-        case .spark, .arrow, .sql:
+        case .spark, .arrow, .sql, .avro:
             return .object(
                 JSONObject([("type", .string("array")), ("elementType", schema), ("containsNull", .bool(false))]))
         case .jsonSchema:

@@ -15,12 +15,30 @@ struct FormatOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The output's format: json (the default) or csv (a header of the context's output properties, then a row per record); rejects stay JSON lines.",
+            "The output's format: json (the default), csv (a header of the context's output properties, then a row per record) or avro (an object container file); rejects stay JSON lines.",
             valueName: "format"))
     var toFormat: RecordFormat?
 
+    @Option(
+        help: ArgumentHelp(
+            "An Avro schema file: the writer schema of single-object messages, or of Confluent-framed ones with ID= (their schema registry id); with --to-format avro, the schema to write by (default: the context's, as 'mappings schema --format avro' prints it).",
+            valueName: "[ID=]file"))
+    var avroSchema: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "With --to-format avro: the container's codec, deflate (the default), null, snappy or lzma (avro-c's own).",
+            valueName: "codec"))
+    var avroCodec: String?
+
     /// What the formats' decoders and encoders are made with.
-    var settings: FormatSettings { FormatSettings() }
+    var settings: FormatSettings { FormatSettings(avroSchemas: avroSchema, avroCodec: avroCodec) }
+
+    func validate() throws {
+        if avroCodec != nil, toFormat != .avro {
+            throw ValidationError("--avro-codec is the codec of --to-format avro")
+        }
+    }
 
     /// The format of the input `path` (`nil`: standard input) open at `descriptor`: `--from-format`,
     /// else its name's, else its first bytes' (read without moving the descriptor), else JSON lines.

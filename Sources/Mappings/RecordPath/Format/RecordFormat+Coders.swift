@@ -4,14 +4,22 @@ import MappingsEngine
 /// What a format's decoder or encoder is made with besides the bytes: the options its command
 /// line gave (`--from-format`, `--to-format` and the format's own).
 package struct FormatSettings: Sendable {
-    /// A schema file the format reads or writes records by (an Avro writer schema, a `.proto`).
+    /// A schema file the format reads or writes records by (a `.proto`).
     package var schemaFile: String?
     /// A message type of the schema (Protobuf's `pkg.Type`).
     package var message: String?
+    /// Avro's schema files (`--avro-schema`), as given: `FILE` or `ID=FILE` (`AvroFormat`).
+    package var avroSchemas: [String]
+    /// The codec of the Avro container written (`--avro-codec`); `nil`: `AvroFormat.defaultCodec`.
+    package var avroCodec: String?
 
-    package init(schemaFile: String? = nil, message: String? = nil) {
+    package init(
+        schemaFile: String? = nil, message: String? = nil, avroSchemas: [String] = [], avroCodec: String? = nil
+    ) {
         self.schemaFile = schemaFile
         self.message = message
+        self.avroSchemas = avroSchemas
+        self.avroCodec = avroCodec
     }
 }
 
@@ -32,7 +40,8 @@ extension RecordFormat {
         switch self {
         case .json: return nil
         case .csv: return CSVDecoder()
-        case .avro, .protobuf: throw FormatRefusal("reading \(rawValue) is not built into this mappings yet")
+        case .avro: return try AvroFormat.decoder(schemas: settings.avroSchemas)
+        case .protobuf: throw FormatRefusal("reading \(rawValue) is not built into this mappings yet")
         }
     }
 
@@ -49,7 +58,10 @@ extension RecordFormat {
         switch self {
         case .json: return nil
         case .csv: return CSVEncoder(columns: OutputShape.fields(of: context, catalog: catalog).map(\.name))
-        case .avro, .protobuf: throw FormatRefusal("writing \(rawValue) is not built into this mappings yet")
+        case .avro:
+            return try AvroFormat.encoder(
+                for: context, in: catalog, schemas: settings.avroSchemas, codec: settings.avroCodec)
+        case .protobuf: throw FormatRefusal("writing \(rawValue) is not built into this mappings yet")
         }
     }
 }
