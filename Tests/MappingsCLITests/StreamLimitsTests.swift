@@ -91,6 +91,15 @@ struct StreamLimitsTests {
         #expect(first.contains("the value is too large (more than the result limit of 8388608 bytes)"), "\(first)")
     }
 
+    /// `Slow.f`: spins for `wait` seconds of the processor's time, then returns `wait`.
+    static let slowScript = """
+        return { f = function(wait)
+            local started = os.clock()
+            while os.clock() - started < wait do end
+            return wait
+        end }
+        """
+
     @Test(
         "SIGTERM while a record is deep in slow work: the stream ends within the grace period, every record accounted")
     func stopWhileStuck() throws {
@@ -104,13 +113,7 @@ struct StreamLimitsTests {
             { "@models": { "S": { "id": "Int", \(properties) } },
               "$S": { "@class": "S", "id": "id", \(entries) } }
             """,
-            "scripts/Slow.lua": """
-            return { f = function(wait)
-                local started = os.clock()
-                while os.clock() - started < wait do end
-                return wait
-            end }
-            """,
+            "scripts/Slow.lua": Self.slowScript,
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, stdin, stdout, stderr) = try ToolRunner.start(
@@ -162,13 +165,7 @@ struct StreamLimitsTests {
               "$S": { "@class": "S", "id": "id",
                       "w": { "@keyPath": "wait", "@transformClass": "Slow", "@transformSelector": "f" } } }
             """,
-            "scripts/Slow.lua": """
-            return { f = function(wait)
-                local started = os.clock()
-                while os.clock() - started < wait do end
-                return wait
-            end }
-            """,
+            "scripts/Slow.lua": Self.slowScript,
         ])
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, stdin, stdout, stderr) = try ToolRunner.start(
